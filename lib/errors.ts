@@ -1,0 +1,72 @@
+// The one table of error codes (API contract, section 4) and the typed error the domain throws.
+
+export const ErrorCodes = {
+  BAD_REQUEST: { code: 1, status: 400 },
+  COMPANY_ID_INVALID: { code: 2, status: 400 },
+  COMPANY_NOT_FOUND: { code: 3, status: 404 },
+  UNAUTHORIZED: { code: 4, status: 401 },
+  FORBIDDEN: { code: 5, status: 403 },
+  NOT_FOUND: { code: 6, status: 404 },
+  ALREADY_REGISTERED: { code: 7, status: 409 },
+  INVALID_REFERRAL_CODE: { code: 8, status: 400 },
+  OTP_INVALID: { code: 9, status: 400 },
+  OTP_EXPIRED: { code: 10, status: 400 },
+  OTP_ATTEMPTS_EXCEEDED: { code: 11, status: 400 },
+  TOO_MANY_REQUESTS: { code: 12, status: 429 },
+  PAYLOAD_TOO_LARGE: { code: 13, status: 413 },
+  INTERNAL_ERROR: { code: 500, status: 500 },
+} as const;
+
+export type ErrorName = keyof typeof ErrorCodes;
+
+/** data.message of a failure: the name of its HTTP status. */
+export const StatusNames: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** One field-level problem, as listed in data.errors. */
+export interface FieldError {
+  code: number;
+  field: string;
+  detail: string;
+}
+
+export interface AppErrorOptions {
+  detail?: string;
+  fields?: FieldError[];
+  /** Response headers the failure needs, such as Retry-After. */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** An expected failure: the HTTP chain answers it with its code and status, nothing else. */
+export class AppError extends Error {
+  readonly errorName: ErrorName;
+  readonly code: number;
+  readonly status: number;
+  readonly fields: FieldError[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(name: ErrorName, options: AppErrorOptions = {}) {
+    super(options.detail ?? name, { cause: options.cause });
+    this.name = 'AppError';
+    this.errorName = name;
+    this.code = ErrorCodes[name].code;
+    this.status = ErrorCodes[name].status;
+    this.fields = options.fields;
+    this.headers = options.headers;
+  }
+}
+
+/** A failure of one request field, with its own code. */
+export function fieldError(name: ErrorName, field: string, detail: string): AppError {
+  return new AppError(name, { detail, fields: [{ code: ErrorCodes[name].code, field, detail }] });
+}

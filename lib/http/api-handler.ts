@@ -1,0 +1,89 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import type { Company } from '../companies/companies.js';
+import { AppError, ErrorCodes, type FieldError } from '../errors.js';
+import { logger } from '../logger.js';
+import type { Principal } from '../tokens/access-tokens.js';
+import { internalErrorResponse } from './envelope.js';
+import {
+  activeCompany,
+  authorization,
+  companyIdHeader,
+  envelope,
+  jsonBody,
+  normalizeHeaders,
+  type ApiEvent,
+  type AuthRequirement,
+} from './middleware.js';
+
+/** What a handler receives: validated input and who is calling for which company. */
+export interface ApiCall<Body, Query> {
+  body: Body;
+  query: Query;
+  company: Company;
+  principal: Principal | undefined;
+}
+
+export interface EndpointSpec<BodySchema extends z.ZodType, QuerySchema extends z.ZodType> {
+  auth: AuthRequirement;
+  body?: BodySchema;
+  query?: QuerySchema;
+}
+
+export type LambdaHttpHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Mobile clients send unused optional fields as "" or null: both count as absent. */
+function withoutEmptyFields(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== '' && value !== null));
+}
+
+function validate<Schema extends z.ZodType>(schema: Schema, input: Record<string, unknown>): z.output<Schema> {
+  const result = schema.safeParse(withoutEmptyFields(input));
+  if (result.success) return result.data;
+  const fields: FieldError[] = result.error.issues.map((issue) => ({
+    code: ErrorCodes.BAD_REQUEST.code,
+    field: issue.path.length ? issue.path.join('.') : 'body',
+    detail: issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message,
+  }));
+  throw new AppError('BAD_REQUEST', { detail: 'validation failed', fields });
+}
+
+/**
+ * Builds an endpoint: the shared middy chain around a handler that takes validated input and
+ * returns the success data. Handlers throw AppError for refusals and never build a response.
+ */
+export function apiHandler<BodySchema extends z.ZodType = z.ZodType, QuerySchema extends z.ZodType = z.ZodType>(
+  spec: EndpointSpec<BodySchema, QuerySchema>,
+  handle: (call: ApiCall<z.output<BodySchema>, z.output<QuerySchema>>) => Promise<unknown>,
+): LambdaHttpHandler {
+  const chain = middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
+    .use(envelope)
+    .use(normalizeHeaders)
+    .use(companyIdHeader)
+    .use(jsonBody)
+    .use(activeCompany)
+    .use(authorization(spec.auth))
+    .handler(async (event) => {
+      const body = (spec.body ? validate(spec.body, event.jsonBody) : {}) as z.output<BodySchema>;
+      const query = (spec.query ? validate(spec.query, event.queryStringParameters ?? {}) : {}) as z.output<QuerySchema>;
+      const data = await handle({ body, query, company: event.company, principal: event.principal });
+      return data as APIGatewayProxyStructuredResultV2;
+    });
+  return guardedHandler(chain as unknown as LambdaHttpHandler);
+}
+
+/** The last line of defence: nothing escapes as anything but the envelope. */
+export function guardedHandler(inner: LambdaHttpHandler): LambdaHttpHandler {
+  return async (event, context) => {
+    try {
+      return await inner(event, context);
+    } catch (error) {
+      logger.error('unhandled error outside the middleware chain', { error: error as Error });
+      return internalErrorResponse();
+    }
+  };
+}

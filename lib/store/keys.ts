@@ -1,0 +1,54 @@
+// The DynamoDB key layout, in one place. Every partition key starts with the company, so no
+// key built here can reach another company's items.
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+/** Partition prefix of everything a company owns. */
+export function companyPrefix(companyId: string): string {
+  return `C#${companyId}`;
+}
+
+export function companyKey(companyId: string): ItemKey {
+  return { pk: companyPrefix(companyId), sk: 'COMPANY' };
+}
+
+export function userKey(companyId: string, userId: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#USER#${userId}`, sk: 'PROFILE' };
+}
+
+/** Claims one (E.164 phone, user type) for one user: the uniqueness record and login lookup. */
+export function phoneClaimKey(companyId: string, phoneE164: string, userType: number): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#PHONE#${phoneE164}#TYPE#${userType}`, sk: 'CLAIM' };
+}
+
+/** Claims one (lower-cased email, user type) for one user. */
+export function emailClaimKey(companyId: string, email: string, userType: number): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#EMAIL#${email}#TYPE#${userType}`, sk: 'CLAIM' };
+}
+
+/** Claims a referral code, which is unique within its company. */
+export function referralCodeKey(companyId: string, referralCode: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#REFCODE#${referralCode}`, sk: 'CLAIM' };
+}
+
+/** An access token, found by the hash of its value. */
+export function tokenKey(companyId: string, tokenHash: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#TOKEN#${tokenHash}`, sk: 'TOKEN' };
+}
+
+/** Sort-key prefix of a user's notifications, which live in the user's own partition. */
+export const NOTIFICATION_PREFIX = 'NOTIF#';
+
+/** Newest-first order comes from the creation time leading the sort key. */
+export function notificationKey(
+  companyId: string,
+  userId: string,
+  createdAtMs: number,
+  notificationId: string,
+): ItemKey {
+  const created = String(createdAtMs).padStart(15, '0');
+  return { pk: userKey(companyId, userId).pk, sk: `${NOTIFICATION_PREFIX}${created}#${notificationId}` };
+}

@@ -1,0 +1,51 @@
+import { nowSeconds } from '../clock.js';
+import { config } from '../config.js';
+import { AppError } from '../errors.js';
+import { hashToken, randomToken } from '../secrets/hashing.js';
+import { getToken, tokenPut } from '../store/token-store.js';
+
+// Opaque bearer tokens: 256 random bits, stored only as their SHA-256, bound to one user of
+// one company, valid for config.tokenTtlSeconds.
+
+export const TOKEN_TYPE = 'Token';
+
+/** Who a valid token speaks for. */
+export interface Principal {
+  companyId: string;
+  userId: string;
+  userType: number;
+}
+
+export interface IssuedToken {
+  /** The value for the client; it exists only in this answer. */
+  token: string;
+  /** The transaction item that stores the token's hash. */
+  write: ReturnType<typeof tokenPut>;
+}
+
+export function issueAccessToken(companyId: string, userId: string, userType: number): IssuedToken {
+  const token = randomToken();
+  const now = nowSeconds();
+  const write = tokenPut(companyId, hashToken(token), {
+    user_id: userId,
+    user_type: userType,
+    created_at: now,
+    expires_at: now + config.tokenTtlSeconds,
+  });
+  return { token, write };
+}
+
+const AUTHORIZATION_PATTERN = /^Token\s+([A-Za-z0-9_-]{16,256})$/i;
+
+/** The principal of an Authorization header, or UNAUTHORIZED when it is malformed, unknown or expired. */
+export async function authenticate(companyId: string, authorization: string | undefined): Promise<Principal> {
+  const match = authorization?.trim().match(AUTHORIZATION_PATTERN);
+  if (!match) throw new AppError('UNAUTHORIZED', { detail: 'Authorization must be "Token <access token>"' });
+
+  const record = await getToken(companyId, hashToken(match[1]!));
+  // DynamoDB deletes expired items late (and DynamoDB Local never): expiry is checked here.
+  if (!record || record.expires_at <= nowSeconds()) {
+    throw new AppError('UNAUTHORIZED', { detail: 'token is unknown or expired' });
+  }
+  return { companyId, userId: record.user_id, userType: record.user_type };
+}
