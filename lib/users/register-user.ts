@@ -34,6 +34,14 @@ const REFERRAL_CODE_DRAWS = 5;
 const Defaults = { STATUS_ACTIVE: 1, KYC_PENDING: 1, KYC_PROCESS_INITIATED: 1 } as const;
 
 /**
+ * Who registers a company's first employee: an operator at the command line
+ * (npm run employee:create), recorded as cretaed_by "operator".
+ */
+export function operatorPrincipal(companyId: string): Principal {
+  return { companyId, userId: 'operator', userType: UserType.EMPLOYEE };
+}
+
+/**
  * Only an employee of the company may register an employee. An employee's token also lets
  * the caller set KYC and status fields; anyone else registers as themselves, pending KYC.
  */

@@ -1,0 +1,34 @@
+// npm run employee:create -- --company <company id> < employee.json
+// Registers an employee (the registration body of API contract 3.1, read from standard input so
+// that the password and PINs stay out of shell history) as an operator, for a company's first
+// employee. Prints {"user_id": "...", "token": "..."} as its last line. Same configuration as
+// company:create.
+import { text } from 'node:stream/consumers';
+import { parseArgs } from 'node:util';
+import { requireActiveCompany } from '../lib/companies/companies.js';
+import { AppError } from '../lib/errors.js';
+import { registrationBody, UserType } from '../lib/users/registration-input.js';
+import { operatorPrincipal, registerUser } from '../lib/users/register-user.js';
+
+const { values } = parseArgs({ options: { company: { type: 'string' } } });
+const companyId = values.company?.trim().toLowerCase();
+if (!companyId) {
+  console.error('usage: npm run employee:create -- --company <company id> < employee.json');
+  process.exit(2);
+}
+
+try {
+  const body = JSON.parse(await text(process.stdin)) as Record<string, unknown>;
+  const parsed = registrationBody.safeParse({ ...body, user_type: UserType.EMPLOYEE });
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) console.error(`${issue.path.join('.')}: ${issue.message}`);
+    process.exit(1);
+  }
+  const company = await requireActiveCompany(companyId);
+  const result = await registerUser(company, parsed.data, operatorPrincipal(company.company_id));
+  console.log(JSON.stringify({ user_id: result.user_id, token: result.token.token }));
+} catch (error) {
+  const reason = error instanceof AppError ? error.errorName : (error as Error).message;
+  console.error(`could not create the employee: ${reason}`);
+  process.exit(1);
+}

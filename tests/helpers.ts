@@ -1,0 +1,104 @@
+import { randomInt } from 'node:crypto';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { createCompany, type Company } from '../lib/companies/companies.js';
+import type { LambdaHttpHandler } from '../lib/http/api-handler.js';
+import { toE164 } from '../lib/users/phone-number.js';
+
+/** A company of the test's own, so tests never see each other's data. */
+export function newCompany(): Promise<Company> {
+  return createCompany(`test company ${randomInt(1e9)}`);
+}
+
+/** A random national number that is valid for the dial code (by default a US number in area 202). */
+export function randomPhoneNumber(dialCode = '+1', leading = '202', length = 10): string {
+  for (;;) {
+    let candidate = leading;
+    while (candidate.length < length) candidate += String(randomInt(0, 10));
+    if (toE164(dialCode, candidate)) return candidate;
+  }
+}
+
+/** The seed's sample registration body, with a fresh phone number and email. */
+export function sampleRegistration(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const phone = randomPhoneNumber();
+  return {
+    dial_code: '+1',
+    phone_number: phone,
+    user_type: 2,
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    account_number_prefix: 'AC',
+    password: 'correct horse battery',
+    email: `ada.${phone}@example.com`,
+    login_pin: '2580',
+    transaction_pin: '1397',
+    status_id: 1,
+    birth_date: 631152000000,
+    image: 'https://example.com/ada.png',
+    kyc_status: 1,
+    country_id: 'US',
+    kyc_process_status: '1',
+    location_point: '23.0225,72.5714',
+    device_type: 1,
+    device_id: 'device-1',
+    parent_user_id: '',
+    device_unique_id: 'unique-1',
+    referral_code: '',
+    cretaed_by: '',
+    ...overrides,
+  };
+}
+
+export interface EventInput {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  query?: Record<string, string>;
+}
+
+/** An API Gateway HTTP API (payload 2.0) event as Lambda receives it. */
+export function httpEvent(input: EventInput): APIGatewayProxyEventV2 {
+  const method = input.method ?? 'POST';
+  const path = input.path ?? '/';
+  return {
+    version: '2.0',
+    routeKey: `${method} ${path}`,
+    rawPath: path,
+    rawQueryString: new URLSearchParams(input.query ?? {}).toString(),
+    headers: { 'content-type': 'application/json', ...input.headers },
+    queryStringParameters: input.query,
+    body: input.body === undefined ? undefined : typeof input.body === 'string' ? input.body : JSON.stringify(input.body),
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'test',
+      apiId: 'test',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'vitest' },
+      requestId: `req-${randomInt(1e9)}`,
+      routeKey: `${method} ${path}`,
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+  };
+}
+
+const context = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'test' } as unknown as Context;
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: { success: 0 | 1; error: number[]; data: Record<string, any> };
+}
+
+/** Invokes a Lambda handler in process and parses its envelope. */
+export async function invoke(handler: LambdaHttpHandler, input: EventInput): Promise<Answer> {
+  const result = await handler(httpEvent(input), context);
+  return {
+    status: result.statusCode ?? 0,
+    headers: (result.headers ?? {}) as Record<string, string>,
+    body: JSON.parse(result.body ?? 'null'),
+  };
+}

@@ -1,0 +1,14 @@
+import { inject } from 'vitest';
+
+// Set before any test file imports lib/config.ts, which reads the environment once.
+Object.assign(process.env, {
+  STAGE: 'test',
+  TABLE_NAME: 'wallet-auth-test',
+  DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
+  SERVER_SECRET: '5e'.repeat(32),
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+  AWS_REGION: 'us-east-1',
+  LOG_LEVEL: 'WARN',
+  COMPANY_CACHE_SECONDS: '0',
+});

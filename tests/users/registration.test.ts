@@ -1,0 +1,385 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as register } from '../../functions/user-register.js';
+import type { Company } from '../../lib/companies/companies.js';
+import { hashToken, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
+import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
+import { emailClaimKey, phoneClaimKey, referralCodeKey, tokenKey, userKey } from '../../lib/store/keys.js';
+import { getUser, type UserRecord } from '../../lib/store/user-store.js';
+import { registrationBody } from '../../lib/users/registration-input.js';
+import { operatorPrincipal, registerUser } from '../../lib/users/register-user.js';
+import { invoke, newCompany, randomPhoneNumber, sampleRegistration, type Answer } from '../helpers.js';
+
+const PATH = '/wallet/v3/auth/user_register';
+
+let company: Company;
+
+function registerAs(companyId: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  return invoke(register, { path: PATH, headers: { CompanyID: companyId, ...headers }, body });
+}
+
+const registerIn = (body: unknown, headers: Record<string, string> = {}) => registerAs(company.company_id, body, headers);
+
+async function storedUser(userId: string): Promise<UserRecord> {
+  const user = await getUser(company.company_id, userId);
+  expect(user).toBeDefined();
+  return user!;
+}
+
+function fieldsOf(answer: Answer): string[] {
+  return (answer.body.data.errors ?? []).map((error: { field: string }) => error.field);
+}
+
+/** An employee of the company, registered by an operator, with a working token. */
+async function newEmployee(target: Company = company) {
+  const input = registrationBody.parse(sampleRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined }));
+  const result = await registerUser(target, input, operatorPrincipal(target.company_id));
+  return { userId: result.user_id, authorization: `Token ${result.token.token}` };
+}
+
+beforeAll(async () => {
+  company = await newCompany();
+});
+
+describe('registration of a customer', () => {
+  it('accepts the seed-shaped sample and answers with a token, a 32-hex user id and a referral code', async () => {
+    const answer = await registerIn(sampleRegistration());
+    expect(answer.status).toBe(200);
+    expect(answer.body.success).toBe(1);
+    expect(answer.body.error).toEqual([]);
+    expect(answer.body.data.message).toEqual(expect.any(String));
+    expect(answer.body.data.user_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(answer.body.data.token.type).toBe('Token');
+    expect(Buffer.from(answer.body.data.token.token, 'base64url').length).toBeGreaterThanOrEqual(32);
+    expect(answer.body.data.referral_code).toMatch(/^[0-9A-Z]{8}$/);
+    expect(answer.headers['cache-control']).toBe('no-store');
+  });
+
+  it('stores the phone in E.164, secrets only as slow salted hashes, and nothing it was not asked to', async () => {
+    const national = randomPhoneNumber();
+    const formatted = `(${national.slice(0, 3)}) ${national.slice(3, 6)}-${national.slice(6)}`;
+    const body = JSON.stringify(sampleRegistration({ phone_number: formatted, unexpected_field: 'x' }));
+    const answer = await registerIn(body.replace('{', '{"__proto__":{"polluted":1},"constructor":{"x":1},'));
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const user = await storedUser(answer.body.data.user_id);
+    expect(user.phone_e164).toBe(`+1${national}`);
+    expect(user).not.toHaveProperty('constructor', { x: 1 });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(user.location_point).toEqual({ lat: 23.0225, lng: 72.5714 });
+    expect(user.kyc_process_status).toBe(1);
+    expect(user).not.toHaveProperty('unexpected_field');
+    expect(user).not.toHaveProperty('password');
+    expect(user).not.toHaveProperty('login_pin');
+    const stored = JSON.stringify(user);
+    for (const secret of ['correct horse battery', '2580', '1397']) expect(stored).not.toContain(secret);
+    expect(user.password_hash).toMatch(/^scrypt\$32768\$8\$3\$/);
+    expect(await verifyPassword('correct horse battery', user.password_hash)).toBe(true);
+    expect(await verifyPin('2580', user.login_pin_hash)).toBe(true);
+    expect(await verifyPin('1397', user.transaction_pin_hash)).toBe(true);
+    expect(await verifyPin('2581', user.login_pin_hash)).toBe(false);
+  });
+
+  it('stores the token only as its hash, bound to the user and company, for 30 days', async () => {
+    const answer = await registerIn(sampleRegistration());
+    const { token } = answer.body.data.token;
+    const { Item } = await documentClient.send(
+      new GetCommand({ TableName: tableName, Key: tokenKey(company.company_id, hashToken(token)) }),
+    );
+    expect(Item).toMatchObject({ user_id: answer.body.data.user_id, user_type: 2 });
+    expect(Item!.expires_at - Item!.created_at).toBe(30 * 24 * 3600);
+    expect(JSON.stringify(Item)).not.toContain(token);
+  });
+
+  it('forces self-registered KYC and status fields to pending, initiated and active', async () => {
+    const answer = await registerIn(sampleRegistration({ kyc_status: 2, kyc_process_status: 3, status_id: 7 }));
+    expect(answer.status).toBe(200);
+    const user = await storedUser(answer.body.data.user_id);
+    expect([user.kyc_status, user.kyc_process_status, user.status_id]).toEqual([1, 1, 1]);
+    expect(user.cretaed_by).toBe(user.user_id);
+  });
+
+  it('ignores cretaed_by from the body', async () => {
+    const answer = await registerIn(sampleRegistration({ cretaed_by: 'f'.repeat(32) }));
+    const user = await storedUser(answer.body.data.user_id);
+    expect(user.cretaed_by).toBe(user.user_id);
+  });
+
+  it('accepts location_poin, the parameter table spelling, as an alias', async () => {
+    const body = sampleRegistration({ location_point: undefined, location_poin: '-33.8688, 151.2093' });
+    const answer = await registerIn(body);
+    expect(answer.status).toBe(200);
+    expect((await storedUser(answer.body.data.user_id)).location_point).toEqual({ lat: -33.8688, lng: 151.2093 });
+  });
+
+  it('treats optional fields sent as "" or null as absent', async () => {
+    const answer = await registerIn(sampleRegistration({ email: '', image: null, location_point: '', birth_date: null }));
+    expect(answer.status).toBe(200);
+    const user = await storedUser(answer.body.data.user_id);
+    expect(user.email).toBeUndefined();
+    expect(user.location_point).toBeUndefined();
+  });
+
+  it('accepts kyc_process_status as an integer or a string holding one', async () => {
+    for (const value of [2, '3']) {
+      const employee = await newEmployee();
+      const answer = await registerIn(sampleRegistration({ kyc_process_status: value }), { Authorization: employee.authorization });
+      expect(answer.status).toBe(200);
+      expect((await storedUser(answer.body.data.user_id)).kyc_process_status).toBe(Number(value));
+    }
+  });
+});
+
+describe('validation', () => {
+  const refused = async (overrides: Record<string, unknown>, field: string) => {
+    const answer = await registerIn(sampleRegistration(overrides));
+    expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+    expect(answer.body).toMatchObject({ success: 0, error: [1], data: { message: 'BAD_REQUEST' } });
+    expect(fieldsOf(answer)).toContain(field);
+  };
+
+  it.each([
+    'dial_code',
+    'phone_number',
+    'user_type',
+    'first_name',
+    'last_name',
+    'password',
+    'login_pin',
+    'transaction_pin',
+  ])('requires %s', async (field) => {
+    await refused({ [field]: undefined }, field);
+    await refused({ [field]: '' }, field);
+  });
+
+  it('lists every invalid field at once, each with code 1 and a detail', async () => {
+    const answer = await registerIn(sampleRegistration({ password: 'short', login_pin: '1111', email: 'nope' }));
+    expect(answer.status).toBe(400);
+    expect(fieldsOf(answer).sort()).toEqual(['email', 'login_pin', 'password']);
+    for (const error of answer.body.data.errors) expect(error).toEqual({ code: 1, field: error.field, detail: expect.any(String) });
+  });
+
+  it.each([
+    [{ dial_code: '1' }, 'dial_code'],
+    [{ dial_code: '+12345' }, 'dial_code'],
+    [{ phone_number: '12' }, 'phone_number'],
+    [{ phone_number: '1234567' }, 'phone_number'],
+    [{ phone_number: '5555555555' }, 'phone_number'],
+    [{ dial_code: '+44', phone_number: '2025550143' }, 'phone_number'],
+    [{ user_type: 3 }, 'user_type'],
+    [{ user_type: '2' }, 'user_type'],
+    [{ password: 'seven77' }, 'password'],
+    [{ password: 'x'.repeat(129) }, 'password'],
+    [{ login_pin: '123' }, 'login_pin'],
+    [{ login_pin: '1234567' }, 'login_pin'],
+    [{ login_pin: '12a4' }, 'login_pin'],
+    [{ login_pin: '7777' }, 'login_pin'],
+    [{ login_pin: '1234' }, 'login_pin'],
+    [{ transaction_pin: '654321' }, 'transaction_pin'],
+    [{ transaction_pin: 4826 }, 'transaction_pin'],
+    [{ email: 'not-an-email' }, 'email'],
+    [{ location_point: '91,10' }, 'location_point'],
+    [{ location_point: '10,181' }, 'location_point'],
+    [{ location_point: 'somewhere' }, 'location_point'],
+    [{ kyc_process_status: '4' }, 'kyc_process_status'],
+    [{ kyc_process_status: 'x' }, 'kyc_process_status'],
+    [{ kyc_status: 3 }, 'kyc_status'],
+    [{ birth_date: Date.now() + 86_400_000 }, 'birth_date'],
+    [{ birth_date: '631152000000' }, 'birth_date'],
+    [{ image: 'javascript:alert(1)' }, 'image'],
+    [{ parent_user_id: 'abc' }, 'parent_user_id'],
+    [{ first_name: 'x'.repeat(101) }, 'first_name'],
+  ])('refuses %j', async (overrides, field) => {
+    await refused(overrides, field);
+  });
+
+  it('accepts a PIN that is neither repeated nor a straight run', async () => {
+    const answer = await registerIn(sampleRegistration({ login_pin: '1243', transaction_pin: '908172' }));
+    expect(answer.status).toBe(200);
+  });
+
+  it('accepts a national number written with its trunk prefix and separators', async () => {
+    const national = randomPhoneNumber('+44', '7911');
+    const answer = await registerIn(sampleRegistration({ dial_code: '+44', phone_number: `0${national.slice(0, 4)} ${national.slice(4)}` }));
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect((await storedUser(answer.body.data.user_id)).phone_e164).toBe(`+44${national}`);
+  });
+});
+
+describe('identity is unique per company, phone or email, and user type', () => {
+  it('refuses a second registration of the same phone and user type with 409, code 7', async () => {
+    const body = sampleRegistration();
+    expect((await registerIn(body)).status).toBe(200);
+    const again = await registerIn({ ...body, email: undefined });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ success: 0, error: [7], data: { message: 'CONFLICT' } });
+    expect(fieldsOf(again)).toEqual(['phone_number']);
+  });
+
+  it('treats the national and international forms of one phone as the same phone', async () => {
+    const national = randomPhoneNumber('+44', '7700');
+    const body = sampleRegistration({ dial_code: '+44', phone_number: national });
+    expect((await registerIn(body)).status).toBe(200);
+    const again = await registerIn({ ...sampleRegistration(), dial_code: '+44', phone_number: `0${national}` });
+    expect(again.status).toBe(409);
+  });
+
+  it('refuses the same email in any letter case for the same user type', async () => {
+    const first = sampleRegistration();
+    expect((await registerIn(first)).status).toBe(200);
+    const again = await registerIn(sampleRegistration({ email: String(first.email).toUpperCase() }));
+    expect(again.status).toBe(409);
+    expect(fieldsOf(again)).toEqual(['email']);
+  });
+
+  it('lets the same phone register once as a customer and once as an employee', async () => {
+    const body = sampleRegistration();
+    expect((await registerIn(body)).status).toBe(200);
+    const employee = await newEmployee();
+    const asEmployee = await registerIn({ ...body, user_type: 1 }, { Authorization: employee.authorization });
+    expect(asEmployee.status).toBe(200);
+  });
+
+  it('lets the same phone register in two companies', async () => {
+    const other = await newCompany();
+    const body = sampleRegistration();
+    expect((await registerIn(body)).status).toBe(200);
+    expect((await registerAs(other.company_id, body)).status).toBe(200);
+  });
+
+  it('gives exactly one user for 20 concurrent registrations of one phone', async () => {
+    const body = sampleRegistration();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => registerIn({ ...body, email: `race${index}.${body.email}` })),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(19);
+
+    const winner = answers.find((answer) => answer.status === 200)!.body.data.user_id;
+    const claim = await documentClient.send(
+      new GetCommand({ TableName: tableName, Key: phoneClaimKey(company.company_id, `+1${String(body.phone_number)}`, 2) }),
+    );
+    expect(claim.Item?.user_id).toBe(winner);
+    // No loser left a half-written identity behind: its email claim does not exist.
+    for (let index = 0; index < 20; index++) {
+      const email = `race${index}.${String(body.email)}`;
+      const { Item } = await documentClient.send(new GetCommand({ TableName: tableName, Key: emailClaimKey(company.company_id, email, 2) }));
+      if (Item) expect(Item.user_id).toBe(winner);
+    }
+  });
+});
+
+describe('employees', () => {
+  it('needs a token to register an employee (401, code 4)', async () => {
+    const answer = await registerIn(sampleRegistration({ user_type: 1 }));
+    expect(answer.status).toBe(401);
+    expect(answer.body).toMatchObject({ success: 0, error: [4], data: { message: 'UNAUTHORIZED' } });
+  });
+
+  it("refuses a customer's token for registering an employee (403, code 5)", async () => {
+    const customer = await registerIn(sampleRegistration());
+    const answer = await registerIn(sampleRegistration({ user_type: 1 }), { Authorization: `Token ${customer.body.data.token.token}` });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ success: 0, error: [5], data: { message: 'FORBIDDEN' } });
+  });
+
+  it("registers an employee with an employee's token, cretaed_by from the token, KYC fields as sent", async () => {
+    const employee = await newEmployee();
+    const answer = await registerIn(
+      sampleRegistration({ user_type: 1, kyc_status: 2, kyc_process_status: '3', status_id: 4, cretaed_by: '0'.repeat(32) }),
+      { authorization: employee.authorization.replace('Token', 'token') },
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const user = await storedUser(answer.body.data.user_id);
+    expect(user).toMatchObject({ user_type: 1, kyc_status: 2, kyc_process_status: 3, status_id: 4, cretaed_by: employee.userId });
+  });
+
+  it('refuses a malformed, unknown or other-company token with 401', async () => {
+    const other = await newCompany();
+    const outsider = await newEmployee(other);
+    for (const authorization of ['Bearer abc', 'Token', `Token ${'A'.repeat(43)}`, outsider.authorization]) {
+      const answer = await registerIn(sampleRegistration({ user_type: 1 }), { Authorization: authorization });
+      expect(answer.status, authorization).toBe(401);
+      expect(answer.body.error).toEqual([4]);
+    }
+  });
+
+  it('refuses an expired token with 401', async () => {
+    const employee = await newEmployee();
+    const hash = hashToken(employee.authorization.slice('Token '.length));
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: tokenKey(company.company_id, hash),
+        UpdateExpression: 'SET expires_at = :past',
+        ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
+      }),
+    );
+    const answer = await registerIn(sampleRegistration({ user_type: 1 }), { Authorization: employee.authorization });
+    expect(answer.status).toBe(401);
+  });
+});
+
+describe('referrals and parents', () => {
+  it('credits the referrer: referred_by, referral_count and a notification, in the same company', async () => {
+    const referrer = await registerIn(sampleRegistration());
+    const code = referrer.body.data.referral_code;
+    const referred = await registerIn(sampleRegistration({ first_name: 'Grace', referral_code: code.toLowerCase() }));
+    expect(referred.status).toBe(200);
+    expect((await storedUser(referred.body.data.user_id)).referred_by).toBe(referrer.body.data.user_id);
+    expect((await storedUser(referrer.body.data.user_id)).referral_count).toBe(1);
+
+    const { Items } = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :notification)',
+        ExpressionAttributeValues: { ':pk': userKey(company.company_id, referrer.body.data.user_id).pk, ':notification': 'NOTIF#' },
+      }),
+    );
+    expect(Items).toHaveLength(1);
+    expect(Items![0]).toMatchObject({
+      user_id: referrer.body.data.user_id,
+      is_read: 0,
+      notification_type: 1,
+      notification_event_type: 1,
+      referred_user_id: referred.body.data.user_id,
+    });
+    expect(Items![0]!.notification_body).toContain('Grace');
+  });
+
+  it('refuses an unknown referral code, and one from another company, with 400 code 8', async () => {
+    const other = await newCompany();
+    const outsider = await registerAs(other.company_id, sampleRegistration());
+    for (const referralCode of ['ZZZZZZZZ', outsider.body.data.referral_code]) {
+      const answer = await registerIn(sampleRegistration({ referral_code: referralCode }));
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ success: 0, error: [8], data: { message: 'BAD_REQUEST' } });
+      expect(fieldsOf(answer)).toEqual(['referral_code']);
+    }
+  });
+
+  it('gives every user a referral code of their own, claimed in the company', async () => {
+    const answer = await registerIn(sampleRegistration());
+    const { Item } = await documentClient.send(
+      new GetCommand({ TableName: tableName, Key: referralCodeKey(company.company_id, answer.body.data.referral_code) }),
+    );
+    expect(Item?.user_id).toBe(answer.body.data.user_id);
+  });
+
+  it('accepts a parent_user_id of the same company and refuses any other', async () => {
+    const parent = await registerIn(sampleRegistration());
+    const child = await registerIn(sampleRegistration({ parent_user_id: parent.body.data.user_id.toUpperCase() }));
+    expect(child.status).toBe(200);
+    expect((await storedUser(child.body.data.user_id)).parent_user_id).toBe(parent.body.data.user_id);
+
+    const other = await newCompany();
+    const outsider = await registerAs(other.company_id, sampleRegistration());
+    for (const parentId of ['0'.repeat(32), outsider.body.data.user_id]) {
+      const answer = await registerIn(sampleRegistration({ parent_user_id: parentId }));
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toEqual([1]);
+      expect(fieldsOf(answer)).toEqual(['parent_user_id']);
+    }
+  });
+});
