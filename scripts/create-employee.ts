@@ -7,6 +7,7 @@ import { text } from 'node:stream/consumers';
 import { parseArgs } from 'node:util';
 import { requireActiveCompany } from '../lib/companies/companies.js';
 import { AppError } from '../lib/errors.js';
+import { parseInput } from '../lib/validation.js';
 import { registrationBody, UserType } from '../lib/users/registration-input.js';
 import { operatorPrincipal, registerUser } from '../lib/users/register-user.js';
 
@@ -19,16 +20,16 @@ if (!companyId) {
 
 try {
   const body = JSON.parse(await text(process.stdin)) as Record<string, unknown>;
-  const parsed = registrationBody.safeParse({ ...body, user_type: UserType.EMPLOYEE });
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) console.error(`${issue.path.join('.')}: ${issue.message}`);
-    process.exit(1);
-  }
+  const input = parseInput(registrationBody, { ...body, user_type: UserType.EMPLOYEE });
   const company = await requireActiveCompany(companyId);
-  const result = await registerUser(company, parsed.data, operatorPrincipal(company.company_id));
+  const result = await registerUser(company, input, operatorPrincipal(company.company_id));
   console.log(JSON.stringify({ user_id: result.user_id, token: result.token.token }));
 } catch (error) {
-  const reason = error instanceof AppError ? error.errorName : (error as Error).message;
-  console.error(`could not create the employee: ${reason}`);
+  if (error instanceof AppError) {
+    console.error(`could not create the employee: ${error.errorName}`);
+    for (const field of error.fields ?? []) console.error(`  ${field.field}: ${field.detail}`);
+  } else {
+    console.error(`could not create the employee: ${(error as Error).message}`);
+  }
   process.exit(1);
 }

@@ -85,7 +85,7 @@ export function httpEvent(input: EventInput): APIGatewayProxyEventV2 {
   };
 }
 
-const context = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'test' } as unknown as Context;
+const context = { getRemainingTimeInMillis: () => 120_000, awsRequestId: 'test' } as unknown as Context;
 
 export interface Answer {
   status: number;

@@ -2,8 +2,8 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Company } from '../companies/companies.js';
-import { AppError, ErrorCodes, type FieldError } from '../errors.js';
 import { logger } from '../logger.js';
+import { parseInput } from '../validation.js';
 import type { Principal } from '../tokens/access-tokens.js';
 import { internalErrorResponse } from './envelope.js';
 import {
@@ -36,22 +36,6 @@ export type LambdaHttpHandler = (
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** Mobile clients send unused optional fields as "" or null: both count as absent. */
-function withoutEmptyFields(input: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== '' && value !== null));
-}
-
-function validate<Schema extends z.ZodType>(schema: Schema, input: Record<string, unknown>): z.output<Schema> {
-  const result = schema.safeParse(withoutEmptyFields(input));
-  if (result.success) return result.data;
-  const fields: FieldError[] = result.error.issues.map((issue) => ({
-    code: ErrorCodes.BAD_REQUEST.code,
-    field: issue.path.length ? issue.path.join('.') : 'body',
-    detail: issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message,
-  }));
-  throw new AppError('BAD_REQUEST', { detail: 'validation failed', fields });
-}
-
 /**
  * Builds an endpoint: the shared middy chain around a handler that takes validated input and
  * returns the success data. Handlers throw AppError for refusals and never build a response.
@@ -68,8 +52,8 @@ export function apiHandler<BodySchema extends z.ZodType = z.ZodType, QuerySchema
     .use(activeCompany)
     .use(authorization(spec.auth))
     .handler(async (event) => {
-      const body = (spec.body ? validate(spec.body, event.jsonBody) : {}) as z.output<BodySchema>;
-      const query = (spec.query ? validate(spec.query, event.queryStringParameters ?? {}) : {}) as z.output<QuerySchema>;
+      const body = (spec.body ? parseInput(spec.body, event.jsonBody) : {}) as z.output<BodySchema>;
+      const query = (spec.query ? parseInput(spec.query, event.queryStringParameters ?? {}) : {}) as z.output<QuerySchema>;
       const data = await handle({ body, query, company: event.company, principal: event.principal });
       return data as APIGatewayProxyStructuredResultV2;
     });
