@@ -24,6 +24,29 @@ export interface Config {
   /** Seconds a company record may be served from a warm container's memory. */
   companyCacheSeconds: number;
   logLevel: string;
+  otp: {
+    /** How long a sent code stays valid, in seconds. */
+    ttlSeconds: number;
+    /** Wrong tries a code survives; the next try finds it dead. */
+    maxAttempts: number;
+    /** Least time between two sends to one phone of one company, in seconds. */
+    sendIntervalSeconds: number;
+    /** Most sends to one phone of one company within an hour. */
+    sendsPerPhonePerHour: number;
+    /** Most sends of one company within a clock hour: the ceiling against SMS pumping. */
+    sendsPerCompanyPerHour: number;
+  };
+  sms: {
+    /** "sns" sends through Amazon SNS; "outbox" appends to a local file (npm start). */
+    sender: 'sns' | 'outbox';
+    outboxFile: string;
+    /** Only for tests and emulators: an SNS endpoint other than AWS's. */
+    snsEndpoint: string | undefined;
+    /** Optional alphanumeric sender id, where the destination country supports one. */
+    senderId: string | undefined;
+    /** Optional origination number (E.164) registered in the AWS account. */
+    originationNumber: string | undefined;
+  };
 }
 
 export const LOCAL_DYNAMODB_PORT = 8000;
@@ -44,6 +67,11 @@ function text(env: NodeJS.ProcessEnv, name: string, fallback = ''): string {
   return raw === undefined || raw.trim() === '' ? fallback : raw.trim();
 }
 
+function smsSender(value: string): 'sns' | 'outbox' {
+  if (value !== 'sns' && value !== 'outbox') throw new Error('configuration SMS_SENDER must be "sns" or "outbox"');
+  return value;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const stage = text(env, 'STAGE', 'local');
   return {
@@ -57,6 +85,20 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 16 * 1024),
     companyCacheSeconds: integer(env, 'COMPANY_CACHE_SECONDS', 30),
     logLevel: text(env, 'LOG_LEVEL', 'INFO'),
+    otp: {
+      ttlSeconds: integer(env, 'OTP_TTL_SECONDS', 300),
+      maxAttempts: integer(env, 'OTP_MAX_ATTEMPTS', 5),
+      sendIntervalSeconds: integer(env, 'OTP_SEND_INTERVAL_SECONDS', 60),
+      sendsPerPhonePerHour: integer(env, 'OTP_SENDS_PER_PHONE_PER_HOUR', 5),
+      sendsPerCompanyPerHour: integer(env, 'OTP_SENDS_PER_COMPANY_PER_HOUR', 1000),
+    },
+    sms: {
+      sender: smsSender(text(env, 'SMS_SENDER', stage === 'local' ? 'outbox' : 'sns')),
+      outboxFile: text(env, 'SMS_OUTBOX_FILE', '.data/sms-outbox.jsonl'),
+      snsEndpoint: text(env, 'SNS_ENDPOINT') || undefined,
+      senderId: text(env, 'SMS_SENDER_ID') || undefined,
+      originationNumber: text(env, 'SMS_ORIGINATION_NUMBER') || undefined,
+    },
   };
 }
 

@@ -56,6 +56,8 @@ async function main(): Promise<void> {
     AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY || 'local',
     AWS_REGION: process.env.AWS_REGION || 'us-east-1',
     PORT: port,
+    SMS_SENDER: 'outbox',
+    SMS_OUTBOX_FILE: resolve(dataDir, 'sms-outbox.jsonl'),
     // This machine may run Node 20; Lambda runs Node 22, which the SDK's warning asks for.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };

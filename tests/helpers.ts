@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createCompany, type Company } from '../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../lib/http/api-handler.js';
@@ -101,4 +102,23 @@ export async function invoke(handler: LambdaHttpHandler, input: EventInput): Pro
     headers: (result.headers ?? {}) as Record<string, string>,
     body: JSON.parse(result.body ?? 'null'),
   };
+}
+
+/** The messages in the local SMS outbox for one E.164 number, oldest first. */
+export function outboxMessages(phoneE164: string, file = process.env.SMS_OUTBOX_FILE!): string[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { phone_number: string; message: string })
+    .filter((entry) => entry.phone_number === phoneE164)
+    .map((entry) => entry.message);
+}
+
+/** The code in the latest SMS to a number. */
+export function lastCodeSentTo(phoneE164: string, file?: string): string {
+  const message = outboxMessages(phoneE164, file).at(-1);
+  const code = message?.match(/\b(\d{6})\b/)?.[1];
+  if (!code) throw new Error(`no code was sent to ${phoneE164}`);
+  return code;
 }

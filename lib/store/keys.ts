@@ -39,6 +39,21 @@ export function tokenKey(companyId: string, tokenHash: string): ItemKey {
   return { pk: `${companyPrefix(companyId)}#TOKEN#${tokenHash}`, sk: 'TOKEN' };
 }
 
+/** The one live code for (phone, user type, purpose); a new send overwrites it. */
+export function otpKey(companyId: string, phoneE164: string, userType: number, otpType: number): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#OTP#${phoneE164}#TYPE#${userType}#PURPOSE#${otpType}`, sk: 'OTP' };
+}
+
+/** The send counters of one phone in one company. */
+export function phoneSendLimitKey(companyId: string, phoneE164: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#SENDS#${phoneE164}`, sk: 'LIMIT' };
+}
+
+/** A company's send counter for one clock hour (hours since the epoch). */
+export function companySendLimitKey(companyId: string, hour: number): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#SENDS`, sk: `HOUR#${hour}` };
+}
+
 /** Sort-key prefix of a user's notifications, which live in the user's own partition. */
 export const NOTIFICATION_PREFIX = 'NOTIF#';
 

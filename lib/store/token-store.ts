@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from './dynamo-client.js';
 import { tokenKey } from './keys.js';
@@ -22,6 +22,12 @@ export function tokenPut(companyId: string, tokenHash: string, record: TokenReco
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
+}
+
+/** Stores a new token on its own (a single conditional put). */
+export async function putToken(companyId: string, tokenHash: string, record: TokenRecord): Promise<void> {
+  const { Put } = tokenPut(companyId, tokenHash, record);
+  await documentClient.send(new PutCommand(Put!));
 }
 
 /** The stored token with this hash, or undefined. Expiry is the caller's to check. */

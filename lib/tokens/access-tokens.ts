@@ -2,7 +2,7 @@ import { nowSeconds } from '../clock.js';
 import { config } from '../config.js';
 import { AppError } from '../errors.js';
 import { hashToken, randomToken } from '../secrets/hashing.js';
-import { getToken, tokenPut } from '../store/token-store.js';
+import { getToken, putToken, tokenPut, type TokenRecord } from '../store/token-store.js';
 
 // Opaque bearer tokens: 256 random bits, stored only as their SHA-256, bound to one user of
 // one company, valid for config.tokenTtlSeconds.
@@ -23,16 +23,22 @@ export interface IssuedToken {
   write: ReturnType<typeof tokenPut>;
 }
 
+function newTokenRecord(userId: string, userType: number): TokenRecord {
+  const now = nowSeconds();
+  return { user_id: userId, user_type: userType, created_at: now, expires_at: now + config.tokenTtlSeconds };
+}
+
+/** A new token and the transaction item that stores it, for a write that creates its user too. */
 export function issueAccessToken(companyId: string, userId: string, userType: number): IssuedToken {
   const token = randomToken();
-  const now = nowSeconds();
-  const write = tokenPut(companyId, hashToken(token), {
-    user_id: userId,
-    user_type: userType,
-    created_at: now,
-    expires_at: now + config.tokenTtlSeconds,
-  });
-  return { token, write };
+  return { token, write: tokenPut(companyId, hashToken(token), newTokenRecord(userId, userType)) };
+}
+
+/** A new token for an existing user, stored at once. */
+export async function createAccessToken(companyId: string, userId: string, userType: number): Promise<string> {
+  const token = randomToken();
+  await putToken(companyId, hashToken(token), newTokenRecord(userId, userType));
+  return token;
 }
 
 const AUTHORIZATION_PATTERN = /^Token\s+([A-Za-z0-9_-]{16,256})$/i;

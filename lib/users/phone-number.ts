@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { z } from 'zod';
 
 // Phone numbers are checked with libphonenumber's full metadata (real number plans, not just
 // lengths) and stored in E.164, the form SNS sends SMS to.
@@ -13,4 +14,35 @@ export function toE164(dialCode: string, phoneNumber: string): string | undefine
   const parsed = parsePhoneNumberFromString(phoneNumber, { defaultCallingCode: callingCode });
   if (!parsed || parsed.countryCallingCode !== callingCode || !parsed.isValid()) return undefined;
   return parsed.number;
+}
+
+/** The dial_code and phone_number fields every phone-carrying body shares. */
+export const phoneFields = {
+  dial_code: z.string().regex(DIAL_CODE_PATTERN, 'must be + and 1 to 4 digits'),
+  phone_number: z.string().trim().regex(PHONE_NUMBER_PATTERN, 'must be 4 to 20 digits'),
+};
+
+type PhoneBody = { dial_code: string; phone_number: string };
+
+/**
+ * Adds the check that dial_code and phone_number form a valid number (reported on
+ * phone_number, alongside every other field's problems) and its E.164 form as phone_e164.
+ */
+export function withPhoneE164<Schema extends z.ZodType<PhoneBody>>(schema: Schema) {
+  return schema
+    .superRefine(
+      (body, context) => {
+        if (!DIAL_CODE_PATTERN.test(body.dial_code) || !PHONE_NUMBER_PATTERN.test(body.phone_number.trim())) return;
+        if (!toE164(body.dial_code, body.phone_number)) {
+          context.addIssue({ code: 'custom', path: ['phone_number'], message: 'is not a valid number for this dial code' });
+        }
+      },
+      {
+        when: ({ value }) => {
+          const body = value as Partial<Record<keyof PhoneBody, unknown>> | null;
+          return typeof body?.dial_code === 'string' && typeof body.phone_number === 'string';
+        },
+      },
+    )
+    .transform((body) => ({ ...body, phone_e164: toE164(body.dial_code, body.phone_number)! }));
 }

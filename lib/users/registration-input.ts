@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DIAL_CODE_PATTERN, PHONE_NUMBER_PATTERN, toE164 } from './phone-number.js';
+import { phoneFields, withPhoneE164 } from './phone-number.js';
 
 // The registration body (API contract 3.1): one schema validates it and gives its type.
 
@@ -35,10 +35,9 @@ const locationPoint = z
 /** 1900-01-01 in UNIX milliseconds: an earlier birth date is a unit mistake, not a person. */
 const EARLIEST_BIRTH_DATE_MS = -2_208_988_800_000;
 
-const registrationFields = z
-  .object({
-    dial_code: z.string().regex(DIAL_CODE_PATTERN, 'must be + and 1 to 4 digits'),
-    phone_number: z.string().trim().regex(PHONE_NUMBER_PATTERN, 'must be 4 to 20 digits'),
+const registrationFields = withPhoneE164(
+  z.object({
+    ...phoneFields,
     user_type: z.union([z.literal(UserType.EMPLOYEE), z.literal(UserType.CUSTOMER)], {
       error: 'must be 1 (employee) or 2 (customer)',
     }),
@@ -69,17 +68,8 @@ const registrationFields = z
     device_unique_id: shortText(256).optional(),
     parent_user_id: z.string().regex(/^[0-9a-fA-F]{32}$/, 'must be a 32-hex user id').transform((value) => value.toLowerCase()).optional(),
     referral_code: z.string().trim().regex(/^[0-9A-Za-z]{4,32}$/, 'must be letters and digits').transform((value) => value.toUpperCase()).optional(),
-  })
-  .superRefine(
-    (body, context) => {
-      if (!DIAL_CODE_PATTERN.test(body.dial_code) || !PHONE_NUMBER_PATTERN.test(body.phone_number)) return;
-      if (!toE164(body.dial_code, body.phone_number)) {
-        context.addIssue({ code: 'custom', path: ['phone_number'], message: 'is not a valid number for this dial code' });
-      }
-    },
-    { when: ({ value }) => typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).dial_code === 'string' && typeof (value as Record<string, unknown>).phone_number === 'string' },
-  )
-  .transform((body) => ({ ...body, phone_e164: toE164(body.dial_code, body.phone_number)! }));
+  }),
+);
 
 /** The seed's parameter table spells location_point as location_poin: accept both. */
 function acceptLocationAlias(body: unknown): unknown {

@@ -49,7 +49,12 @@ describe('the packaged CloudFormation', () => {
 
   it('routes the seed paths and a catch-all on an HTTP API', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map((route) => route.Properties.RouteKey).sort();
-    expect(routes).toEqual(['$default', 'POST /wallet/v3/auth/user_register']);
+    expect(routes).toEqual([
+      '$default',
+      'POST /wallet/v3/auth/login_phone',
+      'POST /wallet/v3/auth/user_register',
+      'POST /wallet/v3/auth/verify_otp',
+    ]);
   });
 
   it('runs every function on nodejs22.x, arm64', () => {

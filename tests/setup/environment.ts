@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 
 // Set before any test file imports lib/config.ts, which reads the environment once.
@@ -10,6 +13,9 @@ Object.assign(process.env, {
   AWS_SECRET_ACCESS_KEY: 'local',
   AWS_REGION: 'us-east-1',
   LOG_LEVEL: 'WARN',
+  SMS_SENDER: 'outbox',
+  // One outbox per test file.
+  SMS_OUTBOX_FILE: join(tmpdir(), `wallet-outbox-${randomUUID()}.jsonl`),
   COMPANY_CACHE_SECONDS: '0',
   // Node 20 runs the tests; Lambda runs Node 22, which the SDK's warning asks for.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

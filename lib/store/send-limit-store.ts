@@ -1,0 +1,127 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { documentClient, tableName } from './dynamo-client.js';
+import { companySendLimitKey, phoneSendLimitKey } from './keys.js';
+
+// Send counters, changed only by conditional updates: a limit holds however many sends race.
+
+/** One phone's sends: an hour-long window opened by its first send, and the latest send. */
+export interface PhoneSends {
+  window_start: number;
+  window_count: number;
+  last_sent_at: number;
+}
+
+export type PhoneSendResult =
+  /** Counted; `before` is what to put back should the send fail. */
+  | { counted: true; before: PhoneSends | undefined }
+  /** Not counted; `seen` is the state that refused it. */
+  | { counted: false; seen: PhoneSends | undefined };
+
+const HOUR = 3600;
+
+async function conditionalUpdate(
+  key: ReturnType<typeof phoneSendLimitKey>,
+  update: string,
+  condition: string,
+  values: Record<string, unknown>,
+): Promise<PhoneSendResult> {
+  try {
+    const { Attributes } = await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_OLD',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { counted: true, before: Attributes as PhoneSends | undefined };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return { counted: false, seen: error.Item ? (unmarshall(error.Item) as PhoneSends) : undefined };
+  }
+}
+
+/** Counts a send that opens a new window: the phone has no open window and no recent send. */
+export function countSendInNewWindow(companyId: string, phone: string, now: number, intervalSeconds: number) {
+  return conditionalUpdate(
+    phoneSendLimitKey(companyId, phone),
+    'SET window_start = :now, window_count = :one, last_sent_at = :now, expires_at = :expires',
+    '(attribute_not_exists(window_start) OR window_start <= :hourAgo) AND ' +
+      '(attribute_not_exists(last_sent_at) OR last_sent_at <= :intervalAgo)',
+    { ':now': now, ':one': 1, ':expires': now + HOUR, ':hourAgo': now - HOUR, ':intervalAgo': now - intervalSeconds },
+  );
+}
+
+/** Counts a send in the window opened at windowStart, while it has room and after the interval. */
+export function countSendInWindow(
+  companyId: string,
+  phone: string,
+  windowStart: number,
+  now: number,
+  intervalSeconds: number,
+  perHour: number,
+) {
+  return conditionalUpdate(
+    phoneSendLimitKey(companyId, phone),
+    'SET window_count = window_count + :one, last_sent_at = :now, expires_at = :expires',
+    'window_start = :windowStart AND window_count < :max AND last_sent_at <= :intervalAgo',
+    {
+      ':one': 1,
+      ':now': now,
+      ':expires': now + HOUR,
+      ':windowStart': windowStart,
+      ':max': perHour,
+      ':intervalAgo': now - intervalSeconds,
+    },
+  );
+}
+
+/** Undoes a counted send whose SMS failed, unless a later send has changed the counters since. */
+export async function uncountPhoneSend(companyId: string, phone: string, countedAt: number, before: PhoneSends | undefined) {
+  const key = phoneSendLimitKey(companyId, phone);
+  const unchanged = { ConditionExpression: 'last_sent_at = :countedAt', ExpressionAttributeValues: { ':countedAt': countedAt } };
+  try {
+    if (before) await documentClient.send(new PutCommand({ TableName: tableName, Item: { ...before, ...key }, ...unchanged }));
+    else await documentClient.send(new DeleteCommand({ TableName: tableName, Key: key, ...unchanged }));
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+/** Counts one send of the company in this clock hour, unless the hour's ceiling is reached. */
+export async function countCompanySend(companyId: string, hour: number, ceiling: number): Promise<boolean> {
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: companySendLimitKey(companyId, hour),
+        UpdateExpression: 'ADD sent :one SET expires_at = :expires',
+        ConditionExpression: 'attribute_not_exists(sent) OR sent < :ceiling',
+        ExpressionAttributeValues: { ':one': 1, ':ceiling': ceiling, ':expires': (hour + 2) * HOUR },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+export async function uncountCompanySend(companyId: string, hour: number): Promise<void> {
+  await documentClient.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: companySendLimitKey(companyId, hour),
+      UpdateExpression: 'ADD sent :minusOne',
+      ConditionExpression: 'sent > :zero',
+      ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+    }),
+  ).catch((error: unknown) => {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  });
+}

@@ -1,0 +1,320 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { handler as loginPhone } from '../../functions/login-phone.js';
+import { handler as register } from '../../functions/user-register.js';
+import { handler as verifyOtp } from '../../functions/verify-otp.js';
+import { clock } from '../../lib/clock.js';
+import type { Company } from '../../lib/companies/companies.js';
+import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
+import { companySendLimitKey, otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
+import { authenticate } from '../../lib/tokens/access-tokens.js';
+import {
+  invoke,
+  lastCodeSentTo,
+  newCompany,
+  outboxMessages,
+  randomPhoneNumber,
+  sampleRegistration,
+  type Answer,
+} from '../helpers.js';
+
+let company: Company;
+const realNow = clock.now;
+
+beforeAll(async () => {
+  company = await newCompany();
+});
+
+afterEach(() => {
+  clock.now = realNow;
+});
+
+/** Moves the service's clock forward by some seconds from now on. */
+function advanceClock(seconds: number): void {
+  const offset = clock.now() - Date.now() + seconds * 1000;
+  clock.now = () => Date.now() + offset;
+}
+
+interface Target {
+  dial_code: string;
+  phone_number: string;
+  user_type: number;
+  otp_type: number;
+}
+
+const e164 = (target: Target) => `${target.dial_code}${target.phone_number}`;
+
+function send(target: Target, headers: Record<string, string> = {}, companyId = company.company_id): Promise<Answer> {
+  return invoke(loginPhone, { path: '/wallet/v3/auth/login_phone', headers: { CompanyID: companyId, ...headers }, body: target });
+}
+
+function verify(target: Target, otp: string, headers: Record<string, string> = {}, companyId = company.company_id): Promise<Answer> {
+  return invoke(verifyOtp, {
+    path: '/wallet/v3/auth/verify_otp',
+    headers: { CompanyID: companyId, ...headers },
+    body: { ...target, otp },
+  });
+}
+
+/** A registered customer and the login target for their phone. */
+async function registeredCustomer(target: Company = company) {
+  const body = sampleRegistration();
+  const answer = await invoke(register, { path: '/wallet/v3/auth/user_register', headers: { CompanyID: target.company_id }, body });
+  expect(answer.status).toBe(200);
+  const login: Target = { dial_code: '+1', phone_number: String(body.phone_number), user_type: 2, otp_type: 1 };
+  return { userId: answer.body.data.user_id as string, authorization: `Token ${answer.body.data.token.token}`, login };
+}
+
+const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+
+function expectFailure(answer: Answer, status: number, code: number) {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  expect(answer.body.success).toBe(0);
+  expect(answer.body.error).toEqual([code]);
+}
+
+describe('login by phone', () => {
+  it('sends a 6-digit code by SMS to the E.164 number and stores only its keyed hash', async () => {
+    const { login } = await registeredCustomer();
+    const answer = await send(login);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ success: 1, error: [], data: { message: expect.stringMatching(/sent/i), expires_in: 300 } });
+
+    const code = lastCodeSentTo(e164(login));
+    expect(code).toMatch(/^\d{6}$/);
+    const { Item } = await documentClient.send(
+      new GetCommand({ TableName: tableName, Key: otpKey(company.company_id, e164(login), 2, 1) }),
+    );
+    expect(Item).toMatchObject({ attempts: 0, expires_at: expect.any(Number) });
+    expect(Item!.expires_at - Item!.created_at).toBe(300);
+    expect(JSON.stringify(Item)).not.toContain(code);
+  });
+
+  it('turns the right code into a session: token and user_id, as registration does', async () => {
+    const { login, userId } = await registeredCustomer();
+    await send(login);
+    const answer = await verify(login, lastCodeSentTo(e164(login)));
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toEqual({ message: expect.any(String), token: { type: 'Token', token: expect.any(String) }, user_id: userId });
+    expect(answer.headers['cache-control']).toBe('no-store');
+    const principal = await authenticate(company.company_id, `Token ${answer.body.data.token.token}`);
+    expect(principal).toEqual({ companyId: company.company_id, userId, userType: 2 });
+  });
+
+  it('accepts a code once only', async () => {
+    const { login } = await registeredCustomer();
+    await send(login);
+    const code = lastCodeSentTo(e164(login));
+    expect((await verify(login, code)).status).toBe(200);
+    expectFailure(await verify(login, code), 400, 10);
+  });
+
+  it('refuses a wrong code with 400, code 9, and kills the code after 5 wrong tries', async () => {
+    const { login } = await registeredCustomer();
+    await send(login);
+    const code = lastCodeSentTo(e164(login));
+    for (let attempt = 1; attempt <= 5; attempt++) expectFailure(await verify(login, wrongCode(code)), 400, 9);
+    expectFailure(await verify(login, code), 400, 11);
+  });
+
+  it('refuses an expired code with 400, code 10, even while DynamoDB still holds it', async () => {
+    const { login } = await registeredCustomer();
+    await send(login);
+    const code = lastCodeSentTo(e164(login));
+    advanceClock(301);
+    expectFailure(await verify(login, code), 400, 10);
+  });
+
+  it('answers 400, code 10, when no code was ever sent', async () => {
+    const { login } = await registeredCustomer();
+    expectFailure(await verify(login, '123456'), 400, 10);
+  });
+
+  it('replaces the previous code on a new send', async () => {
+    const { login } = await registeredCustomer();
+    await send(login);
+    const first = lastCodeSentTo(e164(login));
+    advanceClock(61);
+    expect((await send(login)).status).toBe(200);
+    const second = lastCodeSentTo(e164(login));
+    if (first !== second) expectFailure(await verify(login, first), 400, 9);
+    expect((await verify(login, second)).status).toBe(200);
+  });
+
+  it('answers an unregistered phone exactly like a registered one, and sends nothing', async () => {
+    const { login } = await registeredCustomer();
+    const unknown: Target = { ...login, phone_number: randomPhoneNumber() };
+    const [registered, unregistered] = await Promise.all([send(login), send(unknown)]);
+    expect(unregistered.status).toBe(registered.status);
+    expect(unregistered.body).toEqual(registered.body);
+    expect(Object.keys(unregistered.headers).sort()).toEqual(Object.keys(registered.headers).sort());
+    expect(outboxMessages(e164(unknown))).toEqual([]);
+    const { Item } = await documentClient.send(
+      new GetCommand({ TableName: tableName, Key: otpKey(company.company_id, e164(unknown), 2, 1) }),
+    );
+    expect(Item).toBeUndefined();
+    expectFailure(await verify(unknown, '123456'), 400, 10);
+  });
+
+  it('does not log in a customer with an employee code target (user_type is part of the identity)', async () => {
+    const { login } = await registeredCustomer();
+    const asEmployee = { ...login, user_type: 1 };
+    expect((await send(asEmployee)).status).toBe(200);
+    expect(outboxMessages(e164(login))).toEqual([]);
+  });
+
+  it('gives exactly one session for 20 concurrent verifications of one right code', async () => {
+    const { login } = await registeredCustomer();
+    await send(login);
+    const code = lastCodeSentTo(e164(login));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => verify(login, code)));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    for (const answer of answers.filter((a) => a.status !== 200)) expect(answer.body.error).toEqual([10]);
+  });
+
+  it('counts at most 5 wrong tries when 20 arrive at once, and the code is dead after', async () => {
+    const { login } = await registeredCustomer();
+    await send(login);
+    const code = lastCodeSentTo(e164(login));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => verify(login, wrongCode(code))));
+    for (const answer of answers) expect([9, 11]).toContain(answer.body.error[0]);
+    const { Item } = await documentClient.send(
+      new GetCommand({ TableName: tableName, Key: otpKey(company.company_id, e164(login), 2, 1) }),
+    );
+    expect(Item!.attempts).toBe(5);
+    expectFailure(await verify(login, code), 400, 11);
+  });
+});
+
+describe('send limits', () => {
+  it('allows one send per 60 s per phone: 429, code 12, with Retry-After', async () => {
+    const { login } = await registeredCustomer();
+    expect((await send(login)).status).toBe(200);
+    const again = await send({ ...login, otp_type: 2 });
+    expectFailure(again, 429, 12);
+    expect(again.body.data.message).toBe('TOO_MANY_REQUESTS');
+    expect(Number(again.headers['retry-after'])).toBeGreaterThan(55);
+    expect(Number(again.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(outboxMessages(e164(login))).toHaveLength(1);
+  });
+
+  it('allows 5 sends an hour per phone, then 429 until the hour has passed', async () => {
+    const { login } = await registeredCustomer();
+    for (let sendNumber = 1; sendNumber <= 5; sendNumber++) {
+      expect((await send(login)).status, `send ${sendNumber}`).toBe(200);
+      advanceClock(61);
+    }
+    const sixth = await send(login);
+    expectFailure(sixth, 429, 12);
+    const retryAfter = Number(sixth.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(3600 - 5 * 61 - 5);
+    expect(retryAfter).toBeLessThanOrEqual(3600 - 5 * 61);
+    advanceClock(retryAfter);
+    expect((await send(login)).status).toBe(200);
+  });
+
+  it('counts one send when 10 race for the same phone', async () => {
+    const phone = randomPhoneNumber();
+    const target: Target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => send(target)));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status === 429)).toHaveLength(9);
+    expect(outboxMessages(`+1${phone}`)).toHaveLength(1);
+    const { Item } = await documentClient.send(
+      new GetCommand({ TableName: tableName, Key: phoneSendLimitKey(company.company_id, `+1${phone}`) }),
+    );
+    expect(Item!.window_count).toBe(1);
+  });
+
+  it("stops a company's sends at its hourly ceiling, with Retry-After at the next hour", async () => {
+    const capped = await newCompany();
+    const now = Math.floor(Date.now() / 1000);
+    const hour = Math.floor(now / 3600);
+    await documentClient.send(
+      new PutCommand({ TableName: tableName, Item: { ...companySendLimitKey(capped.company_id, hour), sent: 1000 } }),
+    );
+    const target: Target = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 2 };
+    const answer = await send(target, {}, capped.company_id);
+    expectFailure(answer, 429, 12);
+    expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual((hour + 1) * 3600 - now);
+    expect(outboxMessages(e164(target))).toEqual([]);
+    // The refused send gave its per-phone count back.
+    const { Item } = await documentClient.send(
+      new GetCommand({ TableName: tableName, Key: phoneSendLimitKey(capped.company_id, e164(target)) }),
+    );
+    expect(Item).toBeUndefined();
+  });
+});
+
+describe('purposes', () => {
+  it('sends a phone-verification code without a token, and verifies it as verified: 1', async () => {
+    const target: Target = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 2 };
+    expect((await send(target)).status).toBe(200);
+    const answer = await verify(target, lastCodeSentTo(e164(target)));
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toEqual({ message: expect.any(String), verified: 1 });
+  });
+
+  it.each([3, 4])('otp_type %i needs the token of the phone owner: 401 without, 403 with another user’s', async (otpType) => {
+    const owner = await registeredCustomer();
+    const other = await registeredCustomer();
+    const target = { ...owner.login, otp_type: otpType };
+    expectFailure(await send(target), 401, 4);
+    expectFailure(await send(target, { Authorization: other.authorization }), 403, 5);
+    expectFailure(await verify(target, '123456', { Authorization: other.authorization }), 403, 5);
+    expectFailure(await verify(target, '123456'), 401, 4);
+
+    expect((await send(target, { Authorization: owner.authorization })).status).toBe(200);
+    const answer = await verify(target, lastCodeSentTo(e164(target)), { Authorization: owner.authorization });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.verified).toBe(1);
+  });
+
+  it('keeps codes of different purposes apart', async () => {
+    const target: Target = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 2 };
+    await send(target);
+    const code = lastCodeSentTo(e164(target));
+    expectFailure(await verify({ ...target, otp_type: 1 }, code), 400, 10);
+    expect((await verify(target, code)).status).toBe(200);
+  });
+});
+
+describe('tenant isolation', () => {
+  it("does not accept under another company a code sent under one company", async () => {
+    const other = await newCompany();
+    const { login } = await registeredCustomer();
+    await send(login);
+    const code = lastCodeSentTo(e164(login));
+    expectFailure(await verify(login, code, {}, other.company_id), 400, 10);
+    expect((await verify(login, code)).status).toBe(200);
+  });
+
+  it("refuses another company's token for a top-up code (401)", async () => {
+    const other = await newCompany();
+    const outsider = await registeredCustomer(other);
+    const { login } = await registeredCustomer();
+    expectFailure(await send({ ...login, otp_type: 3 }, { Authorization: outsider.authorization }), 401, 4);
+  });
+});
+
+describe('validation', () => {
+  it.each([
+    [{ otp_type: 5 }, 'otp_type'],
+    [{ otp_type: '1' }, 'otp_type'],
+    [{ user_type: 3 }, 'user_type'],
+    [{ phone_number: '5555555555' }, 'phone_number'],
+    [{ dial_code: undefined }, 'dial_code'],
+  ])('login_phone refuses %j', async (overrides, field) => {
+    const target = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 1, ...overrides };
+    const answer = await send(target as Target);
+    expectFailure(answer, 400, 1);
+    expect(answer.body.data.errors.map((error: { field: string }) => error.field)).toContain(field);
+  });
+
+  it.each(['12345', '1234567', 'abcdef', '', 123456])('verify_otp refuses otp %j', async (otp) => {
+    const target: Target = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 1 };
+    const answer = await verify(target, otp as string);
+    expectFailure(answer, 400, 1);
+    expect(answer.body.data.errors.map((error: { field: string }) => error.field)).toEqual(['otp']);
+  });
+});
