@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+
+// A loopback endpoint that answers like Amazon SNS's query API (form-encoded requests, XML
+// replies), so the real @aws-sdk/client-sns is exercised end to end without AWS.
+
+export interface PublishedSms {
+  action: string;
+  phoneNumber: string;
+  message: string;
+  attributes: Record<string, string>;
+}
+
+export interface FakeSns {
+  endpoint: string;
+  published: PublishedSms[];
+  /** The SNS error code the next Publish calls fail with, or undefined to succeed. */
+  failWith: string | undefined;
+  close(): Promise<void>;
+}
+
+function attributesOf(form: URLSearchParams): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (let index = 1; form.has(`MessageAttributes.entry.${index}.Name`); index++) {
+    attributes[form.get(`MessageAttributes.entry.${index}.Name`)!] = form.get(`MessageAttributes.entry.${index}.Value.StringValue`) ?? '';
+  }
+  return attributes;
+}
+
+export async function startFakeSns(): Promise<FakeSns> {
+  const fake: FakeSns = { endpoint: '', published: [], failWith: undefined, close: async () => {} };
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      const form = new URLSearchParams(body);
+      const requestId = randomUUID();
+      response.setHeader('content-type', 'text/xml');
+      if (fake.failWith) {
+        response.statusCode = 400;
+        response.end(
+          `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>Sender</Type>` +
+            `<Code>${fake.failWith}</Code><Message>Simulated ${fake.failWith}</Message></Error>` +
+            `<RequestId>${requestId}</RequestId></ErrorResponse>`,
+        );
+        return;
+      }
+      fake.published.push({
+        action: form.get('Action') ?? '',
+        phoneNumber: form.get('PhoneNumber') ?? '',
+        message: form.get('Message') ?? '',
+        attributes: attributesOf(form),
+      });
+      response.end(
+        `<PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><PublishResult>` +
+          `<MessageId>${randomUUID()}</MessageId></PublishResult>` +
+          `<ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata></PublishResponse>`,
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  fake.endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  fake.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return fake;
+}
