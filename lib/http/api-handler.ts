@@ -18,15 +18,16 @@ import {
 } from './middleware.js';
 
 /** What a handler receives: validated input and who is calling for which company. */
-export interface ApiCall<Body, Query> {
+export interface ApiCall<Body, Query, Auth extends AuthRequirement> {
   body: Body;
   query: Query;
   company: Company;
-  principal: Principal | undefined;
+  /** Always present where the endpoint requires a token. */
+  principal: Auth extends 'required' ? Principal : Principal | undefined;
 }
 
-export interface EndpointSpec<BodySchema extends z.ZodType, QuerySchema extends z.ZodType> {
-  auth: AuthRequirement;
+export interface EndpointSpec<BodySchema extends z.ZodType, QuerySchema extends z.ZodType, Auth extends AuthRequirement> {
+  auth: Auth;
   body?: BodySchema;
   query?: QuerySchema;
 }
@@ -40,9 +41,13 @@ export type LambdaHttpHandler = (
  * Builds an endpoint: the shared middy chain around a handler that takes validated input and
  * returns the success data. Handlers throw AppError for refusals and never build a response.
  */
-export function apiHandler<BodySchema extends z.ZodType = z.ZodType, QuerySchema extends z.ZodType = z.ZodType>(
-  spec: EndpointSpec<BodySchema, QuerySchema>,
-  handle: (call: ApiCall<z.output<BodySchema>, z.output<QuerySchema>>) => Promise<unknown>,
+export function apiHandler<
+  Auth extends AuthRequirement,
+  BodySchema extends z.ZodType = z.ZodType,
+  QuerySchema extends z.ZodType = z.ZodType,
+>(
+  spec: EndpointSpec<BodySchema, QuerySchema, Auth>,
+  handle: (call: ApiCall<z.output<BodySchema>, z.output<QuerySchema>, Auth>) => Promise<unknown>,
 ): LambdaHttpHandler {
   const chain = middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
     .use(envelope)
@@ -54,7 +59,8 @@ export function apiHandler<BodySchema extends z.ZodType = z.ZodType, QuerySchema
     .handler(async (event) => {
       const body = (spec.body ? parseInput(spec.body, event.jsonBody) : {}) as z.output<BodySchema>;
       const query = (spec.query ? parseInput(spec.query, event.queryStringParameters ?? {}) : {}) as z.output<QuerySchema>;
-      const data = await handle({ body, query, company: event.company, principal: event.principal });
+      const principal = event.principal as ApiCall<unknown, unknown, Auth>['principal'];
+      const data = await handle({ body, query, company: event.company, principal });
       return data as APIGatewayProxyStructuredResultV2;
     });
   return guardedHandler(chain as unknown as LambdaHttpHandler);

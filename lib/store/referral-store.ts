@@ -1,7 +1,22 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from './dynamo-client.js';
-import { notificationKey, referralCodeKey } from './keys.js';
+import { NOTIFICATION_PREFIX, notificationKey, referralCodeKey, userKey } from './keys.js';
 import type { TransactItem } from './transactions.js';
+
+/** The fields of a notification as the API lists it (the seed's section 2.4), nothing more. */
+export const LISTED_NOTIFICATION_FIELDS = [
+  'id',
+  'user_id',
+  'is_read',
+  'notification_title',
+  'notification_body',
+  'notification_type',
+  'notification_event_type',
+  'created_date',
+  'updated_date',
+] as const;
+
+export type ListedNotification = Pick<NotificationRecord, (typeof LISTED_NOTIFICATION_FIELDS)[number]>;
 
 export interface NotificationRecord {
   id: string;
@@ -44,4 +59,39 @@ export function notificationPut(companyId: string, notification: NotificationRec
       Item: { ...notificationKey(companyId, notification.user_id, createdAtMs, notification.id), ...notification },
     },
   };
+}
+
+export interface NotificationPage {
+  notifications: ListedNotification[];
+  /** Sort key of the last listed notification when more follow it, else undefined. */
+  lastSortKey: string | undefined;
+}
+
+/**
+ * A page of a user's notifications, newest first, from one Query on the user's own partition.
+ * One item more than the page is read, so the last page is known as such without an extra call.
+ */
+export async function queryNotifications(
+  companyId: string,
+  userId: string,
+  limit: number,
+  afterSortKey: string | undefined,
+): Promise<NotificationPage> {
+  const pk = userKey(companyId, userId).pk;
+  const { Items = [] } = await documentClient.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': NOTIFICATION_PREFIX },
+      ProjectionExpression: ['sk', ...LISTED_NOTIFICATION_FIELDS].join(', '),
+      ScanIndexForward: false,
+      Limit: limit + 1,
+      ...(afterSortKey ? { ExclusiveStartKey: { pk, sk: afterSortKey } } : {}),
+    }),
+  );
+  const page = Items.slice(0, limit);
+  const notifications = page.map((item) =>
+    Object.fromEntries(LISTED_NOTIFICATION_FIELDS.map((field) => [field, item[field]])),
+  ) as ListedNotification[];
+  return { notifications, lastSortKey: Items.length > limit ? (page.at(-1)!.sk as string) : undefined };
 }

@@ -51,6 +51,7 @@ describe('the packaged CloudFormation', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map((route) => route.Properties.RouteKey).sort();
     expect(routes).toEqual([
       '$default',
+      'GET /wallet/v3/reward_promotion/referral_program',
       'POST /wallet/v3/auth/login_phone',
       'POST /wallet/v3/auth/user_register',
       'POST /wallet/v3/auth/verify_otp',

@@ -1,0 +1,49 @@
+import type { Company } from '../companies/companies.js';
+import { AppError } from '../errors.js';
+import { queryNotifications, type ListedNotification } from '../store/referral-store.js';
+import { getUser } from '../store/user-store.js';
+import type { Principal } from '../tokens/access-tokens.js';
+import { UserType } from '../users/registration-input.js';
+import { decodeCursor, encodeCursor } from './referral-cursor.js';
+import type { ReferralListQuery } from './referral-list-input.js';
+
+export interface ReferralList {
+  notification: ListedNotification[];
+  referral_code: string;
+  referral_count: number;
+  next_cursor: string | null;
+}
+
+/** Whose list the caller may read: their own, or any user's of the company for an employee. */
+function listOwner(principal: Principal, requestedUserId: string | undefined): string {
+  const userId = requestedUserId ?? principal.userId;
+  if (userId !== principal.userId && principal.userType !== UserType.EMPLOYEE) {
+    throw new AppError('FORBIDDEN', { detail: "only an employee may read another user's referrals" });
+  }
+  return userId;
+}
+
+/** A page of a user's referral notifications, newest first, with their code and count (contract 3.4). */
+export async function listReferrals(
+  company: Company,
+  principal: Principal,
+  request: ReferralListQuery & { bodyUserId?: string | undefined },
+): Promise<ReferralList> {
+  const companyId = company.company_id;
+  const userId = listOwner(principal, request.user_id ?? request.bodyUserId);
+  const after = request.cursor ? decodeCursor(companyId, userId, request.cursor) : undefined;
+
+  // The user and the page are independent reads: made side by side.
+  const [user, page] = await Promise.all([
+    getUser(companyId, userId),
+    queryNotifications(companyId, userId, request.limit, after),
+  ]);
+  if (!user) throw new AppError('NOT_FOUND', { detail: 'no such user' });
+
+  return {
+    notification: page.notifications,
+    referral_code: user.referral_code,
+    referral_count: user.referral_count ?? 0,
+    next_cursor: page.lastSortKey ? encodeCursor(companyId, userId, page.lastSortKey) : null,
+  };
+}
