@@ -1,9 +1,13 @@
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { expect } from 'vitest';
+import { handler as register } from '../functions/user-register.js';
 import { createCompany, type Company } from '../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../lib/http/api-handler.js';
 import { toE164 } from '../lib/users/phone-number.js';
+import { registrationBody } from '../lib/users/registration-input.js';
+import { operatorPrincipal, registerUser } from '../lib/users/register-user.js';
 
 /** A company of the test's own, so tests never see each other's data. */
 export function newCompany(): Promise<Company> {
@@ -121,4 +125,40 @@ export function lastCodeSentTo(phoneE164: string, file?: string): string {
   const code = message?.match(/\b(\d{6})\b/)?.[1];
   if (!code) throw new Error(`no code was sent to ${phoneE164}`);
   return code;
+}
+
+/** Asserts a failure envelope with its status and error code. */
+export function expectFailure(answer: Answer, status: number, code: number): void {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  expect(answer.body.success).toBe(0);
+  expect(answer.body.error).toEqual([code]);
+}
+
+export interface Account {
+  userId: string;
+  referralCode: string;
+  /** The Authorization header value of the account's token. */
+  authorization: string;
+  /** The registration body it was created with. */
+  registration: Record<string, unknown>;
+}
+
+/** A customer registered through the registration endpoint. */
+export async function signUp(company: Company, overrides: Record<string, unknown> = {}): Promise<Account> {
+  const registration = sampleRegistration(overrides);
+  const answer = await invoke(register, {
+    path: '/wallet/v3/auth/user_register',
+    headers: { CompanyID: company.company_id },
+    body: registration,
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const { user_id: userId, referral_code: referralCode, token } = answer.body.data;
+  return { userId, referralCode, authorization: `Token ${token.token}`, registration };
+}
+
+/** An employee of the company, registered by an operator, with a working token. */
+export async function newEmployee(company: Company): Promise<Account> {
+  const registration = sampleRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined });
+  const result = await registerUser(company, registrationBody.parse(registration), operatorPrincipal(company.company_id));
+  return { userId: result.user_id, referralCode: result.referral_code, authorization: `Token ${result.token.token}`, registration };
 }

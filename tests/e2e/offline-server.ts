@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
+import type { Company } from '../../lib/companies/companies.js';
+import { newCompany } from '../helpers.js';
 import { freePort } from '../../scripts/local-dynamodb.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -58,4 +60,14 @@ export async function startOffline(extraEnv: Record<string, string> = {}): Promi
       rmSync(resolve(root, workFolder), { recursive: true, force: true });
     },
   };
+}
+
+/** For a test file: the service started before its tests and stopped after, with a company of its own. */
+export function useOfflineService(): { server: OfflineServer; company: Company } {
+  const fixture = {} as { server: OfflineServer; company: Company };
+  beforeAll(async () => {
+    [fixture.server, fixture.company] = await Promise.all([startOffline(), newCompany()]);
+  }, 180_000);
+  afterAll(() => fixture.server?.stop());
+  return fixture;
 }

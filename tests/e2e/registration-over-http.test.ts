@@ -1,19 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Company } from '../../lib/companies/companies.js';
-import { newCompany, sampleRegistration } from '../helpers.js';
-import { startOffline, type OfflineServer } from './offline-server.js';
+import { describe, expect, it } from 'vitest';
+import { sampleRegistration } from '../helpers.js';
+import { useOfflineService } from './offline-server.js';
 
-let server: OfflineServer;
-let company: Company;
-
-beforeAll(async () => {
-  [server, company] = await Promise.all([startOffline(), newCompany()]);
-}, 180_000);
-
-afterAll(() => server?.stop());
+const service = useOfflineService();
 
 async function call(method: string, path: string, headers: Record<string, string>, body?: string) {
-  const response = await fetch(`${server.baseUrl}${path}`, { method, headers, body });
+  const response = await fetch(`${service.server.baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
 }
@@ -24,13 +16,13 @@ const REGISTER = '/wallet/v3/auth/user_register';
 describe('registration over HTTP through serverless-offline', () => {
   it('registers the seed-shaped sample, then refuses the same phone with 409', async () => {
     const body = JSON.stringify(sampleRegistration());
-    const first = await call('POST', REGISTER, { ...json, CompanyID: company.company_id }, body);
-    expect(first.status, server.output()).toBe(200);
+    const first = await call('POST', REGISTER, { ...json, CompanyID: service.company.company_id }, body);
+    expect(first.status, service.server.output()).toBe(200);
     expect(first.body).toMatchObject({ success: 1, error: [], data: { token: { type: 'Token' } } });
     expect(first.body.data.user_id).toMatch(/^[0-9a-f]{32}$/);
     expect(first.headers.get('cache-control')).toBe('no-store');
 
-    const again = await call('POST', REGISTER, { ...json, companyid: company.company_id }, body);
+    const again = await call('POST', REGISTER, { ...json, companyid: service.company.company_id }, body);
     expect(again.status).toBe(409);
     expect(again.body).toEqual({
       success: 0,
@@ -40,11 +32,11 @@ describe('registration over HTTP through serverless-offline', () => {
   });
 
   it("registers an employee with an employee's token", async () => {
-    const customer = await call('POST', REGISTER, { ...json, CompanyID: company.company_id }, JSON.stringify(sampleRegistration()));
+    const customer = await call('POST', REGISTER, { ...json, CompanyID: service.company.company_id }, JSON.stringify(sampleRegistration()));
     const refused = await call(
       'POST',
       REGISTER,
-      { ...json, CompanyID: company.company_id, Authorization: `Token ${customer.body.data.token.token}` },
+      { ...json, CompanyID: service.company.company_id, Authorization: `Token ${customer.body.data.token.token}` },
       JSON.stringify(sampleRegistration({ user_type: 1 })),
     );
     expect(refused.status).toBe(403);
@@ -57,7 +49,7 @@ describe('registration over HTTP through serverless-offline', () => {
     ['an unknown route', 'GET', '/wallet/v3/unknown', undefined, 404, 6],
     ['the right path with the wrong method', 'GET', REGISTER, undefined, 404, 6],
   ])('answers %s in the envelope, never as a 200', async (_, method, path, body, status, code) => {
-    const answer = await call(method, path, { ...json, CompanyID: company.company_id }, body);
+    const answer = await call(method, path, { ...json, CompanyID: service.company.company_id }, body);
     expect(answer.status).toBe(status);
     expect(answer.body).toMatchObject({ success: 0, error: [code] });
     expect(answer.text).not.toMatch(/stack|Error:|at \//);

@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Company } from '../../lib/companies/companies.js';
-import { lastCodeSentTo, newCompany, sampleRegistration } from '../helpers.js';
-import { startOffline, type OfflineServer } from './offline-server.js';
+import { describe, expect, it } from 'vitest';
+import { lastCodeSentTo, sampleRegistration } from '../helpers.js';
+import { useOfflineService } from './offline-server.js';
 
-let server: OfflineServer;
-let company: Company;
-
-beforeAll(async () => {
-  [server, company] = await Promise.all([startOffline(), newCompany()]);
-}, 180_000);
-
-afterAll(() => server?.stop());
+const service = useOfflineService();
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.baseUrl}${path}`, {
+  const response = await fetch(`${service.server.baseUrl}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', CompanyID: company.company_id, ...headers },
+    headers: { 'content-type': 'application/json', CompanyID: service.company.company_id, ...headers },
     body: JSON.stringify(body),
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
@@ -24,7 +16,7 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 // serverless-offline drops the body of a GET, so user_id in a GET body (which API Gateway
 // passes on) is tested in process, in tests/referrals.
 async function get(path: string, headers: Record<string, string>) {
-  const response = await fetch(`${server.baseUrl}${path}`, { headers: { CompanyID: company.company_id, ...headers } });
+  const response = await fetch(`${service.server.baseUrl}${path}`, { headers: { CompanyID: service.company.company_id, ...headers } });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
@@ -32,11 +24,11 @@ describe('phone login over HTTP through serverless-offline', () => {
   it('registers, sends a code to the outbox, and verifies it into a working session', async () => {
     const registration = sampleRegistration();
     const registered = await post('/wallet/v3/auth/user_register', registration);
-    expect(registered.status, server.output()).toBe(200);
+    expect(registered.status, service.server.output()).toBe(200);
 
     const target = { dial_code: '+1', phone_number: registration.phone_number, user_type: 2, otp_type: 1 };
     const sent = await post('/wallet/v3/auth/login_phone', target);
-    expect(sent.status, server.output()).toBe(200);
+    expect(sent.status, service.server.output()).toBe(200);
     expect(sent.body).toEqual({ success: 1, error: [], data: { message: expect.any(String), expires_in: 300 } });
 
     const code = lastCodeSentTo(`+1${String(registration.phone_number)}`);
@@ -65,7 +57,7 @@ describe('the referral list over HTTP through serverless-offline', () => {
       expect(referred.status).toBe(200);
     }
     const all = await get('/wallet/v3/reward_promotion/referral_program', auth);
-    expect(all.status, server.output()).toBe(200);
+    expect(all.status, service.server.output()).toBe(200);
     expect(all.body.data.referral_count).toBe(2);
     expect(all.body.data.notification.map((n: { notification_body: string }) => n.notification_body)).toEqual([
       expect.stringContaining('Cal'),

@@ -1,7 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as loginPhone } from '../../functions/login-phone.js';
-import { handler as register } from '../../functions/user-register.js';
 import { handler as verifyOtp } from '../../functions/verify-otp.js';
 import { clock } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
@@ -9,12 +8,13 @@ import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
 import { companySendLimitKey, otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
 import { authenticate } from '../../lib/tokens/access-tokens.js';
 import {
+  expectFailure,
   invoke,
   lastCodeSentTo,
   newCompany,
   outboxMessages,
   randomPhoneNumber,
-  sampleRegistration,
+  signUp,
   type Answer,
 } from '../helpers.js';
 
@@ -58,20 +58,12 @@ function verify(target: Target, otp: string, headers: Record<string, string> = {
 
 /** A registered customer and the login target for their phone. */
 async function registeredCustomer(target: Company = company) {
-  const body = sampleRegistration();
-  const answer = await invoke(register, { path: '/wallet/v3/auth/user_register', headers: { CompanyID: target.company_id }, body });
-  expect(answer.status).toBe(200);
-  const login: Target = { dial_code: '+1', phone_number: String(body.phone_number), user_type: 2, otp_type: 1 };
-  return { userId: answer.body.data.user_id as string, authorization: `Token ${answer.body.data.token.token}`, login };
+  const account = await signUp(target);
+  const login: Target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
+  return { ...account, login };
 }
 
 const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-
-function expectFailure(answer: Answer, status: number, code: number) {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  expect(answer.body.success).toBe(0);
-  expect(answer.body.error).toEqual([code]);
-}
 
 describe('login by phone', () => {
   it('sends a 6-digit code by SMS to the E.164 number and stores only its keyed hash', async () => {

@@ -1,13 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as referralProgram } from '../../functions/referral-program.js';
-import { handler as register } from '../../functions/user-register.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
 import { userKey } from '../../lib/store/keys.js';
-import { registrationBody } from '../../lib/users/registration-input.js';
-import { operatorPrincipal, registerUser } from '../../lib/users/register-user.js';
-import { invoke, newCompany, sampleRegistration, type Answer } from '../helpers.js';
+import { expectFailure, invoke, newCompany, newEmployee, signUp, type Account, type Answer } from '../helpers.js';
 
 const PATH = '/wallet/v3/reward_promotion/referral_program';
 let company: Company;
@@ -15,29 +12,6 @@ let company: Company;
 beforeAll(async () => {
   company = await newCompany();
 });
-
-interface Account {
-  userId: string;
-  referralCode: string;
-  authorization: string;
-}
-
-async function signUp(target: Company = company, overrides: Record<string, unknown> = {}): Promise<Account> {
-  const answer = await invoke(register, {
-    path: '/wallet/v3/auth/user_register',
-    headers: { CompanyID: target.company_id },
-    body: sampleRegistration(overrides),
-  });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  const { user_id: userId, referral_code: referralCode, token } = answer.body.data;
-  return { userId, referralCode, authorization: `Token ${token.token}` };
-}
-
-async function employeeOf(target: Company): Promise<Account> {
-  const input = registrationBody.parse(sampleRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined }));
-  const result = await registerUser(target, input, operatorPrincipal(target.company_id));
-  return { userId: result.user_id, referralCode: result.referral_code, authorization: `Token ${result.token.token}` };
-}
 
 function list(account: Account | undefined, query: Record<string, string> = {}, options: { body?: unknown; companyId?: string } = {}): Promise<Answer> {
   return invoke(referralProgram, {
@@ -57,15 +31,9 @@ async function referMany(referrer: Account, count: number, concurrency = 5): Pro
   }
 }
 
-function expectFailure(answer: Answer, status: number, code: number) {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  expect(answer.body.success).toBe(0);
-  expect(answer.body.error).toEqual([code]);
-}
-
 describe('the referral list', () => {
   it('lists referral notifications newest first, with exactly the seed fields, the code and the count', async () => {
-    const referrer = await signUp();
+    const referrer = await signUp(company);
     await signUp(company, { first_name: 'Bea', referral_code: referrer.referralCode });
     await signUp(company, { first_name: 'Cal', referral_code: referrer.referralCode });
 
@@ -102,13 +70,13 @@ describe('the referral list', () => {
   });
 
   it('answers an empty list with the own code and a zero count for a new user', async () => {
-    const loner = await signUp();
+    const loner = await signUp(company);
     const answer = await list(loner);
     expect(answer.body.data).toEqual({ notification: [], referral_code: loner.referralCode, referral_count: 0, next_cursor: null });
   });
 
   it('pages through 45 referrals with limit 20: three pages, nothing repeated, nothing missed', async () => {
-    const referrer = await signUp();
+    const referrer = await signUp(company);
     await referMany(referrer, 45);
     const seen: string[] = [];
     const pageSizes: number[] = [];
@@ -127,7 +95,7 @@ describe('the referral list', () => {
   }, 120_000);
 
   it('keeps referral_count exact under 20 concurrent sign-ups with one code', async () => {
-    const referrer = await signUp();
+    const referrer = await signUp(company);
     await referMany(referrer, 20, 20);
     const answer = await list(referrer, { limit: '100' });
     expect(answer.body.data.referral_count).toBe(20);
@@ -137,7 +105,7 @@ describe('the referral list', () => {
   }, 120_000);
 
   it('pages one by one with limit=1', async () => {
-    const referrer = await signUp();
+    const referrer = await signUp(company);
     await referMany(referrer, 2);
     const first = await list(referrer, { limit: '1' });
     expect(first.body.data.notification).toHaveLength(1);
@@ -150,21 +118,21 @@ describe('the referral list', () => {
 
 describe('paging input', () => {
   it.each(['0', '101', '-1', 'ten', '1.5', '1e2'])('refuses limit=%j with 400, code 1', async (limit) => {
-    const owner = await signUp();
+    const owner = await signUp(company);
     const answer = await list(owner, { limit });
     expectFailure(answer, 400, 1);
     expect(answer.body.data.errors[0].field).toBe('limit');
   });
 
   it('treats an empty limit as absent', async () => {
-    const owner = await signUp();
+    const owner = await signUp(company);
     expect((await list(owner, { limit: '' })).status).toBe(200);
   });
 
   it('refuses a tampered, foreign or garbage cursor with 400, code 1', async () => {
-    const referrer = await signUp();
+    const referrer = await signUp(company);
     await referMany(referrer, 2);
-    const other = await signUp();
+    const other = await signUp(company);
     const { next_cursor: cursor } = (await list(referrer, { limit: '1' })).body.data;
     const [key, signature] = cursor.split('.');
     const otherKey = Buffer.from(Buffer.from(key, 'base64url').toString().replace(/#(\d)/, '#9')).toString('base64url');
@@ -174,7 +142,7 @@ describe('paging input', () => {
       expect(answer.body.data.errors[0].field).toBe('cursor');
     }
     // A cursor of one user's list is no cursor for another's, even for an employee reading both.
-    const employee = await employeeOf(company);
+    const employee = await newEmployee(company);
     expectFailure(await list(employee, { user_id: other.userId, cursor }), 400, 1);
     expect((await list(employee, { user_id: referrer.userId, limit: '1', cursor })).status).toBe(200);
   });
@@ -183,27 +151,27 @@ describe('paging input', () => {
 describe('access', () => {
   it('needs a token: 401, code 4', async () => {
     expectFailure(await list(undefined), 401, 4);
-    expectFailure(await list({ userId: '', referralCode: '', authorization: 'Token nonsense-token-value-123' }), 401, 4);
+    expectFailure(await list({ userId: '', referralCode: '', authorization: 'Token nonsense-token-value-123', registration: {} }), 401, 4);
   });
 
   it('reads user_id from the query string, or from a JSON body as the seed sends it', async () => {
-    const owner = await signUp();
+    const owner = await signUp(company);
     expect((await list(owner, { user_id: owner.userId })).status).toBe(200);
     expect((await list(owner, {}, { body: { user_id: owner.userId.toUpperCase() } })).status).toBe(200);
   });
 
   it("refuses a customer reading another user's list with 403, code 5", async () => {
-    const owner = await signUp();
-    const nosy = await signUp();
+    const owner = await signUp(company);
+    const nosy = await signUp(company);
     expectFailure(await list(nosy, { user_id: owner.userId }), 403, 5);
     expectFailure(await list(nosy, {}, { body: { user_id: owner.userId } }), 403, 5);
     expectFailure(await list(nosy, { user_id: '0'.repeat(32) }), 403, 5);
   });
 
   it("lets an employee of the company read any user's list, and answers an unknown user with 404, code 6", async () => {
-    const owner = await signUp();
+    const owner = await signUp(company);
     await signUp(company, { referral_code: owner.referralCode });
-    const employee = await employeeOf(company);
+    const employee = await newEmployee(company);
     const answer = await list(employee, { user_id: owner.userId });
     expect(answer.status).toBe(200);
     expect(answer.body.data.referral_count).toBe(1);
@@ -214,14 +182,14 @@ describe('access', () => {
   it("refuses another company's token with 401, and lets no employee read another company's users", async () => {
     const other = await newCompany();
     const outsider = await signUp(other);
-    const owner = await signUp();
+    const owner = await signUp(company);
     expectFailure(await list(outsider), 401, 4);
-    const foreignEmployee = await employeeOf(other);
+    const foreignEmployee = await newEmployee(other);
     expectFailure(await list(foreignEmployee, { user_id: owner.userId }, { companyId: other.company_id }), 404, 6);
   });
 
   it('validates user_id', async () => {
-    const owner = await signUp();
+    const owner = await signUp(company);
     const answer = await list(owner, { user_id: 'not-a-user' });
     expectFailure(answer, 400, 1);
     expect(answer.body.data.errors[0].field).toBe('user_id');

@@ -6,9 +6,7 @@ import { hashToken, verifyPassword, verifyPin } from '../../lib/secrets/hashing.
 import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
 import { emailClaimKey, phoneClaimKey, referralCodeKey, tokenKey, userKey } from '../../lib/store/keys.js';
 import { getUser, type UserRecord } from '../../lib/store/user-store.js';
-import { registrationBody } from '../../lib/users/registration-input.js';
-import { operatorPrincipal, registerUser } from '../../lib/users/register-user.js';
-import { invoke, newCompany, randomPhoneNumber, sampleRegistration, type Answer } from '../helpers.js';
+import { invoke, newCompany, newEmployee, randomPhoneNumber, sampleRegistration, type Answer } from '../helpers.js';
 
 const PATH = '/wallet/v3/auth/user_register';
 
@@ -28,13 +26,6 @@ async function storedUser(userId: string): Promise<UserRecord> {
 
 function fieldsOf(answer: Answer): string[] {
   return (answer.body.data.errors ?? []).map((error: { field: string }) => error.field);
-}
-
-/** An employee of the company, registered by an operator, with a working token. */
-async function newEmployee(target: Company = company) {
-  const input = registrationBody.parse(sampleRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined }));
-  const result = await registerUser(target, input, operatorPrincipal(target.company_id));
-  return { userId: result.user_id, authorization: `Token ${result.token.token}` };
 }
 
 beforeAll(async () => {
@@ -121,7 +112,7 @@ describe('registration of a customer', () => {
 
   it('accepts kyc_process_status as an integer or a string holding one', async () => {
     for (const value of [2, '3']) {
-      const employee = await newEmployee();
+      const employee = await newEmployee(company);
       const answer = await registerIn(sampleRegistration({ kyc_process_status: value }), { Authorization: employee.authorization });
       expect(answer.status).toBe(200);
       expect((await storedUser(answer.body.data.user_id)).kyc_process_status).toBe(Number(value));
@@ -234,7 +225,7 @@ describe('identity is unique per company, phone or email, and user type', () => 
   it('lets the same phone register once as a customer and once as an employee', async () => {
     const body = sampleRegistration();
     expect((await registerIn(body)).status).toBe(200);
-    const employee = await newEmployee();
+    const employee = await newEmployee(company);
     const asEmployee = await registerIn({ ...body, user_type: 1 }, { Authorization: employee.authorization });
     expect(asEmployee.status).toBe(200);
   });
@@ -284,7 +275,7 @@ describe('employees', () => {
   });
 
   it("registers an employee with an employee's token, cretaed_by from the token, KYC fields as sent", async () => {
-    const employee = await newEmployee();
+    const employee = await newEmployee(company);
     const answer = await registerIn(
       sampleRegistration({ user_type: 1, kyc_status: 2, kyc_process_status: '3', status_id: 4, cretaed_by: '0'.repeat(32) }),
       { authorization: employee.authorization.replace('Token', 'token') },
@@ -305,7 +296,7 @@ describe('employees', () => {
   });
 
   it('refuses an expired token with 401', async () => {
-    const employee = await newEmployee();
+    const employee = await newEmployee(company);
     const hash = hashToken(employee.authorization.slice('Token '.length));
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     await documentClient.send(
