@@ -1,8 +1,6 @@
+import { registerUserEndpoint } from '../lib/api/register-user-endpoint.js';
 import { apiHandler } from '../lib/http/api-handler.js';
-import { registrationBody } from '../lib/users/registration-input.js';
 import { registerUser } from '../lib/users/register-user.js';
 
 // POST /wallet/v3/auth/user_register (API contract 3.1)
-export const handler = apiHandler({ auth: 'optional', body: registrationBody }, ({ body, company, principal }) =>
-  registerUser(company, body, principal),
-);
+export const handler = apiHandler(registerUserEndpoint, ({ body, company, principal }) => registerUser(company, body, principal));

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { phoneFields, withPhoneE164 } from '../users/phone-number.js';
 import { UserType } from '../users/registration-input.js';
 

@@ -8,13 +8,9 @@ import { putOtp } from '../store/otp-store.js';
 import type { Principal } from '../tokens/access-tokens.js';
 import { newOtpCode, otpCodeHash } from './otp-codes.js';
 import { OtpType, type SendCodeInput } from './otp-input.js';
+import type { SendCodeResult } from './otp-results.js';
 import { phoneOwnerFor } from './phone-owner.js';
 import { reserveSend } from './send-limits.js';
-
-export interface SendCodeResult {
-  message: string;
-  expires_in: number;
-}
 
 function smsText(company: Company, code: string): string {
   const minutes = Math.round(config.otp.ttlSeconds / 60);

@@ -7,11 +7,8 @@ import { consumeOtp, countWrongTry } from '../store/otp-store.js';
 import { createAccessToken, TOKEN_TYPE, type Principal } from '../tokens/access-tokens.js';
 import { otpCodeHash } from './otp-codes.js';
 import { OtpType, OWNER_ONLY_OTP_TYPES, type VerifyCodeInput } from './otp-input.js';
+import type { VerifyCodeResult } from './otp-results.js';
 import { phoneOwnerFor } from './phone-owner.js';
-
-export type VerifyCodeResult =
-  | { message: string; token: { type: typeof TOKEN_TYPE; token: string }; user_id: string }
-  | { message: string; verified: 1 };
 
 /**
  * Checks a code (API contract 3.3). A right code is consumed in the same atomic step that

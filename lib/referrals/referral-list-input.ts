@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // The referral list's input (API contract 3.4): user_id in the query string, or in a JSON
 // body as the seed's sample sends it; limit and cursor page through the list.

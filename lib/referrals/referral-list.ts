@@ -1,18 +1,12 @@
 import type { Company } from '../companies/companies.js';
 import { AppError } from '../errors.js';
-import { queryNotifications, type ListedNotification } from '../store/referral-store.js';
+import { queryNotifications } from '../store/referral-store.js';
 import { getUser } from '../store/user-store.js';
 import type { Principal } from '../tokens/access-tokens.js';
 import { UserType } from '../users/registration-input.js';
 import { decodeCursor, encodeCursor } from './referral-cursor.js';
 import type { ReferralListQuery } from './referral-list-input.js';
-
-export interface ReferralList {
-  notification: ListedNotification[];
-  referral_code: string;
-  referral_count: number;
-  next_cursor: string | null;
-}
+import type { ReferralListResult } from './referral-list-result.js';
 
 /** Whose list the caller may read: their own, or any user's of the company for an employee. */
 function listOwner(principal: Principal, requestedUserId: string | undefined): string {
@@ -28,7 +22,7 @@ export async function listReferrals(
   company: Company,
   principal: Principal,
   request: ReferralListQuery & { bodyUserId?: string | undefined },
-): Promise<ReferralList> {
+): Promise<ReferralListResult> {
   const companyId = company.company_id;
   const userId = listOwner(principal, request.user_id ?? request.bodyUserId);
   const after = request.cursor ? decodeCursor(companyId, userId, request.cursor) : undefined;

@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Phone numbers are checked with libphonenumber's full metadata (real number plans, not just
 // lengths) and stored in E.164, the form SNS sends SMS to.

@@ -17,13 +17,7 @@ import {
 } from '../store/user-store.js';
 import { issueAccessToken, TOKEN_TYPE, type Principal } from '../tokens/access-tokens.js';
 import { UserType, type RegistrationInput } from './registration-input.js';
-
-export interface RegistrationResult {
-  message: string;
-  token: { type: typeof TOKEN_TYPE; token: string };
-  user_id: string;
-  referral_code: string;
-}
+import type { RegistrationResult } from './registration-result.js';
 
 /** What the registration transaction's conditions guard, to name a failure. */
 type RegistrationGuard = 'user' | 'phone' | 'email' | 'referral_code' | 'token' | 'referrer' | 'notification' | 'parent';

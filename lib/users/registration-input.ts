@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { phoneFields, withPhoneE164 } from './phone-number.js';
 
 // The registration body (API contract 3.1): one schema validates it and gives its type.
@@ -68,6 +68,8 @@ const registrationFields = withPhoneE164(
     device_unique_id: shortText(256).optional(),
     parent_user_id: z.string().regex(/^[0-9a-fA-F]{32}$/, 'must be a 32-hex user id').transform((value) => value.toLowerCase()).optional(),
     referral_code: z.string().trim().regex(/^[0-9A-Za-z]{4,32}$/, 'must be letters and digits').transform((value) => value.toUpperCase()).optional(),
+    // The seed lists it; the server sets it from the caller's token instead.
+    cretaed_by: z.unknown().optional().meta({ description: 'Accepted and ignored: set from the token, never from the body' }),
   }),
 );
 

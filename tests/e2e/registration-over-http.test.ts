@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sampleRegistration } from '../helpers.js';
+import { expectDocumented } from './conformance.js';
 import { useOfflineService } from './offline-server.js';
 
 const service = useOfflineService();
@@ -7,7 +8,9 @@ const service = useOfflineService();
 async function call(method: string, path: string, headers: Record<string, string>, body?: string) {
   const response = await fetch(`${service.server.baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
+  const answer = { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
+  expectDocumented({ method, path, ...answer });
+  return answer;
 }
 
 const json = { 'content-type': 'application/json' };

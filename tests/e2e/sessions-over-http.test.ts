@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lastCodeSentTo, sampleRegistration } from '../helpers.js';
+import { expectDocumented } from './conformance.js';
 import { useOfflineService } from './offline-server.js';
 
 const service = useOfflineService();
@@ -10,14 +11,18 @@ async function post(path: string, body: unknown, headers: Record<string, string>
     headers: { 'content-type': 'application/json', CompanyID: service.company.company_id, ...headers },
     body: JSON.stringify(body),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+  const answer = { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+  expectDocumented({ method: 'POST', path, ...answer });
+  return answer;
 }
 
 // serverless-offline drops the body of a GET, so user_id in a GET body (which API Gateway
 // passes on) is tested in process, in tests/referrals.
 async function get(path: string, headers: Record<string, string>) {
   const response = await fetch(`${service.server.baseUrl}${path}`, { headers: { CompanyID: service.company.company_id, ...headers } });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  const answer = { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+  expectDocumented({ method: 'GET', path, ...answer });
+  return answer;
 }
 
 describe('phone login over HTTP through serverless-offline', () => {

@@ -1,0 +1,47 @@
+import { sampleToken, sampleUserId, type Endpoint } from './endpoint.js';
+import { registrationBody } from '../users/registration-input.js';
+import { registrationResult } from '../users/registration-result.js';
+
+export const registerUserEndpoint = {
+  operationId: 'registerUser',
+  method: 'POST',
+  path: '/wallet/v3/auth/user_register',
+  summary: 'Register a user',
+  description:
+    'Registers a customer (user_type 2, no token needed) or an employee (user_type 1, needs an ' +
+    "employee's token). Answers a session token, the user id and the user's own referral code. " +
+    'Optional fields sent as "" or null count as absent; unknown fields are ignored. ' +
+    '`location_poin` is accepted as an alias of `location_point`.',
+  auth: 'optional',
+  body: registrationBody,
+  result: registrationResult,
+  errors: ['FORBIDDEN', 'ALREADY_REGISTERED', 'INVALID_REFERRAL_CODE'],
+  examples: {
+    request: {
+      dial_code: '+1',
+      phone_number: '2025550143',
+      user_type: 2,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      account_number_prefix: 'AC',
+      password: 'correct horse battery',
+      email: 'ada@example.com',
+      login_pin: '2580',
+      transaction_pin: '1397',
+      status_id: 1,
+      birth_date: 631152000000,
+      image: 'https://example.com/ada.png',
+      kyc_status: 1,
+      country_id: 'US',
+      kyc_process_status: '1',
+      location_point: '23.0225,72.5714',
+      device_type: 1,
+      device_id: 'device-1',
+      parent_user_id: '',
+      device_unique_id: 'unique-1',
+      referral_code: '',
+      cretaed_by: '',
+    },
+    result: { message: 'User registered successfully', token: sampleToken, user_id: sampleUserId, referral_code: '94MQE4QQ' },
+  },
+} as const satisfies Endpoint;

@@ -1,0 +1,15 @@
+import * as z from 'zod';
+import { sessionResult } from '../tokens/session-result.js';
+
+export const sendCodeResult = z.object({
+  message: z.string(),
+  expires_in: z.int().meta({ description: 'Seconds the code stays valid' }),
+});
+
+export const verifyCodeResult = z.union([
+  sessionResult.meta({ description: 'otp_type 1 (login): a session' }),
+  z.object({ message: z.string(), verified: z.literal(1) }).meta({ description: 'otp_type 2, 3, 4' }),
+]);
+
+export type SendCodeResult = z.output<typeof sendCodeResult>;
+export type VerifyCodeResult = z.output<typeof verifyCodeResult>;

@@ -1,0 +1,18 @@
+import * as z from 'zod';
+
+// What a client receives when it gets a session: from registration and from a login code.
+
+export const USER_ID_PATTERN = /^[0-9a-f]{32}$/;
+
+export const sessionResult = z.object({
+  message: z.string(),
+  token: z
+    .object({
+      type: z.literal('Token').meta({ description: 'The scheme name to send in Authorization' }),
+      token: z.string().meta({ description: 'Opaque; 256 random bits, base64url. Valid 30 days.' }),
+    })
+    .meta({ description: 'Send back as `Authorization: Token <token>`' }),
+  user_id: z.string().regex(USER_ID_PATTERN).meta({ description: '32 lower-case hex characters' }),
+});
+
+export type SessionResult = z.output<typeof sessionResult>;

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { endpoints } from '../../lib/api/endpoints.js';
+import { openApiDocument } from '../../lib/api/openapi-document.js';
+import { OPENAPI_FILE, renderOpenApi } from '../../scripts/openapi.js';
+
+const document = openApiDocument() as any;
+
+describe('docs/openapi.json', () => {
+  it('is what the code generates (run `npm run openapi` after changing a schema)', () => {
+    expect(readFileSync(OPENAPI_FILE, 'utf8')).toBe(renderOpenApi());
+  });
+
+  it('describes every operation with the CompanyID header, its token rule, its body and answers', () => {
+    expect(document.openapi).toBe('3.1.0');
+    for (const endpoint of endpoints) {
+      const operation = document.paths[endpoint.path][endpoint.method.toLowerCase()];
+      expect(operation.operationId).toBe(endpoint.operationId);
+      expect(operation.parameters[0]).toEqual({ $ref: '#/components/parameters/CompanyID' });
+      const tokenRequired = operation.security.length === 1 && 'token' in operation.security[0];
+      expect(tokenRequired).toBe(endpoint.auth === 'required');
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '413', '500', '401']));
+      expect(operation.responses['200'].content['application/json'].example.data).toEqual(endpoint.examples.result);
+    }
+    expect(document.components.securitySchemes.token).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+  });
+
+  it('lists the codes each failure status carries, from the one error table', () => {
+    const register = document.paths['/wallet/v3/auth/user_register'].post.responses;
+    expect(register['409'].content['application/json'].schema.properties.error.items.enum).toEqual([7]);
+    expect(register['400'].content['application/json'].schema.properties.error.items.enum.sort()).toEqual([1, 2, 8]);
+    const send = document.paths['/wallet/v3/auth/login_phone'].post.responses;
+    expect(send['429'].headers['Retry-After']).toBeDefined();
+  });
+
+  it('documents the optional-field leniency: "" and null are accepted where a field is optional', () => {
+    const body = document.paths['/wallet/v3/auth/user_register'].post.requestBody.content['application/json'].schema;
+    expect(body.required).toContain('phone_number');
+    expect(body.properties.email.anyOf).toEqual(expect.arrayContaining([{ const: '' }, { type: 'null' }]));
+  });
+});
