@@ -27,10 +27,11 @@ function localServerSecret(): string {
   return readFileSync(file, 'utf8').trim();
 }
 
+let dynamo: LocalDynamoDb | undefined;
+
 async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
 
-  let dynamo: LocalDynamoDb | undefined;
   let endpoint = process.env.DYNAMODB_ENDPOINT;
   if (!endpoint) {
     if (!javaAvailable()) {
@@ -91,7 +92,8 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
+main().catch(async (error: unknown) => {
   console.error(`[start] ${error instanceof Error ? error.message : String(error)}`);
+  await dynamo?.stop();
   process.exit(1);
 });

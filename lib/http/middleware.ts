@@ -16,7 +16,6 @@ export interface ApiEvent extends APIGatewayProxyEventV2 {
   jsonBody: Record<string, unknown>;
 }
 
-export type ApiRequest = middy.Request<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>;
 type ApiMiddleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>;
 
 /** API Gateway lowercases header names, other callers may not: the chain reads lowercase only. */

@@ -14,5 +14,3 @@ export const sessionResult = z.object({
     .meta({ description: 'Send back as `Authorization: Token <token>`' }),
   user_id: z.string().regex(USER_ID_PATTERN).meta({ description: '32 lower-case hex characters' }),
 });
-
-export type SessionResult = z.output<typeof sessionResult>;
