@@ -9,7 +9,10 @@ export interface Config {
    * its default port and every other stage the AWS regional endpoint.
    */
   dynamodbEndpoint: string | undefined;
-  /** Milliseconds before a DynamoDB call is abandoned, so a slow table fails fast. */
+  /**
+   * Milliseconds before one attempt of a DynamoDB call is abandoned, so a slow table fails fast;
+   * the SDK makes up to 3 attempts, which must all fit in the Lambda timeout.
+   */
   dynamodbTimeoutMs: number;
   region: string;
   /**
@@ -46,6 +49,8 @@ export interface Config {
     senderId: string | undefined;
     /** Optional origination number (E.164) registered in the AWS account. */
     originationNumber: string | undefined;
+    /** Milliseconds before one attempt to publish an SMS is abandoned (the SDK makes up to 2). */
+    timeoutMs: number;
   };
 }
 
@@ -78,7 +83,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stage,
     tableName: text(env, 'TABLE_NAME', `wallet-auth-${stage}`),
     dynamodbEndpoint: text(env, 'DYNAMODB_ENDPOINT') || (stage === 'local' ? LOCAL_DYNAMODB_ENDPOINT : undefined),
-    dynamodbTimeoutMs: integer(env, 'DYNAMODB_TIMEOUT_MS', 3000),
+    dynamodbTimeoutMs: integer(env, 'DYNAMODB_TIMEOUT_MS', 1000),
     region: text(env, 'AWS_REGION', text(env, 'AWS_DEFAULT_REGION', 'us-east-1')),
     serverSecret: text(env, 'SERVER_SECRET'),
     tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 30 * 24 * 3600),
@@ -98,6 +103,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       snsEndpoint: text(env, 'SNS_ENDPOINT') || undefined,
       senderId: text(env, 'SMS_SENDER_ID') || undefined,
       originationNumber: text(env, 'SMS_ORIGINATION_NUMBER') || undefined,
+      timeoutMs: integer(env, 'SMS_TIMEOUT_MS', 2000),
     },
   };
 }

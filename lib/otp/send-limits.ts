@@ -51,7 +51,15 @@ export async function reserveSend(companyId: string, phone: string): Promise<Sen
   const phoneSend = await countPhoneSend(companyId, phone, now);
   const hour = Math.floor(now / HOUR);
   const releasePhone = () => uncountPhoneSend(companyId, phone, now, phoneSend.before);
-  if (!(await countCompanySend(companyId, hour, config.otp.sendsPerCompanyPerHour))) {
+  let companyCounted: boolean;
+  try {
+    companyCounted = await countCompanySend(companyId, hour, config.otp.sendsPerCompanyPerHour);
+  } catch (error) {
+    // The send will not happen, so the phone must not keep its count (best effort: the table is failing).
+    await releasePhone().catch(() => undefined);
+    throw error;
+  }
+  if (!companyCounted) {
     await releasePhone();
     throw tooManyRequests((hour + 1) * HOUR - now);
   }

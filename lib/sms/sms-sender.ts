@@ -1,6 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../config.js';
 
 // Text messages leave the service here: through Amazon SNS on a deployed stage, or into a
@@ -16,12 +17,21 @@ export type SendText = (message: TextMessage) => Promise<void>;
 
 let snsClient: SNSClient | undefined;
 
-/** Publish straight to the phone number as a transactional SMS (higher delivery priority). */
+/**
+ * Publish straight to the phone number as a transactional SMS (higher delivery priority). A
+ * stuck SNS is abandoned after two timed-out attempts (the SDK's default is to wait 5 minutes),
+ * so the caller gets its answer, and its send back, well inside the Lambda timeout.
+ */
 const sendThroughSns: SendText = async ({ phoneNumber, text }) => {
   snsClient ??= new SNSClient({
     region: config.region,
     ...(config.sms.snsEndpoint ? { endpoint: config.sms.snsEndpoint } : {}),
     maxAttempts: 2,
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: config.sms.timeoutMs,
+      requestTimeout: config.sms.timeoutMs,
+      throwOnRequestTimeout: true,
+    }),
   });
   const attribute = (value: string) => ({ DataType: 'String', StringValue: value });
   await snsClient.send(

@@ -3,8 +3,10 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../config.js';
 
-// Created once per container and shared by every call; timeouts keep a slow table from
-// holding a request until the Lambda timeout.
+// Created once per container and shared by every call. Each attempt is abandoned after
+// config.dynamodbTimeoutMs (throwOnRequestTimeout: without it the SDK only logs a warning and
+// keeps waiting), so a stuck table costs at most 3 attempts and their backoff: with the 1 s
+// default about 3.5 s, well inside the 10 s Lambda timeout.
 // DynamoDB Local accepts any credentials; dummy ones keep the SDK from looking for real ones.
 const localCredentials =
   config.dynamodbEndpoint && !process.env.AWS_ACCESS_KEY_ID ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined;
@@ -16,6 +18,7 @@ const client = new DynamoDBClient({
   requestHandler: new NodeHttpHandler({
     connectionTimeout: config.dynamodbTimeoutMs,
     requestTimeout: config.dynamodbTimeoutMs,
+    throwOnRequestTimeout: true,
   }),
 });
 

@@ -16,6 +16,8 @@ export interface FakeSns {
   published: PublishedSms[];
   /** The SNS error code the next Publish calls fail with, or undefined to succeed. */
   failWith: string | undefined;
+  /** While true, Publish calls get no answer at all: a stuck SNS. */
+  hang: boolean;
   close(): Promise<void>;
 }
 
@@ -28,11 +30,12 @@ function attributesOf(form: URLSearchParams): Record<string, string> {
 }
 
 export async function startFakeSns(): Promise<FakeSns> {
-  const fake: FakeSns = { endpoint: '', published: [], failWith: undefined, close: async () => {} };
+  const fake: FakeSns = { endpoint: '', published: [], failWith: undefined, hang: false, close: async () => {} };
   const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
+      if (fake.hang) return;
       const form = new URLSearchParams(body);
       const requestId = randomUUID();
       response.setHeader('content-type', 'text/xml');
@@ -61,6 +64,10 @@ export async function startFakeSns(): Promise<FakeSns> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   fake.endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  fake.close = () => new Promise((resolve) => server.close(() => resolve()));
+  fake.close = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return fake;
 }

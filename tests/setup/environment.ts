@@ -13,6 +13,8 @@ Object.assign(process.env, {
   AWS_SECRET_ACCESS_KEY: 'local',
   AWS_REGION: 'us-east-1',
   LOG_LEVEL: 'WARN',
+  // A loaded CI machine can stall DynamoDB Local for a moment; the fault tests set their own.
+  DYNAMODB_TIMEOUT_MS: '3000',
   SMS_SENDER: 'outbox',
   // One outbox per test file.
   SMS_OUTBOX_FILE: join(tmpdir(), `wallet-outbox-${randomUUID()}.jsonl`),

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { freePort } from './local-dynamodb.js';
+
+// The real service as npm start runs it: serverless-offline building the handlers with esbuild,
+// on free loopback ports. Used by the HTTP tests (tests/e2e) and the load run (scripts/load.ts).
+
+const root = resolve(import.meta.dirname, '..');
+
+export interface OfflineService {
+  baseUrl: string;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+export interface OfflineOptions {
+  /** The serverless stage; it names the table (wallet-auth-<stage>). */
+  stage: string;
+  /** Added to this process's environment for the service. */
+  env?: Record<string, string>;
+  /** More serverless-offline options, such as --useInProcess. */
+  args?: string[];
+}
+
+export async function startOfflineService({ stage, env = {}, args = [] }: OfflineOptions): Promise<OfflineService> {
+  const [port, lambdaPort] = [await freePort(), await freePort()];
+  const workFolder = `.esbuild-${stage}-${port}`;
+  const child = spawn(process.execPath, ['node_modules/serverless/bin/serverless.js', 'offline', 'start', '--stage', stage, ...args], {
+    cwd: root,
+    // Its own process group, so stop() ends serverless-offline and everything it started.
+    detached: true,
+    env: { ...process.env, PORT: String(port), LAMBDA_PORT: String(lambdaPort), ESBUILD_WORK_FOLDER: workFolder, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => (output += chunk.toString());
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((done) => child.once('exit', done));
+      process.kill(-child.pid!, 'SIGTERM');
+      await Promise.race([exited, new Promise((done) => setTimeout(done, 5000))]);
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+    }
+    rmSync(resolve(root, workFolder), { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`serverless offline exited: ${output}`);
+    }
+    if (output.includes('Server ready')) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`serverless offline did not start: ${output}`);
+    }
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  return { baseUrl: `http://127.0.0.1:${port}`, output: () => output, stop };
+}

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+// A loopback HTTP proxy in front of DynamoDB Local that injects faults at the network
+// boundary, so the real SDK client (its timeouts, retries and error parsing) meets them.
+
+export type FaultMode =
+  /** Forward to DynamoDB and return its answer. */
+  | 'pass'
+  /** Accept the request and never answer: a slow or stuck table. */
+  | 'hang'
+  /** Close the connection at once. */
+  | 'reset'
+  /** Answer HTTP 400 ThrottlingException, as DynamoDB does when over capacity. */
+  | 'throttle'
+  /** Forward to DynamoDB, then never answer: the write happened, its answer was lost. */
+  | 'lose-answer';
+
+export interface DynamoRequest {
+  /** The DynamoDB operation, from X-Amz-Target: GetItem, TransactWriteItems ... */
+  operation: string;
+  /** The request's JSON text. */
+  body: string;
+  mode: FaultMode;
+  /** performance.now() when it arrived. */
+  at: number;
+}
+
+export interface FaultProxy {
+  endpoint: string;
+  /** Decides what happens to each request; everything passes until a test says otherwise. */
+  rule: (request: Pick<DynamoRequest, 'operation' | 'body'>) => FaultMode;
+  /** Every request received, with what was done to it. */
+  seen: DynamoRequest[];
+  /** Down: new connections are refused and open ones are cut. Up: listening again on the same port. */
+  setReachable(reachable: boolean): Promise<void>;
+  /** Pass everything again and forget what was seen; ends requests left hanging. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const THROTTLING_BODY = JSON.stringify({
+  __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException',
+  message: 'Rate of requests exceeds the allowed throughput.',
+});
+
+function throttle(response: ServerResponse): void {
+  response.writeHead(400, {
+    'content-type': 'application/x-amz-json-1.0',
+    'x-amzn-errortype': 'ThrottlingException',
+    'x-amzn-requestid': randomUUID(),
+  });
+  response.end(THROTTLING_BODY);
+}
+
+export async function startFaultProxy(target: string): Promise<FaultProxy> {
+  const upstream = new URL(target);
+  const agent = new Agent({ keepAlive: true });
+  const sockets = new Set<Socket>();
+  const hanging = new Set<ServerResponse>();
+
+  const forward = (request: IncomingMessage, body: Buffer, answer: (upstreamResponse: IncomingMessage, data: Buffer) => void) => {
+    const outgoing = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers, agent },
+      (upstreamResponse) => {
+        const chunks: Buffer[] = [];
+        upstreamResponse.on('data', (chunk: Buffer) => chunks.push(chunk));
+        upstreamResponse.on('end', () => answer(upstreamResponse, Buffer.concat(chunks)));
+      },
+    );
+    outgoing.on('error', () => request.socket.destroy());
+    outgoing.end(body);
+  };
+
+  const proxy: FaultProxy = {
+    endpoint: '',
+    rule: () => 'pass',
+    seen: [],
+    setReachable: async () => {},
+    reset: () => {
+      proxy.rule = () => 'pass';
+      proxy.seen = [];
+      for (const response of hanging) response.socket?.destroy();
+      hanging.clear();
+    },
+    close: async () => {},
+  };
+
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const operation = String(request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      const mode = proxy.rule({ operation, body: body.toString('utf8') });
+      proxy.seen.push({ operation, body: body.toString('utf8'), mode, at: performance.now() });
+      switch (mode) {
+        case 'hang':
+          hanging.add(response);
+          return;
+        case 'reset':
+          request.socket.destroy();
+          return;
+        case 'throttle':
+          throttle(response);
+          return;
+        case 'lose-answer':
+          hanging.add(response);
+          forward(request, body, () => {});
+          return;
+        case 'pass':
+          forward(request, body, (upstreamResponse, data) => {
+            response.writeHead(upstreamResponse.statusCode ?? 500, upstreamResponse.headers);
+            response.end(data);
+          });
+      }
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
+
+  await listen(0);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  proxy.endpoint = `http://127.0.0.1:${port}`;
+  proxy.setReachable = async (reachable) => {
+    if (reachable && !server.listening) await listen(port);
+    if (!reachable && server.listening) await stop();
+  };
+  proxy.close = async () => {
+    proxy.reset();
+    if (server.listening) await stop();
+    agent.destroy();
+  };
+  return proxy;
+}
+
+/** A rule that applies a fault to matching requests only and passes the rest. */
+export function faultWhen(matches: (request: Pick<DynamoRequest, 'operation' | 'body'>) => boolean, mode: FaultMode) {
+  return (request: Pick<DynamoRequest, 'operation' | 'body'>): FaultMode => (matches(request) ? mode : 'pass');
+}

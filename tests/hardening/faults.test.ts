@@ -1,0 +1,277 @@
+// Faults at the SDK's network boundary: DynamoDB unreachable, stuck or throttling, and SNS
+// failing or stuck. Every answer must be the 500 envelope, arrive well inside the Lambda
+// timeout (10 s), and leave no partial state in DynamoDB Local (read past the proxy).
+import { direct, dynamoProxy, sns, table } from './faults-environment.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { handler as loginPhone } from '../../functions/login-phone.js';
+import { handler as referralProgram } from '../../functions/referral-program.js';
+import { handler as register } from '../../functions/user-register.js';
+import { handler as verifyOtp } from '../../functions/verify-otp.js';
+import type { Company } from '../../lib/companies/companies.js';
+import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
+import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey } from '../../lib/store/keys.js';
+import { invoke, newCompany, randomPhoneNumber, sampleRegistration, signUp, type Account, type Answer, type EventInput } from '../helpers.js';
+import type { DynamoRequest, FaultMode } from './fault-proxy.js';
+import { diffSnapshots, identityProblems, scanItems, snapshotOf, type StoredItem } from './table-snapshot.js';
+
+const INTERNAL_ERROR = { success: 0, error: [500], data: { message: 'INTERNAL_SERVER_ERROR' } };
+/**
+ * A whole request under a fault: below the 10 s Lambda timeout with room to spare, and loose
+ * enough for a loaded 2-core machine (hashing alone can take seconds there). Before the fix, a
+ * stuck table held a request for 5 minutes; with 3 s attempts it would take over 9 s.
+ */
+const FAIL_FAST_MS = 7_000;
+/** From the first failing DynamoDB call to the answer: 3 attempts of 1 s and their backoff. */
+const GIVE_UP_MS = 5_000;
+/** A stuck SNS costs two attempts of SMS_TIMEOUT_MS (2 s by default) on top of the table's calls. */
+const SMS_FAIL_FAST_MS = 8_000;
+
+let company: Company;
+let customer: Account;
+
+beforeAll(async () => {
+  company = await newCompany();
+  customer = await signUp(company);
+});
+
+afterEach(async () => {
+  dynamoProxy.reset();
+  await dynamoProxy.setReachable(true);
+  sns.failWith = undefined;
+  sns.hang = false;
+});
+
+afterAll(async () => {
+  await Promise.all([dynamoProxy.close(), sns.close()]);
+  direct.destroy();
+});
+
+interface TimedAnswer extends Answer {
+  ms: number;
+}
+
+async function timed(handler: LambdaHttpHandler, input: EventInput): Promise<TimedAnswer> {
+  const started = performance.now();
+  const answer = await invoke(handler, input);
+  return { ...answer, ms: performance.now() - started };
+}
+
+function expectFastInternalError(answer: TimedAnswer, what: string, withinMs = FAIL_FAST_MS): void {
+  expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(500);
+  expect(answer.body).toEqual(INTERNAL_ERROR);
+  expect(answer.headers['content-type']).toBe('application/json');
+  expect(answer.ms, `${what} took ${Math.round(answer.ms)} ms`).toBeLessThan(withinMs);
+}
+
+const headers = (extra: Record<string, string> = {}, companyId = company.company_id) => ({ CompanyID: companyId, ...extra });
+const customerPhone = () => `+1${String(customer.registration.phone_number)}`;
+const loginTarget = () => ({ dial_code: '+1', phone_number: String(customer.registration.phone_number), user_type: 2, otp_type: 1 });
+
+/** One request to each endpoint; each needs DynamoDB from its first step (the company lookup), so no hashing comes first. */
+function oneCallPerEndpoint(companyId = company.company_id) {
+  const verification = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 2 };
+  return {
+    user_register: () => timed(register, { path: '/r', headers: headers({}, companyId), body: sampleRegistration() }),
+    login_phone: () => timed(loginPhone, { path: '/l', headers: headers({}, companyId), body: verification }),
+    verify_otp: () => timed(verifyOtp, { path: '/v', headers: headers({}, companyId), body: { ...loginTarget(), otp: '123456' } }),
+    referral_program: () =>
+      timed(referralProgram, { method: 'GET', path: '/p', headers: headers({ Authorization: customer.authorization }, companyId) }),
+  };
+}
+
+const companyItems = (companyId = company.company_id) => scanItems(direct, table, companyId);
+
+async function getItem(key: { pk: string; sk: string }): Promise<StoredItem | undefined> {
+  return (await scanItems(direct, table)).find((item) => item.pk === key.pk && item.sk === key.sk);
+}
+
+/**
+ * Runs one call per endpoint at once under a fault, and checks answers, speed and stored data.
+ * Returns what reached the proxy.
+ */
+async function expectEveryEndpointFailsCleanly(): Promise<DynamoRequest[]> {
+  const before = snapshotOf(await companyItems());
+  const calls = oneCallPerEndpoint();
+  const answers = await Promise.all(Object.values(calls).map((call) => call()));
+  Object.keys(calls).forEach((endpoint, index) => expectFastInternalError(answers[index]!, endpoint));
+  const seen = dynamoProxy.seen;
+  dynamoProxy.reset();
+  const after = snapshotOf(await companyItems());
+  expect(diffSnapshots(before, after)).toEqual({ added: [], removed: [], changed: [] });
+  return seen;
+}
+
+describe('DynamoDB out of reach', () => {
+  it('refusing connections: every endpoint answers the 500 envelope within seconds and stores nothing', async () => {
+    await dynamoProxy.setReachable(false);
+    await expectEveryEndpointFailsCleanly();
+  });
+
+  it('cutting connections: every endpoint answers the 500 envelope within seconds and stores nothing', async () => {
+    dynamoProxy.rule = () => 'reset';
+    await expectEveryEndpointFailsCleanly();
+  });
+
+  it('stuck (never answering): the client timeout ends every call within seconds, with the 500 envelope', async () => {
+    dynamoProxy.rule = () => 'hang';
+    const seen = await expectEveryEndpointFailsCleanly();
+    // Each request's first call (the company lookup) was tried at most 3 times, then given up.
+    expect(seen.every((request) => request.operation === 'GetItem' && request.body.includes('"COMPANY"'))).toBe(true);
+    expect(seen.length).toBeGreaterThanOrEqual(4);
+    expect(seen.length).toBeLessThanOrEqual(4 * 3);
+  });
+
+  it('throttling: every endpoint answers the 500 envelope within seconds and stores nothing', async () => {
+    dynamoProxy.rule = () => 'throttle';
+    await expectEveryEndpointFailsCleanly();
+  });
+});
+
+const onlyFor = (operation: string, bodyPart: string | undefined, mode: FaultMode) => (request: { operation: string; body: string }) =>
+  request.operation === operation && (bodyPart === undefined || request.body.includes(bodyPart)) ? mode : 'pass';
+
+describe('registration under faults', () => {
+  let referrer: Account;
+  beforeAll(async () => {
+    referrer = await signUp(company);
+  });
+
+  it.each<FaultMode>(['throttle', 'hang', 'reset'])(
+    'a transaction that fails (%s) leaves no user, no claim, no token, no referral credit',
+    async (mode) => {
+      const before = snapshotOf(await companyItems());
+      dynamoProxy.rule = onlyFor('TransactWriteItems', undefined, mode);
+      const body = sampleRegistration({ referral_code: referrer.referralCode });
+      expectFastInternalError(await timed(register, { path: '/r', headers: headers(), body }), 'user_register');
+      const answeredAt = performance.now();
+
+      // The SDK tries a failing call 3 times (maxAttempts), the transaction loop adds none, and
+      // it gives up within seconds of the first failure, whatever the hashing before it took.
+      const attempts = dynamoProxy.seen.filter((request) => request.operation === 'TransactWriteItems' && request.mode !== 'pass');
+      expect(attempts.length).toBeGreaterThanOrEqual(1);
+      expect(attempts.length).toBeLessThanOrEqual(3);
+      expect(answeredAt - attempts[0]!.at).toBeLessThan(GIVE_UP_MS);
+      dynamoProxy.reset();
+      const items = await companyItems();
+      expect(diffSnapshots(before, snapshotOf(items))).toEqual({ added: [], removed: [], changed: [] });
+      expect(identityProblems(items, company.company_id)).toEqual([]);
+      // And the same body registers once the table is back.
+      expect((await invoke(register, { path: '/r', headers: headers(), body })).status).toBe(200);
+    },
+  );
+
+  it('a transaction whose answer is lost still leaves exactly one complete user', async () => {
+    let lost = 0;
+    dynamoProxy.rule = (request) => (request.operation === 'TransactWriteItems' && lost++ === 0 ? 'lose-answer' : 'pass');
+    const body = sampleRegistration();
+    const answer = await timed(register, { path: '/r', headers: headers(), body });
+    expect(answer.ms).toBeLessThan(FAIL_FAST_MS);
+    // The SDK retries with the same ClientRequestToken, so DynamoDB applies the write once and
+    // answers the retry as a success: the client gets its token, not a 409 for its own write.
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const tries = dynamoProxy.seen.filter((request) => request.operation === 'TransactWriteItems');
+    expect(tries.map((request) => request.mode)).toEqual(['lose-answer', 'pass']);
+    const tokens = tries.map((request) => JSON.parse(request.body).ClientRequestToken as string);
+    expect(tokens[0]).toBeTruthy();
+    expect(tokens[1]).toBe(tokens[0]);
+    dynamoProxy.reset();
+    const items = await companyItems();
+    expect(identityProblems(items, company.company_id)).toEqual([]);
+    const users = items.filter((item) => item.sk === 'PROFILE' && item.phone_e164 === `+1${String(body.phone_number)}`);
+    expect(users).toHaveLength(1);
+    expect(users[0]!.user_id).toBe(answer.body.data.user_id);
+    expect(await getItem(phoneClaimKey(company.company_id, `+1${String(body.phone_number)}`, 2))).toMatchObject({ user_id: users[0]!.user_id });
+    expect(await getItem(emailClaimKey(company.company_id, String(body.email), 2))).toMatchObject({ user_id: users[0]!.user_id });
+  });
+});
+
+describe('sending a code under faults', () => {
+  /** A fresh company and an unregistered number, so every counter starts absent. */
+  async function freshTarget() {
+    const fresh = await newCompany();
+    const phone = randomPhoneNumber();
+    return { fresh, phone, e164: `+1${phone}`, body: { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 } };
+  }
+
+  async function expectNothingCounted(companyId: string, e164: string): Promise<void> {
+    const items = await companyItems(companyId);
+    expect(items.find((item) => item.pk === phoneSendLimitKey(companyId, e164).pk), 'phone counter').toBeUndefined();
+    const hour = items.find((item) => item.pk === companySendLimitKey(companyId, 0).pk);
+    expect(hour?.sent ?? 0, 'company counter').toBe(0);
+    expect(items.filter((item) => item.sk === 'OTP'), 'stored codes').toEqual([]);
+  }
+
+  it('the company count failing gives the phone count back: 500, no SMS, no code, nothing counted', async () => {
+    const { fresh, e164, body } = await freshTarget();
+    dynamoProxy.rule = onlyFor('UpdateItem', '"HOUR#', 'throttle');
+    const published = sns.published.length;
+    expectFastInternalError(await timed(loginPhone, { path: '/l', headers: headers({}, fresh.company_id), body }), 'login_phone');
+    dynamoProxy.reset();
+    expect(sns.published.length).toBe(published);
+    await expectNothingCounted(fresh.company_id, e164);
+  });
+
+  it.each([
+    ['failing', () => (sns.failWith = 'InternalError')],
+    ['stuck', () => (sns.hang = true)],
+  ])('SNS %s: 500 within seconds, no code stored, phone and company counts given back', async (_, breakSns) => {
+    const { fresh, e164, body } = await freshTarget();
+    breakSns();
+    const published = sns.published.length;
+    const answer = await timed(loginPhone, { path: '/l', headers: headers({}, fresh.company_id), body });
+    expectFastInternalError(answer, 'login_phone', SMS_FAIL_FAST_MS);
+    sns.failWith = undefined;
+    sns.hang = false;
+    expect(sns.published.length).toBe(published);
+    await expectNothingCounted(fresh.company_id, e164);
+    // Nothing was held against the phone: it can ask again at once.
+    expect((await invoke(loginPhone, { path: '/l', headers: headers({}, fresh.company_id), body })).status).toBe(200);
+  });
+
+  it('storing the code failing after the SMS went out: 500, the code in that SMS is useless, the send stays counted', async () => {
+    const { fresh, e164, body } = await freshTarget();
+    dynamoProxy.rule = onlyFor('PutItem', '#OTP#', 'throttle');
+    expectFastInternalError(await timed(loginPhone, { path: '/l', headers: headers({}, fresh.company_id), body }), 'login_phone');
+    dynamoProxy.reset();
+    const sms = sns.published.at(-1)!;
+    expect(sms.phoneNumber).toBe(e164);
+    const code = sms.message.match(/\b(\d{6})\b/)![1]!;
+    const verify = await invoke(verifyOtp, { path: '/v', headers: headers({}, fresh.company_id), body: { ...body, otp: code } });
+    expect(verify.body.error).toEqual([10]);
+    // The SMS was sent and paid for: the counters, which bound SMS sent, keep it.
+    expect(await getItem(phoneSendLimitKey(fresh.company_id, e164))).toMatchObject({ window_count: 1 });
+  });
+});
+
+describe('verifying a code under faults', () => {
+  async function liveLoginCode(): Promise<string> {
+    const target = loginTarget();
+    // A fresh send window: the earlier tests may have sent to this phone.
+    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+    await direct.send(new DeleteCommand({ TableName: table, Key: phoneSendLimitKey(company.company_id, customerPhone()) }));
+    expect((await invoke(loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
+    return sns.published.at(-1)!.message.match(/\b(\d{6})\b/)![1]!;
+  }
+
+  it('a consume that fails leaves the code live and its tries untouched', async () => {
+    const code = await liveLoginCode();
+    const key = otpKey(company.company_id, customerPhone(), 2, 1);
+    const stored = await getItem(key);
+    dynamoProxy.rule = onlyFor('DeleteItem', '#OTP#', 'throttle');
+    expectFastInternalError(await timed(verifyOtp, { path: '/v', headers: headers(), body: { ...loginTarget(), otp: code } }), 'verify_otp');
+    dynamoProxy.reset();
+    expect(await getItem(key)).toEqual(stored);
+    const answer = await invoke(verifyOtp, { path: '/v', headers: headers(), body: { ...loginTarget(), otp: code } });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.user_id).toBe(customer.userId);
+  });
+
+  it('a wrong try whose count fails answers 500 and counts nothing', async () => {
+    const code = await liveLoginCode();
+    const wrong = code === '000000' ? '000001' : '000000';
+    dynamoProxy.rule = onlyFor('UpdateItem', '#OTP#', 'throttle');
+    expectFastInternalError(await timed(verifyOtp, { path: '/v', headers: headers(), body: { ...loginTarget(), otp: wrong } }), 'verify_otp');
+    dynamoProxy.reset();
+    expect(await getItem(otpKey(company.company_id, customerPhone(), 2, 1))).toMatchObject({ attempts: 0 });
+  });
+});

@@ -1,0 +1,419 @@
+import fc from 'fast-check';
+
+// Generators of hostile requests for every endpoint: wrong types, missing and extra fields,
+// huge and empty strings, Unicode edge cases, numbers as strings and the reverse, nested
+// objects, __proto__ and constructor keys, duplicate keys, malformed JSON, wrong content
+// types, non-hex and over-long CompanyID, and forged tokens and cursors. Shared by
+// tests/hardening/hostile-input.test.ts (a bounded run) and scripts/fuzz.ts (a long one).
+// No vitest here.
+
+export type EndpointName = 'user_register' | 'login_phone' | 'verify_otp' | 'referral_program' | 'not_found';
+
+/** What the generators may use from the data a run has set up. */
+export interface HostileFixture {
+  /** The company under test: its stored data must not change on a refusal. */
+  companyId: string;
+  /** Another active company. */
+  otherCompanyId: string;
+  /** Valid access tokens: of the company's customer and employee, and of the other company. */
+  tokens: string[];
+  /** User ids of those accounts. */
+  userIds: string[];
+  /** National numbers valid for +1: registered ones and a free one. */
+  phoneNumbers: string[];
+  /** Cursors signed by the service, for lists of the company and of the other company. */
+  cursors: string[];
+}
+
+/** An API Gateway request before it becomes an event: everything a client controls. */
+export interface HostileRequest {
+  endpoint: EndpointName;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  query: Record<string, string> | undefined;
+  body: string | undefined;
+  isBase64Encoded: boolean;
+}
+
+export const PATHS: Record<EndpointName, { method: string; path: string }> = {
+  user_register: { method: 'POST', path: '/wallet/v3/auth/user_register' },
+  login_phone: { method: 'POST', path: '/wallet/v3/auth/login_phone' },
+  verify_otp: { method: 'POST', path: '/wallet/v3/auth/verify_otp' },
+  referral_program: { method: 'GET', path: '/wallet/v3/reward_promotion/referral_program' },
+  not_found: { method: 'POST', path: '/wallet/v3/auth/nothing_here' },
+};
+
+/** The service's body limit (MAX_BODY_BYTES default): an accepted body must fit in it. */
+const MAX_BODY_BYTES = 16 * 1024;
+
+/** A referral code no user can hold (real ones have 8 characters): registration stops at it, before hashing. */
+export const UNKNOWN_REFERRAL_CODE = 'NOSUCHCODE';
+
+const UNICODE_EDGE_CASES = [
+  '\u0000', '\uD800', '\uDFFF', 'a\uD83D', '\uFEFF', '\u200B', '\u202E', 'e\u0301', '\u{1F469}\u200D\u{1F469}\u200D\u{1F467}',
+  '１２３４', '٠١٢٣٤٥', '\u00A0', '\r\n', '\t', 'İ', 'ß', '\u2028', '\uFFFF', '𝟘𝟙𝟚𝟛', 'Ω'.repeat(101),
+];
+const INJECTION_STRINGS = [
+  "' OR '1'='1", '{"$ne":null}', '#', 'C#', '#USER#', ':pk', 'attribute_exists(pk)', 'pk = :pk OR :x', '${jndi:ldap://x}',
+  '<script>alert(1)</script>', '../../etc/passwd', '%00', 'NOTIF#', '__proto__', 'constructor', 'Token', '\\u0000', 'null', 'undefined',
+];
+const NUMBER_LIKE_STRINGS = ['1', '2', '3', '0', '-1', '1e3', '0x1F', '1.5', 'NaN', 'Infinity', ' 2 ', '+1', '１', '2025550143'];
+const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
+/** Keys naming stored attributes or privileges a client must never set. */
+const PRIVILEGED_KEYS = ['pk', 'sk', 'company_id', 'user_id', 'password_hash', 'login_pin_hash', 'referral_count', 'referred_by', 'is_admin', 'expires_at'];
+
+export const hostileString: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom('', ' ', ...UNICODE_EDGE_CASES, ...INJECTION_STRINGS, ...NUMBER_LIKE_STRINGS) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 30 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 101, max: 20_000 }).map((length) => 'x'.repeat(length)) },
+);
+
+export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
+  fc.constantFrom(0, -0, 1, 2, 3, 4, 5, -1, 1.5, 2 ** 53, -(2 ** 53), 1e308, 631152000000, 4102444800000, 2025550143),
+  fc.integer(),
+  fc.double(),
+);
+
+const hostileKey = fc.oneof(fc.constantFrom(...PROTO_KEYS, ...PRIVILEGED_KEYS), hostileString);
+
+/** Any JSON value a client could send, nested objects and arrays included. */
+export const hostileValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', maxDepth: 3 },
+    hostileString,
+    hostileNumber,
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.array(fc.tuple(hostileKey, tie('value')), { maxLength: 3 }).map((entries) => jsonObject(entries)),
+  ),
+})).value;
+
+/** A JSON value whose text is given as is: lets an object carry __proto__ or a key twice. */
+class RawJson {
+  constructor(readonly text: string) {}
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}
+
+function stringify(value: unknown): string {
+  if (value instanceof RawJson) return value.text;
+  if (Array.isArray(value)) return `[${value.map(stringify).join(',')}]`;
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** A JSON object from entries, in order, duplicates and __proto__ kept as written. */
+export function jsonObject(entries: [string, unknown][]): RawJson {
+  return new RawJson(`{${entries.map(([key, value]) => `${JSON.stringify(key)}:${stringify(value)}`).join(',')}}`);
+}
+
+/** Values close to right for one field: the right type with a wrong value, or the reverse. */
+const NEAR_MISSES: Record<string, unknown[]> = {
+  dial_code: ['1', '+', '+12345', 1, '+1 ', '＋1', '+0', '+999'],
+  phone_number: [2025550143, '+12025550143', '202555014', '2'.repeat(25), '202-555-01a3', '２０２５５５０１４３', '(202) 555 0143', '5555555555'],
+  user_type: ['1', '2', 0, 3, -1, 1.5, 2e0, true],
+  otp_type: ['1', 0, 5, 2.5, [1], { value: 1 }],
+  otp: [123456, '12345', '1234567', '١٢٣٤٥٦', ' 123456', '000000', '12345a'],
+  first_name: ['', ' ', 'x'.repeat(101), 42, ['Ada']],
+  last_name: ['', 'x'.repeat(101), 0],
+  password: ['short', 'x'.repeat(129), 12345678, '\u{1F600}'.repeat(7), ''],
+  login_pin: [1234, '1111', '1234', '4321', '12a4', '１２３４', '1234567', '13'],
+  transaction_pin: [1397, '0000', '9876', '98765'],
+  email: ['a@', 'A@B', `${'x'.repeat(250)}@e.com`, 'a@b.c\u0000', 7, 'not an email'],
+  account_number_prefix: ['AC!', 'x'.repeat(21), 12],
+  status_id: ['1', 0, 1001, 1.5],
+  birth_date: ['631152000000', -2208988800001, 4102444800000, 1.5, 1e308],
+  image: ['javascript:alert(1)', 'ftp://x', 'not a url', `https://e.com/${'x'.repeat(2100)}`],
+  kyc_status: ['1', 3, 0],
+  kyc_process_status: ['4', '0', 4, '1.5', 'one', 1.5],
+  country_id: ['', 'x'.repeat(65), 1],
+  location_point: ['91,0', '0,181', '23.0225', 'a,b', [23, 72], { lat: 1, lng: 2 }, '1e1,2'],
+  location_poin: ['91,0', 'a,b', 5],
+  device_type: ['1', -1, 1001],
+  device_id: ['x'.repeat(257), 1],
+  device_unique_id: ['x'.repeat(257), {}],
+  parent_user_id: ['f'.repeat(31), 'g'.repeat(32), 'f'.repeat(33), 7],
+  referral_code: ['abc', 'x'.repeat(33), 'AB CD', 12345678, UNKNOWN_REFERRAL_CODE.toLowerCase()],
+  cretaed_by: ['operator', 'f'.repeat(32), 1],
+  user_id: ['f'.repeat(31), 'g'.repeat(32), 'F'.repeat(32), 12],
+};
+
+type Mutation =
+  | { kind: 'drop'; field: string }
+  | { kind: 'set'; field: string; value: unknown }
+  /** The field written twice: JSON.parse keeps the later value. */
+  | { kind: 'repeat'; field: string; value: unknown }
+  | { kind: 'add'; key: string; value: unknown };
+
+function mutation(fields: string[]): fc.Arbitrary<Mutation> {
+  const field = fc.constantFrom(...fields);
+  const valueFor = (name: string) =>
+    NEAR_MISSES[name] ? fc.oneof(hostileValue, fc.constantFrom(...NEAR_MISSES[name]!)) : hostileValue;
+  return fc.oneof(
+    field.map((name): Mutation => ({ kind: 'drop', field: name })),
+    field.chain((name) => valueFor(name).map((value): Mutation => ({ kind: 'set', field: name, value }))),
+    field.chain((name) => valueFor(name).map((value): Mutation => ({ kind: 'repeat', field: name, value }))),
+    fc.tuple(hostileKey, hostileValue).map(([key, value]): Mutation => ({ kind: 'add', key, value })),
+  );
+}
+
+function applyMutations(base: Record<string, unknown>, mutations: Mutation[]): RawJson {
+  const entries = Object.entries(base);
+  for (const change of mutations) {
+    if (change.kind === 'drop') entries.splice(0, entries.length, ...entries.filter(([key]) => key !== change.field));
+    if (change.kind === 'set') {
+      const index = entries.findIndex(([key]) => key === change.field);
+      if (index >= 0) entries[index] = [change.field, change.value];
+      else entries.push([change.field, change.value]);
+    }
+    if (change.kind === 'repeat') entries.push([change.field, change.value]);
+    if (change.kind === 'add') entries.push([change.key, change.value]);
+  }
+  return jsonObject(entries);
+}
+
+/** A valid body of the endpoint with 0-5 mutations; `keep` rejects mutation lists a run must not make. */
+function mutatedBody(
+  base: fc.Arbitrary<Record<string, unknown>>,
+  fields: string[],
+  minMutations: number,
+  keep: (mutations: Mutation[]) => boolean = () => true,
+): fc.Arbitrary<string> {
+  return fc
+    .tuple(base, fc.array(mutation(fields), { minLength: minMutations, maxLength: 5 }).filter(keep))
+    .map(([body, mutations]) => applyMutations(body, mutations).text);
+}
+
+/** Text that is not a JSON object, or not JSON at all, or too big. */
+function brokenBody(validText: fc.Arbitrary<string>): fc.Arbitrary<string | undefined> {
+  return fc.oneof(
+    validText.chain((text) => fc.nat({ max: Math.max(0, text.length - 1) }).map((cut) => text.slice(0, cut))),
+    validText.map((text) => `${text},`),
+    validText.map((text) => text.replaceAll('"', "'")),
+    validText.map((text) => `\uFEFF${text}`),
+    validText.map((text) => `${text}${text}`),
+    fc.constantFrom('[]', '[{}]', '1', '"text"', 'null', 'true', '{', '}', '{"a":}', '{"a" 1}', 'undefined', 'NaN', '{,}', '{"a":1,}'),
+    fc.constantFrom(undefined, '', '   ', '\n'),
+    fc.integer({ min: 100, max: 2_600 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
+    fc.integer({ min: 100, max: 2_600 }).map((depth) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`),
+    fc.integer({ min: MAX_BODY_BYTES - 10, max: 40 * 1024 }).map((size) => `{"first_name":"${'y'.repeat(size)}"}`),
+    hostileString,
+  );
+}
+
+const FIELDS: Record<Exclude<EndpointName, 'not_found'>, string[]> = {
+  user_register: [
+    'dial_code', 'phone_number', 'user_type', 'first_name', 'last_name', 'account_number_prefix', 'password', 'email', 'login_pin',
+    'transaction_pin', 'status_id', 'birth_date', 'image', 'kyc_status', 'country_id', 'kyc_process_status', 'location_point',
+    'location_poin', 'device_type', 'device_id', 'parent_user_id', 'device_unique_id', 'referral_code', 'cretaed_by',
+  ],
+  login_phone: ['dial_code', 'phone_number', 'user_type', 'otp_type'],
+  verify_otp: ['dial_code', 'phone_number', 'user_type', 'otp_type', 'otp'],
+  referral_program: ['user_id'],
+};
+
+/** The seed's sample registration, with a number from the fixture and an unknown referral code. */
+function registrationBase(fixture: HostileFixture): fc.Arbitrary<Record<string, unknown>> {
+  return fc.record({ phone: fc.constantFrom(...fixture.phoneNumbers), userType: fc.constantFrom(1, 2) }).map(({ phone, userType }) => ({
+    dial_code: '+1',
+    phone_number: phone,
+    user_type: userType,
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    account_number_prefix: 'AC',
+    password: 'correct horse battery',
+    email: `ada.${phone}@example.com`,
+    login_pin: '2580',
+    transaction_pin: '1397',
+    status_id: 1,
+    birth_date: 631152000000,
+    image: 'https://example.com/ada.png',
+    kyc_status: 1,
+    country_id: 'US',
+    kyc_process_status: '1',
+    location_point: '23.0225,72.5714',
+    device_type: 1,
+    device_id: 'device-1',
+    parent_user_id: '',
+    device_unique_id: 'unique-1',
+    referral_code: UNKNOWN_REFERRAL_CODE,
+    cretaed_by: '',
+  }));
+}
+
+function codeTargetBase(fixture: HostileFixture, withOtp: boolean): fc.Arbitrary<Record<string, unknown>> {
+  return fc
+    .record({
+      phone: fc.constantFrom(...fixture.phoneNumbers),
+      userType: fc.constantFrom(1, 2),
+      otpType: fc.constantFrom(1, 2, 3, 4),
+      otp: fc.stringMatching(/^[0-9]{6}$/),
+    })
+    .map(({ phone, userType, otpType, otp }) => ({
+      dial_code: '+1',
+      phone_number: phone,
+      user_type: userType,
+      otp_type: otpType,
+      ...(withOtp ? { otp } : {}),
+    }));
+}
+
+/**
+ * Keeps a registration body refused before any hashing: the unknown referral code stays in it
+ * (a valid body then stops at INVALID_REFERRAL_CODE), so thousands of runs stay cheap.
+ */
+const keepsUnknownReferralCode = (mutations: Mutation[]) =>
+  mutations.every(
+    (change) => change.kind === 'add' || change.field !== 'referral_code' || (change.kind !== 'drop' && change.value !== '' && change.value !== null),
+  );
+
+function bodyFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<string | undefined> {
+  if (endpoint === 'not_found') return brokenBody(fc.constant('{}'));
+  const base =
+    endpoint === 'user_register'
+      ? registrationBase(fixture)
+      : endpoint === 'referral_program'
+        ? fc.constantFrom(...fixture.userIds).map((userId) => ({ user_id: userId }))
+        : codeTargetBase(fixture, endpoint === 'verify_otp');
+  const keep = endpoint === 'user_register' ? keepsUnknownReferralCode : undefined;
+  const valid = base.map((body) => JSON.stringify(body));
+  return fc.oneof(
+    { weight: 8, arbitrary: mutatedBody(base, FIELDS[endpoint], endpoint === 'user_register' ? 1 : 0, keep) },
+    { weight: 2, arbitrary: brokenBody(valid) },
+    // A GET's body is optional: often none at all.
+    { weight: endpoint === 'referral_program' ? 3 : 0, arbitrary: fc.constant(undefined) },
+  );
+}
+
+function queryFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<Record<string, string> | undefined> {
+  const value = fc.oneof(
+    hostileString,
+    fc.constantFrom(...fixture.userIds, ...fixture.userIds.map((id) => id.toUpperCase()), ...fixture.cursors),
+    fc.constantFrom('1', '20', '100', '0', '101', '-1', '1.5', '1e2', ' 5', '0x10', '00001'),
+    fc.constantFrom(...fixture.cursors).map((cursor) => `${cursor.slice(0, -2)}AA`),
+    fc.constantFrom(...fixture.cursors).map((cursor) => cursor.split('.').reverse().join('.')),
+  );
+  const key = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('user_id', 'limit', 'cursor') }, fc.constantFrom(...PROTO_KEYS), hostileString);
+  const query = fc.array(fc.tuple(key, value), { maxLength: 4 }).map((entries) => Object.fromEntries(entries));
+  return endpoint === 'referral_program' ? fc.oneof(query, fc.constant(undefined)) : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, query);
+}
+
+function headersFor(fixture: HostileFixture): fc.Arbitrary<Record<string, string>> {
+  // Mostly the right company, so most requests get past the chain into validation and the store.
+  const companyId = fc.oneof(
+    { weight: 40, arbitrary: fc.constant(fixture.companyId) },
+    { weight: 2, arbitrary: fc.constantFrom(fixture.companyId.toUpperCase(), ` ${fixture.companyId}\t`) },
+    { weight: 2, arbitrary: fc.constant(fixture.otherCompanyId) },
+    { weight: 2, arbitrary: fc.stringMatching(/^[0-9a-f]{32}$/) },
+    fc.stringMatching(/^[0-9a-f]{0,31}$/),
+    fc.stringMatching(/^[0-9a-f]{33,80}$/),
+    fc.string({ minLength: 32, maxLength: 32 }),
+    fc.string({ unit: 'binary', minLength: 32, maxLength: 32 }),
+    hostileString,
+    fc.constant(undefined),
+  );
+  const token = fc.constantFrom(...fixture.tokens);
+  const authorization = fc.oneof(
+    { weight: 12, arbitrary: fc.constant(undefined) },
+    { weight: 12, arbitrary: token.map((value) => `Token ${value}`) },
+    token.map((value) => `token  ${value}`),
+    token.map((value) => `Bearer ${value}`),
+    token.map((value) => value),
+    token.map((value) => `Token ${value.slice(0, -1)}`),
+    token.map((value) => `Token ${value}A`),
+    token.map((value) => `Token ${value} ${value}`),
+    fc.stringMatching(/^Token [A-Za-z0-9_-]{16,300}$/),
+    hostileString.map((value) => `Token ${value}`),
+    hostileString,
+  );
+  const contentType = fc.oneof(
+    { weight: 12, arbitrary: fc.constant('application/json') },
+    fc.constant(undefined),
+    fc.constantFrom(
+      'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-8',
+      'APPLICATION/JSON', 'application/vnd.api+json', 'application/jsonx', 'json', '', 'application/json;', 'application/xml',
+    ),
+    hostileString,
+  );
+  const extras = fc.dictionary(fc.oneof(fc.constantFrom(...PROTO_KEYS, 'content-length', 'x-forwarded-for', 'host'), hostileString), hostileString, {
+    maxKeys: 3,
+  });
+  return fc
+    .record({
+      companyIdName: fc.constantFrom('CompanyID', 'companyid', 'COMPANYID', 'companyId'),
+      companyId,
+      authorizationName: fc.constantFrom('Authorization', 'authorization'),
+      authorization,
+      contentType,
+      extras,
+    })
+    .map((parts) => {
+      // Built with defineProperty so a generated "__proto__" header is a header, as API Gateway would pass it.
+      const headers: Record<string, string> = {};
+      const set = (name: string, value: string | undefined) => {
+        if (value !== undefined) Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
+      };
+      for (const [name, value] of Object.entries(parts.extras)) set(name, value);
+      set(parts.companyIdName, parts.companyId);
+      set(parts.authorizationName, parts.authorization);
+      set('content-type', parts.contentType);
+      return headers;
+    });
+}
+
+/** Whole hostile requests to one endpoint: headers, query string and body, each hostile or not. */
+export function hostileRequest(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<HostileRequest> {
+  return fc
+    .record({
+      headers: headersFor(fixture),
+      query: queryFor(endpoint, fixture),
+      body: bodyFor(endpoint, fixture),
+      base64: fc.oneof({ weight: 9, arbitrary: fc.constant('no' as const) }, fc.constantFrom('encoded' as const, 'garbage' as const)),
+    })
+    .map(({ headers, query, body, base64 }) => ({
+      endpoint,
+      ...PATHS[endpoint],
+      headers,
+      query,
+      body: base64 === 'no' || body === undefined ? body : base64 === 'encoded' ? Buffer.from(body).toString('base64') : `${body}%%`,
+      isBase64Encoded: base64 !== 'no' && body !== undefined,
+    }));
+}
+
+/**
+ * Valid registrations carrying hostile extras (prototype keys, privileged attribute names,
+ * unknown fields) and Unicode names within limits: each must register, and store none of it.
+ */
+export function acceptedRegistration(newPhoneNumber: () => string): fc.Arbitrary<string> {
+  const name = fc.oneof(
+    fc.constantFrom('Ada', 'e\u0301', '\u{1F469}\u200D\u{1F469}\u200D\u{1F467}', 'İß', '\u202EevE', 'Ω'.repeat(100), "O'Brien; DROP TABLE"),
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).filter((text) => text.trim().length > 0),
+  );
+  const extras = fc.array(fc.tuple(fc.constantFrom(...PROTO_KEYS, ...PRIVILEGED_KEYS, 'kyc_status', 'status_id'), hostileValue), {
+    minLength: 1,
+    maxLength: 6,
+  });
+  return fc.tuple(name, name, extras).map(([first, last, extra]) => {
+    const phone = newPhoneNumber();
+    const body: [string, unknown][] = [
+      ['dial_code', '+1'],
+      ['phone_number', phone],
+      ['user_type', 2],
+      ['first_name', first],
+      ['last_name', last],
+      ['password', 'correct horse battery'],
+      ['login_pin', '2580'],
+      ['transaction_pin', '1397'],
+      ['email', `ada.${phone}@example.com`],
+      ...extra.filter(([key]) => key !== 'kyc_status' && key !== 'status_id'),
+      // A self-registration may send these; they are forced to pending and active whatever they say.
+      ...(extra.some(([key]) => key === 'kyc_status') ? ([['kyc_status', 2]] as [string, unknown][]) : []),
+      ...(extra.some(([key]) => key === 'status_id') ? ([['status_id', 7]] as [string, unknown][]) : []),
+    ];
+    return jsonObject(body).text;
+  }).filter((body) => Buffer.byteLength(body, 'utf8') <= MAX_BODY_BYTES);
+}

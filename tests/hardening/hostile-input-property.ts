@@ -1,0 +1,245 @@
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { handler as loginPhone } from '../../functions/login-phone.js';
+import { handler as notFound } from '../../functions/not-found.js';
+import { handler as referralProgram } from '../../functions/referral-program.js';
+import { handler as register } from '../../functions/user-register.js';
+import { handler as verifyOtp } from '../../functions/verify-otp.js';
+import type { Company } from '../../lib/companies/companies.js';
+import { config } from '../../lib/config.js';
+import { ErrorCodes, StatusNames } from '../../lib/errors.js';
+import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
+import { encodeCursor } from '../../lib/referrals/referral-cursor.js';
+import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
+import { httpEvent, invoke, newCompany, newEmployee, randomPhoneNumber, signUp, type Account } from '../helpers.js';
+import type { EndpointName, HostileFixture, HostileRequest } from './hostile-input-arbitraries.js';
+import { diffSnapshots, identityProblems, isUnchanged, scanItems, snapshotOf, type Snapshot, type SnapshotDiff } from './table-snapshot.js';
+
+// The property every hostile request must satisfy, shared by the bounded test and scripts/fuzz.ts:
+// the answer is the envelope with a documented status and code (never a 5xx), it names no
+// other company's data and echoes no token, and a refusal changes nothing that is stored.
+// The service must be configured (environment, own table) before this module is imported.
+
+export const HANDLERS: Record<EndpointName, LambdaHttpHandler> = {
+  user_register: register,
+  login_phone: loginPhone,
+  verify_otp: verifyOtp,
+  referral_program: referralProgram,
+  not_found: notFound as unknown as LambdaHttpHandler,
+};
+
+/** The refusals each endpoint documents (API contract, section 4), CompanyID's aside. */
+const ENDPOINT_CODES: Record<EndpointName, number[]> = {
+  user_register: [1, 4, 5, 7, 8, 13],
+  login_phone: [1, 4, 5, 12, 13],
+  verify_otp: [1, 4, 5, 9, 10, 11, 13],
+  referral_program: [1, 4, 5, 6, 13],
+  not_found: [6],
+};
+const DOCUMENTED = new Map<number, number>(
+  Object.values(ErrorCodes)
+    .filter(({ code }) => code !== ErrorCodes.INTERNAL_ERROR.code)
+    .map(({ code, status }) => [code, status]),
+);
+
+const context = { getRemainingTimeInMillis: () => 120_000, awsRequestId: 'fuzz' } as unknown as Context;
+const prototypeShape = () => [Object.prototype, Array.prototype, Function.prototype].map((proto) => Object.getOwnPropertyNames(proto).sort().join()).join('|');
+
+export interface HostileSetup {
+  fixture: HostileFixture;
+  company: Company;
+  other: Company;
+  /** Ids and codes of each company, to find in answers that must not hold them. */
+  secretsOf: { company: string[]; other: string[] };
+}
+
+/** Two companies with a customer each, an employee, a live login code and signed cursors. */
+export async function setUpHostileFixture(): Promise<HostileSetup> {
+  const [company, other] = await Promise.all([newCompany(), newCompany()]);
+  const [customer, employee, outsider] = await Promise.all([signUp(company), newEmployee(company), signUp(other)]);
+  const phoneOf = (account: Account) => String(account.registration.phone_number);
+  // A live login code, so wrong guesses meet a real code (and count tries on it).
+  const sent = await invoke(loginPhone, {
+    path: '/l',
+    headers: { CompanyID: company.company_id },
+    body: { dial_code: '+1', phone_number: phoneOf(customer), user_type: 2, otp_type: 1 },
+  });
+  if (sent.status !== 200) throw new Error(`fixture: login code not sent: ${JSON.stringify(sent.body)}`);
+  const sortKey = `NOTIF#${String(Date.now()).padStart(15, '0')}#${'a'.repeat(32)}`;
+  const token = (account: Account) => account.authorization.replace(/^Token /, '');
+  const fixture: HostileFixture = {
+    companyId: company.company_id,
+    otherCompanyId: other.company_id,
+    tokens: [customer, employee, outsider].map(token),
+    userIds: [customer.userId, employee.userId, outsider.userId],
+    phoneNumbers: [phoneOf(customer), phoneOf(employee), phoneOf(outsider), randomPhoneNumber()],
+    cursors: [encodeCursor(company.company_id, customer.userId, sortKey), encodeCursor(other.company_id, outsider.userId, sortKey)],
+  };
+  return {
+    fixture,
+    company,
+    other,
+    secretsOf: {
+      company: [company.company_id, customer.userId, employee.userId, customer.referralCode, employee.referralCode],
+      other: [other.company_id, outsider.userId, outsider.referralCode],
+    },
+  };
+}
+
+export type OutcomeCounts = Record<EndpointName, Record<string, number>>;
+
+export function emptyCounts(): OutcomeCounts {
+  return { user_register: {}, login_phone: {}, verify_otp: {}, referral_program: {}, not_found: {} };
+}
+
+/** The CompanyID the chain will see: header names lower-cased, the last of a name wins. */
+function effectiveCompanyId(headers: Record<string, string>): string | undefined {
+  let value: string | undefined;
+  for (const [name, headerValue] of Object.entries(headers)) if (name.toLowerCase() === 'companyid') value = headerValue;
+  return value?.trim();
+}
+
+function bodyBytes(request: HostileRequest): number {
+  if (request.body === undefined) return 0;
+  const text = request.isBase64Encoded ? Buffer.from(request.body, 'base64').toString('utf8') : request.body;
+  return Buffer.byteLength(text, 'utf8');
+}
+
+function describeRequest(request: HostileRequest): string {
+  const body = request.body && request.body.length > 400 ? `${request.body.slice(0, 400)}... (${request.body.length} chars)` : request.body;
+  return JSON.stringify({ ...request, body });
+}
+
+/** Checks one answer against the contract; returns what is wrong with it. */
+function answerProblems(request: HostileRequest, result: APIGatewayProxyStructuredResultV2, setup: HostileSetup, mayRegister: boolean): string[] {
+  const problems: string[] = [];
+  const status = result.statusCode ?? 0;
+  let body: any;
+  try {
+    body = JSON.parse(result.body ?? '');
+  } catch {
+    return [`answer ${status} is not JSON: ${String(result.body).slice(0, 200)}`];
+  }
+  if (status >= 500) problems.push(`answered ${status}`);
+  const headers = (result.headers ?? {}) as Record<string, string>;
+  if (headers['content-type'] !== 'application/json') problems.push(`content-type ${headers['content-type']}`);
+  if (headers['cache-control'] !== 'no-store') problems.push(`cache-control ${headers['cache-control']}`);
+  if (!body || typeof body !== 'object' || Object.keys(body).sort().join() !== 'data,error,success') {
+    return [...problems, `not the envelope: ${result.body}`];
+  }
+  if (typeof body.data !== 'object' || body.data === null || Array.isArray(body.data)) problems.push('data is not an object');
+
+  if (body.success === 1) {
+    if (status !== 200 || body.error.length !== 0) problems.push(`success with status ${status} and errors ${body.error}`);
+    if (request.endpoint === 'user_register' && !mayRegister) problems.push('a body that must be refused registered');
+    if (request.endpoint === 'not_found') problems.push('an unknown route succeeded');
+  } else if (body.success === 0) {
+    const [code, ...more] = Array.isArray(body.error) ? body.error : [];
+    if (more.length || typeof code !== 'number') problems.push(`error is not one code: ${JSON.stringify(body.error)}`);
+    if (DOCUMENTED.get(code) !== status) problems.push(`code ${code} with status ${status} is not documented`);
+    if (body.data.message !== StatusNames[status]) problems.push(`message ${body.data.message} for ${status}`);
+    const extraKeys = Object.keys(body.data).filter((key) => key !== 'message' && key !== 'errors');
+    if (extraKeys.length) problems.push(`failure data carries ${extraKeys}`);
+    if (body.data.errors !== undefined) {
+      const wellFormed =
+        Array.isArray(body.data.errors) &&
+        body.data.errors.every(
+          (error: any) => error.code === code && typeof error.field === 'string' && typeof error.detail === 'string' && Object.keys(error).length === 3,
+        );
+      if (!wellFormed) problems.push(`malformed data.errors: ${JSON.stringify(body.data.errors)}`);
+    }
+    problems.push(...precedenceProblems(request, status, code, body, [setup.company.company_id, setup.other.company_id]));
+  } else {
+    problems.push(`success is ${body.success}`);
+  }
+
+  // No answer names another company's data, or echoes a token the caller holds.
+  const text = result.body ?? '';
+  const effective = effectiveCompanyId(request.headers)?.toLowerCase();
+  const foreign = effective === setup.fixture.otherCompanyId ? setup.secretsOf.company : setup.secretsOf.other;
+  for (const value of foreign) if (text.includes(value)) problems.push(`answer holds another company's ${value}`);
+  for (const token of setup.fixture.tokens) if (text.includes(token)) problems.push('answer echoes a token');
+  if (/node_modules|\/work\/|\bat [\w.<>]+ \(|Exception/.test(text)) problems.push('answer leaks internals');
+  return problems;
+}
+
+/** The code the chain must answer, as far as the request alone decides it. */
+function precedenceProblems(request: HostileRequest, status: number, code: number, body: any, knownCompanies: string[]): string[] {
+  if (request.endpoint === 'not_found') return status === 404 && code === 6 ? [] : [`unknown route answered ${status}/${code}`];
+  const companyId = effectiveCompanyId(request.headers);
+  if (!companyId || !/^[0-9a-fA-F]{32}$/.test(companyId)) return code === 2 ? [] : [`bad CompanyID answered ${code}, not 2`];
+  if (bodyBytes(request) > config.maxBodyBytes) return code === 13 ? [] : [`oversized body answered ${code}, not 13`];
+  if (code === 2 || code === 13) return [`code ${code} for a valid CompanyID and body size`];
+  const known = knownCompanies.includes(companyId.toLowerCase());
+  if (code === 3) return known ? ['a known company answered 3'] : [];
+  if (!known) {
+    const fields = (body.data.errors ?? []).map((error: { field: string }) => error.field);
+    const beforeLookup = code === 1 && fields.every((field: string) => field === 'body' || field === 'content-type');
+    return beforeLookup ? [] : [`unknown company answered ${code}`];
+  }
+  return ENDPOINT_CODES[request.endpoint].includes(code) ? [] : [`${request.endpoint} answered undocumented code ${code}`];
+}
+
+/** Changes a refused request may make: a wrong code counts one try against that code, nothing else. */
+function refusalChangeProblems(request: HostileRequest, code: number, diff: SnapshotDiff): string[] {
+  if (isUnchanged(diff)) return [];
+  const countedTry =
+    request.endpoint === 'verify_otp' &&
+    code === ErrorCodes.OTP_INVALID.code &&
+    !diff.added.length &&
+    !diff.removed.length &&
+    diff.changed.length === 1 &&
+    diff.changed[0]!.after.sk === 'OTP' &&
+    diff.changed[0]!.after.attempts === diff.changed[0]!.before.attempts + 1 &&
+    JSON.stringify({ ...diff.changed[0]!.after, attempts: 0 }) === JSON.stringify({ ...diff.changed[0]!.before, attempts: 0 });
+  if (countedTry) return [];
+  const keys = (items: { pk: string; sk: string }[]) => items.map((item) => `${item.pk}|${item.sk}`);
+  return [
+    `a refusal (${code}) changed stored data: ${JSON.stringify({
+      added: keys(diff.added),
+      removed: keys(diff.removed),
+      changed: keys(diff.changed.map(({ after }) => after)),
+    })}`,
+  ];
+}
+
+export interface HostileChecker {
+  setup: HostileSetup;
+  counts: OutcomeCounts;
+  /** Sends one request and throws, describing it, if anything about the outcome is wrong. */
+  check(request: HostileRequest, options?: { mayRegister?: boolean }): Promise<void>;
+}
+
+export async function hostileChecker(setup: HostileSetup): Promise<HostileChecker> {
+  const knownCompanies = [setup.company.company_id, setup.other.company_id];
+  const counts = emptyCounts();
+  const prototypes = prototypeShape();
+  let stored: Snapshot = snapshotOf(await scanItems(documentClient, tableName));
+
+  return {
+    setup,
+    counts,
+    async check(request, { mayRegister = false } = {}) {
+      const event = httpEvent({ method: request.method, path: request.path, query: request.query });
+      event.headers = request.headers;
+      event.body = request.body;
+      event.isBase64Encoded = request.isBase64Encoded;
+      if (!request.query) delete event.queryStringParameters;
+      const result = await HANDLERS[request.endpoint](event, context);
+
+      const problems = answerProblems(request, result, setup, mayRegister);
+      const answer = JSON.parse(result.body ?? '{}');
+      const code: number | undefined = answer.error?.[0];
+      const outcome = `${result.statusCode}${code === undefined ? '' : `/${code}`}`;
+      counts[request.endpoint][outcome] = (counts[request.endpoint][outcome] ?? 0) + 1;
+
+      const items = await scanItems(documentClient, tableName);
+      const now = snapshotOf(items);
+      if (answer.success !== 1) problems.push(...refusalChangeProblems(request, code ?? 0, diffSnapshots(stored, now)));
+      for (const company of knownCompanies) problems.push(...identityProblems(items.filter((item) => item.pk.startsWith(`C#${company}`)), company));
+      stored = now;
+      if (prototypeShape() !== prototypes) problems.push('a built-in prototype changed');
+
+      if (problems.length) throw new Error(`${problems.join('\n')}\nrequest: ${describeRequest(request)}\nanswer: ${result.statusCode} ${result.body?.slice(0, 500)}`);
+    },
+  };
+}

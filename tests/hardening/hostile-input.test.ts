@@ -1,0 +1,83 @@
+// Property-based hostile input against every endpoint, in process: each generated request must
+// get the envelope with a documented status and code (never a 5xx), and a refusal must leave
+// the stored data exactly as it was. `npm run fuzz` runs the same property much longer.
+import './own-table.js';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
+import { getUser } from '../../lib/store/user-store.js';
+import { randomPhoneNumber } from '../helpers.js';
+import { acceptedRegistration, hostileRequest, PATHS, type EndpointName } from './hostile-input-arbitraries.js';
+import { hostileChecker, setUpHostileFixture, type HostileChecker } from './hostile-input-property.js';
+
+/** Per endpoint; refusals cost a few milliseconds each (no hashing), so this stays quick. */
+const RUNS = Number(process.env.HOSTILE_RUNS || 500);
+
+let checker: HostileChecker;
+
+beforeAll(async () => {
+  checker = await hostileChecker(await setUpHostileFixture());
+});
+
+/** Outcomes each endpoint's generators must reach, so a property cannot pass by testing one path. */
+const MUST_REACH: Record<EndpointName, string[]> = {
+  user_register: ['400/1', '400/2', '404/3', '401/4', '400/8', '413/13'],
+  login_phone: ['200', '400/1', '400/2', '404/3', '401/4', '413/13'],
+  verify_otp: ['400/1', '400/2', '404/3', '400/10', '413/13'],
+  referral_program: ['200', '400/1', '400/2', '404/3', '401/4', '403/5'],
+  not_found: ['404/6'],
+};
+
+describe('hostile input: generated headers, query strings and bodies', () => {
+  it.each(Object.keys(PATHS) as EndpointName[])(
+    `%s: ${RUNS} requests, each answered by the envelope with a documented code, refusals changing nothing`,
+    async (endpoint) => {
+      await fc.assert(
+        fc.asyncProperty(hostileRequest(endpoint, checker.setup.fixture), (request) => checker.check(request)),
+        { numRuns: RUNS },
+      );
+      expect(Object.keys(checker.counts[endpoint])).toEqual(expect.arrayContaining(MUST_REACH[endpoint]));
+    },
+    120_000,
+  );
+});
+
+// Every attribute a stored user may have: anything else came from a client and must not be there.
+const USER_ATTRIBUTES = new Set([
+  'pk', 'sk', 'user_id', 'company_id', 'user_type', 'dial_code', 'phone_number', 'phone_e164', 'first_name', 'last_name', 'email',
+  'account_number_prefix', 'password_hash', 'login_pin_hash', 'transaction_pin_hash', 'status_id', 'birth_date', 'image', 'kyc_status',
+  'country_id', 'kyc_process_status', 'location_point', 'device_type', 'device_id', 'device_unique_id', 'parent_user_id', 'referred_by',
+  'referral_code', 'referral_count', 'cretaed_by', 'created_at', 'updated_at',
+]);
+
+describe('hostile extras on valid registrations', () => {
+  it('registers, stores no unknown field, lets no client set a privilege, and pollutes no prototype', async () => {
+    await fc.assert(
+      fc.asyncProperty(acceptedRegistration(() => randomPhoneNumber()), async (body) => {
+        const request = {
+          endpoint: 'user_register' as const,
+          ...PATHS.user_register,
+          headers: { CompanyID: checker.setup.company.company_id, 'content-type': 'application/json' },
+          query: undefined,
+          body,
+          isBase64Encoded: false,
+        };
+        await checker.check(request, { mayRegister: true });
+        const registered = checker.counts.user_register['200'] ?? 0;
+        expect(registered).toBeGreaterThan(0);
+        const phone = JSON.parse(body).phone_number as string;
+        const { Items } = await documentClient.send(
+          new ScanCommand({ TableName: tableName, FilterExpression: 'phone_e164 = :phone', ExpressionAttributeValues: { ':phone': `+1${phone}` } }),
+        );
+        expect(Items).toHaveLength(1);
+        const user = (await getUser(checker.setup.company.company_id, Items![0]!.user_id))!;
+        expect(Object.keys(user).filter((key) => !USER_ATTRIBUTES.has(key))).toEqual([]);
+        expect(user).toMatchObject({ kyc_status: 1, status_id: 1, kyc_process_status: 1, referral_count: 0, cretaed_by: user.user_id });
+        expect(user.company_id).toBe(checker.setup.company.company_id);
+      }),
+      // Each run hashes three secrets: no shrinking, which would repeat that for minutes.
+      { numRuns: 4, endOnFailure: true },
+    );
+  }, 120_000);
+});

@@ -1,0 +1,163 @@
+// Races the other test files do not already run, each with exact counts checked against what
+// DynamoDB holds afterwards. Already covered elsewhere: 20 registrations of one phone
+// (tests/users/registration.test.ts), 20 verifications of one code and 10 sends to one phone
+// (tests/otp/otp.test.ts), 20 sign-ups with one referral code (tests/referrals/referral-list.test.ts).
+import { ownTable } from './own-table.js';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { handler as loginPhone } from '../../functions/login-phone.js';
+import { handler as register } from '../../functions/user-register.js';
+import { handler as verifyOtp } from '../../functions/verify-otp.js';
+import { clock } from '../../lib/clock.js';
+import type { Company } from '../../lib/companies/companies.js';
+import { config } from '../../lib/config.js';
+import { documentClient } from '../../lib/store/dynamo-client.js';
+import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey } from '../../lib/store/keys.js';
+import { invoke, lastCodeSentTo, newCompany, outboxMessages, randomPhoneNumber, sampleRegistration, signUp, type Answer } from '../helpers.js';
+import { identityProblems, scanItems, type StoredItem } from './table-snapshot.js';
+
+let company: Company;
+const realNow = clock.now;
+
+beforeAll(async () => {
+  company = await newCompany();
+});
+
+afterEach(() => {
+  clock.now = realNow;
+});
+
+const registerIn = (target: Company, body: object) => invoke(register, { path: '/r', headers: { CompanyID: target.company_id }, body });
+const send = (target: Company, body: object) => invoke(loginPhone, { path: '/l', headers: { CompanyID: target.company_id }, body });
+const itemsOf = (target: Company) => scanItems(documentClient, ownTable, target.company_id);
+const find = (items: StoredItem[], key: { pk: string; sk: string }) => items.find((item) => item.pk === key.pk && item.sk === key.sk);
+const usersIn = (items: StoredItem[]) => items.filter((item) => item.sk === 'PROFILE');
+const statuses = (answers: Answer[]) => answers.map((answer) => answer.status);
+const count = (values: number[], wanted: number) => values.filter((value) => value === wanted).length;
+
+/** Moves the service's clock to a fixed instant, so counted windows and hours do not drift. */
+function setClock(epochSeconds: number): void {
+  clock.now = () => epochSeconds * 1000;
+}
+
+describe('concurrent registrations', () => {
+  it('of one email with six different phones: one user, the email claim is the winner’s, no loser left a phone claim', async () => {
+    const email = `race.${randomPhoneNumber()}@example.com`;
+    const bodies = Array.from({ length: 6 }, () => sampleRegistration({ email }));
+    const answers = await Promise.all(bodies.map((body) => registerIn(company, body)));
+
+    expect(count(statuses(answers), 200)).toBe(1);
+    expect(count(statuses(answers), 409)).toBe(5);
+    for (const loser of answers.filter((answer) => answer.status === 409)) {
+      expect(loser.body.data.errors.map((error: { field: string }) => error.field)).toEqual(['email']);
+    }
+    const winner = answers.find((answer) => answer.status === 200)!.body.data.user_id;
+    const items = await itemsOf(company);
+    expect(find(items, emailClaimKey(company.company_id, email, 2))?.user_id).toBe(winner);
+    const claimed = bodies.filter((body) => find(items, phoneClaimKey(company.company_id, `+1${String(body.phone_number)}`, 2)));
+    expect(claimed).toHaveLength(1);
+    expect(usersIn(items).filter((user) => user.email === email).map((user) => user.user_id)).toEqual([winner]);
+    expect(identityProblems(items, company.company_id)).toEqual([]);
+  });
+
+  it('with one referral code over colliding phones and emails: one user per identity, the referrer credited once per user', async () => {
+    const own = await newCompany();
+    const referrer = await signUp(own);
+    const phones = [randomPhoneNumber(), randomPhoneNumber(), randomPhoneNumber()];
+    const emails = phones.slice(0, 2).map((phone) => `grid.${phone}@example.com`);
+    // Six sign-ups: every pairing of three phones with two emails, all with one referral code.
+    const bodies = phones.flatMap((phone) =>
+      emails.map((email) => sampleRegistration({ phone_number: phone, email, referral_code: referrer.referralCode })),
+    );
+    const answers = await Promise.all(bodies.map((body) => registerIn(own, body)));
+
+    const won = answers.filter((answer) => answer.status === 200);
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    expect(won.length).toBeLessThanOrEqual(2);
+    expect(won.length + count(statuses(answers), 409)).toBe(6);
+
+    const items = await itemsOf(own);
+    const newUsers = usersIn(items).filter((user) => user.user_id !== referrer.userId);
+    expect(newUsers.map((user) => user.user_id).sort()).toEqual(won.map((answer) => answer.body.data.user_id).sort());
+    // No phone and no email belongs to two users.
+    expect(new Set(newUsers.map((user) => user.phone_e164)).size).toBe(newUsers.length);
+    expect(new Set(newUsers.map((user) => user.email)).size).toBe(newUsers.length);
+    const credited = find(items, { pk: `C#${own.company_id}#USER#${referrer.userId}`, sk: 'PROFILE' })!;
+    expect(credited.referral_count).toBe(won.length);
+    expect(items.filter((item) => item.sk.startsWith('NOTIF#'))).toHaveLength(won.length);
+    expect(identityProblems(items, own.company_id)).toEqual([]);
+  });
+});
+
+describe('concurrent verifications', () => {
+  it('of one right code: one session, exactly one new token stored, the code gone', async () => {
+    const account = await signUp(company);
+    const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
+    expect((await send(company, target)).status).toBe(200);
+    const code = lastCodeSentTo(`+1${target.phone_number}`);
+    const tokensBefore = (await itemsOf(company)).filter((item) => item.sk === 'TOKEN' && item.user_id === account.userId);
+
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => invoke(verifyOtp, { path: '/v', headers: { CompanyID: company.company_id }, body: { ...target, otp: code } })),
+    );
+    expect(count(statuses(answers), 200)).toBe(1);
+    expect(answers.filter((answer) => answer.status !== 200).map((answer) => answer.body.error)).toEqual(Array(11).fill([10]));
+
+    const items = await itemsOf(company);
+    const tokensAfter = items.filter((item) => item.sk === 'TOKEN' && item.user_id === account.userId);
+    expect(tokensAfter.length - tokensBefore.length).toBe(1);
+    expect(find(items, otpKey(company.company_id, `+1${target.phone_number}`, 2, 1))).toBeUndefined();
+  });
+});
+
+describe('concurrent sends', () => {
+  it('to one phone, six at a time while the clock advances: one per interval, never more than the hourly limit', async () => {
+    const own = await newCompany();
+    const phone = randomPhoneNumber();
+    const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
+    const start = Math.floor(Date.now() / 1000 / 3600) * 3600 + 60;
+    const perRound: number[] = [];
+    for (let round = 0; round < config.otp.sendsPerPhonePerHour + 2; round++) {
+      setClock(start + round * (config.otp.sendIntervalSeconds + 1));
+      const answers = await Promise.all(Array.from({ length: 6 }, () => send(own, target)));
+      expect(count(statuses(answers), 200) + count(statuses(answers), 429)).toBe(6);
+      perRound.push(count(statuses(answers), 200));
+    }
+    // One send in each of the first five intervals, then the hour is full.
+    expect(perRound).toEqual([1, 1, 1, 1, 1, 0, 0]);
+
+    const items = await itemsOf(own);
+    expect(find(items, phoneSendLimitKey(own.company_id, `+1${phone}`))).toMatchObject({ window_count: 5, window_start: start });
+    expect(find(items, companySendLimitKey(own.company_id, Math.floor(start / 3600)))).toMatchObject({ sent: 5 });
+    expect(outboxMessages(`+1${phone}`)).toHaveLength(5);
+  });
+
+  it('to ten phones against the company’s hourly ceiling: exactly the room left is sent, refused phones keep no count', async () => {
+    const own = await newCompany();
+    const now = Math.floor(Date.now() / 1000 / 3600) * 3600 + 1800;
+    setClock(now);
+    const hour = Math.floor(now / 3600);
+    const ceiling = config.otp.sendsPerCompanyPerHour;
+    await documentClient.send(new PutCommand({ TableName: ownTable, Item: { ...companySendLimitKey(own.company_id, hour), sent: ceiling - 3 } }));
+
+    const phones = Array.from({ length: 10 }, () => randomPhoneNumber());
+    const answers = await Promise.all(phones.map((phone) => send(own, { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 })));
+    expect(count(statuses(answers), 200)).toBe(3);
+    expect(count(statuses(answers), 429)).toBe(7);
+
+    const items = await itemsOf(own);
+    expect(find(items, companySendLimitKey(own.company_id, hour))).toMatchObject({ sent: ceiling });
+    phones.forEach((phone, index) => {
+      const counter = find(items, phoneSendLimitKey(own.company_id, `+1${phone}`));
+      const messages = outboxMessages(`+1${phone}`);
+      if (answers[index]!.status === 200) {
+        expect(counter).toMatchObject({ window_count: 1 });
+        expect(messages).toHaveLength(1);
+      } else {
+        expect(counter).toBeUndefined();
+        expect(messages).toEqual([]);
+      }
+    });
+    expect(items.filter((item) => item.sk === 'OTP')).toHaveLength(3);
+  });
+});

@@ -1,0 +1,216 @@
+// Every flow of the service, failures included, with all log output captured: no password,
+// PIN, one-time code, token or stored hash may appear in it. And every answer, above all one
+// carrying a token, tells caches not to keep it.
+import { dynamoProxy, sns } from './secrets-environment.js';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as loginPhone } from '../../functions/login-phone.js';
+import { handler as referralProgram } from '../../functions/referral-program.js';
+import { handler as register } from '../../functions/user-register.js';
+import { handler as verifyOtp } from '../../functions/verify-otp.js';
+import { clock } from '../../lib/clock.js';
+import type { Company } from '../../lib/companies/companies.js';
+import { config } from '../../lib/config.js';
+import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
+import { getUser } from '../../lib/store/user-store.js';
+import { registrationBody } from '../../lib/users/registration-input.js';
+import { operatorPrincipal, registerUser } from '../../lib/users/register-user.js';
+import { invoke, newCompany, sampleRegistration, type Answer, type EventInput } from '../helpers.js';
+import { faultWhen } from './fault-proxy.js';
+import { captureLogs, type LogCapture } from './log-capture.js';
+
+/** Secrets matched anywhere in the output: passwords, tokens, hashes. */
+const secrets = new Set<string>();
+/** Digit secrets (PINs, codes), matched only where no digit is next to them, as a logged value would be. */
+const digitSecrets = new Set<string>();
+const answers: { what: string; answer: Answer }[] = [];
+
+let capture: LogCapture;
+let company: Company;
+const realNow = clock.now;
+
+beforeAll(() => {
+  capture = captureLogs();
+});
+
+afterAll(async () => {
+  capture?.stop();
+  clock.now = realNow;
+  await Promise.all([sns.close(), dynamoProxy.close()]);
+});
+
+async function call(what: string, handler: LambdaHttpHandler, input: EventInput): Promise<Answer> {
+  const answer = await invoke(handler, { ...input, headers: { CompanyID: company.company_id, ...input.headers } });
+  answers.push({ what, answer });
+  return answer;
+}
+
+/** A registration body whose password and PINs are fresh and remembered as secrets. */
+function secretRegistration(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const password = `pw-${randomBytes(12).toString('base64url')}`;
+  // Two PINs that are neither a repeated digit nor a straight run.
+  const [loginPin, transactionPin] = ['739146', '582047', '604918', '815293', '927364', '416085', '350792', '261839']
+    .sort(() => Math.random() - 0.5)
+    .slice(0, 2) as [string, string];
+  secrets.add(password);
+  digitSecrets.add(loginPin).add(transactionPin);
+  return sampleRegistration({ password, login_pin: loginPin, transaction_pin: transactionPin, ...overrides });
+}
+
+function rememberToken(answer: Answer): string {
+  const token = answer.body.data.token.token as string;
+  secrets.add(token);
+  return `Token ${token}`;
+}
+
+function lastPublishedCode(): string {
+  const code = sns.published.at(-1)!.message.match(/\b(\d{6})\b/)![1]!;
+  digitSecrets.add(code);
+  return code;
+}
+
+function wrongCodeFor(code: string): string {
+  const wrong = String((Number(code) + 500_001) % 1_000_000).padStart(6, '0');
+  digitSecrets.add(wrong);
+  return wrong;
+}
+
+const target = (registration: Record<string, unknown>, otpType: number) => ({
+  dial_code: '+1',
+  phone_number: String(registration.phone_number),
+  user_type: registration.user_type,
+  otp_type: otpType,
+});
+
+function skipSendInterval(): void {
+  const now = clock.now();
+  clock.now = () => now + (config.otp.sendIntervalSeconds + 1) * 1000 + (Date.now() - now);
+}
+
+describe('secrets never reach the logs', () => {
+  it('runs every flow: sign-ups with a referral, an employee, codes sent and verified, the list paged, and failures', async () => {
+    company = await newCompany();
+    const path = '/wallet/v3/auth/user_register';
+
+    // A customer, a customer they referred, an operator-made employee and an employee-made one.
+    const customerBody = secretRegistration();
+    const customer = await call('register customer', register, { path, body: customerBody });
+    expect(customer.status).toBe(200);
+    const customerToken = rememberToken(customer);
+    const referredBody = secretRegistration({ referral_code: customer.body.data.referral_code });
+    const referred = await call('register referred', register, { path, body: referredBody });
+    expect(referred.status).toBe(200);
+    rememberToken(referred);
+    const operatorMade = await registerUser(
+      company,
+      registrationBody.parse(secretRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined })),
+      operatorPrincipal(company.company_id),
+    );
+    secrets.add(operatorMade.token.token);
+    const employee = await call('register employee', register, {
+      path,
+      headers: { Authorization: `Token ${operatorMade.token.token}` },
+      body: secretRegistration({ user_type: 1 }),
+    });
+    expect(employee.status).toBe(200);
+    rememberToken(employee);
+
+    // Login by code: a wrong try, then the right one.
+    const login = target(customerBody, 1);
+    expect((await call('send login code', loginPhone, { path: '/l', body: login })).status).toBe(200);
+    const loginCode = lastPublishedCode();
+    expect((await call('verify wrong code', verifyOtp, { path: '/v', body: { ...login, otp: wrongCodeFor(loginCode) } })).body.error).toEqual([9]);
+    const session = await call('verify login code', verifyOtp, { path: '/v', body: { ...login, otp: loginCode } });
+    expect(session.status).toBe(200);
+    const sessionToken = rememberToken(session);
+    expect((await call('send again at once', loginPhone, { path: '/l', body: login })).status).toBe(429);
+
+    // A top-up code, with the session's token.
+    skipSendInterval();
+    const topUp = target(customerBody, 3);
+    expect((await call('send top-up code', loginPhone, { path: '/l', headers: { Authorization: sessionToken }, body: topUp })).status).toBe(200);
+    const topUpCode = lastPublishedCode();
+    const wrongTopUp = { ...topUp, otp: wrongCodeFor(topUpCode) };
+    expect((await call('verify wrong top-up', verifyOtp, { path: '/v', headers: { Authorization: sessionToken }, body: wrongTopUp })).status).toBe(400);
+    const verified = await call('verify top-up', verifyOtp, { path: '/v', headers: { Authorization: sessionToken }, body: { ...topUp, otp: topUpCode } });
+    expect(verified.body.data.verified).toBe(1);
+
+    // The referral list, paged with a cursor, by its owner and by the employee.
+    const list = (headers: Record<string, string>, query: Record<string, string>) =>
+      call('referral list', referralProgram, { method: 'GET', path: '/p', headers, query });
+    await signUpAnother(customer.body.data.referral_code);
+    const first = await list({ Authorization: customerToken }, { limit: '1' });
+    expect(first.body.data.next_cursor).toEqual(expect.any(String));
+    expect((await list({ Authorization: customerToken }, { limit: '1', cursor: first.body.data.next_cursor })).status).toBe(200);
+
+    // Refusals that carry secrets in the request.
+    const refusedPassword = `pw-${randomBytes(12).toString('base64url')}`;
+    secrets.add(refusedPassword);
+    expect((await call('weak PIN', register, { path, body: sampleRegistration({ password: refusedPassword, login_pin: '1234' }) })).status).toBe(400);
+    expect((await call('duplicate', register, { path, body: { ...secretRegistration(), phone_number: customerBody.phone_number } })).status).toBe(409);
+    const forged = randomBytes(32).toString('base64url');
+    secrets.add(forged);
+    expect((await list({ Authorization: `Token ${forged}` }, {})).status).toBe(401);
+    expect((await call('malformed JSON', register, { path, body: `{"password":"${refusedPassword}", "login_pin":"739146",` })).status).toBe(400);
+    expect(
+      (await call('form body', register, { path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `password=${refusedPassword}` })).status,
+    ).toBe(400);
+
+    // Failures, whose errors are logged in full: SNS refusing, DynamoDB throttling a registration
+    // and the token write of a verified code.
+    sns.failWith = 'InternalError';
+    const verification = { dial_code: '+1', phone_number: String(sampleRegistration().phone_number), user_type: 2, otp_type: 2 };
+    expect((await call('SNS down', loginPhone, { path: '/l', body: verification })).status).toBe(500);
+    sns.failWith = undefined;
+    dynamoProxy.rule = faultWhen((request) => request.operation === 'TransactWriteItems', 'throttle');
+    expect((await call('table throttling', register, { path, body: secretRegistration() })).status).toBe(500);
+    const referredLogin = target(referredBody, 1);
+    dynamoProxy.reset();
+    expect((await call('send referred code', loginPhone, { path: '/l', body: referredLogin })).status).toBe(200);
+    const referredCode = lastPublishedCode();
+    dynamoProxy.rule = faultWhen((request) => request.operation === 'PutItem' && request.body.includes('#TOKEN#'), 'throttle');
+    expect((await call('token write failing', verifyOtp, { path: '/v', body: { ...referredLogin, otp: referredCode } })).status).toBe(500);
+    dynamoProxy.reset();
+
+    // The stored hashes are secrets too.
+    for (const answer of [customer, referred, employee]) {
+      const user = (await getUser(company.company_id, answer.body.data.user_id))!;
+      for (const hash of [user.password_hash, user.login_pin_hash, user.transaction_pin_hash]) secrets.add(hash.split('$').at(-1)!);
+    }
+  }, 60_000);
+
+  async function signUpAnother(referralCode: string): Promise<void> {
+    const answer = await call('register second referred', register, { path: '/wallet/v3/auth/user_register', body: secretRegistration({ referral_code: referralCode }) });
+    expect(answer.status).toBe(200);
+    rememberToken(answer);
+  }
+
+  it('captured the service’s logs of refusals and failures, so the checks below look at real output', () => {
+    const text = capture.text();
+    expect(text).toContain('"message":"request refused"');
+    expect(text).toContain('"message":"request failed"');
+    expect(text).toMatch(/ThrottlingException|InternalError/);
+    expect(secrets.size).toBeGreaterThan(15);
+    expect(digitSecrets.size).toBeGreaterThan(10);
+  });
+
+  it('holds no password, token or stored hash, whole or in part', () => {
+    const text = capture.text();
+    for (const secret of secrets) {
+      expect(text.includes(secret), `a secret (${secret.slice(0, 4)}...) is in the logs`).toBe(false);
+      expect(text.includes(secret.slice(0, 16)), `the start of a secret (${secret.slice(0, 4)}...) is in the logs`).toBe(false);
+    }
+  });
+
+  it('holds no PIN and no one-time code, right or wrong', () => {
+    const text = capture.text();
+    for (const secret of digitSecrets) expect(text, `${secret} is in the logs`).not.toMatch(new RegExp(`(?<![0-9])${secret}(?![0-9])`));
+    expect(text).not.toMatch(/verification code/);
+  });
+
+  it('sends Cache-Control: no-store with every answer, and with each of the answers carrying a token', () => {
+    const withToken = answers.filter(({ answer }) => answer.body.data?.token);
+    expect(withToken.length).toBeGreaterThanOrEqual(5);
+    for (const { what, answer } of answers) expect(answer.headers['cache-control'], what).toBe('no-store');
+  });
+});

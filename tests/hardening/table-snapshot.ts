@@ -1,0 +1,106 @@
+import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { companyPrefix, emailClaimKey, phoneClaimKey, referralCodeKey, userKey } from '../../lib/store/keys.js';
+
+// Reads a table the way a test or script checks it: every item (of one company), as stored.
+// No vitest here: scripts/fuzz.ts and scripts/load.ts use it too.
+
+export type StoredItem = Record<string, any> & { pk: string; sk: string };
+
+/** Every item of the table, or of one company when companyId is given. A Scan: tests and scripts only. */
+export async function scanItems(client: DynamoDBDocumentClient, tableName: string, companyId?: string): Promise<StoredItem[]> {
+  const items: StoredItem[] = [];
+  let start: Record<string, any> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+        ...(companyId
+          ? {
+              FilterExpression: 'pk = :company OR begins_with(pk, :prefix)',
+              ExpressionAttributeValues: { ':company': companyPrefix(companyId), ':prefix': `${companyPrefix(companyId)}#` },
+            }
+          : {}),
+      }),
+    );
+    items.push(...((page.Items ?? []) as StoredItem[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+const itemId = (item: { pk: string; sk: string }) => `${item.pk} | ${item.sk}`;
+
+/** Key-sorted JSON, so two reads of an unchanged item compare equal. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object' && !(value instanceof Set)) {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(',')}}`;
+  }
+  if (value instanceof Set) return `Set${canonical([...value].sort())}`;
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+/** Items by key, with a comparable form of each. */
+export type Snapshot = Map<string, { item: StoredItem; text: string }>;
+
+export function snapshotOf(items: StoredItem[]): Snapshot {
+  return new Map(items.map((item) => [itemId(item), { item, text: canonical(item) }]));
+}
+
+export interface SnapshotDiff {
+  added: StoredItem[];
+  removed: StoredItem[];
+  changed: { before: StoredItem; after: StoredItem }[];
+}
+
+export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotDiff {
+  const diff: SnapshotDiff = { added: [], removed: [], changed: [] };
+  for (const [id, now] of after) {
+    const then = before.get(id);
+    if (!then) diff.added.push(now.item);
+    else if (then.text !== now.text) diff.changed.push({ before: then.item, after: now.item });
+  }
+  for (const [id, then] of before) if (!after.has(id)) diff.removed.push(then.item);
+  return diff;
+}
+
+export const isUnchanged = (diff: SnapshotDiff) => !diff.added.length && !diff.removed.length && !diff.changed.length;
+
+/**
+ * What must hold for every company after any sequence of requests, failed or not: no user
+ * without its phone, email and referral-code claims, no claim without its user, and every
+ * referral counted exactly once (the count equals the notifications in the referrer's list).
+ * Returns a description of each broken rule; empty when all hold.
+ */
+export function identityProblems(items: StoredItem[], companyId: string): string[] {
+  const byId = new Map(items.map((item) => [itemId(item), item]));
+  const find = (key: { pk: string; sk: string }) => byId.get(itemId(key));
+  const problems: string[] = [];
+  const userPrefix = `${companyPrefix(companyId)}#USER#`;
+  const users = items.filter((item) => item.sk === 'PROFILE' && item.pk.startsWith(userPrefix));
+  const userIds = new Set(users.map((user) => user.user_id as string));
+
+  for (const user of users) {
+    const id = user.user_id as string;
+    if (find(phoneClaimKey(companyId, user.phone_e164, user.user_type))?.user_id !== id) problems.push(`user ${id} lacks its phone claim`);
+    if (user.email && find(emailClaimKey(companyId, user.email, user.user_type))?.user_id !== id) problems.push(`user ${id} lacks its email claim`);
+    if (find(referralCodeKey(companyId, user.referral_code))?.user_id !== id) problems.push(`user ${id} lacks its referral code claim`);
+    const notifications = items.filter((item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith('NOTIF#'));
+    if ((user.referral_count ?? 0) !== notifications.length) {
+      problems.push(`user ${id} has referral_count ${user.referral_count} but ${notifications.length} notifications`);
+    }
+    for (const notification of notifications) {
+      if (!userIds.has(notification.referred_user_id)) problems.push(`notification ${notification.id} names a missing user`);
+    }
+  }
+  for (const claim of items.filter((item) => item.sk === 'CLAIM')) {
+    if (!userIds.has(claim.user_id)) problems.push(`claim ${claim.pk} names missing user ${claim.user_id}`);
+  }
+  for (const token of items.filter((item) => item.sk === 'TOKEN')) {
+    if (!userIds.has(token.user_id)) problems.push(`token of missing user ${token.user_id}`);
+  }
+  return problems;
+}
