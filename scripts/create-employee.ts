@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import { requireActiveCompany } from '../lib/companies/companies.js';
 import { AppError } from '../lib/errors.js';
 import { parseInput } from '../lib/validation.js';
-import { registrationBody, UserType } from '../lib/users/registration-input.js';
+import { registrationBody } from '../lib/users/registration-input.js';
+import { UserType } from '../lib/users/user-types.js';
 import { operatorPrincipal, registerUser } from '../lib/users/register-user.js';
 
 const { values } = parseArgs({ options: { company: { type: 'string' } } });

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { ErrorName } from '../errors.js';
 import type { AuthRequirement } from '../http/middleware.js';
 
@@ -12,10 +12,10 @@ export interface Endpoint {
   summary: string;
   description: string;
   auth: AuthRequirement;
-  body?: z.ZodType;
-  query?: z.ZodType;
+  body?: z.core.$ZodType;
+  query?: z.core.$ZodType;
   /** The data of the success envelope. */
-  result: z.ZodType;
+  result: z.core.$ZodType;
   /** Refusals this operation can give beyond those every operation can. */
   errors: ErrorName[];
   examples: { request?: unknown; result: unknown };

@@ -12,7 +12,7 @@ type JsonSchema = Record<string, unknown>;
 /** Refusals every operation can give: from the middleware chain, before the handler runs. */
 const COMMON_ERRORS: ErrorName[] = ['BAD_REQUEST', 'COMPANY_ID_INVALID', 'COMPANY_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR'];
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+function jsonSchema(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' });
   return rest;
 }
@@ -74,7 +74,7 @@ function errorNamesByStatus(endpoint: Endpoint): Map<number, ErrorName[]> {
  * A request schema as clients may really send it: optional fields may also be "" or null
  * (both count as absent), and unknown fields are ignored rather than refused.
  */
-function requestSchema(schema: z.ZodType): JsonSchema {
+function requestSchema(schema: z.core.$ZodType): JsonSchema {
   const object = jsonSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
   const properties = Object.fromEntries(
     Object.entries(object.properties ?? {}).map(([name, property]) => {

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Company } from '../companies/companies.js';
 import { logger } from '../logger.js';
 import { parseInput } from '../validation.js';
@@ -26,7 +26,7 @@ export interface ApiCall<Body, Query, Auth extends AuthRequirement> {
   principal: Auth extends 'required' ? Principal : Principal | undefined;
 }
 
-export interface EndpointSpec<BodySchema extends z.ZodType, QuerySchema extends z.ZodType, Auth extends AuthRequirement> {
+export interface EndpointSpec<BodySchema extends z.core.$ZodType, QuerySchema extends z.core.$ZodType, Auth extends AuthRequirement> {
   auth: Auth;
   body?: BodySchema;
   query?: QuerySchema;
@@ -43,8 +43,8 @@ export type LambdaHttpHandler = (
  */
 export function apiHandler<
   Auth extends AuthRequirement,
-  BodySchema extends z.ZodType = z.ZodType,
-  QuerySchema extends z.ZodType = z.ZodType,
+  BodySchema extends z.core.$ZodType = z.core.$ZodType,
+  QuerySchema extends z.core.$ZodType = z.core.$ZodType,
 >(
   spec: EndpointSpec<BodySchema, QuerySchema, Auth>,
   handle: (call: ApiCall<z.output<BodySchema>, z.output<QuerySchema>, Auth>) => Promise<unknown>,

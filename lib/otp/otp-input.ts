@@ -1,6 +1,6 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { phoneFields, withPhoneE164 } from '../users/phone-number.js';
-import { UserType } from '../users/registration-input.js';
+import { UserType } from '../users/user-types.js';
 
 // The bodies of login_phone and verify_otp (API contract 3.2 and 3.3).
 
@@ -22,7 +22,7 @@ const codeTarget = {
 export const sendCodeBody = withPhoneE164(z.object(codeTarget));
 
 export const verifyCodeBody = withPhoneE164(
-  z.object({ ...codeTarget, otp: z.string().regex(/^[0-9]{6}$/, 'must be the 6 digits received') }),
+  z.object({ ...codeTarget, otp: z.string().check(z.regex(/^[0-9]{6}$/, 'must be the 6 digits received')) }),
 );
 
 export type SendCodeInput = z.output<typeof sendCodeBody>;

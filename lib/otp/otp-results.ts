@@ -1,14 +1,14 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { sessionResult } from '../tokens/session-result.js';
 
 export const sendCodeResult = z.object({
   message: z.string(),
-  expires_in: z.int().meta({ description: 'Seconds the code stays valid' }),
+  expires_in: z.int().check(z.meta({ description: 'Seconds the code stays valid' })),
 });
 
 export const verifyCodeResult = z.union([
-  sessionResult.meta({ description: 'otp_type 1 (login): a session' }),
-  z.object({ message: z.string(), verified: z.literal(1) }).meta({ description: 'otp_type 2, 3, 4' }),
+  sessionResult.check(z.meta({ description: 'otp_type 1 (login): a session' })),
+  z.object({ message: z.string(), verified: z.literal(1) }).check(z.meta({ description: 'otp_type 2, 3, 4' })),
 ]);
 
 export type SendCodeResult = z.output<typeof sendCodeResult>;

@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 import { queryNotifications } from '../store/referral-store.js';
 import { getUser } from '../store/user-store.js';
 import type { Principal } from '../tokens/access-tokens.js';
-import { UserType } from '../users/registration-input.js';
+import { UserType } from '../users/user-types.js';
 import { decodeCursor, encodeCursor } from './referral-cursor.js';
 import type { ReferralListQuery } from './referral-list-input.js';
 import type { ReferralListResult } from './referral-list-result.js';

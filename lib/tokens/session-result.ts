@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 // What a client receives when it gets a session: from registration and from a login code.
 
@@ -8,9 +8,9 @@ export const sessionResult = z.object({
   message: z.string(),
   token: z
     .object({
-      type: z.literal('Token').meta({ description: 'The scheme name to send in Authorization' }),
-      token: z.string().meta({ description: 'Opaque; 256 random bits, base64url. Valid 30 days.' }),
+      type: z.literal('Token').check(z.meta({ description: 'The scheme name to send in Authorization' })),
+      token: z.string().check(z.meta({ description: 'Opaque; 256 random bits, base64url. Valid 30 days.' })),
     })
-    .meta({ description: 'Send back as `Authorization: Token <token>`' }),
-  user_id: z.string().regex(USER_ID_PATTERN).meta({ description: '32 lower-case hex characters' }),
+    .check(z.meta({ description: 'Send back as `Authorization: Token <token>`' })),
+  user_id: z.string().check(z.regex(USER_ID_PATTERN), z.meta({ description: '32 lower-case hex characters' })),
 });

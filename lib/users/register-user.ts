@@ -16,7 +16,8 @@ import {
   type UserRecord,
 } from '../store/user-store.js';
 import { issueAccessToken, TOKEN_TYPE, type Principal } from '../tokens/access-tokens.js';
-import { UserType, type RegistrationInput } from './registration-input.js';
+import type { RegistrationInput } from './registration-input.js';
+import { UserType } from './user-types.js';
 import type { RegistrationResult } from './registration-result.js';
 
 /** What the registration transaction's conditions guard, to name a failure. */

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -83,5 +83,12 @@ describe('the packaged CloudFormation', () => {
     expect(statSync(join(outDir, 'userRegister.zip')).size).toBeGreaterThan(0);
     const [fn] = ofType('AWS::Lambda::Function').filter((resource) => resource.Properties.Handler === 'functions/user-register.handler');
     expect(fn).toBeDefined();
+  });
+
+  // Cold starts grow with the bundle: npm run bench measures them, this keeps the size in check.
+  it('keeps every function zip under 500 KB', () => {
+    const zips = readdirSync(outDir).filter((name) => name.endsWith('.zip'));
+    expect(zips.length).toBe(ofType('AWS::Lambda::Function').length);
+    for (const zip of zips) expect(statSync(join(outDir, zip)).size, zip).toBeLessThan(500 * 1024);
   });
 });

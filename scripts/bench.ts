@@ -1,0 +1,271 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { measureColdInit, type ColdInit } from './bench/cold-init.js';
+import { packageFunctions, type PackagedFunction } from './bench/package-functions.js';
+import { costPerMillion, PRICES } from './bench/prices.js';
+import { dollars, kilobytes, table } from './bench/report.js';
+import { round } from './bench/stats.js';
+import type { HashTimings } from './bench/hash-cost.js';
+import type { ScenarioResult } from './bench/warm-latency.js';
+import { ensureTable } from '../lib/store/ensure-table.js';
+import { freePort, localClient, startLocalDynamoDb } from './local-dynamodb.js';
+
+// npm run bench: bundle sizes, cold init against an SDK-only floor, warm latency and DynamoDB
+// work per endpoint and outcome, hashing cost, and the cost of a million calls. Prints the
+// tables and writes bench/results.json. See docs/performance.md for how to read them.
+
+const LIMITS = { initRatio: 1.5, zipBytes: 500 * 1024, totalSeconds: 600 };
+
+const { values: options } = parseArgs({
+  options: {
+    calls: { type: 'string', default: '1000' },
+    'cold-runs': { type: 'string', default: '21' },
+    'real-hash-calls': { type: 'string', default: '20' },
+    'hash-runs': { type: 'string', default: '10' },
+    output: { type: 'string', default: 'bench/results.json' },
+  },
+});
+const calls = Number(options.calls);
+const coldRuns = Number(options['cold-runs']);
+const root = resolve(import.meta.dirname, '..');
+// Node 20 here, 22 on Lambda: the SDK's warning about it would only clutter the report.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const started = performance.now();
+const progress = (line: string) => process.stderr.write(`[bench ${Math.round((performance.now() - started) / 1000)}s] ${line}\n`);
+
+/** Settings for the in-process calls; set before any service module is imported. */
+function benchEnvironment(endpoint: string, outbox: string): Record<string, string> {
+  return {
+    STAGE: 'bench',
+    TABLE_NAME: 'wallet-auth-bench',
+    DYNAMODB_ENDPOINT: endpoint,
+    // Generous: DynamoDB Local on a busy machine is slower than DynamoDB, and a timed-out attempt
+    // would be retried and counted as an extra round trip.
+    DYNAMODB_TIMEOUT_MS: '3000',
+    SERVER_SECRET: randomBytes(32).toString('hex'),
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_REGION: 'us-east-1',
+    // Refusals log at INFO; WARN keeps thousands of them off the report.
+    LOG_LEVEL: 'WARN',
+    SMS_SENDER: 'outbox',
+    SMS_OUTBOX_FILE: outbox,
+    // Long enough that no measured call pays the company read; a cold cache adds one GetItem.
+    COMPANY_CACHE_SECONDS: '3600',
+    OTP_TTL_SECONDS: '300',
+    OTP_MAX_ATTEMPTS: '5',
+    OTP_SEND_INTERVAL_SECONDS: '60',
+    OTP_SENDS_PER_PHONE_PER_HOUR: '5',
+    // Thousands of sends from one company within the hour: the ceiling would refuse them.
+    OTP_SENDS_PER_COMPANY_PER_HOUR: String(1e9),
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+}
+
+async function warmPhase(): Promise<{ hashing: HashTimings; scenarios: ScenarioResult[] }> {
+  progress('starting DynamoDB Local');
+  const dynamo = await startLocalDynamoDb({ port: await freePort() });
+  const scratch = mkdtempSync(join(tmpdir(), 'wallet-bench-'));
+  const stop = () => void dynamo.stop().finally(() => process.exit(130));
+  process.once('SIGINT', stop);
+  try {
+    Object.assign(process.env, benchEnvironment(dynamo.endpoint, join(scratch, 'sms-outbox.jsonl')));
+    const setup = localClient(dynamo.endpoint);
+    await ensureTable(setup, 'wallet-auth-bench');
+    setup.destroy();
+    const { measureHashing } = await import('./bench/hash-cost.js');
+    progress('hashing: OWASP scrypt settings and the configured one');
+    const hashing = await measureHashing(Number(options['hash-runs']));
+    const { runScenarios } = await import('./bench/scenarios.js');
+    // The local SMS outbox echoes every message on the console; keep the report readable.
+    const log = console.log;
+    console.log = () => {};
+    try {
+      return { hashing, scenarios: await runScenarios(calls, Number(options['real-hash-calls']), progress) };
+    } finally {
+      console.log = log;
+    }
+  } finally {
+    process.off('SIGINT', stop);
+    await dynamo.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Lambda milliseconds for a call: its waiting as measured, its CPU time stretched to the function's share of a vCPU. */
+function lambdaMs(result: ScenarioResult, memoryMb: number, hashing: HashTimings): number {
+  const vcpu = Math.min(1, memoryMb / PRICES.mbPerVcpu);
+  // Calls measured at the bench-only scrypt cost are billed with the real hashing's CPU time.
+  const cpu = result.meanCpuMs + (result.hashing === 'injected' ? hashing.registrationTrioCpuMs : 0);
+  return Math.ceil(result.meanWaitMs + cpu / vcpu);
+}
+
+const CLIENT_NAMES: Record<string, string> = { 'client-dynamodb': 'DynamoDB', 'lib-dynamodb': 'DocumentClient', 'client-sns': 'SNS' };
+
+const describeCounts = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([value, count]) => (Object.keys(counts).length === 1 ? value : `${value}x${count}`))
+    .join(',');
+
+async function main() {
+  const machine = {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memoryGiB: round(totalmem() / 2 ** 30, 1),
+    node: process.version,
+    os: `${platform()} ${release()}`,
+    loadAverageAtStart: loadavg().map((value) => round(value, 2)),
+  };
+  progress(`packaging with serverless (stage bench)`);
+  const functions: PackagedFunction[] = await packageFunctions(root);
+  progress(`cold init: ${functions.length} functions and their floors, ${coldRuns} fresh processes each`);
+  const cold: ColdInit[] = await measureColdInit(root, functions, coldRuns);
+  const { hashing, scenarios } = await warmPhase();
+
+  const warm = scenarios.map((result) => {
+    const memoryMb = functions.find((fn) => fn.name === result.functionName)?.memoryMb ?? 1024;
+    const billedMs = lambdaMs(result, memoryMb, hashing);
+    const cost = costPerMillion({
+      memoryMb,
+      billedMs,
+      readUnits: result.readUnits,
+      writeUnits: result.writeUnits + result.estimatedFailedWriteUnits,
+      sms: result.smsPerCall,
+    });
+    return { ...result, memoryMb, lambdaBilledMs: billedMs, costPerMillionCalls: Object.fromEntries(Object.entries(cost).map(([key, value]) => [key, dollars(value)])) };
+  });
+
+  // Registration is CPU-bound (scrypt): what its memory size does to duration and cost.
+  const registration = warm.find((entry) => entry.endpoint === 'user_register' && entry.outcome === 'new user');
+  const registrationMemory = !registration
+    ? []
+    : [1024, PRICES.mbPerVcpu].map((memoryMb) => {
+        const billedMs = lambdaMs(registration, memoryMb, hashing);
+        const cost = costPerMillion({ memoryMb, billedMs, readUnits: registration.readUnits, writeUnits: registration.writeUnits, sms: 0 });
+        return { memoryMb, lambdaMs: billedMs, lambdaCostPerMillion: dollars(cost.lambda) };
+      });
+
+  const totalSeconds = round((performance.now() - started) / 1000, 1);
+  const checks = {
+    initRatioAtMost: LIMITS.initRatio,
+    initRatios: cold.every((entry) => entry.ratio <= LIMITS.initRatio),
+    zipsUnderBytes: LIMITS.zipBytes,
+    zips: functions.every((fn) => fn.zipBytes < LIMITS.zipBytes),
+    roundTripsEqualMinimum: warm.every((entry) => entry.matchesMinimum),
+    totalSeconds,
+    underTenMinutes: totalSeconds < LIMITS.totalSeconds,
+  };
+
+  const out = (text = '') => process.stdout.write(`${text}\n`);
+  out(`\nwallet-auth bench: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.os}`);
+  out(`load average at start ${machine.loadAverageAtStart.join(' ')}; timings are noisy when other work shares the machine\n`);
+  out('Bundles (serverless package) and cold init (median import time in a fresh Node process)');
+  out(
+    table(
+      ['function', 'route', 'MB', 'zip KB', 'unzipped KB', 'init ms', 'floor ms', 'ratio', 'CPU ms', 'floor CPU', 'CPU ratio', 'floor = SDK clients', 'check'],
+      functions.map((fn) => {
+        const entry = cold.find((candidate) => candidate.name === fn.name)!;
+        const ok = entry.ratio <= LIMITS.initRatio && fn.zipBytes < LIMITS.zipBytes;
+        return [
+          fn.name,
+          fn.route,
+          fn.memoryMb,
+          kilobytes(fn.zipBytes),
+          kilobytes(fn.unzippedBytes),
+          entry.initMs,
+          entry.floorMs,
+          entry.ratio,
+          entry.initCpuMs,
+          entry.floorCpuMs,
+          entry.cpuRatio,
+          entry.clients.map((name) => CLIENT_NAMES[name] ?? name).join('+') || '(none)',
+          ok ? 'OK' : 'OVER',
+        ];
+      }),
+    ),
+  );
+  out(
+    `(${coldRuns} fresh processes per bundle, each function beside its floor in random order; the check is on the wall-time ratio;` +
+      `\nlimits: ratio <= ${LIMITS.initRatio}, zip < ${LIMITS.zipBytes / 1024} KB)\n`,
+  );
+
+  out(`Warm calls in process against DynamoDB Local (${calls} calls per row unless shown; company cache warm)`);
+  out(
+    table(
+      ['endpoint', 'outcome', 'calls', 'p50 ms', 'p99 ms', 'DynamoDB req (seq)', 'minimum (seq)', 'check', 'RRU', 'WRU', 'est. WRU', 'Lambda ms', '$ / 1M calls'],
+      warm.map((entry) => [
+        entry.endpoint,
+        entry.outcome + (entry.hashing === 'injected' ? ' [bench scrypt]' : entry.hashing === 'real' ? ' [real scrypt]' : ''),
+        entry.calls,
+        entry.p50Ms,
+        entry.p99Ms,
+        `${describeCounts(entry.requests)} (${describeCounts(entry.sequential)})`,
+        `${entry.minimum.requests} (${entry.minimum.sequential})`,
+        entry.matchesMinimum ? 'OK' : 'MISMATCH',
+        entry.readUnits,
+        entry.writeUnits,
+        entry.estimatedFailedWriteUnits,
+        entry.lambdaBilledMs,
+        entry.costPerMillionCalls.total!,
+      ]),
+    ),
+  );
+  out(
+    `[bench scrypt]: registrations ran at a bench-only scrypt cost (N=2^10, r=8, p=1) injected into this process, so` +
+      `\n1,000 fit in the time budget; their latency excludes real hashing, measured below and added to their Lambda ms and cost.` +
+      `\nRRU/WRU: capacity consumed per call, as DynamoDB reports it (transactions: 2 WRU per item per KB, counted from the request, as\nDynamoDB Local under-reports them). est. WRU: refused conditional writes, which DynamoDB does not report; counted as if written.` +
+      `\nLambda ms: off-CPU time as measured plus CPU time at the function's vCPU share (memory / ${PRICES.mbPerVcpu} MB).` +
+      `\nRows with fewer than 100 calls show their slowest call as p99.\n`,
+  );
+
+  out(`Hashing (scrypt, OWASP settings of equal work; ${hashing.runs} runs each for the configured one)`);
+  out(table(['N', 'r', 'p', 'memory MiB', 'median ms'], hashing.candidates.map((c) => [`2^${Math.log2(c.N)}`, c.r, c.p, c.memoryMiB, c.medianMs])));
+  out(
+    `configured (N=2^15, r=8, p=3): password ${hashing.passwordMs} ms, PIN ${hashing.pinMs} ms; registration's three side by side ` +
+      `${hashing.registrationTrioMs} ms wall, ${hashing.registrationTrioCpuMs} ms CPU`,
+  );
+  out(
+    `registration by memory size (model): ` +
+      registrationMemory.map((option) => `${option.memoryMb} MB ${option.lambdaMs} ms, Lambda $${option.lambdaCostPerMillion} per 1M`).join('; ') +
+      '\n',
+  );
+
+  out(`Cost of one million calls, USD, ${PRICES.region} list prices as of ${PRICES.asOf} (see scripts/bench/prices.ts; check before quoting)`);
+  out(
+    table(
+      ['endpoint', 'outcome', 'MB', 'Lambda', 'DynamoDB', 'SMS', 'HTTP API', 'total'],
+      warm.map((entry) => {
+        const cost = entry.costPerMillionCalls;
+        return [entry.endpoint, entry.outcome + (entry.hashing === 'real' ? ' [real scrypt]' : ''), entry.memoryMb, cost.lambda!, cost.dynamodb!, cost.sms!, cost.apiGateway!, cost.total!];
+      }),
+    ),
+  );
+  out(`SMS: ${PRICES.smsUs} USD per message to a US number; Lambda arm64 ${PRICES.lambdaArmPerGbSecond} per GB-s + 0.20 per million requests.\n`);
+
+  out(
+    `Checks: init ratio <= ${LIMITS.initRatio}: ${checks.initRatios ? 'OK' : 'FAIL'}; zips < 500 KB: ${checks.zips ? 'OK' : 'FAIL'}; ` +
+      `round trips = documented minimum: ${checks.roundTripsEqualMinimum ? 'OK' : 'MISMATCH'}; total ${totalSeconds} s (< 600: ${checks.underTenMinutes ? 'OK' : 'FAIL'})`,
+  );
+
+  const results = {
+    generatedAt: new Date().toISOString(),
+    machine,
+    settings: { callsPerScenario: calls, coldRuns, benchOnlyScrypt: 'N=2^10 r=8 p=1 (injected in the bench process only)' },
+    prices: PRICES,
+    bundles: functions.map(({ entries: _entries, ...fn }) => ({ ...fn, ...cold.find((entry) => entry.name === fn.name) })),
+    hashing,
+    registrationMemory,
+    warm,
+    checks,
+  };
+  const output = resolve(root, options.output!);
+  mkdirSync(resolve(output, '..'), { recursive: true });
+  writeFileSync(output, `${JSON.stringify(results, null, 2)}\n`);
+  out(`written: ${options.output}`);
+  if (!checks.initRatios || !checks.zips || !checks.roundTripsEqualMinimum || !checks.underTenMinutes) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,164 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
+import { parse } from 'yaml';
+import type { PackagedFunction } from './package-functions.js';
+import { median, round } from './stats.js';
+
+// Cold init: how long a fresh Node process takes to import a function's deployed bundle,
+// beside a "floor" bundle built with the same esbuild options that only imports and
+// constructs the AWS SDK clients the function uses. The ratio is what our own code and
+// libraries add to the SDK's unavoidable cost.
+
+export interface ColdInit {
+  name: string;
+  clients: string[];
+  floorBytes: number;
+  runs: number;
+  /** Medians of the wall time of the import, in ms. */
+  initMs: number;
+  floorMs: number;
+  ratio: number;
+  /** Medians of the CPU time the import used (all threads): steadier than wall time on a busy machine. */
+  initCpuMs: number;
+  floorCpuMs: number;
+  cpuRatio: number;
+}
+
+/** How a floor constructs each SDK client, keyed by the package a bundle contains. */
+const FLOOR_RECIPES: Record<string, string> = {
+  'client-dynamodb':
+    "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\n" +
+    "export const dynamo = new DynamoDBClient({ region: process.env.AWS_REGION });\n",
+  'lib-dynamodb':
+    "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';\n" +
+    'export const documents = DynamoDBDocumentClient.from(dynamo);\n',
+  'client-sns':
+    "import { SNSClient } from '@aws-sdk/client-sns';\n" + 'export const sns = new SNSClient({ region: process.env.AWS_REGION });\n',
+};
+
+/** Options serverless-esbuild passes on to esbuild, read from serverless.yml's custom.esbuild. */
+export function esbuildOptions(root: string): BuildOptions {
+  const yaml = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
+  const custom = yaml.custom.esbuild as Record<string, unknown>;
+  const passed = ['bundle', 'minify', 'sourcemap', 'target', 'platform', 'format', 'mainFields', 'banner', 'treeShaking', 'keepNames', 'define'];
+  return Object.fromEntries(passed.filter((key) => key in custom).map((key) => [key, custom[key]])) as BuildOptions;
+}
+
+/** The SDK packages (of those we know how to build a floor for) a function's source pulls in. */
+async function clientsUsed(root: string, options: BuildOptions, handler: string): Promise<string[]> {
+  const entry = `${handler.slice(0, handler.lastIndexOf('.'))}.ts`;
+  const result = await build({ ...options, entryPoints: [join(root, entry)], write: false, metafile: true, logLevel: 'silent', outdir: tmpdir() });
+  const packages = new Set<string>();
+  for (const input of Object.keys(result.metafile.inputs)) {
+    const match = input.match(/node_modules\/@aws-sdk\/((client|lib)-[a-z0-9-]+)\//);
+    if (match) packages.add(match[1]!);
+  }
+  for (const name of packages) {
+    if (!FLOOR_RECIPES[name]) throw new Error(`${entry} uses @aws-sdk/${name}: add a floor recipe for it in scripts/bench/cold-init.ts`);
+  }
+  return Object.keys(FLOOR_RECIPES).filter((name) => packages.has(name));
+}
+
+async function buildFloor(root: string, options: BuildOptions, clients: string[], outfile: string): Promise<number> {
+  const contents = clients.map((name) => FLOOR_RECIPES[name]).join('') || 'export {};\n';
+  await build({ ...options, stdin: { contents, resolveDir: root, sourcefile: 'floor.mjs', loader: 'js' }, outfile, logLevel: 'silent' });
+  return readFileSync(outfile).length;
+}
+
+/** Settings the bundles read at import; no endpoint is reached while importing. */
+const CHILD_ENV = {
+  STAGE: 'bench',
+  TABLE_NAME: 'wallet-auth-bench',
+  SERVER_SECRET: '5e'.repeat(32),
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  LOG_LEVEL: 'INFO',
+  // Node 20 here, 22 on Lambda: the SDK would otherwise print a warning at import.
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
+
+interface Timing {
+  ms: number;
+  cpuMs: number;
+}
+
+/** Wall and CPU time to import one module in a fresh process, measured inside that process. */
+function timeImport(file: string, expectHandler: boolean): Timing {
+  const check = expectHandler ? "if (typeof module.handler !== 'function') throw new Error('no handler export');" : '';
+  const script =
+    `const cpu = process.cpuUsage(); const start = performance.now(); ` +
+    `const module = await import(${JSON.stringify(pathToFileURL(file).href)}); ` +
+    `const ms = performance.now() - start; const used = process.cpuUsage(cpu); ${check} ` +
+    `process.stdout.write(JSON.stringify({ ms, cpuMs: (used.user + used.system) / 1000 }));`;
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH, ...CHILD_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return JSON.parse(output.toString()) as Timing;
+}
+
+function shuffled<T>(items: T[]): T[] {
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index--) {
+    const other = Math.floor(Math.random() * (index + 1));
+    [copy[index], copy[other]] = [copy[other]!, copy[index]!];
+  }
+  return copy;
+}
+
+export async function measureColdInit(root: string, functions: PackagedFunction[], runs: number): Promise<ColdInit[]> {
+  const options = esbuildOptions(root);
+  const workDir = mkdtempSync(join(tmpdir(), 'wallet-bench-cold-'));
+  try {
+    const subjects = [];
+    for (const fn of functions) {
+      const unpacked = join(workDir, fn.name);
+      for (const entry of fn.entries) {
+        if (entry.name.endsWith('/')) continue;
+        mkdirSync(dirname(join(unpacked, entry.name)), { recursive: true });
+        writeFileSync(join(unpacked, entry.name), entry.data());
+      }
+      const clients = await clientsUsed(root, options, fn.handler);
+      const floorFile = join(workDir, `${fn.name}-floor.mjs`);
+      const floorBytes = await buildFloor(root, options, clients, floorFile);
+      subjects.push({ fn, clients, floorBytes, handlerFile: join(unpacked, fn.handlerEntry), floorFile, init: [] as Timing[], floor: [] as Timing[] });
+    }
+    // One unmeasured import each puts the files in the page cache. Then each function runs
+    // right beside its floor, in a random order, so background load falls on both alike.
+    for (const subject of subjects) {
+      timeImport(subject.handlerFile, true);
+      timeImport(subject.floorFile, false);
+    }
+    for (let run = 0; run < runs; run++) {
+      for (const subject of shuffled(subjects)) {
+        const floorFirst = Math.random() < 0.5;
+        if (floorFirst) subject.floor.push(timeImport(subject.floorFile, false));
+        subject.init.push(timeImport(subject.handlerFile, true));
+        if (!floorFirst) subject.floor.push(timeImport(subject.floorFile, false));
+      }
+    }
+    return subjects.map(({ fn, clients, floorBytes, init, floor }) => {
+      const [initMs, floorMs] = [median(init.map((t) => t.ms)), median(floor.map((t) => t.ms))];
+      const [initCpuMs, floorCpuMs] = [median(init.map((t) => t.cpuMs)), median(floor.map((t) => t.cpuMs))];
+      return {
+        name: fn.name,
+        clients,
+        floorBytes,
+        runs,
+        initMs: round(initMs),
+        floorMs: round(floorMs),
+        ratio: round(initMs / floorMs),
+        initCpuMs: round(initCpuMs),
+        floorCpuMs: round(floorCpuMs),
+        cpuRatio: round(initCpuMs / floorCpuMs),
+      };
+    });
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}

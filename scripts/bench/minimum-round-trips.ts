@@ -1,0 +1,44 @@
+// The fewest DynamoDB requests each endpoint and outcome needs, with a warm company cache and
+// no Authorization header unless the outcome says so. docs/performance.md explains each one;
+// the bench checks every measured call against this table.
+
+export interface Minimum {
+  /** DynamoDB HTTP requests per call. */
+  requests: number;
+  /** Of those, how many must wait for an earlier one (the rest run side by side). */
+  sequential: number;
+  /** The requests, in order; "a | b" run side by side. */
+  work: string;
+}
+
+export const MINIMUM_ROUND_TRIPS: Record<string, Record<string, Minimum>> = {
+  user_register: {
+    'new user': { requests: 1, sequential: 1, work: 'TransactWriteItems (user, phone, email, referral code, token)' },
+    'new user, referred': { requests: 2, sequential: 2, work: 'GetItem referral code; TransactWriteItems (+ referrer count, notification)' },
+    'duplicate phone': { requests: 1, sequential: 1, work: 'TransactWriteItems, cancelled on the phone claim' },
+    'unknown referral code': { requests: 1, sequential: 1, work: 'GetItem referral code' },
+  },
+  login_phone: {
+    'first send in window': { requests: 4, sequential: 4, work: 'GetItem phone claim; UpdateItem phone counters; UpdateItem company hour; PutItem code' },
+    'later send in window': {
+      requests: 5,
+      sequential: 5,
+      work: 'GetItem phone claim; UpdateItem new window (refused, returns counters); UpdateItem in window; UpdateItem company hour; PutItem code',
+    },
+    'too soon (429)': { requests: 2, sequential: 2, work: 'GetItem phone claim; UpdateItem phone counters (refused)' },
+    'unregistered phone': { requests: 3, sequential: 3, work: 'GetItem phone claim; UpdateItem phone counters; UpdateItem company hour' },
+  },
+  verify_otp: {
+    'wrong code': { requests: 2, sequential: 2, work: 'DeleteItem code (refused, returns it); UpdateItem tries' },
+    'right login code': { requests: 2, sequential: 2, work: 'DeleteItem code; PutItem token' },
+    'code already used': { requests: 1, sequential: 1, work: 'DeleteItem code (refused, nothing there)' },
+  },
+  referral_program: {
+    'own list, first page': { requests: 3, sequential: 2, work: 'GetItem token; GetItem user | Query notifications' },
+    'own list, next page': { requests: 3, sequential: 2, work: 'GetItem token; GetItem user | Query notifications' },
+    "another user's list (403)": { requests: 1, sequential: 1, work: 'GetItem token' },
+  },
+  not_found: {
+    'unknown route': { requests: 0, sequential: 0, work: 'none' },
+  },
+};

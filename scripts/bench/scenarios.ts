@@ -1,0 +1,201 @@
+import { randomInt } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { handler as loginPhone } from '../../functions/login-phone.js';
+import { handler as notFound } from '../../functions/not-found.js';
+import { handler as referralProgram } from '../../functions/referral-program.js';
+import { handler as userRegister } from '../../functions/user-register.js';
+import { handler as verifyOtp } from '../../functions/verify-otp.js';
+import { clock } from '../../lib/clock.js';
+import { createCompany } from '../../lib/companies/companies.js';
+import { config } from '../../lib/config.js';
+import { dynamoClient } from '../../lib/store/dynamo-client.js';
+import { toE164 } from '../../lib/users/phone-number.js';
+import { httpEvent, lambdaContext } from './events.js';
+import { useBenchOnlyScrypt } from './hash-cost.js';
+import { RoundTripCounter } from './round-trips.js';
+import { runScenario, type Answer, type ScenarioResult, type ScenarioSpec } from './warm-latency.js';
+
+// The warm-call scenarios, in an order where each leaves the data the next one needs:
+// registered users, then codes sent to them, then codes checked, then referral lists.
+// Must be imported only once the bench has set the environment (lib/config.ts reads it).
+
+const REGISTER = '/wallet/v3/auth/user_register';
+const LOGIN = '/wallet/v3/auth/login_phone';
+const VERIFY = '/wallet/v3/auth/verify_otp';
+const REFERRALS = '/wallet/v3/reward_promotion/referral_program';
+
+/** Distinct national numbers valid for +1 (area code 202), as registration requires. */
+function phoneNumbers(count: number): string[] {
+  const numbers = new Set<string>();
+  while (numbers.size < count) {
+    const candidate = `202${String(randomInt(0, 1e7)).padStart(7, '0')}`;
+    if (toE164('+1', candidate)) numbers.add(candidate);
+  }
+  return [...numbers];
+}
+
+function registration(phone: string, referralCode = ''): Record<string, unknown> {
+  return {
+    dial_code: '+1',
+    phone_number: phone,
+    user_type: 2,
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    account_number_prefix: 'AC',
+    password: 'correct horse battery',
+    email: `ada.${phone}@example.com`,
+    login_pin: '2580',
+    transaction_pin: '1397',
+    status_id: 1,
+    birth_date: 631152000000,
+    image: 'https://example.com/ada.png',
+    kyc_status: 1,
+    country_id: 'US',
+    kyc_process_status: '1',
+    location_point: '23.0225,72.5714',
+    device_type: 1,
+    device_id: 'device-1',
+    parent_user_id: '',
+    device_unique_id: 'unique-1',
+    referral_code: referralCode,
+    cretaed_by: '',
+  };
+}
+
+/** The latest code the local outbox holds for each E.164 number. */
+function latestCodes(): Map<string, string> {
+  const codes = new Map<string, string>();
+  if (!existsSync(config.sms.outboxFile)) return codes;
+  for (const line of readFileSync(config.sms.outboxFile, 'utf8').split('\n').filter(Boolean)) {
+    const { phone_number: phone, message } = JSON.parse(line) as { phone_number: string; message: string };
+    const code = message.match(/\b(\d{6})\b/)?.[1];
+    if (code) codes.set(phone, code);
+  }
+  return codes;
+}
+
+interface Account {
+  phone: string;
+  userId: string;
+  authorization: string;
+  referralCode: string;
+}
+
+export async function runScenarios(calls: number, realHashCalls: number, progress: (line: string) => void): Promise<ScenarioResult[]> {
+  if (calls < 2) throw new Error('the scenarios need at least 2 calls each');
+  const counter = new RoundTripCounter();
+  counter.attach(dynamoClient);
+  const company = await createCompany('Bench company');
+  const headers = { CompanyID: company.company_id };
+  // One draw for every list, so no number lands in two of them.
+  const pool = phoneNumbers(3 * calls + realHashCalls + 1);
+  const take = (count: number) => pool.splice(0, count);
+  const phones = take(calls);
+  const referredPhones = take(calls);
+  const strangerPhones = take(calls);
+  const realHashPhones = take(realHashCalls);
+  const seedPhone = take(1)[0]!;
+  const accounts: Account[] = [];
+  const referrers = Math.floor(calls / 2);
+  const results: ScenarioResult[] = [];
+  const run = async (spec: ScenarioSpec) => {
+    progress(`${spec.endpoint} / ${spec.outcome}: ${spec.calls} calls`);
+    results.push(await runScenario(spec, counter));
+  };
+  const register = (phone: string, referralCode?: string) => ({ path: REGISTER, headers, body: registration(phone, referralCode) });
+  const sendCode = (phone: string) => ({ path: LOGIN, headers, body: { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1 } });
+  const verify = (phone: string, otp: string) => ({ path: VERIFY, headers, body: { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1, otp } });
+  const e164 = (phone: string) => toE164('+1', phone)!;
+
+  // Registration: the non-hashing path 1,000 times at a bench-only scrypt cost, then a few
+  // registrations at the real cost. One unmeasured call first fills the company cache.
+  useBenchOnlyScrypt(true);
+  try {
+    await userRegister(httpEvent(register(seedPhone)), lambdaContext);
+    const base = { endpoint: 'user_register', functionName: 'userRegister', handler: userRegister, calls, hashing: 'injected' as const };
+    await run({
+      ...base,
+      outcome: 'new user',
+      expectStatus: 200,
+      event: (index) => register(phones[index]!),
+      onAnswer: (index, { body }: Answer) =>
+        accounts.push({
+          phone: phones[index]!,
+          userId: body.data.user_id,
+          authorization: `Token ${body.data.token.token}`,
+          referralCode: body.data.referral_code,
+        }),
+    });
+    await run({ ...base, outcome: 'new user, referred', expectStatus: 200, event: (index) => register(referredPhones[index]!, accounts[index % referrers]!.referralCode) });
+    await run({ ...base, outcome: 'duplicate phone', expectStatus: 409, event: (index) => register(phones[index]!) });
+    await run({ ...base, hashing: 'none', outcome: 'unknown referral code', expectStatus: 400, event: (index) => register(strangerPhones[index]!, 'UUUUUUUU') });
+  } finally {
+    useBenchOnlyScrypt(false);
+  }
+  if (realHashCalls > 0) {
+    await run({
+      endpoint: 'user_register',
+      outcome: 'new user',
+      functionName: 'userRegister',
+      handler: userRegister,
+      calls: realHashCalls,
+      hashing: 'real',
+      expectStatus: 200,
+      event: (index) => register(realHashPhones[index]!),
+    });
+  }
+
+  // Codes: a first send, an immediate second one (refused), and one a minute later.
+  const login = { endpoint: 'login_phone', functionName: 'loginPhone', handler: loginPhone, calls };
+  const realNow = clock.now;
+  try {
+    await run({ ...login, outcome: 'first send in window', smsPerCall: 1, expectStatus: 200, event: (index) => sendCode(phones[index]!) });
+    await run({ ...login, outcome: 'too soon (429)', expectStatus: 429, event: (index) => sendCode(phones[index]!) });
+    const later = (config.otp.sendIntervalSeconds + 1) * 1000;
+    clock.now = () => realNow() + later;
+    await run({ ...login, outcome: 'later send in window', smsPerCall: 1, expectStatus: 200, event: (index) => sendCode(phones[index]!) });
+    await run({ ...login, outcome: 'unregistered phone', expectStatus: 200, event: (index) => sendCode(strangerPhones[index]!) });
+
+    const codes = latestCodes();
+    const code = (phone: string) => codes.get(e164(phone)) ?? '000000';
+    const wrong = (phone: string) => String((Number(code(phone)) + 1) % 1e6).padStart(6, '0');
+    const check = { endpoint: 'verify_otp', functionName: 'verifyOtp', handler: verifyOtp, calls };
+    await run({ ...check, outcome: 'wrong code', expectStatus: 400, event: (index) => verify(phones[index]!, wrong(phones[index]!)) });
+    await run({ ...check, outcome: 'right login code', expectStatus: 200, event: (index) => verify(phones[index]!, code(phones[index]!)) });
+    await run({ ...check, outcome: 'code already used', expectStatus: 400, event: (index) => verify(phones[index]!, code(phones[index]!)) });
+  } finally {
+    clock.now = realNow;
+  }
+
+  // Referral lists: each of the first half of the users has two referred sign-ups, so a page
+  // of one has a next page.
+  const cursors: string[] = [];
+  const list = { endpoint: 'referral_program', functionName: 'referralProgram', handler: referralProgram, calls };
+  const reader = (index: number) => accounts[index % referrers]!;
+  const listing = (account: Account, query: Record<string, string>) => ({ method: 'GET', path: REFERRALS, headers: { ...headers, Authorization: account.authorization }, query });
+  await run({
+    ...list,
+    outcome: 'own list, first page',
+    expectStatus: 200,
+    event: (index) => listing(reader(index), { limit: '1' }),
+    onAnswer: (index, { body }) => (cursors[index] = body.data.next_cursor),
+  });
+  await run({ ...list, outcome: 'own list, next page', expectStatus: 200, event: (index) => listing(reader(index), { limit: '1', cursor: cursors[index]! }) });
+  await run({
+    ...list,
+    outcome: "another user's list (403)",
+    expectStatus: 403,
+    event: (index) => listing(accounts[index]!, { user_id: accounts[(index + 1) % calls]!.userId }),
+  });
+
+  await run({
+    endpoint: 'not_found',
+    outcome: 'unknown route',
+    functionName: 'notFound',
+    handler: notFound,
+    calls,
+    expectStatus: 404,
+    event: () => ({ method: 'GET', path: '/wallet/v3/nothing' }),
+  });
+  return results;
+}
