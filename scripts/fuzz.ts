@@ -57,7 +57,7 @@ async function main(): Promise<number> {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     });
     // Imported only now: the service reads its configuration from the environment above.
-    const { hostileRequest, acceptedRegistration, PATHS } = await import('../tests/hardening/hostile-input-arbitraries.js');
+    const { hostileRequest, acceptedRegistration, PATHS, registrationRequest } = await import('../tests/hardening/hostile-input-arbitraries.js');
     const { hostileChecker, setUpHostileFixture } = await import('../tests/hardening/hostile-input-property.js');
     const { randomPhoneNumber } = await import('../tests/helpers.js');
     type EndpointName = keyof typeof PATHS;
@@ -98,14 +98,7 @@ async function main(): Promise<number> {
       const details = await fc.check(
         fc.asyncProperty(acceptedRegistration(() => randomPhoneNumber()), async (body) => {
           const before = checker.counts.user_register['200'] ?? 0;
-          const request = {
-            endpoint: 'user_register' as const,
-            ...PATHS.user_register,
-            headers: { CompanyID: checker.setup.company.company_id, 'content-type': 'application/json' },
-            query: undefined,
-            body,
-            isBase64Encoded: false,
-          };
+          const request = registrationRequest(checker.setup.company.company_id, body);
           await checker.check(request, { mayRegister: true });
           if ((checker.counts.user_register['200'] ?? 0) <= before) throw new Error('a valid registration was refused');
         }),

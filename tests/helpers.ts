@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { expect } from 'vitest';
 import { handler as register } from '../functions/user-register.js';
+import { registerUserEndpoint } from '../lib/api/register-user-endpoint.js';
 import { createCompany, type Company } from '../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../lib/http/api-handler.js';
 import { toE164 } from '../lib/users/phone-number.js';
@@ -23,35 +24,10 @@ export function randomPhoneNumber(dialCode = '+1', leading = '202', length = 10)
   }
 }
 
-/** The seed's sample registration body, with a fresh phone number and email. */
+/** The seed's sample registration body (the document's example), with a fresh phone number and email. */
 export function sampleRegistration(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const phone = randomPhoneNumber();
-  return {
-    dial_code: '+1',
-    phone_number: phone,
-    user_type: 2,
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    account_number_prefix: 'AC',
-    password: 'correct horse battery',
-    email: `ada.${phone}@example.com`,
-    login_pin: '2580',
-    transaction_pin: '1397',
-    status_id: 1,
-    birth_date: 631152000000,
-    image: 'https://example.com/ada.png',
-    kyc_status: 1,
-    country_id: 'US',
-    kyc_process_status: '1',
-    location_point: '23.0225,72.5714',
-    device_type: 1,
-    device_id: 'device-1',
-    parent_user_id: '',
-    device_unique_id: 'unique-1',
-    referral_code: '',
-    cretaed_by: '',
-    ...overrides,
-  };
+  return { ...registerUserEndpoint.examples.request, phone_number: phone, email: `ada.${phone}@example.com`, ...overrides };
 }
 
 export interface EventInput {

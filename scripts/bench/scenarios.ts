@@ -5,6 +5,7 @@ import { handler as notFound } from '../../functions/not-found.js';
 import { handler as referralProgram } from '../../functions/referral-program.js';
 import { handler as userRegister } from '../../functions/user-register.js';
 import { handler as verifyOtp } from '../../functions/verify-otp.js';
+import { registerUserEndpoint } from '../../lib/api/register-user-endpoint.js';
 import { clock } from '../../lib/clock.js';
 import { createCompany } from '../../lib/companies/companies.js';
 import { config } from '../../lib/config.js';
@@ -35,31 +36,7 @@ function phoneNumbers(count: number): string[] {
 }
 
 function registration(phone: string, referralCode = ''): Record<string, unknown> {
-  return {
-    dial_code: '+1',
-    phone_number: phone,
-    user_type: 2,
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    account_number_prefix: 'AC',
-    password: 'correct horse battery',
-    email: `ada.${phone}@example.com`,
-    login_pin: '2580',
-    transaction_pin: '1397',
-    status_id: 1,
-    birth_date: 631152000000,
-    image: 'https://example.com/ada.png',
-    kyc_status: 1,
-    country_id: 'US',
-    kyc_process_status: '1',
-    location_point: '23.0225,72.5714',
-    device_type: 1,
-    device_id: 'device-1',
-    parent_user_id: '',
-    device_unique_id: 'unique-1',
-    referral_code: referralCode,
-    cretaed_by: '',
-  };
+  return { ...registerUserEndpoint.examples.request, phone_number: phone, email: `ada.${phone}@example.com`, referral_code: referralCode };
 }
 
 /** The latest code the local outbox holds for each E.164 number. */

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { registerUserEndpoint } from '../../lib/api/register-user-endpoint.js';
 
 // Generators of hostile requests for every endpoint: wrong types, missing and extra fields,
 // huge and empty strings, Unicode edge cases, numbers as strings and the reverse, nested
@@ -219,29 +220,11 @@ const FIELDS: Record<Exclude<EndpointName, 'not_found'>, string[]> = {
 /** The seed's sample registration, with a number from the fixture and an unknown referral code. */
 function registrationBase(fixture: HostileFixture): fc.Arbitrary<Record<string, unknown>> {
   return fc.record({ phone: fc.constantFrom(...fixture.phoneNumbers), userType: fc.constantFrom(1, 2) }).map(({ phone, userType }) => ({
-    dial_code: '+1',
+    ...registerUserEndpoint.examples.request,
     phone_number: phone,
     user_type: userType,
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    account_number_prefix: 'AC',
-    password: 'correct horse battery',
     email: `ada.${phone}@example.com`,
-    login_pin: '2580',
-    transaction_pin: '1397',
-    status_id: 1,
-    birth_date: 631152000000,
-    image: 'https://example.com/ada.png',
-    kyc_status: 1,
-    country_id: 'US',
-    kyc_process_status: '1',
-    location_point: '23.0225,72.5714',
-    device_type: 1,
-    device_id: 'device-1',
-    parent_user_id: '',
-    device_unique_id: 'unique-1',
     referral_code: UNKNOWN_REFERRAL_CODE,
-    cretaed_by: '',
   }));
 }
 
@@ -382,6 +365,18 @@ export function hostileRequest(endpoint: EndpointName, fixture: HostileFixture):
       body: base64 === 'no' || body === undefined ? body : base64 === 'encoded' ? Buffer.from(body).toString('base64') : `${body}%%`,
       isBase64Encoded: base64 !== 'no' && body !== undefined,
     }));
+}
+
+/** The user_register request of a company for a JSON body, in the form the hostile-input checks take. */
+export function registrationRequest(companyId: string, body: string) {
+  return {
+    endpoint: 'user_register' as const,
+    ...PATHS.user_register,
+    headers: { CompanyID: companyId, 'content-type': 'application/json' },
+    query: undefined,
+    body,
+    isBase64Encoded: false,
+  };
 }
 
 /**

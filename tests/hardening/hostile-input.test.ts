@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { randomPhoneNumber } from '../helpers.js';
-import { acceptedRegistration, hostileRequest, PATHS, type EndpointName } from './hostile-input-arbitraries.js';
+import { acceptedRegistration, hostileRequest, PATHS, registrationRequest, type EndpointName } from './hostile-input-arbitraries.js';
 import { hostileChecker, setUpHostileFixture, type HostileChecker } from './hostile-input-property.js';
 
 /** Per endpoint; refusals cost a few milliseconds each (no hashing), so this stays quick. */
@@ -55,14 +55,7 @@ describe('hostile extras on valid registrations', () => {
   it('registers, stores no unknown field, lets no client set a privilege, and pollutes no prototype', async () => {
     await fc.assert(
       fc.asyncProperty(acceptedRegistration(() => randomPhoneNumber()), async (body) => {
-        const request = {
-          endpoint: 'user_register' as const,
-          ...PATHS.user_register,
-          headers: { CompanyID: checker.setup.company.company_id, 'content-type': 'application/json' },
-          query: undefined,
-          body,
-          isBase64Encoded: false,
-        };
+        const request = registrationRequest(checker.setup.company.company_id, body);
         await checker.check(request, { mayRegister: true });
         const registered = checker.counts.user_register['200'] ?? 0;
         expect(registered).toBeGreaterThan(0);
