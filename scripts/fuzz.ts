@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { ensureTable } from '../lib/store/ensure-table.js';
-import { freePort, localClient, startLocalDynamoDb } from './local-dynamodb.js';
+import { freePort, localClient, localServiceEnvironment, startLocalDynamoDb } from './local-dynamodb.js';
 
 const { values } = parseArgs({
   options: {
@@ -42,19 +42,9 @@ async function main(): Promise<number> {
     await ensureTable(client, 'wallet-auth-fuzz');
     client.destroy();
     Object.assign(process.env, {
-      STAGE: 'fuzz',
-      TABLE_NAME: 'wallet-auth-fuzz',
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      SERVER_SECRET: randomBytes(32).toString('hex'),
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_REGION: 'us-east-1',
-      SMS_SENDER: 'outbox',
-      SMS_OUTBOX_FILE: outbox,
       // Refusals are logged at INFO: thousands of lines that say nothing here.
-      LOG_LEVEL: 'ERROR',
+      ...localServiceEnvironment({ stage: 'fuzz', tableName: 'wallet-auth-fuzz', dynamodbEndpoint: dynamo.endpoint, outboxFile: outbox, logLevel: 'ERROR' }),
       COMPANY_CACHE_SECONDS: '0',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     });
     // Imported only now: the service reads its configuration from the environment above.
     const { hostileRequest, acceptedRegistration, PATHS, registrationRequest } = await import('../tests/hardening/hostile-input-arbitraries.js');

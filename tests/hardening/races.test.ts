@@ -8,24 +8,31 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as loginPhone } from '../../functions/login-phone.js';
 import { handler as register } from '../../functions/user-register.js';
 import { handler as verifyOtp } from '../../functions/verify-otp.js';
-import { clock } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { config } from '../../lib/config.js';
 import { documentClient } from '../../lib/store/dynamo-client.js';
 import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey } from '../../lib/store/keys.js';
-import { invoke, lastCodeSentTo, newCompany, outboxMessages, randomPhoneNumber, sampleRegistration, signUp, type Answer } from '../helpers.js';
+import {
+  freezeClock,
+  invoke,
+  lastCodeSentTo,
+  newCompany,
+  outboxMessages,
+  randomPhoneNumber,
+  resetClock,
+  sampleRegistration,
+  signUp,
+  type Answer,
+} from '../helpers.js';
 import { identityProblems, scanItems, type StoredItem } from './table-snapshot.js';
 
 let company: Company;
-const realNow = clock.now;
 
 beforeAll(async () => {
   company = await newCompany();
 });
 
-afterEach(() => {
-  clock.now = realNow;
-});
+afterEach(resetClock);
 
 const registerIn = (target: Company, body: object) => invoke(register, { path: '/r', headers: { CompanyID: target.company_id }, body });
 const send = (target: Company, body: object) => invoke(loginPhone, { path: '/l', headers: { CompanyID: target.company_id }, body });
@@ -34,11 +41,6 @@ const find = (items: StoredItem[], key: { pk: string; sk: string }) => items.fin
 const usersIn = (items: StoredItem[]) => items.filter((item) => item.sk === 'PROFILE');
 const statuses = (answers: Answer[]) => answers.map((answer) => answer.status);
 const count = (values: number[], wanted: number) => values.filter((value) => value === wanted).length;
-
-/** Moves the service's clock to a fixed instant, so counted windows and hours do not drift. */
-function setClock(epochSeconds: number): void {
-  clock.now = () => epochSeconds * 1000;
-}
 
 describe('concurrent registrations', () => {
   it('of one email with six different phones: one user, the email claim is the winner’s, no loser left a phone claim', async () => {
@@ -118,7 +120,7 @@ describe('concurrent sends', () => {
     const start = Math.floor(Date.now() / 1000 / 3600) * 3600 + 60;
     const perRound: number[] = [];
     for (let round = 0; round < config.otp.sendsPerPhonePerHour + 2; round++) {
-      setClock(start + round * (config.otp.sendIntervalSeconds + 1));
+      freezeClock(start + round * (config.otp.sendIntervalSeconds + 1));
       const answers = await Promise.all(Array.from({ length: 6 }, () => send(own, target)));
       expect(count(statuses(answers), 200) + count(statuses(answers), 429)).toBe(6);
       perRound.push(count(statuses(answers), 200));
@@ -135,7 +137,7 @@ describe('concurrent sends', () => {
   it('to ten phones against the company’s hourly ceiling: exactly the room left is sent, refused phones keep no count', async () => {
     const own = await newCompany();
     const now = Math.floor(Date.now() / 1000 / 3600) * 3600 + 1800;
-    setClock(now);
+    freezeClock(now);
     const hour = Math.floor(now / 3600);
     const ceiling = config.otp.sendsPerCompanyPerHour;
     await documentClient.send(new PutCommand({ TableName: ownTable, Item: { ...companySendLimitKey(own.company_id, hour), sent: ceiling - 3 } }));

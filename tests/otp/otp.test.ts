@@ -2,38 +2,30 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as loginPhone } from '../../functions/login-phone.js';
 import { handler as verifyOtp } from '../../functions/verify-otp.js';
-import { clock } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
 import { companySendLimitKey, otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
 import { authenticate } from '../../lib/tokens/access-tokens.js';
 import {
+  advanceClock,
   expectFailure,
   invoke,
   lastCodeSentTo,
   newCompany,
   outboxMessages,
   randomPhoneNumber,
+  resetClock,
   signUp,
   type Answer,
 } from '../helpers.js';
 
 let company: Company;
-const realNow = clock.now;
 
 beforeAll(async () => {
   company = await newCompany();
 });
 
-afterEach(() => {
-  clock.now = realNow;
-});
-
-/** Moves the service's clock forward by some seconds from now on. */
-function advanceClock(seconds: number): void {
-  const offset = clock.now() - Date.now() + seconds * 1000;
-  clock.now = () => Date.now() + offset;
-}
+afterEach(resetClock);
 
 interface Target {
   dial_code: string;
