@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { clock, nowSeconds } from '../clock.js';
 import { config } from '../config.js';
 import { AppError } from '../errors.js';
@@ -35,12 +34,7 @@ export async function createCompany(name: string): Promise<Company> {
       status: 'active',
       created_at: nowSeconds(),
     };
-    try {
-      await putNewCompany(company);
-      return company;
-    } catch (error) {
-      // 128 random bits never collide in practice; if they do, draw again.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    // 128 random bits never collide in practice; if they do, draw again.
+    if (await putNewCompany(company)) return company;
   }
 }

@@ -1,5 +1,18 @@
 import { createHmac, randomInt } from 'node:crypto';
 import { serverKey } from '../secrets/server-keys.js';
+import { otpKey, type ItemKey } from '../store/keys.js';
+
+/** What a code is for: one phone, one user type, one purpose. */
+export interface CodeTarget {
+  phone_e164: string;
+  user_type: number;
+  otp_type: number;
+}
+
+/** Where the one live code of a target is stored. */
+export function codeKey(companyId: string, target: CodeTarget): ItemKey {
+  return otpKey(companyId, target.phone_e164, target.user_type, target.otp_type);
+}
 
 /** Six digits from the cryptographic random source. */
 export function newOtpCode(): string {
@@ -10,6 +23,7 @@ export function newOtpCode(): string {
  * A 6-digit code falls to brute force from any plain hash, so codes are stored as an HMAC
  * under a server key, bound to the company, phone, user type and purpose they were sent for.
  */
-export function otpCodeHash(companyId: string, phoneE164: string, userType: number, otpType: number, code: string): string {
-  return createHmac('sha256', serverKey('otp')).update([companyId, phoneE164, userType, otpType, code].join('|')).digest('base64url');
+export function otpCodeHash(companyId: string, target: CodeTarget, code: string): string {
+  const bound = [companyId, target.phone_e164, target.user_type, target.otp_type, code].join('|');
+  return createHmac('sha256', serverKey('otp')).update(bound).digest('base64url');
 }

@@ -1,13 +1,8 @@
 import { AppError } from '../errors.js';
 import { getPhoneOwner } from '../store/user-store.js';
 import type { Principal } from '../tokens/access-tokens.js';
+import type { CodeTarget } from './otp-codes.js';
 import { OWNER_ONLY_OTP_TYPES } from './otp-input.js';
-
-export interface CodeTarget {
-  phone_e164: string;
-  user_type: number;
-  otp_type: number;
-}
 
 /**
  * The user holding (phone, user type), or undefined. For purposes that act on an account

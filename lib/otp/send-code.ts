@@ -3,10 +3,9 @@ import { nowSeconds } from '../clock.js';
 import type { Company } from '../companies/companies.js';
 import { config } from '../config.js';
 import { sendText } from '../sms/sms-sender.js';
-import { otpKey } from '../store/keys.js';
 import { putOtp } from '../store/otp-store.js';
 import type { Principal } from '../tokens/access-tokens.js';
-import { newOtpCode, otpCodeHash } from './otp-codes.js';
+import { codeKey, newOtpCode, otpCodeHash } from './otp-codes.js';
 import { OtpType, type SendCodeInput } from './otp-input.js';
 import type { SendCodeResult } from './otp-results.js';
 import { phoneOwnerFor } from './phone-owner.js';
@@ -39,8 +38,8 @@ export async function sendCode(company: Company, input: SendCodeInput, principal
   }
   // Stored only once the SMS is out: a failed send never leaves a usable code behind.
   const now = nowSeconds();
-  await putOtp(otpKey(companyId, input.phone_e164, input.user_type, input.otp_type), {
-    code_hash: otpCodeHash(companyId, input.phone_e164, input.user_type, input.otp_type, code),
+  await putOtp(codeKey(companyId, input), {
+    code_hash: otpCodeHash(companyId, input, code),
     send_id: randomBytes(12).toString('base64url'),
     attempts: 0,
     user_id: ownerId,

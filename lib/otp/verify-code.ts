@@ -2,10 +2,9 @@ import { nowSeconds } from '../clock.js';
 import type { Company } from '../companies/companies.js';
 import { config } from '../config.js';
 import { AppError } from '../errors.js';
-import { otpKey } from '../store/keys.js';
 import { consumeOtp, countWrongTry } from '../store/otp-store.js';
 import { createAccessToken, TOKEN_TYPE, type Principal } from '../tokens/access-tokens.js';
-import { otpCodeHash } from './otp-codes.js';
+import { codeKey, otpCodeHash } from './otp-codes.js';
 import { OtpType, OWNER_ONLY_OTP_TYPES, type VerifyCodeInput } from './otp-input.js';
 import type { VerifyCodeResult } from './otp-results.js';
 import { phoneOwnerFor } from './phone-owner.js';
@@ -19,8 +18,8 @@ export async function verifyCode(company: Company, input: VerifyCodeInput, princ
   const companyId = company.company_id;
   if (OWNER_ONLY_OTP_TYPES.includes(input.otp_type)) await phoneOwnerFor(companyId, input, principal);
 
-  const key = otpKey(companyId, input.phone_e164, input.user_type, input.otp_type);
-  const codeHash = otpCodeHash(companyId, input.phone_e164, input.user_type, input.otp_type, input.otp);
+  const key = codeKey(companyId, input);
+  const codeHash = otpCodeHash(companyId, input, input.otp);
   const now = nowSeconds();
   const result = await consumeOtp(key, codeHash, now, config.otp.maxAttempts);
 

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionalWrite } from './conditional-write.js';
 import { documentClient, tableName } from './dynamo-client.js';
 import { companyKey } from './keys.js';
 
@@ -16,13 +17,16 @@ export async function getCompany(companyId: string): Promise<CompanyRecord | und
   return Item as CompanyRecord | undefined;
 }
 
-/** Writes a new company; fails with ConditionalCheckFailedException if the id is taken. */
-export async function putNewCompany(company: CompanyRecord): Promise<void> {
-  await documentClient.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: { ...companyKey(company.company_id), ...company },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
+/** Writes a new company; false when its id is already taken. */
+export async function putNewCompany(company: CompanyRecord): Promise<boolean> {
+  const outcome = await conditionalWrite(
+    documentClient.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...companyKey(company.company_id), ...company },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
   );
+  return outcome.written;
 }

@@ -1,6 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { conditionalWrite } from './conditional-write.js';
 import { documentClient, tableName } from './dynamo-client.js';
 import type { ItemKey } from './keys.js';
 
@@ -22,11 +21,6 @@ export async function putOtp(key: ItemKey, record: OtpRecord): Promise<void> {
   await documentClient.send(new PutCommand({ TableName: tableName, Item: { ...key, ...record } }));
 }
 
-/** The stored record a failed condition saw, or undefined when there was none. */
-function recordSeen(error: ConditionalCheckFailedException): OtpRecord | undefined {
-  return error.Item ? (unmarshall(error.Item) as OtpRecord) : undefined;
-}
-
 export type ConsumeResult = { consumed: true; record: OtpRecord } | { consumed: false; seen: OtpRecord | undefined };
 
 /**
@@ -34,8 +28,8 @@ export type ConsumeResult = { consumed: true; record: OtpRecord } | { consumed: 
  * step, so of any number of concurrent right answers exactly one consumes it.
  */
 export async function consumeOtp(key: ItemKey, codeHash: string, nowSeconds: number, maxAttempts: number): Promise<ConsumeResult> {
-  try {
-    const { Attributes } = await documentClient.send(
+  const outcome = await conditionalWrite(
+    documentClient.send(
       new DeleteCommand({
         TableName: tableName,
         Key: key,
@@ -44,12 +38,10 @@ export async function consumeOtp(key: ItemKey, codeHash: string, nowSeconds: num
         ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
-    );
-    return { consumed: true, record: Attributes as OtpRecord };
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return { consumed: false, seen: recordSeen(error) };
-    throw error;
-  }
+    ),
+  );
+  if (!outcome.written) return { consumed: false, seen: outcome.seen as OtpRecord | undefined };
+  return { consumed: true, record: outcome.result.Attributes as OtpRecord };
 }
 
 /**
@@ -57,8 +49,8 @@ export async function consumeOtp(key: ItemKey, codeHash: string, nowSeconds: num
  * counted, or undefined when the code was replaced, consumed or already dead.
  */
 export async function countWrongTry(key: ItemKey, sendId: string, maxAttempts: number): Promise<number | undefined> {
-  try {
-    const { Attributes } = await documentClient.send(
+  const outcome = await conditionalWrite(
+    documentClient.send(
       new UpdateCommand({
         TableName: tableName,
         Key: key,
@@ -67,10 +59,7 @@ export async function countWrongTry(key: ItemKey, sendId: string, maxAttempts: n
         ExpressionAttributeValues: { ':one': 1, ':send': sendId, ':max': maxAttempts },
         ReturnValues: 'UPDATED_NEW',
       }),
-    );
-    return Attributes?.attempts as number;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+    ),
+  );
+  return outcome.written ? (outcome.result.Attributes?.attempts as number) : undefined;
 }

@@ -1,6 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { conditionalWrite } from './conditional-write.js';
 import { documentClient, tableName } from './dynamo-client.js';
 import { companySendLimitKey, phoneSendLimitKey } from './keys.js';
 
@@ -27,8 +26,8 @@ async function conditionalUpdate(
   condition: string,
   values: Record<string, unknown>,
 ): Promise<PhoneSendResult> {
-  try {
-    const { Attributes } = await documentClient.send(
+  const outcome = await conditionalWrite(
+    documentClient.send(
       new UpdateCommand({
         TableName: tableName,
         Key: key,
@@ -38,12 +37,10 @@ async function conditionalUpdate(
         ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
-    );
-    return { counted: true, before: Attributes as PhoneSends | undefined };
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    return { counted: false, seen: error.Item ? (unmarshall(error.Item) as PhoneSends) : undefined };
-  }
+    ),
+  );
+  if (!outcome.written) return { counted: false, seen: outcome.seen as PhoneSends | undefined };
+  return { counted: true, before: outcome.result.Attributes as PhoneSends | undefined };
 }
 
 /** Counts a send that opens a new window: the phone has no open window and no recent send. */
@@ -85,18 +82,17 @@ export function countSendInWindow(
 export async function uncountPhoneSend(companyId: string, phone: string, countedAt: number, before: PhoneSends | undefined) {
   const key = phoneSendLimitKey(companyId, phone);
   const unchanged = { ConditionExpression: 'last_sent_at = :countedAt', ExpressionAttributeValues: { ':countedAt': countedAt } };
-  try {
-    if (before) await documentClient.send(new PutCommand({ TableName: tableName, Item: { ...before, ...key }, ...unchanged }));
-    else await documentClient.send(new DeleteCommand({ TableName: tableName, Key: key, ...unchanged }));
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+  await conditionalWrite(
+    before
+      ? documentClient.send(new PutCommand({ TableName: tableName, Item: { ...before, ...key }, ...unchanged }))
+      : documentClient.send(new DeleteCommand({ TableName: tableName, Key: key, ...unchanged })),
+  );
 }
 
 /** Counts one send of the company in this clock hour, unless the hour's ceiling is reached. */
 export async function countCompanySend(companyId: string, hour: number, ceiling: number): Promise<boolean> {
-  try {
-    await documentClient.send(
+  const outcome = await conditionalWrite(
+    documentClient.send(
       new UpdateCommand({
         TableName: tableName,
         Key: companySendLimitKey(companyId, hour),
@@ -104,24 +100,21 @@ export async function countCompanySend(companyId: string, hour: number, ceiling:
         ConditionExpression: 'attribute_not_exists(sent) OR sent < :ceiling',
         ExpressionAttributeValues: { ':one': 1, ':ceiling': ceiling, ':expires': (hour + 2) * HOUR },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
+  return outcome.written;
 }
 
 export async function uncountCompanySend(companyId: string, hour: number): Promise<void> {
-  await documentClient.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: companySendLimitKey(companyId, hour),
-      UpdateExpression: 'ADD sent :minusOne',
-      ConditionExpression: 'sent > :zero',
-      ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
-    }),
-  ).catch((error: unknown) => {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  });
+  await conditionalWrite(
+    documentClient.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: companySendLimitKey(companyId, hour),
+        UpdateExpression: 'ADD sent :minusOne',
+        ConditionExpression: 'sent > :zero',
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+      }),
+    ),
+  );
 }
