@@ -45,13 +45,16 @@ async function call(what: string, handler: LambdaHttpHandler, input: EventInput)
   return answer;
 }
 
+const STRONG_PINS = ['739146', '582047', '604918', '815293', '927364', '416085', '350792', '261839'];
+let pinTurn = 0;
+
 /** A registration body whose password and PINs are fresh and remembered as secrets. */
 function secretRegistration(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const password = `pw-${randomBytes(12).toString('base64url')}`;
-  // Two PINs that are neither a repeated digit nor a straight run.
-  const [loginPin, transactionPin] = ['739146', '582047', '604918', '815293', '927364', '416085', '350792', '261839']
-    .sort(() => Math.random() - 0.5)
-    .slice(0, 2) as [string, string];
+  // Two PINs that are neither a repeated digit nor a straight run, taken in turn from a pool so
+  // that the flows below use every one of them (the count checked further down is then fixed).
+  const loginPin = STRONG_PINS[pinTurn++ % STRONG_PINS.length]!;
+  const transactionPin = STRONG_PINS[pinTurn++ % STRONG_PINS.length]!;
   secrets.add(password);
   digitSecrets.add(loginPin).add(transactionPin);
   return sampleRegistration({ password, login_pin: loginPin, transaction_pin: transactionPin, ...overrides });
