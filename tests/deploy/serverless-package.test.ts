@@ -54,6 +54,17 @@ describe('the packaged CloudFormation', () => {
     expect(routes).toEqual(['$default', ...documented].sort());
   });
 
+  it('throttles the stage, and registration (three scrypt hashes per call) tighter, once its route exists', () => {
+    const [stage, ...others] = ofType('AWS::ApiGatewayV2::Stage') as (Resource & { DependsOn: string[] })[];
+    expect(others).toHaveLength(0);
+    expect(stage!.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 });
+    const registerRoute = 'POST /wallet/v3/auth/user_register';
+    expect(stage!.Properties.RouteSettings).toEqual({ [registerRoute]: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 } });
+    // A route setting for a route not yet created fails the deploy: the stage must wait for it.
+    const [routeId] = Object.entries(resources).find(([, resource]) => resource.Properties.RouteKey === registerRoute)!;
+    expect(stage!.DependsOn).toContain(routeId);
+  });
+
   it('runs every function on nodejs22.x, arm64', () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions.length).toBeGreaterThanOrEqual(2);
