@@ -1,6 +1,11 @@
-import { sendCodeEndpoint } from '../lib/api/send-code-endpoint.js';
-import { apiHandler } from '../lib/http/api-handler.js';
-import { sendCode } from '../lib/otp/send-code.js';
+import { loginPhoneEndpoint } from '../lib/api/login-phone-endpoint.js';
+import type { App } from '../lib/app.js';
+import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { loginPhone } from '../lib/otp/login-phone.js';
+import { createSmsSender } from '../lib/sms/sms-sender.js';
 
 // POST /wallet/v3/auth/login_phone (API contract 3.2)
-export const handler = apiHandler(sendCodeEndpoint, ({ body, company, principal }) => sendCode(company, body, principal));
+export const loginPhoneHandler = (app: App, sms = createSmsSender(app.config)) =>
+  apiHandler(app, loginPhoneEndpoint, ({ body, company, principal }) => loginPhone(app, sms, company, body, principal));
+
+export const handler = lambdaFunction(loginPhoneHandler);

@@ -1,8 +1,12 @@
-import { referralListEndpoint } from '../lib/api/referral-list-endpoint.js';
-import { apiHandler } from '../lib/http/api-handler.js';
-import { listReferrals } from '../lib/referrals/referral-list.js';
+import { referralProgramEndpoint } from '../lib/api/referral-program-endpoint.js';
+import type { App } from '../lib/app.js';
+import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { referralProgram } from '../lib/referrals/referral-program.js';
 
 // GET /wallet/v3/reward_promotion/referral_program (API contract 3.4)
-export const handler = apiHandler(referralListEndpoint, ({ query, body, company, principal }) =>
-  listReferrals(company, principal, { ...query, bodyUserId: body.user_id }),
-);
+export const referralProgramHandler = (app: App) =>
+  apiHandler(app, referralProgramEndpoint, ({ query, body, company, principal }) =>
+    referralProgram(app, company, principal, { ...query, bodyUserId: body.user_id }),
+  );
+
+export const handler = lambdaFunction(referralProgramHandler);

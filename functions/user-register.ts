@@ -1,6 +1,10 @@
-import { registerUserEndpoint } from '../lib/api/register-user-endpoint.js';
-import { apiHandler } from '../lib/http/api-handler.js';
-import { registerUser } from '../lib/users/register-user.js';
+import { userRegisterEndpoint } from '../lib/api/user-register-endpoint.js';
+import type { App } from '../lib/app.js';
+import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { userRegister } from '../lib/users/user-register.js';
 
 // POST /wallet/v3/auth/user_register (API contract 3.1)
-export const handler = apiHandler(registerUserEndpoint, ({ body, company, principal }) => registerUser(company, body, principal));
+export const userRegisterHandler = (app: App) =>
+  apiHandler(app, userRegisterEndpoint, ({ body, company, principal }) => userRegister(app, company, body, principal));
+
+export const handler = lambdaFunction(userRegisterHandler);

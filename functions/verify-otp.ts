@@ -1,6 +1,10 @@
-import { verifyCodeEndpoint } from '../lib/api/verify-code-endpoint.js';
-import { apiHandler } from '../lib/http/api-handler.js';
-import { verifyCode } from '../lib/otp/verify-code.js';
+import { verifyOtpEndpoint } from '../lib/api/verify-otp-endpoint.js';
+import type { App } from '../lib/app.js';
+import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { verifyOtp } from '../lib/otp/verify-otp.js';
 
 // POST /wallet/v3/auth/verify_otp (API contract 3.3)
-export const handler = apiHandler(verifyCodeEndpoint, ({ body, company, principal }) => verifyCode(company, body, principal));
+export const verifyOtpHandler = (app: App) =>
+  apiHandler(app, verifyOtpEndpoint, ({ body, company, principal }) => verifyOtp(app, company, body, principal));
+
+export const handler = lambdaFunction(verifyOtpHandler);

@@ -1,7 +1,9 @@
 // Every setting the service reads from its environment, in one place, typed, with defaults.
+// readConfig is the only reader of process.env: the composition root (lib/app.ts) calls it once
+// per function, and tests and scripts call it with an environment of their own.
 
 export interface Config {
-  /** Deployment stage; "local" for npm start and tests. */
+  /** Deployment stage; "local" for npm start. */
   stage: string;
   tableName: string;
   /**
@@ -16,17 +18,28 @@ export interface Config {
   dynamodbTimeoutMs: number;
   region: string;
   /**
+   * Dummy AWS credentials for emulators (DynamoDB Local, the tests' loopback SNS): set when an
+   * endpoint is configured and the environment holds no AWS credentials.
+   */
+  dummyCredentials: boolean;
+  /**
    * Server-side secret (at least 32 bytes, hex or base64) from which the PIN pepper and other
    * keys are derived. Never stored in the table.
    */
-  serverSecret: string;
+  serverSecret: string | undefined;
+  /** A file holding the server secret (npm start's .data/server-secret), read when SERVER_SECRET is not set. */
+  serverSecretFile: string | undefined;
   /** Lifetime of an access token, in seconds. */
   tokenTtlSeconds: number;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: number;
   /** Seconds a company record may be served from a warm container's memory. */
   companyCacheSeconds: number;
-  logLevel: string;
+  logLevel: LogLevel;
+  /** The function's own timeout (Lambda's), in milliseconds. */
+  functionTimeoutMs: number;
+  /** How long before that timeout a request still at work is answered 503 (code 16). */
+  deadlineMarginMs: number;
   otp: {
     /** How long a sent code stays valid, in seconds. */
     ttlSeconds: number;
@@ -54,58 +67,99 @@ export interface Config {
   };
 }
 
+export type Environment = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LOCAL_STAGE = 'local';
 export const LOCAL_DYNAMODB_PORT = 8000;
 const LOCAL_DYNAMODB_ENDPOINT = `http://127.0.0.1:${LOCAL_DYNAMODB_PORT}`;
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) {
-    throw new Error(`configuration ${name} must be a non-negative integer`);
+/** A configuration the service cannot run with; the message lists every problem. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
   }
-  return value;
 }
 
-function text(env: NodeJS.ProcessEnv, name: string, fallback = ''): string {
-  const raw = env[name];
-  return raw === undefined || raw.trim() === '' ? fallback : raw.trim();
+/** Reads settings from an environment, collecting every problem before giving up. */
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Environment) {}
+
+  text(name: string, fallback = ''): string {
+    const raw = this.env[name];
+    return raw === undefined || raw.trim() === '' ? fallback : raw.trim();
+  }
+
+  optional(name: string): string | undefined {
+    return this.text(name) || undefined;
+  }
+
+  integer(name: string, fallback: number, { min = 0 }: { min?: number } = {}): number {
+    const raw = this.text(name);
+    if (raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value) || value < min) {
+      this.problems.push(`${name} must be a whole number of at least ${min}`);
+      return fallback;
+    }
+    return value;
+  }
+
+  oneOf<Value extends string>(name: string, values: readonly Value[], fallback: Value): Value {
+    const raw = this.text(name);
+    if (raw === '') return fallback;
+    const match = values.find((value) => value.toLowerCase() === raw.toLowerCase());
+    if (!match) {
+      this.problems.push(`${name} must be one of ${values.join(', ')}`);
+      return fallback;
+    }
+    return match;
+  }
 }
 
-function smsSender(value: string): 'sns' | 'outbox' {
-  if (value !== 'sns' && value !== 'outbox') throw new Error('configuration SMS_SENDER must be "sns" or "outbox"');
-  return value;
-}
-
-export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const stage = text(env, 'STAGE', 'local');
-  return {
+export function readConfig(env: Environment = process.env): Config {
+  const read = new Reader(env);
+  const stage = read.text('STAGE', LOCAL_STAGE);
+  const local = stage === LOCAL_STAGE;
+  const config: Config = {
     stage,
-    tableName: text(env, 'TABLE_NAME', `wallet-auth-${stage}`),
-    dynamodbEndpoint: text(env, 'DYNAMODB_ENDPOINT') || (stage === 'local' ? LOCAL_DYNAMODB_ENDPOINT : undefined),
-    dynamodbTimeoutMs: integer(env, 'DYNAMODB_TIMEOUT_MS', 1000),
-    region: text(env, 'AWS_REGION', text(env, 'AWS_DEFAULT_REGION', 'us-east-1')),
-    serverSecret: text(env, 'SERVER_SECRET'),
-    tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 30 * 24 * 3600),
-    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 16 * 1024),
-    companyCacheSeconds: integer(env, 'COMPANY_CACHE_SECONDS', 30),
-    logLevel: text(env, 'LOG_LEVEL', 'INFO'),
+    tableName: read.text('TABLE_NAME', `wallet-auth-${stage}`),
+    dynamodbEndpoint: read.optional('DYNAMODB_ENDPOINT') ?? (local ? LOCAL_DYNAMODB_ENDPOINT : undefined),
+    dynamodbTimeoutMs: read.integer('DYNAMODB_TIMEOUT_MS', 1000, { min: 1 }),
+    region: read.text('AWS_REGION', read.text('AWS_DEFAULT_REGION', 'us-east-1')),
+    dummyCredentials: false,
+    serverSecret: read.optional('SERVER_SECRET'),
+    serverSecretFile: read.optional('SERVER_SECRET_FILE') ?? (local ? '.data/server-secret' : undefined),
+    tokenTtlSeconds: read.integer('TOKEN_TTL_SECONDS', 30 * 24 * 3600, { min: 1 }),
+    maxBodyBytes: read.integer('MAX_BODY_BYTES', 16 * 1024, { min: 1 }),
+    companyCacheSeconds: read.integer('COMPANY_CACHE_SECONDS', 30),
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'INFO'),
+    functionTimeoutMs: read.integer('FUNCTION_TIMEOUT_SECONDS', 10, { min: 1 }) * 1000,
+    deadlineMarginMs: read.integer('DEADLINE_MARGIN_MS', 1000),
     otp: {
-      ttlSeconds: integer(env, 'OTP_TTL_SECONDS', 300),
-      maxAttempts: integer(env, 'OTP_MAX_ATTEMPTS', 5),
-      sendIntervalSeconds: integer(env, 'OTP_SEND_INTERVAL_SECONDS', 60),
-      sendsPerPhonePerHour: integer(env, 'OTP_SENDS_PER_PHONE_PER_HOUR', 5),
-      sendsPerCompanyPerHour: integer(env, 'OTP_SENDS_PER_COMPANY_PER_HOUR', 1000),
+      ttlSeconds: read.integer('OTP_TTL_SECONDS', 300, { min: 1 }),
+      maxAttempts: read.integer('OTP_MAX_ATTEMPTS', 5, { min: 1 }),
+      sendIntervalSeconds: read.integer('OTP_SEND_INTERVAL_SECONDS', 60),
+      sendsPerPhonePerHour: read.integer('OTP_SENDS_PER_PHONE_PER_HOUR', 5, { min: 1 }),
+      sendsPerCompanyPerHour: read.integer('OTP_SENDS_PER_COMPANY_PER_HOUR', 1000, { min: 1 }),
     },
     sms: {
-      sender: smsSender(text(env, 'SMS_SENDER', stage === 'local' ? 'outbox' : 'sns')),
-      outboxFile: text(env, 'SMS_OUTBOX_FILE', '.data/sms-outbox.jsonl'),
-      snsEndpoint: text(env, 'SNS_ENDPOINT') || undefined,
-      senderId: text(env, 'SMS_SENDER_ID') || undefined,
-      originationNumber: text(env, 'SMS_ORIGINATION_NUMBER') || undefined,
-      timeoutMs: integer(env, 'SMS_TIMEOUT_MS', 2000),
+      sender: read.oneOf('SMS_SENDER', ['sns', 'outbox'] as const, local ? 'outbox' : 'sns'),
+      outboxFile: read.text('SMS_OUTBOX_FILE', '.data/sms-outbox.jsonl'),
+      snsEndpoint: read.optional('SNS_ENDPOINT'),
+      senderId: read.optional('SMS_SENDER_ID'),
+      originationNumber: read.optional('SMS_ORIGINATION_NUMBER'),
+      timeoutMs: read.integer('SMS_TIMEOUT_MS', 2000, { min: 1 }),
     },
   };
+  config.dummyCredentials = Boolean(config.dynamodbEndpoint || config.sms.snsEndpoint) && !read.text('AWS_ACCESS_KEY_ID');
+  if (config.deadlineMarginMs >= config.functionTimeoutMs) {
+    read.problems.push('DEADLINE_MARGIN_MS must be less than FUNCTION_TIMEOUT_SECONDS');
+  }
+  if (read.problems.length) throw new ConfigError(read.problems);
+  return config;
 }
-
-export const config: Config = readConfig();

@@ -14,6 +14,9 @@ export const ErrorCodes = {
   OTP_ATTEMPTS_EXCEEDED: { code: 11, status: 400 },
   TOO_MANY_REQUESTS: { code: 12, status: 429 },
   PAYLOAD_TOO_LARGE: { code: 13, status: 413 },
+  PHONE_NOT_VERIFIED: { code: 14, status: 400 },
+  SMS_DESTINATION_NOT_ALLOWED: { code: 15, status: 400 },
+  SERVICE_UNAVAILABLE: { code: 16, status: 503 },
   INTERNAL_ERROR: { code: 500, status: 500 },
 } as const;
 

@@ -1,9 +1,10 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { config } from './config.js';
+import type { LogLevel } from './config.js';
 
-// One structured logger for the whole service. Log identifiers and outcomes, never secrets:
-// no request bodies, no Authorization header, no codes, PINs, passwords or tokens.
-export const logger = new Logger({
-  serviceName: 'wallet-auth',
-  logLevel: config.logLevel as 'INFO',
-});
+// One structured logger per function. Log identifiers and outcomes, never secrets: no request
+// bodies, no Authorization header, no codes, PINs, passwords or tokens.
+export function createLogger(logLevel: LogLevel): Logger {
+  return new Logger({ serviceName: 'wallet-auth', logLevel });
+}
+
+export type { Logger };

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,10 +7,12 @@ import { packageFunctions, type PackagedFunction } from './bench/package-functio
 import { costPerMillion, PRICES } from './bench/prices.js';
 import { dollars, kilobytes, table } from './bench/report.js';
 import { round } from './bench/stats.js';
-import type { HashTimings } from './bench/hash-cost.js';
+import { type HashTimings, measureHashing } from './bench/hash-cost.js';
+import { runScenarios } from './bench/scenarios.js';
 import type { ScenarioResult } from './bench/warm-latency.js';
-import { ensureTable } from '../lib/store/ensure-table.js';
-import { freePort, localClient, startLocalDynamoDb } from './local-dynamodb.js';
+import { createLocalTable, freePort, startLocalDynamoDb } from './local/dynamodb-local.js';
+import { localConfig } from './local/environment.js';
+import { inProcessService } from './local/in-process-service.js';
 
 // npm run bench: bundle sizes, cold init against an SDK-only floor, warm latency and DynamoDB
 // work per endpoint and outcome, hashing cost, and the cost of a million calls. Prints the
@@ -36,34 +37,16 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const started = performance.now();
 const progress = (line: string) => process.stderr.write(`[bench ${Math.round((performance.now() - started) / 1000)}s] ${line}\n`);
 
-/** Settings for the in-process calls; set before any service module is imported. */
-function benchEnvironment(endpoint: string, outbox: string): Record<string, string> {
-  return {
-    STAGE: 'bench',
-    TABLE_NAME: 'wallet-auth-bench',
-    DYNAMODB_ENDPOINT: endpoint,
-    // Generous: DynamoDB Local on a busy machine is slower than DynamoDB, and a timed-out attempt
-    // would be retried and counted as an extra round trip.
-    DYNAMODB_TIMEOUT_MS: '3000',
-    SERVER_SECRET: randomBytes(32).toString('hex'),
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_REGION: 'us-east-1',
-    // Refusals log at INFO; WARN keeps thousands of them off the report.
-    LOG_LEVEL: 'WARN',
-    SMS_SENDER: 'outbox',
-    SMS_OUTBOX_FILE: outbox,
-    // Long enough that no measured call pays the company read; a cold cache adds one GetItem.
-    COMPANY_CACHE_SECONDS: '3600',
-    OTP_TTL_SECONDS: '300',
-    OTP_MAX_ATTEMPTS: '5',
-    OTP_SEND_INTERVAL_SECONDS: '60',
-    OTP_SENDS_PER_PHONE_PER_HOUR: '5',
-    // Thousands of sends from one company within the hour: the ceiling would refuse them.
-    OTP_SENDS_PER_COMPANY_PER_HOUR: String(1e9),
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  };
-}
+/** Settings for the in-process calls (lib/config.ts), beside the local defaults. */
+const BENCH_SETTINGS = {
+  // Generous: DynamoDB Local on a busy machine is slower than DynamoDB, and a timed-out attempt
+  // would be retried and counted as an extra round trip.
+  DYNAMODB_TIMEOUT_MS: '3000',
+  // Long enough that no measured call pays the company read; a cold cache adds one GetItem.
+  COMPANY_CACHE_SECONDS: '3600',
+  // Thousands of sends from one company within the hour: the ceiling would refuse them.
+  OTP_SENDS_PER_COMPANY_PER_HOUR: String(1e9),
+};
 
 async function warmPhase(): Promise<{ hashing: HashTimings; scenarios: ScenarioResult[] }> {
   progress('starting DynamoDB Local');
@@ -72,19 +55,23 @@ async function warmPhase(): Promise<{ hashing: HashTimings; scenarios: ScenarioR
   const stop = () => void dynamo.stop().finally(() => process.exit(130));
   process.once('SIGINT', stop);
   try {
-    Object.assign(process.env, benchEnvironment(dynamo.endpoint, join(scratch, 'sms-outbox.jsonl')));
-    const setup = localClient(dynamo.endpoint);
-    await ensureTable(setup, 'wallet-auth-bench');
-    setup.destroy();
-    const { measureHashing } = await import('./bench/hash-cost.js');
-    progress('hashing: OWASP scrypt settings and the configured one');
-    const hashing = await measureHashing(Number(options['hash-runs']));
-    const { runScenarios } = await import('./bench/scenarios.js');
+    const config = localConfig({
+      stage: 'bench',
+      dynamodbEndpoint: dynamo.endpoint,
+      outboxFile: join(scratch, 'sms-outbox.jsonl'),
+      // Refusals log at INFO; WARN keeps thousands of them off the report.
+      logLevel: 'WARN',
+      settings: BENCH_SETTINGS,
+    });
+    await createLocalTable(dynamo.endpoint, config.tableName);
+    const service = inProcessService(config);
+    progress('hashing: OWASP scrypt settings, PIN settings and the configured ones');
+    const hashing = await measureHashing(service.app.keys, Number(options['hash-runs']));
     // The local SMS outbox echoes every message on the console; keep the report readable.
     const log = console.log;
     console.log = () => {};
     try {
-      return { hashing, scenarios: await runScenarios(calls, Number(options['real-hash-calls']), progress) };
+      return { hashing, scenarios: await runScenarios(service, calls, Number(options['real-hash-calls']), progress) };
     } finally {
       console.log = log;
     }
@@ -99,7 +86,7 @@ async function warmPhase(): Promise<{ hashing: HashTimings; scenarios: ScenarioR
 function lambdaMs(result: ScenarioResult, memoryMb: number, hashing: HashTimings): number {
   const vcpu = Math.min(1, memoryMb / PRICES.mbPerVcpu);
   // Calls measured at the bench-only scrypt cost are billed with the real hashing's CPU time.
-  const cpu = result.meanCpuMs + (result.hashing === 'injected' ? hashing.registrationTrioCpuMs : 0);
+  const cpu = result.meanCpuMs + (result.hashing === 'injected' ? hashing.registrationCpuMs : 0);
   return Math.ceil(result.meanWaitMs + cpu / vcpu);
 }
 
@@ -221,11 +208,19 @@ async function main() {
       `\nRows with fewer than 100 calls show their slowest call as p99.\n`,
   );
 
-  out(`Hashing (scrypt, OWASP settings of equal work; ${hashing.runs} runs each for the configured one)`);
+  const setting = ({ N, r, p }: { N: number; r: number; p: number }) => `N=2^${Math.log2(N)}, r=${r}, p=${p}`;
+  out(`Hashing: passwords (scrypt, OWASP settings; ${hashing.runs} runs each for the configured one)`);
   out(table(['N', 'r', 'p', 'memory MiB', 'median ms'], hashing.candidates.map((c) => [`2^${Math.log2(c.N)}`, c.r, c.p, c.memoryMiB, c.medianMs])));
+  out('PINs (scrypt of the peppered PIN): the cost to a registration, and to a thief holding table and pepper, per user on one core');
   out(
-    `configured (N=2^15, r=8, p=3): password ${hashing.passwordMs} ms, PIN ${hashing.pinMs} ms; registration's three side by side ` +
-      `${hashing.registrationTrioMs} ms wall, ${hashing.registrationTrioCpuMs} ms CPU`,
+    table(
+      ['N', 'r', 'p', 'memory MiB', 'median ms', 's per 4-digit PIN', 'h per 6-digit PIN'],
+      hashing.pinCandidates.map((c) => [`2^${Math.log2(c.N)}`, c.r, c.p, c.memoryMiB, c.medianMs, c.secondsPer4DigitPin, c.hoursPer6DigitPin]),
+    ),
+  );
+  out(
+    `configured: password ${setting(hashing.password)} ${hashing.passwordMs} ms, PIN ${setting(hashing.pin)} ${hashing.pinMs} ms; ` +
+      `registration's three side by side ${hashing.registrationMs} ms wall, ${hashing.registrationCpuMs} ms CPU (hashing.registrationCpuMs)`,
   );
   out(
     `registration by memory size (model): ` +

@@ -3,8 +3,9 @@
 // the usual AWS credentials; with none set, the local stage's DynamoDB Local) and prints
 // {"company_id": "<32 hex>"} as its last line.
 import { parseArgs } from 'node:util';
+import { createApp } from '../lib/app.js';
 import { createCompany } from '../lib/companies/companies.js';
-import { config } from '../lib/config.js';
+import { readConfig } from '../lib/config.js';
 
 const { values } = parseArgs({ options: { name: { type: 'string' } } });
 const name = values.name?.trim();
@@ -13,11 +14,12 @@ if (!name || name.length > 200) {
   process.exit(2);
 }
 
+const app = createApp(readConfig());
 try {
-  const company = await createCompany(name);
-  console.error(`company "${company.name}" created in table ${config.tableName}`);
+  const company = await createCompany(app.table, app.clock, name);
+  console.error(`company "${company.name}" created in table ${app.table.name}`);
   console.log(JSON.stringify({ company_id: company.company_id }));
 } catch (error) {
-  console.error(`could not create the company in ${config.tableName}: ${(error as Error).message}`);
+  console.error(`could not create the company in ${app.table.name}: ${(error as Error).message}`);
   process.exit(1);
 }

@@ -5,12 +5,13 @@
 // company:create.
 import { text } from 'node:stream/consumers';
 import { parseArgs } from 'node:util';
-import { requireActiveCompany } from '../lib/companies/companies.js';
+import { createApp } from '../lib/app.js';
+import { readConfig } from '../lib/config.js';
 import { AppError } from '../lib/errors.js';
-import { parseInput } from '../lib/validation.js';
-import { registrationBody } from '../lib/users/registration-input.js';
+import { operatorPrincipal, userRegister } from '../lib/users/user-register.js';
+import { userRegisterBody } from '../lib/users/user-register-input.js';
 import { UserType } from '../lib/users/user-types.js';
-import { operatorPrincipal, registerUser } from '../lib/users/register-user.js';
+import { parseInput } from '../lib/validation.js';
 
 const { values } = parseArgs({ options: { company: { type: 'string' } } });
 const companyId = values.company?.trim().toLowerCase();
@@ -20,10 +21,11 @@ if (!companyId) {
 }
 
 try {
+  const app = createApp(readConfig());
   const body = JSON.parse(await text(process.stdin)) as Record<string, unknown>;
-  const input = parseInput(registrationBody, { ...body, user_type: UserType.EMPLOYEE });
-  const company = await requireActiveCompany(companyId);
-  const result = await registerUser(company, input, operatorPrincipal(company.company_id));
+  const input = parseInput(userRegisterBody, { ...body, user_type: UserType.EMPLOYEE });
+  const company = await app.companies.require(companyId);
+  const result = await userRegister(app, company, input, operatorPrincipal(company.company_id));
   console.log(JSON.stringify({ user_id: result.user_id, token: result.token.token }));
 } catch (error) {
   if (error instanceof AppError) {

@@ -11,8 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
-import { ensureTable } from '../lib/store/ensure-table.js';
-import { freePort, localClient, localServiceEnvironment, startLocalDynamoDb } from './local-dynamodb.js';
+import { createLocalTable, freePort, startLocalDynamoDb } from './local/dynamodb-local.js';
+import { localConfig } from './local/environment.js';
+import { acceptedRegistration, type EndpointName, hostileRequest, PATHS, registrationRequest } from './local/hostile-input-arbitraries.js';
+import { hostileChecker, setUpHostileFixture } from './local/hostile-input-property.js';
+import { inProcessService, randomPhoneNumber } from './local/in-process-service.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,26 +36,21 @@ if (![runs, seconds, acceptedRuns, seed].every(Number.isInteger) || runs < 1) {
 }
 
 async function main(): Promise<number> {
-  // This machine may run Node 20; Lambda runs Node 22, which the SDK's warning asks for.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  // Node 20 may run this; Lambda runs Node 22, which the AWS SDK's warning asks for.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const dynamo = await startLocalDynamoDb({ port: await freePort() });
   const outbox = join(tmpdir(), `wallet-fuzz-outbox-${randomBytes(4).toString('hex')}.jsonl`);
   try {
-    const client = localClient(dynamo.endpoint);
-    await ensureTable(client, 'wallet-auth-fuzz');
-    client.destroy();
-    Object.assign(process.env, {
+    const config = localConfig({
+      stage: 'fuzz',
+      dynamodbEndpoint: dynamo.endpoint,
+      outboxFile: outbox,
       // Refusals are logged at INFO: thousands of lines that say nothing here.
-      ...localServiceEnvironment({ stage: 'fuzz', tableName: 'wallet-auth-fuzz', dynamodbEndpoint: dynamo.endpoint, outboxFile: outbox, logLevel: 'ERROR' }),
-      COMPANY_CACHE_SECONDS: '0',
+      logLevel: 'ERROR',
+      settings: { COMPANY_CACHE_SECONDS: '0' },
     });
-    // Imported only now: the service reads its configuration from the environment above.
-    const { hostileRequest, acceptedRegistration, PATHS, registrationRequest } = await import('../tests/hardening/hostile-input-arbitraries.js');
-    const { hostileChecker, setUpHostileFixture } = await import('../tests/hardening/hostile-input-property.js');
-    const { randomPhoneNumber } = await import('../tests/helpers.js');
-    type EndpointName = keyof typeof PATHS;
-
-    const checker = await hostileChecker(await setUpHostileFixture());
+    await createLocalTable(dynamo.endpoint, config.tableName);
+    const checker = await hostileChecker(await setUpHostileFixture(inProcessService(config)));
     const endpoints = (values.endpoint ?? Object.keys(PATHS)) as EndpointName[];
     const unknown = endpoints.filter((endpoint) => !(endpoint in PATHS));
     if (unknown.length) throw new Error(`unknown endpoint ${unknown.join(', ')}; one of ${Object.keys(PATHS).join(', ')}`);

@@ -15,12 +15,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTable } from '../lib/store/ensure-table.js';
+import { createApp } from '../lib/app.js';
+import { createCompany } from '../lib/companies/companies.js';
+import { readConfig } from '../lib/config.js';
 import { phoneClaimKey } from '../lib/store/keys.js';
 import { toE164 } from '../lib/users/phone-number.js';
-import { identityProblems, scanItems, type StoredItem } from '../tests/hardening/table-snapshot.js';
-import { freePort, localClient, localServiceEnvironment, startLocalDynamoDb, type LocalDynamoDb } from './local-dynamodb.js';
-import { startOfflineService, type OfflineService } from './offline-service.js';
+import { createLocalTable, freePort, type LocalDynamoDb, localClient, startLocalDynamoDb } from './local/dynamodb-local.js';
+import { localEnvironment } from './local/environment.js';
+import { type OfflineService, startOfflineService } from './local/offline-service.js';
+import { identityProblems, type StoredItem, scanItems } from './local/table-snapshot.js';
 
 const { values } = parseArgs({
   options: {
@@ -183,24 +186,26 @@ async function main(): Promise<number> {
     void cleanUp().then(() => process.exit(1));
   });
 
-  // This machine may run Node 20; Lambda runs Node 22, which the SDK's warning asks for.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   try {
     dynamo = await startLocalDynamoDb({ port: await freePort() });
     const client = localClient(dynamo.endpoint);
-    await ensureTable(client, TABLE);
-    const env = {
-      ...localServiceEnvironment({ stage: STAGE, tableName: TABLE, dynamodbEndpoint: dynamo.endpoint, outboxFile: outbox, logLevel: 'WARN' }),
-      // serverless-offline serves every concurrent call from one process, whose 4 libuv threads
-      // would be held by the registrations' scrypt work, leaving file reads (module loading, the
-      // SDK's config, the SMS outbox) queued past the Lambda timeout. A Lambda container serves
-      // one call at a time and has no such queue; more threads emulate that better.
-      UV_THREADPOOL_SIZE: '64',
-    };
-    Object.assign(process.env, env);
-    // Imported only now: the company module reads its configuration from the environment above.
-    const { createCompany } = await import('../lib/companies/companies.js');
-    const company = await createCompany('load test');
+    await createLocalTable(dynamo.endpoint, TABLE);
+    const env = localEnvironment({
+      stage: STAGE,
+      tableName: TABLE,
+      dynamodbEndpoint: dynamo.endpoint,
+      outboxFile: outbox,
+      logLevel: 'WARN',
+      settings: {
+        // serverless-offline serves every concurrent call from one process, whose 4 libuv threads
+        // would be held by the registrations' scrypt work, leaving file reads (module loading, the
+        // SDK's config, the SMS outbox) queued past the Lambda timeout. A Lambda container serves
+        // one call at a time and has no such queue; more threads emulate that better.
+        UV_THREADPOOL_SIZE: '64',
+      },
+    });
+    const app = createApp(readConfig(env));
+    const company = await createCompany(app.table, app.clock, 'load test');
     service = await startOfflineService({ stage: STAGE, env, args: values.workers ? [] : ['--useInProcess'] });
     const headers = { 'content-type': 'application/json', companyid: company.company_id };
     const { seeded, referrerToken } = await seedAccounts(service.baseUrl, headers);

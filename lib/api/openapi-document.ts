@@ -1,16 +1,19 @@
 import { z } from 'zod';
-import { ErrorCodes, StatusNames, type ErrorName } from '../errors.js';
-import type { Endpoint } from './endpoint.js';
+import type { Config } from '../config.js';
+import { type ErrorName, ErrorCodes, StatusNames } from '../errors.js';
+import { HEX_ID_PATTERN } from '../ids.js';
+import { byteSize, duration, type Endpoint } from './endpoint.js';
 import { endpoints } from './endpoints.js';
 
 // The OpenAPI 3.1 description of the API, generated from the same zod schemas that validate
 // requests (zod's own JSON Schema output: OpenAPI 3.1 schemas are JSON Schema 2020-12), so
-// the document cannot drift from the code. `npm run openapi` writes it to docs/openapi.json.
+// the document cannot drift from the code. Limits are stated as the configuration sets them
+// (the defaults, for docs/openapi.json). `npm run openapi` writes it to docs/openapi.json.
 
 type JsonSchema = Record<string, unknown>;
 
 /** Refusals every operation can give: from the middleware chain, before the handler runs. */
-const COMMON_ERRORS: ErrorName[] = ['BAD_REQUEST', 'COMPANY_ID_INVALID', 'COMPANY_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR'];
+const COMMON_ERRORS: ErrorName[] = ['BAD_REQUEST', 'COMPANY_ID_INVALID', 'COMPANY_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 
 function jsonSchema(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' });
@@ -104,7 +107,7 @@ const securityOf: Record<Endpoint['auth'], unknown[]> = {
   none: [],
 };
 
-function operation(endpoint: Endpoint): JsonSchema {
+function operation(endpoint: Endpoint, config: Config): JsonSchema {
   const responses: Record<string, unknown> = {
     200: {
       description: 'Success',
@@ -119,7 +122,7 @@ function operation(endpoint: Endpoint): JsonSchema {
   for (const [status, names] of errorNamesByStatus(endpoint)) {
     responses[status] = {
       description: `${StatusNames[status]}: ${names.map((name) => `${ErrorCodes[name].code} ${name}`).join(', ')}`,
-      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } } : {}),
+      ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } } : {}),
       content: { 'application/json': { schema: failureEnvelope(status, names) } },
     };
   }
@@ -127,7 +130,7 @@ function operation(endpoint: Endpoint): JsonSchema {
   return {
     operationId: endpoint.operationId,
     summary: endpoint.summary,
-    description: endpoint.description,
+    description: endpoint.description(config),
     tags: [endpoint.path.includes('/auth/') ? 'auth' : 'referrals'],
     parameters: [{ $ref: '#/components/parameters/CompanyID' }, ...queryParameters(endpoint)],
     security: securityOf[endpoint.auth],
@@ -148,10 +151,10 @@ function errorTable(): string {
   return ['| code | name | status |', '|---|---|---|', ...rows].join('\n');
 }
 
-export function openApiDocument(): JsonSchema {
+export function openApiDocument(config: Config): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const endpoint of endpoints) {
-    paths[endpoint.path] = { ...paths[endpoint.path], [endpoint.method.toLowerCase()]: operation(endpoint) };
+    paths[endpoint.path] = { ...paths[endpoint.path], [endpoint.method.toLowerCase()]: operation(endpoint, config) };
   }
   return {
     openapi: '3.1.0',
@@ -164,7 +167,7 @@ export function openApiDocument(): JsonSchema {
         'Every call needs the `CompanyID` header. Every answer is the envelope',
         '`{"success": 1|0, "error": [codes], "data": {...}}`; a failure carries its codes in `error`,',
         'the status name in `data.message` and, for field problems, `data.errors`. Any other route',
-        'answers 404 with code 6. Bodies are JSON (`Content-Type: application/json`), at most 16 KiB.',
+        `answers 404 with code 6. Bodies are JSON (\`Content-Type: application/json\`), at most ${byteSize(config.maxBodyBytes)}.`,
         '',
         'One answer does not come from the service: when the deployed API Gateway throttles a route (past the',
         "stage's configured rate, or the AWS account's),",
@@ -187,7 +190,7 @@ export function openApiDocument(): JsonSchema {
           type: 'apiKey',
           in: 'header',
           name: 'Authorization',
-          description: '`Token <access token>`, from registration or a verified login code. Valid 30 days.',
+          description: `\`Token <access token>\`, from registration or a verified login code. Valid ${duration(config.tokenTtlSeconds)}.`,
         },
       },
       parameters: {
@@ -196,7 +199,7 @@ export function openApiDocument(): JsonSchema {
           in: 'header',
           required: true,
           description: 'The company, 32 hexadecimal characters',
-          schema: { type: 'string', pattern: '^[0-9a-fA-F]{32}$' },
+          schema: { type: 'string', pattern: HEX_ID_PATTERN.source },
         },
       },
       schemas: {

@@ -1,40 +1,43 @@
-import { randomBytes } from 'node:crypto';
-import { clock, nowSeconds } from '../clock.js';
-import { config } from '../config.js';
+import { type Clock, epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
-import { getCompany, putNewCompany, type CompanyRecord } from '../store/company-store.js';
+import { newId } from '../ids.js';
+import { type CompanyRecord, getCompany, putNewCompany } from '../store/company-store.js';
+import type { Table } from '../store/table.js';
 
 export type Company = CompanyRecord;
 
-export const COMPANY_ID_PATTERN = /^[0-9a-fA-F]{32}$/;
+/**
+ * Active companies by id. A warm container keeps each for a short while: every call needs its
+ * company, and companies change rarely. Unknown ids are not kept, so a new company works at once.
+ */
+export class ActiveCompanies {
+  private readonly kept = new Map<string, { company: Company; until: number }>();
 
-// Warm containers keep active companies for a short while: every call needs its company,
-// and companies change rarely. Unknown ids are not cached, so a new company works at once.
-const activeCompanies = new Map<string, { company: Company; until: number }>();
+  constructor(
+    private readonly table: Table,
+    private readonly clock: Clock,
+    private readonly keepSeconds: number,
+  ) {}
 
-/** The active company with this id (lower-case hex), or COMPANY_NOT_FOUND. */
-export async function requireActiveCompany(companyId: string): Promise<Company> {
-  const cached = activeCompanies.get(companyId);
-  if (cached && cached.until > clock.now()) return cached.company;
+  /** The active company with this id (lower-case hex), or COMPANY_NOT_FOUND. */
+  async require(companyId: string): Promise<Company> {
+    const kept = this.kept.get(companyId);
+    if (kept && kept.until > this.clock.now()) return kept.company;
 
-  const company = await getCompany(companyId);
-  if (!company || company.status !== 'active') {
-    activeCompanies.delete(companyId);
-    throw new AppError('COMPANY_NOT_FOUND');
+    const company = await getCompany(this.table, companyId);
+    if (!company || company.status !== 'active') {
+      this.kept.delete(companyId);
+      throw new AppError('COMPANY_NOT_FOUND');
+    }
+    this.kept.set(companyId, { company, until: this.clock.now() + this.keepSeconds * 1000 });
+    return company;
   }
-  activeCompanies.set(companyId, { company, until: clock.now() + config.companyCacheSeconds * 1000 });
-  return company;
 }
 
-export async function createCompany(name: string): Promise<Company> {
+export async function createCompany(table: Table, clock: Clock, name: string): Promise<Company> {
   for (;;) {
-    const company: Company = {
-      company_id: randomBytes(16).toString('hex'),
-      name,
-      status: 'active',
-      created_at: nowSeconds(),
-    };
+    const company: Company = { company_id: newId(), name, status: 'active', created_at: epochSeconds(clock) };
     // 128 random bits never collide in practice; if they do, draw again.
-    if (await putNewCompany(company)) return company;
+    if (await putNewCompany(table, company)) return company;
   }
 }

@@ -1,79 +1,133 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import type { Endpoint, InputOf } from '../api/endpoint.js';
+import { type App, createApp } from '../app.js';
 import type { Company } from '../companies/companies.js';
-import { logger } from '../logger.js';
-import { parseInput } from '../validation.js';
+import { readConfig } from '../config.js';
+import { createLogger, type Logger } from '../logger.js';
 import type { Principal } from '../tokens/access-tokens.js';
-import { internalErrorResponse } from './envelope.js';
-import {
-  activeCompany,
-  authorization,
-  companyIdHeader,
-  envelope,
-  jsonBody,
-  normalizeHeaders,
-  type ApiEvent,
-  type AuthRequirement,
-} from './middleware.js';
+import { parseInput } from '../validation.js';
+import { failureResponse, successResponse } from './envelope.js';
+import { answerFailure, serviceUnavailable } from './failures.js';
+import { activeCompany, type ApiEvent, authorization, companyIdHeader, envelope, jsonBody, normalizeHeaders } from './middleware.js';
 
-/** What a handler receives: validated input and who is calling for which company. */
-export interface ApiCall<Body, Query, Auth extends AuthRequirement> {
-  body: Body;
-  query: Query;
+export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Where a request came from, as API Gateway saw it (never from a header a client can set). */
+export interface RequestOrigin {
+  sourceIp: string;
+  userAgent: string | undefined;
+}
+
+/** What a handler receives: validated input, who is calling for which company, and from where. */
+export interface ApiCall<E extends Endpoint> {
+  body: InputOf<E['body']>;
+  query: InputOf<E['query']>;
   company: Company;
   /** Always present where the endpoint requires a token. */
-  principal: Auth extends 'required' ? Principal : Principal | undefined;
+  principal: E['auth'] extends 'required' ? Principal : Principal | undefined;
+  origin: RequestOrigin;
 }
 
-export interface EndpointSpec<BodySchema extends z.core.$ZodType, QuerySchema extends z.core.$ZodType, Auth extends AuthRequirement> {
-  auth: Auth;
-  body?: BodySchema;
-  query?: QuerySchema;
+type Handle<E extends Endpoint> = (call: ApiCall<E>) => Promise<z.output<E['result']>>;
+
+function parse<Schema extends z.core.$ZodType | undefined>(schema: Schema, input: Record<string, unknown>): InputOf<Schema> {
+  // An endpoint without a schema for a part takes nothing from it.
+  return (schema ? parseInput(schema, input) : {}) as InputOf<Schema>;
 }
 
-export type LambdaHttpHandler = (
-  event: APIGatewayProxyEventV2,
-  context: Context,
-) => Promise<APIGatewayProxyStructuredResultV2>;
+function callOf<E extends Endpoint>(endpoint: E, event: ApiEvent): ApiCall<E> {
+  const { company, principal, jsonBody: body = {} } = event;
+  if (!company) throw new Error('the chain left no company');
+  if (endpoint.auth === 'required' && !principal) throw new Error('the chain left no principal');
+  return {
+    body: parse<E['body']>(endpoint.body, body),
+    query: parse<E['query']>(endpoint.query, event.queryStringParameters ?? {}),
+    company,
+    principal: principal as ApiCall<E>['principal'],
+    origin: { sourceIp: event.requestContext?.http?.sourceIp ?? '', userAgent: event.headers['user-agent'] },
+  };
+}
 
 /**
  * Builds an endpoint: the shared middy chain around a handler that takes validated input and
- * returns the success data. Handlers throw AppError for refusals and never build a response.
+ * returns the success data, typed by the endpoint's result schema, which is answered in the
+ * envelope. Handlers throw AppError for refusals and never build a response.
  */
-export function apiHandler<
-  Auth extends AuthRequirement,
-  BodySchema extends z.core.$ZodType = z.core.$ZodType,
-  QuerySchema extends z.core.$ZodType = z.core.$ZodType,
->(
-  spec: EndpointSpec<BodySchema, QuerySchema, Auth>,
-  handle: (call: ApiCall<z.output<BodySchema>, z.output<QuerySchema>, Auth>) => Promise<unknown>,
-): LambdaHttpHandler {
-  const chain = middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
-    .use(envelope)
+export function apiHandler<E extends Endpoint>(app: App, endpoint: E, handle: Handle<E>): LambdaHttpHandler {
+  const chain = middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use(envelope(app))
     .use(normalizeHeaders)
     .use(companyIdHeader)
-    .use(jsonBody)
-    .use(activeCompany)
-    .use(authorization(spec.auth))
-    .handler(async (event) => {
-      const body = (spec.body ? parseInput(spec.body, event.jsonBody) : {}) as z.output<BodySchema>;
-      const query = (spec.query ? parseInput(spec.query, event.queryStringParameters ?? {}) : {}) as z.output<QuerySchema>;
-      const principal = event.principal as ApiCall<unknown, unknown, Auth>['principal'];
-      const data = await handle({ body, query, company: event.company, principal });
-      return data as APIGatewayProxyStructuredResultV2;
+    .use(jsonBody(app))
+    .use(activeCompany(app))
+    .use(authorization(app, endpoint.auth))
+    .handler(async (event: ApiEvent) => successResponse(await handle(callOf(endpoint, event))));
+  return guardedHandler(app.logger, withDeadline(app, chain));
+}
+
+/**
+ * Milliseconds this request may still take: the function's own timeout counted from when API
+ * Gateway received the request (serverless-offline starts its clock there too, before loading
+ * the handler) or from what Lambda says is left, whichever ends first, less a margin.
+ */
+function timeLeftMs({ config }: Pick<App, 'config'>, event: APIGatewayProxyEventV2, context: Context): number {
+  const fromContext = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY;
+  const receivedAt = event.requestContext?.timeEpoch;
+  const fromArrival = Number.isFinite(receivedAt) ? receivedAt + config.functionTimeoutMs - Date.now() : Number.POSITIVE_INFINITY;
+  return Math.min(fromContext, fromArrival, config.functionTimeoutMs) - config.deadlineMarginMs;
+}
+
+/**
+ * Answers 503 (code 16) in the envelope when a request is still at work as its time runs out,
+ * before Lambda's own timeout would cut it off (API Gateway would answer a bare 503, and
+ * serverless-offline an HTTP 200 with a stack trace). middy's timeoutEarly covers only the
+ * handler, not the middlewares before it, which read DynamoDB too: this covers the whole chain.
+ */
+function withDeadline(app: Pick<App, 'config' | 'logger'>, inner: LambdaHttpHandler): LambdaHttpHandler {
+  return async (event, context) => {
+    let timer: NodeJS.Timeout | undefined;
+    const outOfTime = new Promise<APIGatewayProxyStructuredResultV2>((resolve) => {
+      timer = setTimeout(
+        () => {
+          app.logger.error('request ran out of time', { route: event.routeKey, timeout_ms: app.config.functionTimeoutMs });
+          resolve(failureResponse(serviceUnavailable('out of time')));
+        },
+        Math.max(0, timeLeftMs(app, event, context)),
+      );
     });
-  return guardedHandler(chain as unknown as LambdaHttpHandler);
+    try {
+      return await Promise.race([inner(event, context), outOfTime]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }
 
 /** The last line of defence: nothing escapes as anything but the envelope. */
-export function guardedHandler(inner: LambdaHttpHandler): LambdaHttpHandler {
+export function guardedHandler(logger: Logger, inner: LambdaHttpHandler): LambdaHttpHandler {
   return async (event, context) => {
     try {
       return await inner(event, context);
     } catch (error) {
-      logger.error('unhandled error outside the middleware chain', { error: error as Error });
-      return internalErrorResponse();
+      return answerFailure(logger, error, event?.routeKey);
     }
   };
 }
+
+/**
+ * A function's handler, built once per container from the configuration in its environment.
+ * A configuration it cannot run with does not crash the container at init (API Gateway would
+ * answer that outside the envelope): every call answers 503, code 16, and the log says why.
+ */
+export function lambdaFunction(build: (app: App) => LambdaHttpHandler): LambdaHttpHandler {
+  try {
+    return build(createApp(readConfig()));
+  } catch (error) {
+    const logger = createLogger('INFO');
+    logger.error('function cannot start', { error: error as Error });
+    return async (event) => answerFailure(logger, serviceUnavailable(`function cannot start: ${(error as Error).message}`), event?.routeKey);
+  }
+}
+

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { AppError, StatusNames, type FieldError } from '../errors.js';
+import { type AppError, type FieldError, StatusNames } from '../errors.js';
 
 // The response envelope of every answer, success or failure (API contract, section 1).
 
@@ -30,9 +30,4 @@ export function failureResponse(error: AppError): APIGatewayProxyStructuredResul
     data: { message: StatusNames[error.status] ?? 'INTERNAL_SERVER_ERROR', ...(error.fields ? { errors: error.fields } : {}) },
   };
   return { statusCode: error.status, headers: { ...BASE_HEADERS, ...error.headers }, body: JSON.stringify(body) };
-}
-
-/** The answer to anything unexpected: no stack, no SDK text, no internal name. */
-export function internalErrorResponse(): APIGatewayProxyStructuredResultV2 {
-  return failureResponse(new AppError('INTERNAL_ERROR'));
 }

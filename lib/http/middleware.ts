@@ -1,22 +1,24 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { COMPANY_ID_PATTERN, requireActiveCompany, type Company } from '../companies/companies.js';
-import { config } from '../config.js';
+import type { AuthRequirement } from '../api/endpoint.js';
+import type { App } from '../app.js';
+import type { Company } from '../companies/companies.js';
 import { AppError } from '../errors.js';
-import { logger } from '../logger.js';
+import { HEX_ID_PATTERN } from '../ids.js';
 import { authenticate, type Principal } from '../tokens/access-tokens.js';
-import { failureResponse, internalErrorResponse, successResponse } from './envelope.js';
+import { answerFailure } from './failures.js';
 
-// The middy middlewares every endpoint shares, in the order they run.
+// The middy middlewares every endpoint shares, in the order they run. Each is made from the
+// parts of the app it needs.
 
-/** The event as the chain leaves it for the handler. */
+/** The event as the chain leaves it for the handler: what the middlewares found. */
 export interface ApiEvent extends APIGatewayProxyEventV2 {
-  company: Company;
-  principal: Principal | undefined;
-  jsonBody: Record<string, unknown>;
+  company?: Company;
+  principal?: Principal | undefined;
+  jsonBody?: Record<string, unknown>;
 }
 
-type ApiMiddleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>;
+export type ApiMiddleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>;
 
 /** API Gateway lowercases header names, other callers may not: the chain reads lowercase only. */
 export const normalizeHeaders: ApiMiddleware = {
@@ -29,32 +31,20 @@ export const normalizeHeaders: ApiMiddleware = {
   },
 };
 
-/**
- * Owns the envelope: wraps what a handler returns, and turns every error into a failure
- * answer. An AppError answers with its own code; anything else is logged and answered as a
- * bare 500.
- */
-export const envelope: ApiMiddleware = {
-  after: (request) => {
-    request.response = successResponse(request.response);
-  },
-  onError: (request) => {
-    const { error } = request;
-    if (error instanceof AppError) {
-      logger.info('request refused', { route: request.event.routeKey, code: error.code, reason: error.message });
-      request.response = failureResponse(error);
-    } else {
-      logger.error('request failed', { route: request.event.routeKey, error: error as Error });
-      request.response = internalErrorResponse();
-    }
-  },
-};
+/** Answers every error in the envelope (lib/http/failures.ts); apiHandler wraps successes. */
+export function envelope({ logger }: Pick<App, 'logger'>): ApiMiddleware {
+  return {
+    onError: (request) => {
+      request.response = answerFailure(logger, request.error, request.event.routeKey);
+    },
+  };
+}
 
 /** CompanyID must be 32 hex characters; it is kept lower-case from here on. */
 export const companyIdHeader: ApiMiddleware = {
   before: (request) => {
     const companyId = request.event.headers.companyid?.trim();
-    if (!companyId || !COMPANY_ID_PATTERN.test(companyId)) {
+    if (!companyId || !HEX_ID_PATTERN.test(companyId)) {
       throw new AppError('COMPANY_ID_INVALID', { detail: 'CompanyID must be 32 hexadecimal characters' });
     }
     request.event.headers.companyid = companyId.toLowerCase();
@@ -63,60 +53,62 @@ export const companyIdHeader: ApiMiddleware = {
 
 const JSON_CONTENT_TYPE = /^application\/([a-z.+-]*\+)?json\s*(;|$)/i;
 
-/** Parses a JSON object body of at most config.maxBodyBytes; no body reads as {}. */
-export const jsonBody: ApiMiddleware = {
-  before: (request) => {
-    const { event } = request;
-    const raw = event.body ?? '';
-    const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-    if (Buffer.byteLength(text, 'utf8') > config.maxBodyBytes) {
-      throw new AppError('PAYLOAD_TOO_LARGE', { detail: `body is over ${config.maxBodyBytes} bytes` });
-    }
-    if (text.trim() === '') {
-      event.jsonBody = {};
-      return;
-    }
-    const contentType = event.headers['content-type'];
-    if (contentType !== undefined && !JSON_CONTENT_TYPE.test(contentType)) {
-      throw new AppError('BAD_REQUEST', {
-        detail: 'unsupported content type',
-        fields: [{ code: 1, field: 'content-type', detail: 'must be application/json' }],
-      });
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new AppError('BAD_REQUEST', { detail: 'malformed JSON', fields: [{ code: 1, field: 'body', detail: 'is not valid JSON' }] });
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new AppError('BAD_REQUEST', { detail: 'body is not an object', fields: [{ code: 1, field: 'body', detail: 'must be a JSON object' }] });
-    }
-    event.jsonBody = parsed as Record<string, unknown>;
-  },
-};
+function badBody(detail: string, field: string, fieldDetail: string): AppError {
+  return new AppError('BAD_REQUEST', { detail, fields: [{ code: 1, field, detail: fieldDetail }] });
+}
+
+/** Parses a JSON object body of at most maxBodyBytes; no body reads as {}. */
+export function jsonBody({ config }: Pick<App, 'config'>): ApiMiddleware {
+  const { maxBodyBytes } = config;
+  return {
+    before: (request) => {
+      const { event } = request;
+      const raw = event.body ?? '';
+      const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+      if (Buffer.byteLength(text, 'utf8') > maxBodyBytes) {
+        throw new AppError('PAYLOAD_TOO_LARGE', { detail: `body is over ${maxBodyBytes} bytes` });
+      }
+      if (text.trim() === '') {
+        event.jsonBody = {};
+        return;
+      }
+      const contentType = event.headers['content-type'];
+      if (contentType !== undefined && !JSON_CONTENT_TYPE.test(contentType)) {
+        throw badBody('unsupported content type', 'content-type', 'must be application/json');
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw badBody('malformed JSON', 'body', 'is not valid JSON');
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        throw badBody('body is not an object', 'body', 'must be a JSON object');
+      }
+      event.jsonBody = parsed as Record<string, unknown>;
+    },
+  };
+}
 
 /** The company named by CompanyID must exist and be active. */
-export const activeCompany: ApiMiddleware = {
-  before: async (request) => {
-    request.event.company = await requireActiveCompany(request.event.headers.companyid!);
-  },
-};
-
-export type AuthRequirement = 'required' | 'optional' | 'none';
-
-/**
- * Resolves Authorization into a principal of this company. "optional" still refuses a bad
- * token: a client that sends one expects it to count.
- */
-export function authorization(requirement: AuthRequirement): ApiMiddleware {
+export function activeCompany({ companies }: Pick<App, 'companies'>): ApiMiddleware {
   return {
     before: async (request) => {
-      const header = request.event.headers.authorization;
-      request.event.principal =
-        requirement === 'none' || (requirement === 'optional' && !header)
+      request.event.company = await companies.require(request.event.headers.companyid ?? '');
+    },
+  };
+}
+
+/** Resolves Authorization into a principal of this company, as the endpoint requires. */
+export function authorization(app: Pick<App, 'table' | 'clock' | 'config'>, requirement: AuthRequirement): ApiMiddleware {
+  return {
+    before: async (request) => {
+      const { event } = request;
+      const header = event.headers.authorization;
+      event.principal =
+        requirement === 'none' || (requirement === 'optional' && !header) || !event.company
           ? undefined
-          : await authenticate(request.event.company.company_id, header);
+          : await authenticate(app, event.company.company_id, header);
     },
   };
 }

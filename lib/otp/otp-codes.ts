@@ -1,6 +1,6 @@
 import { createHmac, randomInt } from 'node:crypto';
-import { serverKey } from '../secrets/server-keys.js';
-import { otpKey, type ItemKey } from '../store/keys.js';
+import type { ServerKeys } from '../secrets/server-keys.js';
+import { type ItemKey, otpKey } from '../store/keys.js';
 
 /** What a code is for: one phone, one user type, one purpose. */
 export interface CodeTarget {
@@ -23,7 +23,13 @@ export function newOtpCode(): string {
  * A 6-digit code falls to brute force from any plain hash, so codes are stored as an HMAC
  * under a server key, bound to the company, phone, user type and purpose they were sent for.
  */
-export function otpCodeHash(companyId: string, target: CodeTarget, code: string): string {
+export function otpCodeHash(key: Buffer, companyId: string, target: CodeTarget, code: string): string {
   const bound = [companyId, target.phone_e164, target.user_type, target.otp_type, code].join('|');
-  return createHmac('sha256', serverKey('otp')).update(bound).digest('base64url');
+  return createHmac('sha256', key).update(bound).digest('base64url');
+}
+
+/** The HMAC of a code under the current OTP key, and that key's version (stored beside it). */
+export async function currentOtpCodeHash(keys: ServerKeys, companyId: string, target: CodeTarget, code: string) {
+  const { version, key } = await keys.current('otp');
+  return { codeHash: otpCodeHash(key, companyId, target, code), keyVersion: version };
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { phoneFields, withPhoneE164 } from '../users/phone-number.js';
-import { UserType } from '../users/user-types.js';
+import { userTypeField } from '../users/user-types.js';
 
 // The bodies of login_phone and verify_otp (API contract 3.2 and 3.3).
 
@@ -11,19 +11,16 @@ export const OWNER_ONLY_OTP_TYPES: readonly number[] = [OtpType.WALLET_TOP_UP, O
 
 const codeTarget = {
   ...phoneFields,
-  user_type: z.union([z.literal(UserType.EMPLOYEE), z.literal(UserType.CUSTOMER)], {
-    error: 'must be 1 (employee) or 2 (customer)',
-  }),
-  otp_type: z.union(Object.values(OtpType).map((value) => z.literal(value)), {
-    error: 'must be 1 (login), 2 (phone verification), 3 (wallet top-up) or 4 (KYC document)',
-  }),
+  user_type: userTypeField,
+  otp_type: z.union(
+    Object.values(OtpType).map((value) => z.literal(value)),
+    { error: 'must be 1 (login), 2 (phone verification), 3 (wallet top-up) or 4 (KYC document)' },
+  ),
 };
 
-export const sendCodeBody = withPhoneE164(z.object(codeTarget));
+export const loginPhoneBody = withPhoneE164(z.object(codeTarget));
 
-export const verifyCodeBody = withPhoneE164(
-  z.object({ ...codeTarget, otp: z.string().check(z.regex(/^[0-9]{6}$/, 'must be the 6 digits received')) }),
-);
+export const verifyOtpBody = withPhoneE164(z.object({ ...codeTarget, otp: z.string().check(z.regex(/^[0-9]{6}$/, 'must be the 6 digits received')) }));
 
-export type SendCodeInput = z.output<typeof sendCodeBody>;
-export type VerifyCodeInput = z.output<typeof verifyCodeBody>;
+export type LoginPhoneInput = z.output<typeof loginPhoneBody>;
+export type VerifyOtpInput = z.output<typeof verifyOtpBody>;

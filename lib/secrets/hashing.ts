@@ -1,9 +1,30 @@
-import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { serverKey } from './server-keys.js';
+import { createHash, createHmac, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import type { ServerKeys } from './server-keys.js';
 
-// scrypt at an OWASP Password Storage Cheat Sheet setting: N=2^15, r=8, p=3 costs the same
-// work as N=2^17, r=8, p=1 with a quarter of the memory (32 MiB), which suits Lambda.
-const SCRYPT = { N: 2 ** 15, r: 8, p: 3, keyLength: 32, saltLength: 16 };
+// Stored hashes name their scheme and settings, so settings can change while what is stored
+// still verifies:
+//   password:        scrypt$N$r$p$salt$hash                      (scrypt of the password)
+//   PIN:             hmac-scrypt$keyVersion$N$r$p$salt$hash      (scrypt of HMAC(pepper, PIN))
+//   PIN, before:     scrypt$N$r$p$salt$hash                      (the same at N=2^15, p=3, pepper of version 1)
+// docs/security.md argues the two costs.
+
+interface ScryptSetting {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/** Passwords: an OWASP Password Storage Cheat Sheet setting (32 MiB, the work of N=2^17, p=1 at a quarter of its memory). */
+export const PASSWORD_SCRYPT: ScryptSetting = { N: 2 ** 15, r: 8, p: 3 };
+/**
+ * PINs: 4 MiB and about 10 ms. With 10^4 to 10^6 values a PIN falls to any hash once the pepper
+ * is out, so the pepper is the control; this cost only keeps a pepper-and-table theft from being
+ * a one-pass job across every user.
+ */
+export const PIN_SCRYPT: ScryptSetting = { N: 2 ** 12, r: 8, p: 1 };
+
+const KEY_LENGTH = 32;
+const SALT_LENGTH = 16;
 const SCRYPT_MAXMEM = 64 * 1024 * 1024;
 
 function scryptAsync(secret: Buffer | string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
@@ -12,42 +33,55 @@ function scryptAsync(secret: Buffer | string, salt: Buffer, keyLength: number, o
   });
 }
 
-/** A slow, salted hash in the self-describing form scrypt$N$r$p$salt$hash. */
-async function slowHash(secret: Buffer | string): Promise<string> {
-  const salt = randomBytes(SCRYPT.saltLength);
-  const { N, r, p, keyLength } = SCRYPT;
-  const key = await scryptAsync(secret, salt, keyLength, { N, r, p, maxmem: SCRYPT_MAXMEM });
-  return ['scrypt', N, r, p, salt.toString('base64'), key.toString('base64')].join('$');
+/** The fields scrypt$N$r$p$salt$hash, salt and hash in base64. */
+async function scryptFields(secret: Buffer | string, setting: ScryptSetting): Promise<string> {
+  const salt = randomBytes(SALT_LENGTH);
+  const key = await scryptAsync(secret, salt, KEY_LENGTH, { ...setting, maxmem: SCRYPT_MAXMEM });
+  return [setting.N, setting.r, setting.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
-async function slowVerify(secret: Buffer | string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
+/** Checks a secret against the fields N$r$p$salt$hash. */
+async function scryptMatches(secret: Buffer | string, fields: string[]): Promise<boolean> {
+  const [n, r, p, salt, hash] = fields;
+  if (fields.length !== 5 || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const key = await scryptAsync(secret, Buffer.from(salt, 'base64'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: SCRYPT_MAXMEM,
-  });
+  const setting = { N: Number(n), r: Number(r), p: Number(p) };
+  if (!Object.values(setting).every(Number.isSafeInteger) || expected.length === 0) return false;
+  const key = await scryptAsync(secret, Buffer.from(salt, 'base64'), expected.length, { ...setting, maxmem: SCRYPT_MAXMEM });
   return timingSafeEqual(key, expected);
 }
 
-/** PINs have few possible values, so they are keyed with the server pepper before hashing. */
-function pepperedPin(pin: string): Buffer {
-  return createHmac('sha256', serverKey('pin-pepper')).update(pin).digest();
+export async function hashPassword(password: string): Promise<string> {
+  return `scrypt$${await scryptFields(password, PASSWORD_SCRYPT)}`;
 }
 
-export const hashPassword = (password: string) => slowHash(password);
-export const verifyPassword = (password: string, stored: string) => slowVerify(password, stored);
-export const hashPin = (pin: string) => slowHash(pepperedPin(pin));
-export const verifyPin = (pin: string, stored: string) => slowVerify(pepperedPin(pin), stored);
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, ...fields] = stored.split('$');
+  return scheme === 'scrypt' && scryptMatches(password, fields);
+}
 
-/** Tokens carry 256 random bits, so a fast hash is enough to make a table dump useless. */
+/** PINs have few possible values, so they are keyed with the server pepper before hashing. */
+const pepperedPin = (pepper: Buffer, pin: string) => createHmac('sha256', pepper).update(pin).digest();
+
+export async function hashPin(keys: ServerKeys, pin: string): Promise<string> {
+  const { version, key } = await keys.current('pin-pepper');
+  return `hmac-scrypt$${version}$${await scryptFields(pepperedPin(key, pin), PIN_SCRYPT)}`;
+}
+
+export async function verifyPin(keys: ServerKeys, pin: string, stored: string): Promise<boolean> {
+  const [scheme, ...fields] = stored.split('$');
+  // The scheme before key versions: the pepper of version 1, at the password's scrypt cost.
+  const [version, scryptPart] = scheme === 'scrypt' ? [1, fields] : scheme === 'hmac-scrypt' ? [Number(fields[0]), fields.slice(1)] : [];
+  if (!version || !scryptPart) return false;
+  const pepper = await keys.atVersion('pin-pepper', version);
+  return pepper !== undefined && scryptMatches(pepperedPin(pepper, pin), scryptPart);
+}
+
+/** Tokens carry at least 128 random bits, so a fast hash is enough to make a table dump useless. */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-export function randomToken(): string {
-  return randomBytes(32).toString('base64url');
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
 }

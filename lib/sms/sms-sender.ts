@@ -2,7 +2,8 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { config } from '../config.js';
+import type { Config } from '../config.js';
+import { DUMMY_CREDENTIALS } from '../store/table.js';
 
 // Text messages leave the service here: through Amazon SNS on a deployed stage, or into a
 // local outbox file for npm start, chosen by config.sms.sender.
@@ -15,45 +16,48 @@ export interface TextMessage {
 
 export type SendText = (message: TextMessage) => Promise<void>;
 
-let snsClient: SNSClient | undefined;
+type SmsConfig = Pick<Config, 'sms' | 'region' | 'dummyCredentials'>;
 
 /**
- * Publish straight to the phone number as a transactional SMS (higher delivery priority). A
+ * Publishes straight to the phone number as a transactional SMS (higher delivery priority). A
  * stuck SNS is abandoned after two timed-out attempts (the SDK's default is to wait 5 minutes),
  * so the caller gets its answer, and its send back, well inside the Lambda timeout.
  */
-const sendThroughSns: SendText = async ({ phoneNumber, text }) => {
-  snsClient ??= new SNSClient({
+function snsSender(config: SmsConfig): SendText {
+  const { sms } = config;
+  const client = new SNSClient({
     region: config.region,
-    ...(config.sms.snsEndpoint ? { endpoint: config.sms.snsEndpoint } : {}),
+    ...(sms.snsEndpoint ? { endpoint: sms.snsEndpoint } : {}),
+    ...(config.dummyCredentials ? { credentials: DUMMY_CREDENTIALS } : {}),
     maxAttempts: 2,
-    requestHandler: new NodeHttpHandler({
-      connectionTimeout: config.sms.timeoutMs,
-      requestTimeout: config.sms.timeoutMs,
-      throwOnRequestTimeout: true,
-    }),
+    requestHandler: new NodeHttpHandler({ connectionTimeout: sms.timeoutMs, requestTimeout: sms.timeoutMs, throwOnRequestTimeout: true }),
   });
   const attribute = (value: string) => ({ DataType: 'String', StringValue: value });
-  await snsClient.send(
-    new PublishCommand({
-      PhoneNumber: phoneNumber,
-      Message: text,
-      MessageAttributes: {
-        'AWS.SNS.SMS.SMSType': attribute('Transactional'),
-        ...(config.sms.senderId ? { 'AWS.SNS.SMS.SenderID': attribute(config.sms.senderId) } : {}),
-        ...(config.sms.originationNumber ? { 'AWS.MM.SMS.OriginationNumber': attribute(config.sms.originationNumber) } : {}),
-      },
-    }),
-  );
-};
+  return async ({ phoneNumber, text }) => {
+    await client.send(
+      new PublishCommand({
+        PhoneNumber: phoneNumber,
+        Message: text,
+        MessageAttributes: {
+          'AWS.SNS.SMS.SMSType': attribute('Transactional'),
+          ...(sms.senderId ? { 'AWS.SNS.SMS.SenderID': attribute(sms.senderId) } : {}),
+          ...(sms.originationNumber ? { 'AWS.MM.SMS.OriginationNumber': attribute(sms.originationNumber) } : {}),
+        },
+      }),
+    );
+  };
+}
 
 /** One JSON line per message in the outbox file, echoed on the console: local use only. */
-const sendToOutbox: SendText = async ({ phoneNumber, text }) => {
-  const line = JSON.stringify({ sent_at: new Date().toISOString(), phone_number: phoneNumber, message: text });
-  await mkdir(dirname(config.sms.outboxFile), { recursive: true });
-  await appendFile(config.sms.outboxFile, `${line}\n`);
-  console.log(`[sms outbox] ${phoneNumber}: ${text}`);
-};
+function outboxSender(outboxFile: string): SendText {
+  return async ({ phoneNumber, text }) => {
+    const line = JSON.stringify({ sent_at: new Date().toISOString(), phone_number: phoneNumber, message: text });
+    await mkdir(dirname(outboxFile), { recursive: true });
+    await appendFile(outboxFile, `${line}\n`);
+    console.log(`[sms outbox] ${phoneNumber}: ${text}`);
+  };
+}
 
-export const sendText: SendText = (message) =>
-  config.sms.sender === 'sns' ? sendThroughSns(message) : sendToOutbox(message);
+export function createSmsSender(config: SmsConfig): SendText {
+  return config.sms.sender === 'sns' ? snsSender(config) : outboxSender(config.sms.outboxFile);
+}

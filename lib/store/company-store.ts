@@ -1,7 +1,8 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite } from './conditional-write.js';
-import { documentClient, tableName } from './dynamo-client.js';
 import { companyKey } from './keys.js';
+import type { Table } from './table.js';
+import { putIfAbsent } from './transactions.js';
 
 export type CompanyStatus = 'active' | 'disabled';
 
@@ -12,21 +13,14 @@ export interface CompanyRecord {
   created_at: number;
 }
 
-export async function getCompany(companyId: string): Promise<CompanyRecord | undefined> {
-  const { Item } = await documentClient.send(new GetCommand({ TableName: tableName, Key: companyKey(companyId) }));
+export async function getCompany(table: Table, companyId: string): Promise<CompanyRecord | undefined> {
+  const { Item } = await table.client.send(new GetCommand({ TableName: table.name, Key: companyKey(companyId) }));
   return Item as CompanyRecord | undefined;
 }
 
 /** Writes a new company; false when its id is already taken. */
-export async function putNewCompany(company: CompanyRecord): Promise<boolean> {
-  const outcome = await conditionalWrite(
-    documentClient.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { ...companyKey(company.company_id), ...company },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    ),
-  );
+export async function putNewCompany(table: Table, company: CompanyRecord): Promise<boolean> {
+  const { Put } = putIfAbsent(table, companyKey(company.company_id), company);
+  const outcome = await conditionalWrite(table.client.send(new PutCommand(Put!)));
   return outcome.written;
 }

@@ -1,7 +1,8 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite } from './conditional-write.js';
-import { documentClient, tableName } from './dynamo-client.js';
-import { companySendLimitKey, phoneSendLimitKey } from './keys.js';
+import { HOUR_SECONDS as HOUR } from '../clock.js';
+import { companySendLimitKey, type ItemKey, phoneSendLimitKey } from './keys.js';
+import type { Table } from './table.js';
 
 // Send counters, changed only by conditional updates: a limit holds however many sends race.
 
@@ -18,18 +19,17 @@ export type PhoneSendResult =
   /** Not counted; `seen` is the state that refused it. */
   | { counted: false; seen: PhoneSends | undefined };
 
-const HOUR = 3600;
-
 async function conditionalUpdate(
-  key: ReturnType<typeof phoneSendLimitKey>,
+  table: Table,
+  key: ItemKey,
   update: string,
   condition: string,
   values: Record<string, unknown>,
 ): Promise<PhoneSendResult> {
   const outcome = await conditionalWrite(
-    documentClient.send(
+    table.client.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: table.name,
         Key: key,
         UpdateExpression: update,
         ConditionExpression: condition,
@@ -44,8 +44,9 @@ async function conditionalUpdate(
 }
 
 /** Counts a send that opens a new window: the phone has no open window and no recent send. */
-export function countSendInNewWindow(companyId: string, phone: string, now: number, intervalSeconds: number) {
+export function countSendInNewWindow(table: Table, companyId: string, phone: string, now: number, intervalSeconds: number) {
   return conditionalUpdate(
+    table,
     phoneSendLimitKey(companyId, phone),
     'SET window_start = :now, window_count = :one, last_sent_at = :now, expires_at = :expires',
     '(attribute_not_exists(window_start) OR window_start <= :hourAgo) AND ' +
@@ -56,6 +57,7 @@ export function countSendInNewWindow(companyId: string, phone: string, now: numb
 
 /** Counts a send in the window opened at windowStart, while it has room and after the interval. */
 export function countSendInWindow(
+  table: Table,
   companyId: string,
   phone: string,
   windowStart: number,
@@ -64,6 +66,7 @@ export function countSendInWindow(
   perHour: number,
 ) {
   return conditionalUpdate(
+    table,
     phoneSendLimitKey(companyId, phone),
     'SET window_count = window_count + :one, last_sent_at = :now, expires_at = :expires',
     'window_start = :windowStart AND window_count < :max AND last_sent_at <= :intervalAgo',
@@ -79,22 +82,22 @@ export function countSendInWindow(
 }
 
 /** Undoes a counted send whose SMS failed, unless a later send has changed the counters since. */
-export async function uncountPhoneSend(companyId: string, phone: string, countedAt: number, before: PhoneSends | undefined) {
+export async function uncountPhoneSend(table: Table, companyId: string, phone: string, countedAt: number, before: PhoneSends | undefined) {
   const key = phoneSendLimitKey(companyId, phone);
   const unchanged = { ConditionExpression: 'last_sent_at = :countedAt', ExpressionAttributeValues: { ':countedAt': countedAt } };
   await conditionalWrite(
     before
-      ? documentClient.send(new PutCommand({ TableName: tableName, Item: { ...before, ...key }, ...unchanged }))
-      : documentClient.send(new DeleteCommand({ TableName: tableName, Key: key, ...unchanged })),
+      ? table.client.send(new PutCommand({ TableName: table.name, Item: { ...before, ...key }, ...unchanged }))
+      : table.client.send(new DeleteCommand({ TableName: table.name, Key: key, ...unchanged })),
   );
 }
 
 /** Counts one send of the company in this clock hour, unless the hour's ceiling is reached. */
-export async function countCompanySend(companyId: string, hour: number, ceiling: number): Promise<boolean> {
+export async function countCompanySend(table: Table, companyId: string, hour: number, ceiling: number): Promise<boolean> {
   const outcome = await conditionalWrite(
-    documentClient.send(
+    table.client.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: table.name,
         Key: companySendLimitKey(companyId, hour),
         UpdateExpression: 'ADD sent :one SET expires_at = :expires',
         ConditionExpression: 'attribute_not_exists(sent) OR sent < :ceiling',
@@ -105,11 +108,11 @@ export async function countCompanySend(companyId: string, hour: number, ceiling:
   return outcome.written;
 }
 
-export async function uncountCompanySend(companyId: string, hour: number): Promise<void> {
+export async function uncountCompanySend(table: Table, companyId: string, hour: number): Promise<void> {
   await conditionalWrite(
-    documentClient.send(
+    table.client.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: table.name,
         Key: companySendLimitKey(companyId, hour),
         UpdateExpression: 'ADD sent :minusOne',
         ConditionExpression: 'sent > :zero',

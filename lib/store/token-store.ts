@@ -1,9 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from './dynamo-client.js';
 import { tokenKey } from './keys.js';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+import type { Table } from './table.js';
+import { putIfAbsent, type TransactItem } from './transactions.js';
 
 export interface TokenRecord {
   user_id: string;
@@ -14,26 +12,18 @@ export interface TokenRecord {
 }
 
 /** The write that stores a new token, for use inside a transaction. */
-export function tokenPut(companyId: string, tokenHash: string, record: TokenRecord): TransactItem {
-  return {
-    Put: {
-      TableName: tableName,
-      Item: { ...tokenKey(companyId, tokenHash), ...record },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
+export function tokenPut(table: Table, companyId: string, tokenHash: string, record: TokenRecord): TransactItem {
+  return putIfAbsent(table, tokenKey(companyId, tokenHash), record);
 }
 
 /** Stores a new token on its own (a single conditional put). */
-export async function putToken(companyId: string, tokenHash: string, record: TokenRecord): Promise<void> {
-  const { Put } = tokenPut(companyId, tokenHash, record);
-  await documentClient.send(new PutCommand(Put!));
+export async function putToken(table: Table, companyId: string, tokenHash: string, record: TokenRecord): Promise<void> {
+  const { Put } = tokenPut(table, companyId, tokenHash, record);
+  await table.client.send(new PutCommand(Put!));
 }
 
 /** The stored token with this hash, or undefined. Expiry is the caller's to check. */
-export async function getToken(companyId: string, tokenHash: string): Promise<TokenRecord | undefined> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: tableName, Key: tokenKey(companyId, tokenHash) }),
-  );
+export async function getToken(table: Table, companyId: string, tokenHash: string): Promise<TokenRecord | undefined> {
+  const { Item } = await table.client.send(new GetCommand({ TableName: table.name, Key: tokenKey(companyId, tokenHash) }));
   return Item as TokenRecord | undefined;
 }

@@ -1,6 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from './dynamo-client.js';
+import type { ItemKey } from './keys.js';
+import type { Table } from './table.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -8,6 +9,11 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 export interface LabelledItem<Label extends string> {
   label: Label;
   item: TransactItem;
+}
+
+/** Writes an item unless one with its key exists: the shape of every uniqueness claim. */
+export function putIfAbsent(table: Table, key: ItemKey, attributes: object): TransactItem {
+  return { Put: { TableName: table.name, Item: { ...attributes, ...key }, ConditionExpression: 'attribute_not_exists(pk)' } };
 }
 
 /** The transaction was refused because these conditions did not hold. */
@@ -30,11 +36,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * same items (which the SDK does not retry) is retried with jittered backoff, so concurrent
  * callers get a definite answer instead of a spurious failure.
  */
-export async function writeTransaction<Label extends string>(items: LabelledItem<Label>[]): Promise<void> {
+export async function writeTransaction<Label extends string>(table: Table, items: LabelledItem<Label>[]): Promise<void> {
   const transactItems = items.map(({ item }) => item);
   for (let attempt = 1; ; attempt++) {
     try {
-      await documentClient.send(new TransactWriteCommand({ TransactItems: transactItems }));
+      await table.client.send(new TransactWriteCommand({ TransactItems: transactItems }));
       return;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;

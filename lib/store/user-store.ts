@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from './dynamo-client.js';
-import { emailClaimKey, phoneClaimKey, userKey, type ItemKey } from './keys.js';
-import type { TransactItem } from './transactions.js';
+import { emailClaimKey, phoneClaimKey, userKey } from './keys.js';
+import type { Table } from './table.js';
+import { putIfAbsent, type TransactItem } from './transactions.js';
 
 export interface UserRecord {
   user_id: string;
@@ -37,35 +37,31 @@ export interface UserRecord {
   updated_at: number;
 }
 
-const putIfAbsent = (key: ItemKey, attributes: object): TransactItem => ({
-  Put: { TableName: tableName, Item: { ...key, ...attributes }, ConditionExpression: 'attribute_not_exists(pk)' },
-});
-
-export function userPut(user: UserRecord): TransactItem {
-  return putIfAbsent(userKey(user.company_id, user.user_id), user);
+export function userPut(table: Table, user: UserRecord): TransactItem {
+  return putIfAbsent(table, userKey(user.company_id, user.user_id), user);
 }
 
 /** Claims (phone, user type) for a user: fails when someone already holds it. */
-export function phoneClaimPut(companyId: string, phoneE164: string, userType: number, userId: string): TransactItem {
-  return putIfAbsent(phoneClaimKey(companyId, phoneE164, userType), { user_id: userId });
+export function phoneClaimPut(table: Table, companyId: string, phoneE164: string, userType: number, userId: string): TransactItem {
+  return putIfAbsent(table, phoneClaimKey(companyId, phoneE164, userType), { user_id: userId });
 }
 
 /** Claims (email, user type) for a user: fails when someone already holds it. */
-export function emailClaimPut(companyId: string, email: string, userType: number, userId: string): TransactItem {
-  return putIfAbsent(emailClaimKey(companyId, email, userType), { user_id: userId });
+export function emailClaimPut(table: Table, companyId: string, email: string, userType: number, userId: string): TransactItem {
+  return putIfAbsent(table, emailClaimKey(companyId, email, userType), { user_id: userId });
 }
 
-export function userExistsCheck(companyId: string, userId: string): TransactItem {
+export function userExistsCheck(table: Table, companyId: string, userId: string): TransactItem {
   return {
-    ConditionCheck: { TableName: tableName, Key: userKey(companyId, userId), ConditionExpression: 'attribute_exists(pk)' },
+    ConditionCheck: { TableName: table.name, Key: userKey(companyId, userId), ConditionExpression: 'attribute_exists(pk)' },
   };
 }
 
 /** An atomic +1 on a user's referral count; fails if the user does not exist. */
-export function referralCountIncrement(companyId: string, userId: string, nowSeconds: number): TransactItem {
+export function referralCountIncrement(table: Table, companyId: string, userId: string, nowSeconds: number): TransactItem {
   return {
     Update: {
-      TableName: tableName,
+      TableName: table.name,
       Key: userKey(companyId, userId),
       UpdateExpression: 'ADD referral_count :one SET updated_at = :now',
       ConditionExpression: 'attribute_exists(pk)',
@@ -74,15 +70,15 @@ export function referralCountIncrement(companyId: string, userId: string, nowSec
   };
 }
 
-export async function getUser(companyId: string, userId: string): Promise<UserRecord | undefined> {
-  const { Item } = await documentClient.send(new GetCommand({ TableName: tableName, Key: userKey(companyId, userId) }));
+export async function getUser(table: Table, companyId: string, userId: string): Promise<UserRecord | undefined> {
+  const { Item } = await table.client.send(new GetCommand({ TableName: table.name, Key: userKey(companyId, userId) }));
   return Item as UserRecord | undefined;
 }
 
 /** The id of the user holding (phone, user type), if any. */
-export async function getPhoneOwner(companyId: string, phoneE164: string, userType: number): Promise<string | undefined> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: tableName, Key: phoneClaimKey(companyId, phoneE164, userType), ProjectionExpression: 'user_id' }),
+export async function getPhoneOwner(table: Table, companyId: string, phoneE164: string, userType: number): Promise<string | undefined> {
+  const { Item } = await table.client.send(
+    new GetCommand({ TableName: table.name, Key: phoneClaimKey(companyId, phoneE164, userType), ProjectionExpression: 'user_id' }),
   );
   return Item?.user_id as string | undefined;
 }

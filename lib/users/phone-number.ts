@@ -4,9 +4,9 @@ import * as z from 'zod/mini';
 // Phone numbers are checked with libphonenumber's full metadata (real number plans, not just
 // lengths) and stored in E.164, the form SNS sends SMS to.
 
-export const DIAL_CODE_PATTERN = /^\+[0-9]{1,4}$/;
+const DIAL_CODE_PATTERN = /^\+[0-9]{1,4}$/;
 /** What a client may send as phone_number: digits with the usual separators. */
-export const PHONE_NUMBER_PATTERN = /^[0-9(][0-9 ().-]{3,19}$/;
+const PHONE_NUMBER_PATTERN = /^[0-9(][0-9 ().-]{3,19}$/;
 
 /** The E.164 form of a dial code and national number, or undefined when they form no valid number. */
 export function toE164(dialCode: string, phoneNumber: string): string | undefined {

@@ -1,3 +1,8 @@
-// The two kinds of account. Kept apart from the registration schema so that modules needing
-// only these numbers (OTP, referrals) do not build that schema at load.
+import * as z from 'zod/mini';
+
+// The two kinds of account, and the field every body that names one shares.
 export const UserType = { EMPLOYEE: 1, CUSTOMER: 2 } as const;
+
+export const userTypeField = z.union([z.literal(UserType.EMPLOYEE), z.literal(UserType.CUSTOMER)], {
+  error: 'must be 1 (employee) or 2 (customer)',
+});

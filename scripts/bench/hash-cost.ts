@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
-import { hashPassword, hashPin } from '../../lib/secrets/hashing.js';
+import { hashPassword, hashPin, PASSWORD_SCRYPT, PIN_SCRYPT } from '../../lib/secrets/hashing.js';
+import type { ServerKeys } from '../../lib/secrets/server-keys.js';
 import { median, round } from './stats.js';
 
 // Password and PIN hashing, measured on its own; and, for the bench only, a way to run
@@ -30,14 +31,35 @@ export const OWASP_SCRYPT_SETTINGS = [
   { N: 2 ** 13, r: 8, p: 10 },
 ];
 
+/** Cheaper scrypt settings a PIN could use (docs/security.md weighs them against the pepper). */
+export const PIN_SCRYPT_CANDIDATES = [
+  { N: 2 ** 10, r: 8, p: 1 },
+  { N: 2 ** 12, r: 8, p: 1 },
+  { N: 2 ** 14, r: 8, p: 1 },
+  { N: 2 ** 15, r: 8, p: 3 },
+];
+
+interface Candidate {
+  N: number;
+  r: number;
+  p: number;
+  memoryMiB: number;
+  medianMs: number;
+}
+
 export interface HashTimings {
-  candidates: { N: number; r: number; p: number; memoryMiB: number; medianMs: number }[];
+  /** OWASP's password settings. */
+  candidates: Candidate[];
+  /** Settings a PIN could use, with the CPU time of one hash and what exhausting a PIN space costs. */
+  pinCandidates: (Candidate & { secondsPer4DigitPin: number; hoursPer6DigitPin: number })[];
+  password: { N: number; r: number; p: number };
+  pin: { N: number; r: number; p: number };
   passwordMs: number;
   pinMs: number;
   /** Registration hashes the password and both PINs side by side. */
-  registrationTrioMs: number;
-  /** CPU time of the trio: what a single-vCPU function would need for it. */
-  registrationTrioCpuMs: number;
+  registrationMs: number;
+  /** CPU time of those three hashes: what a single-vCPU function needs for them. */
+  registrationCpuMs: number;
   runs: number;
 }
 
@@ -58,27 +80,41 @@ async function timed(work: () => Promise<unknown>): Promise<{ ms: number; cpuMs:
   return { ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000 };
 }
 
-export async function measureHashing(runs: number): Promise<HashTimings> {
+async function timeSettings(settings: { N: number; r: number; p: number }[]): Promise<Candidate[]> {
   const candidates = [];
-  for (const setting of OWASP_SCRYPT_SETTINGS) {
+  for (const setting of settings) {
     const times = [];
     for (let run = 0; run < 3; run++) times.push(await scryptOnce(setting));
     candidates.push({ ...setting, memoryMiB: (128 * setting.N * setting.r) / 2 ** 20, medianMs: round(median(times)) });
   }
+  return candidates;
+}
+
+export async function measureHashing(keys: ServerKeys, runs: number): Promise<HashTimings> {
+  const candidates = await timeSettings(OWASP_SCRYPT_SETTINGS);
+  const pinCandidates = (await timeSettings(PIN_SCRYPT_CANDIDATES)).map((candidate) => ({
+    ...candidate,
+    // A thief holding the table and the pepper tries every PIN of one user, on one core.
+    secondsPer4DigitPin: round((1e4 * candidate.medianMs) / 1000, 1),
+    hoursPer6DigitPin: round((1e6 * candidate.medianMs) / 3.6e6, 1),
+  }));
   const password = [];
   const pin = [];
   const trio = [];
   for (let run = 0; run < runs; run++) {
     password.push((await timed(() => hashPassword('correct horse battery'))).ms);
-    pin.push((await timed(() => hashPin('2580'))).ms);
-    trio.push(await timed(() => Promise.all([hashPassword('correct horse battery'), hashPin('2580'), hashPin('1397')])));
+    pin.push((await timed(() => hashPin(keys, '2580'))).ms);
+    trio.push(await timed(() => Promise.all([hashPassword('correct horse battery'), hashPin(keys, '2580'), hashPin(keys, '1397')])));
   }
   return {
     candidates,
+    pinCandidates,
+    password: PASSWORD_SCRYPT,
+    pin: PIN_SCRYPT,
     passwordMs: round(median(password)),
     pinMs: round(median(pin)),
-    registrationTrioMs: round(median(trio.map((t) => t.ms))),
-    registrationTrioCpuMs: round(median(trio.map((t) => t.cpuMs))),
+    registrationMs: round(median(trio.map((t) => t.ms))),
+    registrationCpuMs: round(median(trio.map((t) => t.cpuMs))),
     runs,
   };
 }

@@ -1,4 +1,4 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 // Counts what each call asks of DynamoDB, from the bench process only: middleware on the
 // service's own client asks every command for ReturnConsumedCapacity and tallies the HTTP
@@ -68,7 +68,7 @@ export class RoundTripCounter {
     return taken;
   }
 
-  attach(client: DynamoDBClient): void {
+  attach(client: DynamoDBDocumentClient): void {
     // Outermost: sees each command once, with its final (deserialized) output.
     client.middlewareStack.add(
       (next, context) => async (args) => {

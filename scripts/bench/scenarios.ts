@@ -1,24 +1,15 @@
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { handler as loginPhone } from '../../functions/login-phone.js';
-import { handler as notFound } from '../../functions/not-found.js';
-import { handler as referralProgram } from '../../functions/referral-program.js';
-import { handler as userRegister } from '../../functions/user-register.js';
-import { handler as verifyOtp } from '../../functions/verify-otp.js';
-import { registerUserEndpoint } from '../../lib/api/register-user-endpoint.js';
-import { clock } from '../../lib/clock.js';
+import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 import { createCompany } from '../../lib/companies/companies.js';
-import { config } from '../../lib/config.js';
-import { dynamoClient } from '../../lib/store/dynamo-client.js';
 import { toE164 } from '../../lib/users/phone-number.js';
-import { httpEvent, lambdaContext } from './events.js';
+import { httpEvent, type InProcessService, lambdaContext } from '../local/in-process-service.js';
 import { useBenchOnlyScrypt } from './hash-cost.js';
 import { RoundTripCounter } from './round-trips.js';
-import { runScenario, type Answer, type ScenarioResult, type ScenarioSpec } from './warm-latency.js';
+import { type Answer, runScenario, type ScenarioResult, type ScenarioSpec } from './warm-latency.js';
 
 // The warm-call scenarios, in an order where each leaves the data the next one needs:
 // registered users, then codes sent to them, then codes checked, then referral lists.
-// Must be imported only once the bench has set the environment (lib/config.ts reads it).
 
 const REGISTER = '/wallet/v3/auth/user_register';
 const LOGIN = '/wallet/v3/auth/login_phone';
@@ -36,14 +27,14 @@ function phoneNumbers(count: number): string[] {
 }
 
 function registration(phone: string, referralCode = ''): Record<string, unknown> {
-  return { ...registerUserEndpoint.examples.request, phone_number: phone, email: `ada.${phone}@example.com`, referral_code: referralCode };
+  return { ...userRegisterEndpoint.examples.request, phone_number: phone, email: `ada.${phone}@example.com`, referral_code: referralCode };
 }
 
 /** The latest code the local outbox holds for each E.164 number. */
-function latestCodes(): Map<string, string> {
+function latestCodes(outboxFile: string): Map<string, string> {
   const codes = new Map<string, string>();
-  if (!existsSync(config.sms.outboxFile)) return codes;
-  for (const line of readFileSync(config.sms.outboxFile, 'utf8').split('\n').filter(Boolean)) {
+  if (!existsSync(outboxFile)) return codes;
+  for (const line of readFileSync(outboxFile, 'utf8').split('\n').filter(Boolean)) {
     const { phone_number: phone, message } = JSON.parse(line) as { phone_number: string; message: string };
     const code = message.match(/\b(\d{6})\b/)?.[1];
     if (code) codes.set(phone, code);
@@ -58,11 +49,18 @@ interface Account {
   referralCode: string;
 }
 
-export async function runScenarios(calls: number, realHashCalls: number, progress: (line: string) => void): Promise<ScenarioResult[]> {
+export async function runScenarios(
+  service: InProcessService,
+  calls: number,
+  realHashCalls: number,
+  progress: (line: string) => void,
+): Promise<ScenarioResult[]> {
   if (calls < 2) throw new Error('the scenarios need at least 2 calls each');
+  const { app, clock, handlers } = service;
+  const { user_register: userRegister, login_phone: loginPhone, verify_otp: verifyOtp, referral_program: referralProgram, not_found: notFound } = handlers;
   const counter = new RoundTripCounter();
-  counter.attach(dynamoClient);
-  const company = await createCompany('Bench company');
+  counter.attach(app.table.client);
+  const company = await createCompany(app.table, clock, 'Bench company');
   const headers = { CompanyID: company.company_id };
   // One draw for every list, so no number lands in two of them.
   const pool = phoneNumbers(3 * calls + realHashCalls + 1);
@@ -88,7 +86,7 @@ export async function runScenarios(calls: number, realHashCalls: number, progres
   // registrations at the real cost. One unmeasured call first fills the company cache.
   useBenchOnlyScrypt(true);
   try {
-    await userRegister(httpEvent(register(seedPhone)), lambdaContext);
+    await userRegister(httpEvent(register(seedPhone)), lambdaContext());
     const base = { endpoint: 'user_register', functionName: 'userRegister', handler: userRegister, calls, hashing: 'injected' as const };
     await run({
       ...base,
@@ -124,16 +122,14 @@ export async function runScenarios(calls: number, realHashCalls: number, progres
 
   // Codes: a first send, an immediate second one (refused), and one a minute later.
   const login = { endpoint: 'login_phone', functionName: 'loginPhone', handler: loginPhone, calls };
-  const realNow = clock.now;
   try {
     await run({ ...login, outcome: 'first send in window', smsPerCall: 1, expectStatus: 200, event: (index) => sendCode(phones[index]!) });
     await run({ ...login, outcome: 'too soon (429)', expectStatus: 429, event: (index) => sendCode(phones[index]!) });
-    const later = (config.otp.sendIntervalSeconds + 1) * 1000;
-    clock.now = () => realNow() + later;
+    clock.advance(app.config.otp.sendIntervalSeconds + 1);
     await run({ ...login, outcome: 'later send in window', smsPerCall: 1, expectStatus: 200, event: (index) => sendCode(phones[index]!) });
     await run({ ...login, outcome: 'unregistered phone', expectStatus: 200, event: (index) => sendCode(strangerPhones[index]!) });
 
-    const codes = latestCodes();
+    const codes = latestCodes(app.config.sms.outboxFile);
     const code = (phone: string) => codes.get(e164(phone)) ?? '000000';
     const wrong = (phone: string) => String((Number(code(phone)) + 1) % 1e6).padStart(6, '0');
     const check = { endpoint: 'verify_otp', functionName: 'verifyOtp', handler: verifyOtp, calls };
@@ -141,7 +137,7 @@ export async function runScenarios(calls: number, realHashCalls: number, progres
     await run({ ...check, outcome: 'right login code', expectStatus: 200, event: (index) => verify(phones[index]!, code(phones[index]!)) });
     await run({ ...check, outcome: 'code already used', expectStatus: 400, event: (index) => verify(phones[index]!, code(phones[index]!)) });
   } finally {
-    clock.now = realNow;
+    clock.reset();
   }
 
   // Referral lists: each of the first half of the users has two referred sign-ups, so a page

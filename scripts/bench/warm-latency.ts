@@ -1,5 +1,5 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { httpEvent, lambdaContext, type EventInput } from './events.js';
+import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
+import { type EventInput, httpEvent, lambdaContext } from '../local/in-process-service.js';
 import { MINIMUM_ROUND_TRIPS, type Minimum } from './minimum-round-trips.js';
 import type { CallUsage, RoundTripCounter } from './round-trips.js';
 import { mean, percentile, round } from './stats.js';
@@ -7,7 +7,7 @@ import { mean, percentile, round } from './stats.js';
 // Runs one endpoint outcome many times in this process, one call at a time, and keeps each
 // call's latency, CPU time and DynamoDB usage.
 
-export type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type Handler = LambdaHttpHandler;
 
 export interface ScenarioResult {
   endpoint: string;
@@ -69,7 +69,7 @@ export async function runScenario(spec: ScenarioSpec, counter: RoundTripCounter)
     counter.take();
     const cpuStart = process.cpuUsage();
     const start = performance.now();
-    const result = await spec.handler(event, lambdaContext);
+    const result = await spec.handler(event, lambdaContext());
     latencies.push(performance.now() - start);
     const used = process.cpuUsage(cpuStart);
     cpu.push((used.user + used.system) / 1000);

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { endpoints } from '../../lib/api/endpoints.js';
 import { openApiDocument } from '../../lib/api/openapi-document.js';
+import { readConfig } from '../../lib/config.js';
 import { OPENAPI_FILE, renderOpenApi } from '../../scripts/openapi.js';
 
-const document = openApiDocument() as any;
+const document = openApiDocument(readConfig({})) as any;
 
 describe('docs/openapi.json', () => {
   it('is what the code generates (run `npm run openapi` after changing a schema)', () => {
@@ -19,7 +20,8 @@ describe('docs/openapi.json', () => {
       expect(operation.parameters[0]).toEqual({ $ref: '#/components/parameters/CompanyID' });
       const tokenRequired = operation.security.length === 1 && 'token' in operation.security[0];
       expect(tokenRequired).toBe(endpoint.auth === 'required');
-      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '413', '500', '401']));
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '413', '500', '503', '401']));
+      expect(operation.responses['503'].headers['Retry-After']).toBeDefined();
       expect(operation.responses['200'].content['application/json'].example.data).toEqual(endpoint.examples.result);
     }
     expect(document.components.securitySchemes.token).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
@@ -31,6 +33,17 @@ describe('docs/openapi.json', () => {
     expect(register['400'].content['application/json'].schema.properties.error.items.enum.sort()).toEqual([1, 2, 8]);
     const send = document.paths['/wallet/v3/auth/login_phone'].post.responses;
     expect(send['429'].headers['Retry-After']).toBeDefined();
+  });
+
+  it('states the limits the configuration sets, not fixed numbers', () => {
+    const settings = readConfig({ OTP_TTL_SECONDS: '120', OTP_SENDS_PER_PHONE_PER_HOUR: '3', TOKEN_TTL_SECONDS: '86400', MAX_BODY_BYTES: '8192' });
+    const configured = openApiDocument(settings) as any;
+    expect(configured.paths['/wallet/v3/auth/login_phone'].post.description).toContain('valid 2 minutes');
+    expect(configured.paths['/wallet/v3/auth/login_phone'].post.description).toContain('3 per hour');
+    expect(configured.components.securitySchemes.token.description).toContain('Valid 1 day');
+    expect(configured.info.description).toContain('at most 8 KiB');
+    expect(document.paths['/wallet/v3/auth/login_phone'].post.description).toContain('valid 5 minutes');
+    expect(document.components.securitySchemes.token.description).toContain('Valid 30 days');
   });
 
   it('documents the optional-field leniency: "" and null are accepted where a field is optional', () => {

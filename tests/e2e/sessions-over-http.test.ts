@@ -36,7 +36,7 @@ describe('phone login over HTTP through serverless-offline', () => {
     expect(sent.status, service.server.output()).toBe(200);
     expect(sent.body).toEqual({ success: 1, error: [], data: { message: expect.any(String), expires_in: 300 } });
 
-    const code = lastCodeSentTo(`+1${String(registration.phone_number)}`);
+    const code = lastCodeSentTo(service.server.local, `+1${String(registration.phone_number)}`);
     const wrong = await post('/wallet/v3/auth/verify_otp', { ...target, otp: code === '000000' ? '000001' : '000000' });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toEqual([9]);

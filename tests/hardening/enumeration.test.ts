@@ -1,8 +1,10 @@
 // login_phone must not tell who has an account: a registered and an unregistered phone get the
 // same answers, limits included, and only the registered one is sent a code.
 import { describe, expect, it } from 'vitest';
-import { handler as loginPhone } from '../../functions/login-phone.js';
-import { invoke, newCompany, outboxMessages, randomPhoneNumber, signUp, type Answer } from '../helpers.js';
+import { invoke, newCompany, outboxMessages, randomPhoneNumber, signUp, type Answer, testService } from '../helpers.js';
+
+const service = testService();
+const loginPhone = service.handlers.login_phone;
 
 /** What a client can observe of an answer, request-specific values aside. */
 const observable = (answer: Answer) => ({
@@ -14,8 +16,8 @@ const observable = (answer: Answer) => ({
 
 describe('enumeration through login_phone', () => {
   it('answers a registered and an unregistered phone alike, on the first send and on the refused second', async () => {
-    const company = await newCompany();
-    const account = await signUp(company);
+    const company = await newCompany(service);
+    const account = await signUp(service, company);
     const registered = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
     const unregistered = { ...registered, phone_number: randomPhoneNumber() };
     const send = (body: object) => invoke(loginPhone, { path: '/l', headers: { CompanyID: company.company_id }, body });
@@ -28,7 +30,7 @@ describe('enumeration through login_phone', () => {
     expect(observable(second[1])).toEqual(observable(second[0]));
     expect(Math.abs(Number(second[1].headers['retry-after']) - Number(second[0].headers['retry-after']))).toBeLessThanOrEqual(1);
 
-    expect(outboxMessages(`+1${registered.phone_number}`)).toHaveLength(1);
-    expect(outboxMessages(`+1${unregistered.phone_number}`)).toEqual([]);
+    expect(outboxMessages(service.app.config.sms.outboxFile, `+1${registered.phone_number}`)).toHaveLength(1);
+    expect(outboxMessages(service.app.config.sms.outboxFile, `+1${unregistered.phone_number}`)).toEqual([]);
   });
 });

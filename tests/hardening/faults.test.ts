@@ -1,20 +1,46 @@
 // Faults at the SDK's network boundary: DynamoDB unreachable, stuck or throttling, and SNS
-// failing or stuck. Every answer must be the 500 envelope, arrive well inside the Lambda
-// timeout (10 s), and leave no partial state in DynamoDB Local (read past the proxy).
-import { direct, dynamoProxy, sns, table } from './faults-environment.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { handler as loginPhone } from '../../functions/login-phone.js';
-import { handler as referralProgram } from '../../functions/referral-program.js';
-import { handler as register } from '../../functions/user-register.js';
-import { handler as verifyOtp } from '../../functions/verify-otp.js';
+// failing or stuck. Every answer must be the 503 envelope (code 16, Retry-After: a dependency
+// is down, try again), arrive well inside the Lambda timeout (10 s), and leave no partial state
+// in DynamoDB Local (read past the proxy).
+import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey } from '../../lib/store/keys.js';
-import { invoke, newCompany, randomPhoneNumber, sampleRegistration, signUp, type Account, type Answer, type EventInput } from '../helpers.js';
-import type { DynamoRequest, FaultMode } from './fault-proxy.js';
-import { diffSnapshots, identityProblems, scanItems, snapshotOf, type StoredItem } from './table-snapshot.js';
+import { createOwnTable, localClient } from '../../scripts/local/dynamodb-local.js';
+import { type DynamoRequest, type FaultMode, startFaultProxy } from '../../scripts/local/fault-proxy.js';
+import { startFakeSns } from '../../scripts/local/sns-fake.js';
+import { diffSnapshots, identityProblems, type StoredItem, scanItems, snapshotOf } from '../../scripts/local/table-snapshot.js';
+import {
+  type Account,
+  type Answer,
+  type EventInput,
+  expectUnavailable,
+  invoke,
+  newCompany,
+  randomPhoneNumber,
+  sampleRegistration,
+  signUp,
+  testService,
+} from '../helpers.js';
 
-const INTERNAL_ERROR = { success: 0, error: [500], data: { message: 'INTERNAL_SERVER_ERROR' } };
+// The service reaches DynamoDB through the fault proxy and sends SMS through the loopback SNS,
+// in a table of its own. DYNAMODB_TIMEOUT_MS stays at its default on purpose: the default is
+// what must fail fast.
+const dynamoProxy = await startFaultProxy(inject('dynamodbEndpoint'));
+const sns = await startFakeSns();
+const table = await createOwnTable(inject('dynamodbEndpoint'), 'wallet-auth-faults');
+const service = testService(
+  { DYNAMODB_ENDPOINT: dynamoProxy.endpoint, DYNAMODB_TIMEOUT_MS: '', SMS_SENDER: 'sns', SNS_ENDPOINT: sns.endpoint },
+  { tableName: table },
+);
+/** DynamoDB Local itself, past the proxy: what is really stored. */
+const direct = DynamoDBDocumentClient.from(localClient(inject('dynamodbEndpoint')));
+const loginPhone = service.handlers.login_phone;
+const referralProgram = service.handlers.referral_program;
+const register = service.handlers.user_register;
+const verifyOtp = service.handlers.verify_otp;
+
 /**
  * A whole request under a fault: below the 10 s Lambda timeout with room to spare, and loose
  * enough for a loaded 2-core machine (hashing alone can take seconds there). Before the fix, a
@@ -30,8 +56,8 @@ let company: Company;
 let customer: Account;
 
 beforeAll(async () => {
-  company = await newCompany();
-  customer = await signUp(company);
+  company = await newCompany(service);
+  customer = await signUp(service, company);
 });
 
 afterEach(async () => {
@@ -56,9 +82,9 @@ async function timed(handler: LambdaHttpHandler, input: EventInput): Promise<Tim
   return { ...answer, ms: performance.now() - started };
 }
 
-function expectFastInternalError(answer: TimedAnswer, what: string, withinMs = FAIL_FAST_MS): void {
-  expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(500);
-  expect(answer.body).toEqual(INTERNAL_ERROR);
+function expectFastUnavailable(answer: TimedAnswer, what: string, withinMs = FAIL_FAST_MS): void {
+  expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(503);
+  expectUnavailable(answer);
   expect(answer.headers['content-type']).toBe('application/json');
   expect(answer.ms, `${what} took ${Math.round(answer.ms)} ms`).toBeLessThan(withinMs);
 }
@@ -93,7 +119,7 @@ async function expectEveryEndpointFailsCleanly(): Promise<DynamoRequest[]> {
   const before = snapshotOf(await companyItems());
   const calls = oneCallPerEndpoint();
   const answers = await Promise.all(Object.values(calls).map((call) => call()));
-  Object.keys(calls).forEach((endpoint, index) => expectFastInternalError(answers[index]!, endpoint));
+  Object.keys(calls).forEach((endpoint, index) => expectFastUnavailable(answers[index]!, endpoint));
   const seen = dynamoProxy.seen;
   dynamoProxy.reset();
   const after = snapshotOf(await companyItems());
@@ -102,17 +128,17 @@ async function expectEveryEndpointFailsCleanly(): Promise<DynamoRequest[]> {
 }
 
 describe('DynamoDB out of reach', () => {
-  it('refusing connections: every endpoint answers the 500 envelope within seconds and stores nothing', async () => {
+  it('refusing connections: every endpoint answers the 503 envelope (code 16) within seconds and stores nothing', async () => {
     await dynamoProxy.setReachable(false);
     await expectEveryEndpointFailsCleanly();
   });
 
-  it('cutting connections: every endpoint answers the 500 envelope within seconds and stores nothing', async () => {
+  it('cutting connections: every endpoint answers the 503 envelope (code 16) within seconds and stores nothing', async () => {
     dynamoProxy.rule = () => 'reset';
     await expectEveryEndpointFailsCleanly();
   });
 
-  it('stuck (never answering): the client timeout ends every call within seconds, with the 500 envelope', async () => {
+  it('stuck (never answering): the client timeout ends every call within seconds, with the 503 envelope (code 16)', async () => {
     dynamoProxy.rule = () => 'hang';
     const seen = await expectEveryEndpointFailsCleanly();
     // Each request's first call (the company lookup) was tried at most 3 times, then given up.
@@ -121,7 +147,7 @@ describe('DynamoDB out of reach', () => {
     expect(seen.length).toBeLessThanOrEqual(4 * 3);
   });
 
-  it('throttling: every endpoint answers the 500 envelope within seconds and stores nothing', async () => {
+  it('throttling: every endpoint answers the 503 envelope (code 16) within seconds and stores nothing', async () => {
     dynamoProxy.rule = () => 'throttle';
     await expectEveryEndpointFailsCleanly();
   });
@@ -133,7 +159,7 @@ const onlyFor = (operation: string, bodyPart: string | undefined, mode: FaultMod
 describe('registration under faults', () => {
   let referrer: Account;
   beforeAll(async () => {
-    referrer = await signUp(company);
+    referrer = await signUp(service, company);
   });
 
   it.each<FaultMode>(['throttle', 'hang', 'reset'])(
@@ -142,7 +168,7 @@ describe('registration under faults', () => {
       const before = snapshotOf(await companyItems());
       dynamoProxy.rule = onlyFor('TransactWriteItems', undefined, mode);
       const body = sampleRegistration({ referral_code: referrer.referralCode });
-      expectFastInternalError(await timed(register, { path: '/r', headers: headers(), body }), 'user_register');
+      expectFastUnavailable(await timed(register, { path: '/r', headers: headers(), body }), 'user_register');
       const answeredAt = performance.now();
 
       // The SDK tries a failing call 3 times (maxAttempts), the transaction loop adds none, and
@@ -188,7 +214,7 @@ describe('registration under faults', () => {
 describe('sending a code under faults', () => {
   /** A fresh company and an unregistered number, so every counter starts absent. */
   async function freshTarget() {
-    const fresh = await newCompany();
+    const fresh = await newCompany(service);
     const phone = randomPhoneNumber();
     return { fresh, phone, e164: `+1${phone}`, body: { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 } };
   }
@@ -201,11 +227,11 @@ describe('sending a code under faults', () => {
     expect(items.filter((item) => item.sk === 'OTP'), 'stored codes').toEqual([]);
   }
 
-  it('the company count failing gives the phone count back: 500, no SMS, no code, nothing counted', async () => {
+  it('the company count failing gives the phone count back: 503, no SMS, no code, nothing counted', async () => {
     const { fresh, e164, body } = await freshTarget();
     dynamoProxy.rule = onlyFor('UpdateItem', '"HOUR#', 'throttle');
     const published = sns.published.length;
-    expectFastInternalError(await timed(loginPhone, { path: '/l', headers: headers({}, fresh.company_id), body }), 'login_phone');
+    expectFastUnavailable(await timed(loginPhone, { path: '/l', headers: headers({}, fresh.company_id), body }), 'login_phone');
     dynamoProxy.reset();
     expect(sns.published.length).toBe(published);
     await expectNothingCounted(fresh.company_id, e164);
@@ -214,12 +240,12 @@ describe('sending a code under faults', () => {
   it.each([
     ['failing', () => (sns.failWith = 'InternalError')],
     ['stuck', () => (sns.hang = true)],
-  ])('SNS %s: 500 within seconds, no code stored, phone and company counts given back', async (_, breakSns) => {
+  ])('SNS %s: 503 within seconds, no code stored, phone and company counts given back', async (_, breakSns) => {
     const { fresh, e164, body } = await freshTarget();
     breakSns();
     const published = sns.published.length;
     const answer = await timed(loginPhone, { path: '/l', headers: headers({}, fresh.company_id), body });
-    expectFastInternalError(answer, 'login_phone', SMS_FAIL_FAST_MS);
+    expectFastUnavailable(answer, 'login_phone', SMS_FAIL_FAST_MS);
     sns.failWith = undefined;
     sns.hang = false;
     expect(sns.published.length).toBe(published);
@@ -228,10 +254,10 @@ describe('sending a code under faults', () => {
     expect((await invoke(loginPhone, { path: '/l', headers: headers({}, fresh.company_id), body })).status).toBe(200);
   });
 
-  it('storing the code failing after the SMS went out: 500, the code in that SMS is useless, the send stays counted', async () => {
+  it('storing the code failing after the SMS went out: 503, the code in that SMS is useless, the send stays counted', async () => {
     const { fresh, e164, body } = await freshTarget();
     dynamoProxy.rule = onlyFor('PutItem', '#OTP#', 'throttle');
-    expectFastInternalError(await timed(loginPhone, { path: '/l', headers: headers({}, fresh.company_id), body }), 'login_phone');
+    expectFastUnavailable(await timed(loginPhone, { path: '/l', headers: headers({}, fresh.company_id), body }), 'login_phone');
     dynamoProxy.reset();
     const sms = sns.published.at(-1)!;
     expect(sms.phoneNumber).toBe(e164);
@@ -247,7 +273,6 @@ describe('verifying a code under faults', () => {
   async function liveLoginCode(): Promise<string> {
     const target = loginTarget();
     // A fresh send window: the earlier tests may have sent to this phone.
-    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
     await direct.send(new DeleteCommand({ TableName: table, Key: phoneSendLimitKey(company.company_id, customerPhone()) }));
     expect((await invoke(loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
     return sns.published.at(-1)!.message.match(/\b(\d{6})\b/)![1]!;
@@ -258,7 +283,7 @@ describe('verifying a code under faults', () => {
     const key = otpKey(company.company_id, customerPhone(), 2, 1);
     const stored = await getItem(key);
     dynamoProxy.rule = onlyFor('DeleteItem', '#OTP#', 'throttle');
-    expectFastInternalError(await timed(verifyOtp, { path: '/v', headers: headers(), body: { ...loginTarget(), otp: code } }), 'verify_otp');
+    expectFastUnavailable(await timed(verifyOtp, { path: '/v', headers: headers(), body: { ...loginTarget(), otp: code } }), 'verify_otp');
     dynamoProxy.reset();
     expect(await getItem(key)).toEqual(stored);
     const answer = await invoke(verifyOtp, { path: '/v', headers: headers(), body: { ...loginTarget(), otp: code } });
@@ -266,12 +291,35 @@ describe('verifying a code under faults', () => {
     expect(answer.body.data.user_id).toBe(customer.userId);
   });
 
-  it('a wrong try whose count fails answers 500 and counts nothing', async () => {
+  it('a wrong try whose count fails answers 503 and counts nothing', async () => {
     const code = await liveLoginCode();
     const wrong = code === '000000' ? '000001' : '000000';
     dynamoProxy.rule = onlyFor('UpdateItem', '#OTP#', 'throttle');
-    expectFastInternalError(await timed(verifyOtp, { path: '/v', headers: headers(), body: { ...loginTarget(), otp: wrong } }), 'verify_otp');
+    expectFastUnavailable(await timed(verifyOtp, { path: '/v', headers: headers(), body: { ...loginTarget(), otp: wrong } }), 'verify_otp');
     dynamoProxy.reset();
     expect(await getItem(otpKey(company.company_id, customerPhone(), 2, 1))).toMatchObject({ attempts: 0 });
+  });
+});
+
+describe('a request that runs out of time', () => {
+  // DynamoDB slower than any request may take: the SDK would wait 20 s per attempt, the
+  // function's timeout is 3 s, so the deadline (3 s less DEADLINE_MARGIN_MS) answers first.
+  const slow = testService(
+    { DYNAMODB_ENDPOINT: dynamoProxy.endpoint, DYNAMODB_TIMEOUT_MS: '20000', FUNCTION_TIMEOUT_SECONDS: '3', DEADLINE_MARGIN_MS: '500' },
+    { tableName: table },
+  );
+
+  it('answers the 503 envelope (code 16) at its deadline, not when DynamoDB would have given up', async () => {
+    dynamoProxy.rule = () => 'hang';
+    const answer = await timed(slow.handlers.referral_program, {
+      method: 'GET',
+      path: '/p',
+      headers: headers({ Authorization: customer.authorization }),
+    });
+    expectUnavailable(answer);
+    // 3 s less the 0.5 s margin, counted from the request's arrival; slack for a loaded machine.
+    expect(answer.ms).toBeGreaterThan(2_400);
+    expect(answer.ms).toBeLessThan(4_500);
+    expect(dynamoProxy.seen.map((request) => request.operation)).toEqual(['GetItem']);
   });
 });

@@ -1,15 +1,17 @@
 // Property-based hostile input against every endpoint, in process: each generated request must
 // get the envelope with a documented status and code (never a 5xx), and a refusal must leave
 // the stored data exactly as it was. `npm run fuzz` runs the same property much longer.
-import './own-table.js';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { getUser } from '../../lib/store/user-store.js';
-import { randomPhoneNumber } from '../helpers.js';
-import { acceptedRegistration, hostileRequest, PATHS, registrationRequest, type EndpointName } from './hostile-input-arbitraries.js';
-import { hostileChecker, setUpHostileFixture, type HostileChecker } from './hostile-input-property.js';
+import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
+import { acceptedRegistration, type EndpointName, hostileRequest, PATHS, registrationRequest } from '../../scripts/local/hostile-input-arbitraries.js';
+import { type HostileChecker, hostileChecker, setUpHostileFixture } from '../../scripts/local/hostile-input-property.js';
+import { randomPhoneNumber, testService } from '../helpers.js';
+
+// A table of the file's own: every check scans it.
+const service = testService({}, { tableName: await createOwnTable(inject('dynamodbEndpoint'), 'wallet-auth-hostile') });
 
 /** Per endpoint; refusals cost a few milliseconds each (no hashing), so this stays quick. */
 const RUNS = Number(process.env.HOSTILE_RUNS || 500);
@@ -17,7 +19,7 @@ const RUNS = Number(process.env.HOSTILE_RUNS || 500);
 let checker: HostileChecker;
 
 beforeAll(async () => {
-  checker = await hostileChecker(await setUpHostileFixture());
+  checker = await hostileChecker(await setUpHostileFixture(service));
 });
 
 /** Outcomes each endpoint's generators must reach, so a property cannot pass by testing one path. */
@@ -60,11 +62,11 @@ describe('hostile extras on valid registrations', () => {
         const registered = checker.counts.user_register['200'] ?? 0;
         expect(registered).toBeGreaterThan(0);
         const phone = JSON.parse(body).phone_number as string;
-        const { Items } = await documentClient.send(
-          new ScanCommand({ TableName: tableName, FilterExpression: 'phone_e164 = :phone', ExpressionAttributeValues: { ':phone': `+1${phone}` } }),
+        const { Items } = await service.app.table.client.send(
+          new ScanCommand({ TableName: service.app.table.name, FilterExpression: 'phone_e164 = :phone', ExpressionAttributeValues: { ':phone': `+1${phone}` } }),
         );
         expect(Items).toHaveLength(1);
-        const user = (await getUser(checker.setup.company.company_id, Items![0]!.user_id))!;
+        const user = (await getUser(service.app.table, checker.setup.company.company_id, Items![0]!.user_id))!;
         expect(Object.keys(user).filter((key) => !USER_ATTRIBUTES.has(key))).toEqual([]);
         expect(user).toMatchObject({ kyc_status: 1, status_id: 1, kyc_process_status: 1, referral_count: 0, cretaed_by: user.user_id });
         expect(user.company_id).toBe(checker.setup.company.company_id);

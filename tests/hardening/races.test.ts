@@ -1,42 +1,42 @@
 // Races the other test files do not already run, each with exact counts checked against what
 // DynamoDB holds afterwards. Already covered elsewhere: 20 registrations of one phone
 // (tests/users/registration.test.ts), 20 verifications of one code and 10 sends to one phone
-// (tests/otp/otp.test.ts), 20 sign-ups with one referral code (tests/referrals/referral-list.test.ts).
-import { ownTable } from './own-table.js';
+// (tests/otp/otp.test.ts), 20 sign-ups with one referral code (tests/referrals/referral-program.test.ts).
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { handler as loginPhone } from '../../functions/login-phone.js';
-import { handler as register } from '../../functions/user-register.js';
-import { handler as verifyOtp } from '../../functions/verify-otp.js';
+import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { config } from '../../lib/config.js';
-import { documentClient } from '../../lib/store/dynamo-client.js';
 import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey } from '../../lib/store/keys.js';
 import {
-  freezeClock,
   invoke,
   lastCodeSentTo,
   newCompany,
   outboxMessages,
   randomPhoneNumber,
-  resetClock,
   sampleRegistration,
   signUp,
   type Answer,
+  testService,
 } from '../helpers.js';
-import { identityProblems, scanItems, type StoredItem } from './table-snapshot.js';
+import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
+import { identityProblems, scanItems, type StoredItem } from '../../scripts/local/table-snapshot.js';
+
+// A table of the file's own: the checks below scan it.
+const service = testService({}, { tableName: await createOwnTable(inject('dynamodbEndpoint'), 'wallet-auth-races') });
+const loginPhone = service.handlers.login_phone;
+const register = service.handlers.user_register;
+const verifyOtp = service.handlers.verify_otp;
 
 let company: Company;
 
 beforeAll(async () => {
-  company = await newCompany();
+  company = await newCompany(service);
 });
 
-afterEach(resetClock);
+afterEach(() => service.clock.reset());
 
 const registerIn = (target: Company, body: object) => invoke(register, { path: '/r', headers: { CompanyID: target.company_id }, body });
 const send = (target: Company, body: object) => invoke(loginPhone, { path: '/l', headers: { CompanyID: target.company_id }, body });
-const itemsOf = (target: Company) => scanItems(documentClient, ownTable, target.company_id);
+const itemsOf = (target: Company) => scanItems(service.app.table.client, service.app.table.name, target.company_id);
 const find = (items: StoredItem[], key: { pk: string; sk: string }) => items.find((item) => item.pk === key.pk && item.sk === key.sk);
 const usersIn = (items: StoredItem[]) => items.filter((item) => item.sk === 'PROFILE');
 const statuses = (answers: Answer[]) => answers.map((answer) => answer.status);
@@ -63,8 +63,8 @@ describe('concurrent registrations', () => {
   });
 
   it('with one referral code over colliding phones and emails: one user per identity, the referrer credited once per user', async () => {
-    const own = await newCompany();
-    const referrer = await signUp(own);
+    const own = await newCompany(service);
+    const referrer = await signUp(service, own);
     const phones = [randomPhoneNumber(), randomPhoneNumber(), randomPhoneNumber()];
     const emails = phones.slice(0, 2).map((phone) => `grid.${phone}@example.com`);
     // Six sign-ups: every pairing of three phones with two emails, all with one referral code.
@@ -93,10 +93,10 @@ describe('concurrent registrations', () => {
 
 describe('concurrent verifications', () => {
   it('of one right code: one session, exactly one new token stored, the code gone', async () => {
-    const account = await signUp(company);
+    const account = await signUp(service, company);
     const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
     expect((await send(company, target)).status).toBe(200);
-    const code = lastCodeSentTo(`+1${target.phone_number}`);
+    const code = lastCodeSentTo(service, `+1${target.phone_number}`);
     const tokensBefore = (await itemsOf(company)).filter((item) => item.sk === 'TOKEN' && item.user_id === account.userId);
 
     const answers = await Promise.all(
@@ -114,13 +114,13 @@ describe('concurrent verifications', () => {
 
 describe('concurrent sends', () => {
   it('to one phone, six at a time while the clock advances: one per interval, never more than the hourly limit', async () => {
-    const own = await newCompany();
+    const own = await newCompany(service);
     const phone = randomPhoneNumber();
     const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
     const start = Math.floor(Date.now() / 1000 / 3600) * 3600 + 60;
     const perRound: number[] = [];
-    for (let round = 0; round < config.otp.sendsPerPhonePerHour + 2; round++) {
-      freezeClock(start + round * (config.otp.sendIntervalSeconds + 1));
+    for (let round = 0; round < service.app.config.otp.sendsPerPhonePerHour + 2; round++) {
+      service.clock.freeze(start + round * (service.app.config.otp.sendIntervalSeconds + 1));
       const answers = await Promise.all(Array.from({ length: 6 }, () => send(own, target)));
       expect(count(statuses(answers), 200) + count(statuses(answers), 429)).toBe(6);
       perRound.push(count(statuses(answers), 200));
@@ -131,16 +131,16 @@ describe('concurrent sends', () => {
     const items = await itemsOf(own);
     expect(find(items, phoneSendLimitKey(own.company_id, `+1${phone}`))).toMatchObject({ window_count: 5, window_start: start });
     expect(find(items, companySendLimitKey(own.company_id, Math.floor(start / 3600)))).toMatchObject({ sent: 5 });
-    expect(outboxMessages(`+1${phone}`)).toHaveLength(5);
+    expect(outboxMessages(service.app.config.sms.outboxFile, `+1${phone}`)).toHaveLength(5);
   });
 
   it('to ten phones against the company’s hourly ceiling: exactly the room left is sent, refused phones keep no count', async () => {
-    const own = await newCompany();
+    const own = await newCompany(service);
     const now = Math.floor(Date.now() / 1000 / 3600) * 3600 + 1800;
-    freezeClock(now);
+    service.clock.freeze(now);
     const hour = Math.floor(now / 3600);
-    const ceiling = config.otp.sendsPerCompanyPerHour;
-    await documentClient.send(new PutCommand({ TableName: ownTable, Item: { ...companySendLimitKey(own.company_id, hour), sent: ceiling - 3 } }));
+    const ceiling = service.app.config.otp.sendsPerCompanyPerHour;
+    await service.app.table.client.send(new PutCommand({ TableName: service.app.table.name, Item: { ...companySendLimitKey(own.company_id, hour), sent: ceiling - 3 } }));
 
     const phones = Array.from({ length: 10 }, () => randomPhoneNumber());
     const answers = await Promise.all(phones.map((phone) => send(own, { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 })));
@@ -151,7 +151,7 @@ describe('concurrent sends', () => {
     expect(find(items, companySendLimitKey(own.company_id, hour))).toMatchObject({ sent: ceiling });
     phones.forEach((phone, index) => {
       const counter = find(items, phoneSendLimitKey(own.company_id, `+1${phone}`));
-      const messages = outboxMessages(`+1${phone}`);
+      const messages = outboxMessages(service.app.config.sms.outboxFile, `+1${phone}`);
       if (answers[index]!.status === 200) {
         expect(counter).toMatchObject({ window_count: 1 });
         expect(messages).toHaveLength(1);

@@ -2,6 +2,9 @@
 // code: password and PIN hashes, and cursor signatures. (One-time codes are compared by
 // DynamoDB as keyed HMACs, tokens are looked up by their SHA-256: no comparison in our code.)
 import { describe, expect, it, vi } from 'vitest';
+import { decodeCursor, encodeCursor } from '../../lib/referrals/referral-cursor.js';
+import { hashPassword, hashPin, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
+import { configuredSecret, ServerKeys } from '../../lib/secrets/server-keys.js';
 
 const comparisons = vi.hoisted(() => ({ calls: [] as [Buffer, Buffer][] }));
 
@@ -14,8 +17,8 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...crypto, default: { ...crypto, timingSafeEqual }, timingSafeEqual };
 });
 
-const { hashPassword, hashPin, verifyPassword, verifyPin } = await import('../../lib/secrets/hashing.js');
-const { decodeCursor, encodeCursor } = await import('../../lib/referrals/referral-cursor.js');
+// vi.mock is hoisted above the imports: the modules above see the counting timingSafeEqual.
+const keys = new ServerKeys(configuredSecret('5e'.repeat(32)));
 
 function comparedDuring(action: () => unknown): Promise<[Buffer, Buffer][]> {
   comparisons.calls = [];
@@ -38,20 +41,20 @@ describe('constant-time comparison of secrets', () => {
   });
 
   it('checks a PIN the same way', async () => {
-    const stored = await hashPin('739146');
-    expect(await comparedDuring(async () => expect(await verifyPin('739146', stored)).toBe(true))).toHaveLength(1);
-    expect(await comparedDuring(async () => expect(await verifyPin('739147', stored)).toBe(false))).toHaveLength(1);
+    const stored = await hashPin(keys, '739146');
+    expect(await comparedDuring(async () => expect(await verifyPin(keys, '739146', stored)).toBe(true))).toHaveLength(1);
+    expect(await comparedDuring(async () => expect(await verifyPin(keys, '739147', stored)).toBe(false))).toHaveLength(1);
   });
 
   it('checks a cursor signature with timingSafeEqual; only its length, which is public, is checked before', async () => {
     const companyId = 'a'.repeat(32);
     const userId = 'b'.repeat(32);
-    const cursor = encodeCursor(companyId, userId, 'NOTIF#000001795320000000#x');
-    expect(await comparedDuring(() => expect(decodeCursor(companyId, userId, cursor)).toMatch(/^NOTIF#/))).toHaveLength(1);
-    const [key, signature] = cursor.split('.') as [string, string];
-    const tampered = `${key}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
-    expect(await comparedDuring(() => decodeCursor(companyId, userId, tampered))).toHaveLength(1);
-    expect(() => decodeCursor(companyId, userId, tampered)).toThrow();
-    expect(await comparedDuring(() => decodeCursor(companyId, userId, `${key}.${signature.slice(2)}`))).toHaveLength(0);
+    const cursor = await encodeCursor(keys, companyId, userId, 'NOTIF#000001795320000000#x');
+    expect(await comparedDuring(async () => expect(await decodeCursor(keys, companyId, userId, cursor)).toMatch(/^NOTIF#/))).toHaveLength(1);
+    const [version, key, signature] = cursor.split('.') as [string, string, string];
+    const tampered = `${version}.${key}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
+    expect(await comparedDuring(() => decodeCursor(keys, companyId, userId, tampered))).toHaveLength(1);
+    await expect(decodeCursor(keys, companyId, userId, tampered)).rejects.toThrow();
+    expect(await comparedDuring(() => decodeCursor(keys, companyId, userId, `${version}.${key}.${signature.slice(2)}`))).toHaveLength(0);
   });
 });

@@ -3,14 +3,7 @@
 // answer of the matrix carries any of A's ids, codes or tokens.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as loginPhone } from '../../functions/login-phone.js';
-import { handler as referralProgram } from '../../functions/referral-program.js';
-import { handler as register } from '../../functions/user-register.js';
-import { handler as verifyOtp } from '../../functions/verify-otp.js';
-import { clock } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { config } from '../../lib/config.js';
-import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
 import { otpKey } from '../../lib/store/keys.js';
 import {
   expectFailure,
@@ -23,7 +16,14 @@ import {
   signUp,
   type Account,
   type Answer,
+  testService,
 } from '../helpers.js';
+
+const service = testService();
+const loginPhone = service.handlers.login_phone;
+const referralProgram = service.handlers.referral_program;
+const register = service.handlers.user_register;
+const verifyOtp = service.handlers.verify_otp;
 
 interface World {
   a: Company;
@@ -65,17 +65,16 @@ const headers = (company: Company, account?: Account) => ({
 });
 
 beforeAll(async () => {
-  const [a, b] = await Promise.all([newCompany(), newCompany()]);
-  const [customerA, employeeA, employeeB, customerB] = await Promise.all([signUp(a), newEmployee(a), newEmployee(b), signUp(b)]);
-  const referredA = await Promise.all([1, 2].map(() => signUp(a, { referral_code: customerA.referralCode })));
+  const [a, b] = await Promise.all([newCompany(service), newCompany(service)]);
+  const [customerA, employeeA, employeeB, customerB] = await Promise.all([signUp(service, a), newEmployee(service, a), newEmployee(service, b), signUp(service, b)]);
+  const referredA = await Promise.all([1, 2].map(() => signUp(service, a, { referral_code: customerA.referralCode })));
 
   const login = await invoke(loginPhone, { path: '/l', headers: headers(a), body: target(customerA, 1) });
   // One send per phone per interval: the second code is sent a little over an interval later.
-  const skipped = (config.otp.sendIntervalSeconds + 1) * 1000;
-  clock.now = () => Date.now() + skipped;
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
   const topUp = await invoke(loginPhone, { path: '/l', headers: headers(a, customerA), body: target(customerA, 3) });
   expect([login.status, topUp.status]).toEqual([200, 200]);
-  const messages = outboxMessages(`+1${phoneOf(customerA)}`);
+  const messages = outboxMessages(service.app.config.sms.outboxFile, `+1${phoneOf(customerA)}`);
   const codes = messages.map((message) => message.match(/\b(\d{6})\b/)![1]!);
   const list = await invoke(referralProgram, { method: 'GET', path: '/p', headers: headers(a, customerA), query: { limit: '1' } });
   expect(list.body.data.next_cursor).toEqual(expect.any(String));
@@ -93,10 +92,7 @@ beforeAll(async () => {
   };
 });
 
-const realNow = clock.now;
-afterAll(() => {
-  clock.now = realNow;
-});
+afterAll(() => service.clock.reset());
 
 interface Row {
   endpoint: string;
@@ -166,12 +162,12 @@ describe("A's credentials and references under B's CompanyID", () => {
 
   it("login_phone: a login code for A's customer's phone under B is answered as any number is, and nothing is sent", async () => {
     const phone = `+1${phoneOf(world.customerA)}`;
-    const before = outboxMessages(phone).length;
+    const before = outboxMessages(service.app.config.sms.outboxFile, phone).length;
     const answer = await sendUnder(world.b, target(world.customerA, 1));
     expect(answer.status).toBe(200);
     expectNothingOfA(answer);
-    expect(outboxMessages(phone)).toHaveLength(before);
-    const { Item } = await documentClient.send(new GetCommand({ TableName: tableName, Key: otpKey(world.b.company_id, phone, 2, 1) }));
+    expect(outboxMessages(service.app.config.sms.outboxFile, phone)).toHaveLength(before);
+    const { Item } = await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: otpKey(world.b.company_id, phone, 2, 1) }));
     expect(Item).toBeUndefined();
   });
 
@@ -187,7 +183,7 @@ describe("A's credentials and references under B's CompanyID", () => {
   it("none of the refusals touched A's codes: both still work under A, untried", async () => {
     const phone = `+1${phoneOf(world.customerA)}`;
     for (const otpType of [1, 3]) {
-      const { Item } = await documentClient.send(new GetCommand({ TableName: tableName, Key: otpKey(world.a.company_id, phone, 2, otpType) }));
+      const { Item } = await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: otpKey(world.a.company_id, phone, 2, otpType) }));
       expect(Item).toMatchObject({ attempts: 0 });
     }
     const login = await verifyUnder(world.a, { ...target(world.customerA, 1), otp: world.loginCodeA });

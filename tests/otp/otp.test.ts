@@ -1,31 +1,31 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { handler as loginPhone } from '../../functions/login-phone.js';
-import { handler as verifyOtp } from '../../functions/verify-otp.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
 import { companySendLimitKey, otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
 import { authenticate } from '../../lib/tokens/access-tokens.js';
 import {
-  advanceClock,
   expectFailure,
   invoke,
   lastCodeSentTo,
   newCompany,
   outboxMessages,
   randomPhoneNumber,
-  resetClock,
   signUp,
   type Answer,
+  testService,
 } from '../helpers.js';
+
+const service = testService();
+const loginPhone = service.handlers.login_phone;
+const verifyOtp = service.handlers.verify_otp;
 
 let company: Company;
 
 beforeAll(async () => {
-  company = await newCompany();
+  company = await newCompany(service);
 });
 
-afterEach(resetClock);
+afterEach(() => service.clock.reset());
 
 interface Target {
   dial_code: string;
@@ -50,7 +50,7 @@ function verify(target: Target, otp: string, headers: Record<string, string> = {
 
 /** A registered customer and the login target for their phone. */
 async function registeredCustomer(target: Company = company) {
-  const account = await signUp(target);
+  const account = await signUp(service, target);
   const login: Target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
   return { ...account, login };
 }
@@ -64,10 +64,10 @@ describe('login by phone', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ success: 1, error: [], data: { message: expect.stringMatching(/sent/i), expires_in: 300 } });
 
-    const code = lastCodeSentTo(e164(login));
+    const code = lastCodeSentTo(service, e164(login));
     expect(code).toMatch(/^\d{6}$/);
-    const { Item } = await documentClient.send(
-      new GetCommand({ TableName: tableName, Key: otpKey(company.company_id, e164(login), 2, 1) }),
+    const { Item } = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: otpKey(company.company_id, e164(login), 2, 1) }),
     );
     expect(Item).toMatchObject({ attempts: 0, expires_at: expect.any(Number) });
     expect(Item!.expires_at - Item!.created_at).toBe(300);
@@ -77,18 +77,18 @@ describe('login by phone', () => {
   it('turns the right code into a session: token and user_id, as registration does', async () => {
     const { login, userId } = await registeredCustomer();
     await send(login);
-    const answer = await verify(login, lastCodeSentTo(e164(login)));
+    const answer = await verify(login, lastCodeSentTo(service, e164(login)));
     expect(answer.status).toBe(200);
     expect(answer.body.data).toEqual({ message: expect.any(String), token: { type: 'Token', token: expect.any(String) }, user_id: userId });
     expect(answer.headers['cache-control']).toBe('no-store');
-    const principal = await authenticate(company.company_id, `Token ${answer.body.data.token.token}`);
+    const principal = await authenticate(service.app, company.company_id, `Token ${answer.body.data.token.token}`);
     expect(principal).toEqual({ companyId: company.company_id, userId, userType: 2 });
   });
 
   it('accepts a code once only', async () => {
     const { login } = await registeredCustomer();
     await send(login);
-    const code = lastCodeSentTo(e164(login));
+    const code = lastCodeSentTo(service, e164(login));
     expect((await verify(login, code)).status).toBe(200);
     expectFailure(await verify(login, code), 400, 10);
   });
@@ -96,7 +96,7 @@ describe('login by phone', () => {
   it('refuses a wrong code with 400, code 9, and kills the code after 5 wrong tries', async () => {
     const { login } = await registeredCustomer();
     await send(login);
-    const code = lastCodeSentTo(e164(login));
+    const code = lastCodeSentTo(service, e164(login));
     for (let attempt = 1; attempt <= 5; attempt++) expectFailure(await verify(login, wrongCode(code)), 400, 9);
     expectFailure(await verify(login, code), 400, 11);
   });
@@ -104,8 +104,8 @@ describe('login by phone', () => {
   it('refuses an expired code with 400, code 10, even while DynamoDB still holds it', async () => {
     const { login } = await registeredCustomer();
     await send(login);
-    const code = lastCodeSentTo(e164(login));
-    advanceClock(301);
+    const code = lastCodeSentTo(service, e164(login));
+    service.clock.advance(301);
     expectFailure(await verify(login, code), 400, 10);
   });
 
@@ -117,10 +117,10 @@ describe('login by phone', () => {
   it('replaces the previous code on a new send', async () => {
     const { login } = await registeredCustomer();
     await send(login);
-    const first = lastCodeSentTo(e164(login));
-    advanceClock(61);
+    const first = lastCodeSentTo(service, e164(login));
+    service.clock.advance(61);
     expect((await send(login)).status).toBe(200);
-    const second = lastCodeSentTo(e164(login));
+    const second = lastCodeSentTo(service, e164(login));
     if (first !== second) expectFailure(await verify(login, first), 400, 9);
     expect((await verify(login, second)).status).toBe(200);
   });
@@ -132,9 +132,9 @@ describe('login by phone', () => {
     expect(unregistered.status).toBe(registered.status);
     expect(unregistered.body).toEqual(registered.body);
     expect(Object.keys(unregistered.headers).sort()).toEqual(Object.keys(registered.headers).sort());
-    expect(outboxMessages(e164(unknown))).toEqual([]);
-    const { Item } = await documentClient.send(
-      new GetCommand({ TableName: tableName, Key: otpKey(company.company_id, e164(unknown), 2, 1) }),
+    expect(outboxMessages(service.app.config.sms.outboxFile, e164(unknown))).toEqual([]);
+    const { Item } = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: otpKey(company.company_id, e164(unknown), 2, 1) }),
     );
     expect(Item).toBeUndefined();
     expectFailure(await verify(unknown, '123456'), 400, 10);
@@ -144,13 +144,13 @@ describe('login by phone', () => {
     const { login } = await registeredCustomer();
     const asEmployee = { ...login, user_type: 1 };
     expect((await send(asEmployee)).status).toBe(200);
-    expect(outboxMessages(e164(login))).toEqual([]);
+    expect(outboxMessages(service.app.config.sms.outboxFile, e164(login))).toEqual([]);
   });
 
   it('gives exactly one session for 20 concurrent verifications of one right code', async () => {
     const { login } = await registeredCustomer();
     await send(login);
-    const code = lastCodeSentTo(e164(login));
+    const code = lastCodeSentTo(service, e164(login));
     const answers = await Promise.all(Array.from({ length: 20 }, () => verify(login, code)));
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
     for (const answer of answers.filter((a) => a.status !== 200)) expect(answer.body.error).toEqual([10]);
@@ -159,11 +159,11 @@ describe('login by phone', () => {
   it('counts at most 5 wrong tries when 20 arrive at once, and the code is dead after', async () => {
     const { login } = await registeredCustomer();
     await send(login);
-    const code = lastCodeSentTo(e164(login));
+    const code = lastCodeSentTo(service, e164(login));
     const answers = await Promise.all(Array.from({ length: 20 }, () => verify(login, wrongCode(code))));
     for (const answer of answers) expect([9, 11]).toContain(answer.body.error[0]);
-    const { Item } = await documentClient.send(
-      new GetCommand({ TableName: tableName, Key: otpKey(company.company_id, e164(login), 2, 1) }),
+    const { Item } = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: otpKey(company.company_id, e164(login), 2, 1) }),
     );
     expect(Item!.attempts).toBe(5);
     expectFailure(await verify(login, code), 400, 11);
@@ -179,21 +179,21 @@ describe('send limits', () => {
     expect(again.body.data.message).toBe('TOO_MANY_REQUESTS');
     expect(Number(again.headers['retry-after'])).toBeGreaterThan(55);
     expect(Number(again.headers['retry-after'])).toBeLessThanOrEqual(60);
-    expect(outboxMessages(e164(login))).toHaveLength(1);
+    expect(outboxMessages(service.app.config.sms.outboxFile, e164(login))).toHaveLength(1);
   });
 
   it('allows 5 sends an hour per phone, then 429 until the hour has passed', async () => {
     const { login } = await registeredCustomer();
     for (let sendNumber = 1; sendNumber <= 5; sendNumber++) {
       expect((await send(login)).status, `send ${sendNumber}`).toBe(200);
-      advanceClock(61);
+      service.clock.advance(61);
     }
     const sixth = await send(login);
     expectFailure(sixth, 429, 12);
     const retryAfter = Number(sixth.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(3600 - 5 * 61 - 5);
     expect(retryAfter).toBeLessThanOrEqual(3600 - 5 * 61);
-    advanceClock(retryAfter);
+    service.clock.advance(retryAfter);
     expect((await send(login)).status).toBe(200);
   });
 
@@ -203,28 +203,28 @@ describe('send limits', () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => send(target)));
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
     expect(answers.filter((answer) => answer.status === 429)).toHaveLength(9);
-    expect(outboxMessages(`+1${phone}`)).toHaveLength(1);
-    const { Item } = await documentClient.send(
-      new GetCommand({ TableName: tableName, Key: phoneSendLimitKey(company.company_id, `+1${phone}`) }),
+    expect(outboxMessages(service.app.config.sms.outboxFile, `+1${phone}`)).toHaveLength(1);
+    const { Item } = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: phoneSendLimitKey(company.company_id, `+1${phone}`) }),
     );
     expect(Item!.window_count).toBe(1);
   });
 
   it("stops a company's sends at its hourly ceiling, with Retry-After at the next hour", async () => {
-    const capped = await newCompany();
+    const capped = await newCompany(service);
     const now = Math.floor(Date.now() / 1000);
     const hour = Math.floor(now / 3600);
-    await documentClient.send(
-      new PutCommand({ TableName: tableName, Item: { ...companySendLimitKey(capped.company_id, hour), sent: 1000 } }),
+    await service.app.table.client.send(
+      new PutCommand({ TableName: service.app.table.name, Item: { ...companySendLimitKey(capped.company_id, hour), sent: 1000 } }),
     );
     const target: Target = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 2 };
     const answer = await send(target, {}, capped.company_id);
     expectFailure(answer, 429, 12);
     expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual((hour + 1) * 3600 - now);
-    expect(outboxMessages(e164(target))).toEqual([]);
+    expect(outboxMessages(service.app.config.sms.outboxFile, e164(target))).toEqual([]);
     // The refused send gave its per-phone count back.
-    const { Item } = await documentClient.send(
-      new GetCommand({ TableName: tableName, Key: phoneSendLimitKey(capped.company_id, e164(target)) }),
+    const { Item } = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: phoneSendLimitKey(capped.company_id, e164(target)) }),
     );
     expect(Item).toBeUndefined();
   });
@@ -234,7 +234,7 @@ describe('purposes', () => {
   it('sends a phone-verification code without a token, and verifies it as verified: 1', async () => {
     const target: Target = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 2 };
     expect((await send(target)).status).toBe(200);
-    const answer = await verify(target, lastCodeSentTo(e164(target)));
+    const answer = await verify(target, lastCodeSentTo(service, e164(target)));
     expect(answer.status).toBe(200);
     expect(answer.body.data).toEqual({ message: expect.any(String), verified: 1 });
   });
@@ -249,7 +249,7 @@ describe('purposes', () => {
     expectFailure(await verify(target, '123456'), 401, 4);
 
     expect((await send(target, { Authorization: owner.authorization })).status).toBe(200);
-    const answer = await verify(target, lastCodeSentTo(e164(target)), { Authorization: owner.authorization });
+    const answer = await verify(target, lastCodeSentTo(service, e164(target)), { Authorization: owner.authorization });
     expect(answer.status).toBe(200);
     expect(answer.body.data.verified).toBe(1);
   });
@@ -257,7 +257,7 @@ describe('purposes', () => {
   it('keeps codes of different purposes apart', async () => {
     const target: Target = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 2 };
     await send(target);
-    const code = lastCodeSentTo(e164(target));
+    const code = lastCodeSentTo(service, e164(target));
     expectFailure(await verify({ ...target, otp_type: 1 }, code), 400, 10);
     expect((await verify(target, code)).status).toBe(200);
   });
@@ -265,16 +265,16 @@ describe('purposes', () => {
 
 describe('tenant isolation', () => {
   it("does not accept under another company a code sent under one company", async () => {
-    const other = await newCompany();
+    const other = await newCompany(service);
     const { login } = await registeredCustomer();
     await send(login);
-    const code = lastCodeSentTo(e164(login));
+    const code = lastCodeSentTo(service, e164(login));
     expectFailure(await verify(login, code, {}, other.company_id), 400, 10);
     expect((await verify(login, code)).status).toBe(200);
   });
 
   it("refuses another company's token for a top-up code (401)", async () => {
-    const other = await newCompany();
+    const other = await newCompany(service);
     const outsider = await registeredCustomer(other);
     const { login } = await registeredCustomer();
     expectFailure(await send({ ...login, otp_type: 3 }, { Authorization: outsider.authorization }), 401, 4);

@@ -1,18 +1,20 @@
 // The SNS path with the real SNS client against an SNS-speaking loopback endpoint.
-import { sns } from './sns-environment.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as loginPhone } from '../../functions/login-phone.js';
-import { handler as register } from '../../functions/user-register.js';
-import { handler as verifyOtp } from '../../functions/verify-otp.js';
-import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
 import { otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
-import { invoke, newCompany, randomPhoneNumber, sampleRegistration } from '../helpers.js';
+import { startFakeSns } from '../../scripts/local/sns-fake.js';
+import { expectUnavailable, invoke, newCompany, randomPhoneNumber, sampleRegistration, testService } from '../helpers.js';
+
+const sns = await startFakeSns();
+const service = testService({ SMS_SENDER: 'sns', SNS_ENDPOINT: sns.endpoint, SMS_SENDER_ID: 'WALLET' });
+const loginPhone = service.handlers.login_phone;
+const register = service.handlers.user_register;
+const verifyOtp = service.handlers.verify_otp;
 
 let companyId: string;
 
 beforeAll(async () => {
-  companyId = (await newCompany()).company_id;
+  companyId = (await newCompany(service)).company_id;
 });
 
 afterAll(() => sns.close());
@@ -40,25 +42,23 @@ describe('sending codes through Amazon SNS', () => {
     expect(verified.body.data.token.type).toBe('Token');
   });
 
-  it('answers a failed SNS publish with a 500 envelope, leaves no code, and gives the send back', async () => {
+  it('answers a failed SNS publish with the 503 envelope (code 16), leaves no code, and gives the send back', async () => {
     const login = await registeredLogin();
     sns.failWith = 'InternalError';
     const published = sns.published.length;
     try {
-      const answer = await send(login);
-      expect(answer.status).toBe(500);
-      expect(answer.body).toEqual({ success: 0, error: [500], data: { message: 'INTERNAL_SERVER_ERROR' } });
+      expectUnavailable(await send(login));
     } finally {
       sns.failWith = undefined;
     }
     expect(sns.published.length).toBe(published);
     const phone = `+1${login.phone_number}`;
-    const { Item: code } = await documentClient.send(
-      new GetCommand({ TableName: tableName, Key: otpKey(companyId, phone, 2, 1) }),
+    const { Item: code } = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: otpKey(companyId, phone, 2, 1) }),
     );
     expect(code).toBeUndefined();
-    const { Item: counters } = await documentClient.send(
-      new GetCommand({ TableName: tableName, Key: phoneSendLimitKey(companyId, phone) }),
+    const { Item: counters } = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: phoneSendLimitKey(companyId, phone) }),
     );
     expect(counters).toBeUndefined();
     // With SNS back, the user can ask again at once: the failed send did not count.

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
-import { ensureTable } from '../../lib/store/ensure-table.js';
-import { freePort, localClient, startLocalDynamoDb } from '../../scripts/local-dynamodb.js';
+import { createLocalTable, freePort, startLocalDynamoDb } from '../../scripts/local/dynamodb-local.js';
 
+/** The table every test file shares (each works in companies of its own). */
 export const TEST_TABLE = 'wallet-auth-test';
 
 declare module 'vitest' {
@@ -10,12 +10,11 @@ declare module 'vitest' {
   }
 }
 
-// One in-memory DynamoDB Local for the whole run; each test file works in companies of its own.
+// One in-memory DynamoDB Local for the whole run (a missing Java says what to install); each
+// test file works in companies of its own, or in a table of its own where it scans.
 export default async function setup(project: TestProject) {
   const dynamo = await startLocalDynamoDb({ port: await freePort() });
-  const client = localClient(dynamo.endpoint);
-  await ensureTable(client, TEST_TABLE);
-  client.destroy();
+  await createLocalTable(dynamo.endpoint, TEST_TABLE);
   project.provide('dynamodbEndpoint', dynamo.endpoint);
   return () => dynamo.stop();
 }

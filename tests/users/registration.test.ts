@@ -1,12 +1,14 @@
+import { createHmac, hkdfSync, randomBytes, scryptSync } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as register } from '../../functions/user-register.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { hashToken, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
-import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
+import { hashPin, hashToken, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
 import { emailClaimKey, phoneClaimKey, referralCodeKey, tokenKey, userKey } from '../../lib/store/keys.js';
 import { getUser, type UserRecord } from '../../lib/store/user-store.js';
-import { invoke, newCompany, newEmployee, randomPhoneNumber, sampleRegistration, type Answer } from '../helpers.js';
+import { invoke, newCompany, newEmployee, randomPhoneNumber, sampleRegistration, type Answer, testService } from '../helpers.js';
+
+const service = testService();
+const register = service.handlers.user_register;
 
 const PATH = '/wallet/v3/auth/user_register';
 
@@ -19,7 +21,7 @@ function registerAs(companyId: string, body: unknown, headers: Record<string, st
 const registerIn = (body: unknown, headers: Record<string, string> = {}) => registerAs(company.company_id, body, headers);
 
 async function storedUser(userId: string): Promise<UserRecord> {
-  const user = await getUser(company.company_id, userId);
+  const user = await getUser(service.app.table, company.company_id, userId);
   expect(user).toBeDefined();
   return user!;
 }
@@ -29,7 +31,7 @@ function fieldsOf(answer: Answer): string[] {
 }
 
 beforeAll(async () => {
-  company = await newCompany();
+  company = await newCompany(service);
 });
 
 describe('registration of a customer', () => {
@@ -65,16 +67,36 @@ describe('registration of a customer', () => {
     for (const secret of ['correct horse battery', '2580', '1397']) expect(stored).not.toContain(secret);
     expect(user.password_hash).toMatch(/^scrypt\$32768\$8\$3\$/);
     expect(await verifyPassword('correct horse battery', user.password_hash)).toBe(true);
-    expect(await verifyPin('2580', user.login_pin_hash)).toBe(true);
-    expect(await verifyPin('1397', user.transaction_pin_hash)).toBe(true);
-    expect(await verifyPin('2581', user.login_pin_hash)).toBe(false);
+    expect(user.login_pin_hash).toMatch(/^hmac-scrypt\$1\$4096\$8\$1\$/);
+    expect(await verifyPin(service.app.keys, '2580', user.login_pin_hash)).toBe(true);
+    expect(await verifyPin(service.app.keys, '1397', user.transaction_pin_hash)).toBe(true);
+    expect(await verifyPin(service.app.keys, '2581', user.login_pin_hash)).toBe(false);
+  });
+
+  it('still verifies a PIN stored the old way (scrypt N=2^15, p=3 of the pepper HMAC, before key versions)', async () => {
+    // Built as the code before this scheme did: HMAC-SHA256 under the HKDF-derived pepper, then scrypt.
+    const secret = Buffer.from(service.app.config.serverSecret!, 'hex');
+    const pepper = Buffer.from(hkdfSync('sha256', secret, 'wallet-auth', 'pin-pepper', 32));
+    const salt = randomBytes(16);
+    const peppered = createHmac('sha256', pepper).update('4826').digest();
+    const hash = scryptSync(peppered, salt, 32, { N: 2 ** 15, r: 8, p: 3, maxmem: 64 * 1024 * 1024 });
+    const legacy = ['scrypt', 32768, 8, 3, salt.toString('base64'), hash.toString('base64')].join('$');
+
+    expect(await verifyPin(service.app.keys, '4826', legacy)).toBe(true);
+    expect(await verifyPin(service.app.keys, '4827', legacy)).toBe(false);
+    // A new hash of the same PIN names its scheme, key version and cheaper setting.
+    const current = await hashPin(service.app.keys, '4826');
+    expect(current).toMatch(/^hmac-scrypt\$1\$4096\$8\$1\$/);
+    expect(await verifyPin(service.app.keys, '4826', current)).toBe(true);
+    // A hash naming a key version the secret does not have verifies nothing.
+    expect(await verifyPin(service.app.keys, '4826', current.replace('hmac-scrypt$1$', 'hmac-scrypt$9$'))).toBe(false);
   });
 
   it('stores the token only as its hash, bound to the user and company, for 30 days', async () => {
     const answer = await registerIn(sampleRegistration());
     const { token } = answer.body.data.token;
-    const { Item } = await documentClient.send(
-      new GetCommand({ TableName: tableName, Key: tokenKey(company.company_id, hashToken(token)) }),
+    const { Item } = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: tokenKey(company.company_id, hashToken(token)) }),
     );
     expect(Item).toMatchObject({ user_id: answer.body.data.user_id, user_type: 2 });
     expect(Item!.expires_at - Item!.created_at).toBe(30 * 24 * 3600);
@@ -112,7 +134,7 @@ describe('registration of a customer', () => {
 
   it('accepts kyc_process_status as an integer or a string holding one', async () => {
     for (const value of [2, '3']) {
-      const employee = await newEmployee(company);
+      const employee = await newEmployee(service, company);
       const answer = await registerIn(sampleRegistration({ kyc_process_status: value }), { Authorization: employee.authorization });
       expect(answer.status).toBe(200);
       expect((await storedUser(answer.body.data.user_id)).kyc_process_status).toBe(Number(value));
@@ -225,13 +247,13 @@ describe('identity is unique per company, phone or email, and user type', () => 
   it('lets the same phone register once as a customer and once as an employee', async () => {
     const body = sampleRegistration();
     expect((await registerIn(body)).status).toBe(200);
-    const employee = await newEmployee(company);
+    const employee = await newEmployee(service, company);
     const asEmployee = await registerIn({ ...body, user_type: 1 }, { Authorization: employee.authorization });
     expect(asEmployee.status).toBe(200);
   });
 
   it('lets the same phone register in two companies', async () => {
-    const other = await newCompany();
+    const other = await newCompany(service);
     const body = sampleRegistration();
     expect((await registerIn(body)).status).toBe(200);
     expect((await registerAs(other.company_id, body)).status).toBe(200);
@@ -247,14 +269,14 @@ describe('identity is unique per company, phone or email, and user type', () => 
     expect(statuses.filter((status) => status === 409)).toHaveLength(19);
 
     const winner = answers.find((answer) => answer.status === 200)!.body.data.user_id;
-    const claim = await documentClient.send(
-      new GetCommand({ TableName: tableName, Key: phoneClaimKey(company.company_id, `+1${String(body.phone_number)}`, 2) }),
+    const claim = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: phoneClaimKey(company.company_id, `+1${String(body.phone_number)}`, 2) }),
     );
     expect(claim.Item?.user_id).toBe(winner);
     // No loser left a half-written identity behind: its email claim does not exist.
     for (let index = 0; index < 20; index++) {
       const email = `race${index}.${String(body.email)}`;
-      const { Item } = await documentClient.send(new GetCommand({ TableName: tableName, Key: emailClaimKey(company.company_id, email, 2) }));
+      const { Item } = await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: emailClaimKey(company.company_id, email, 2) }));
       if (Item) expect(Item.user_id).toBe(winner);
     }
   });
@@ -275,7 +297,7 @@ describe('employees', () => {
   });
 
   it("registers an employee with an employee's token, cretaed_by from the token, KYC fields as sent", async () => {
-    const employee = await newEmployee(company);
+    const employee = await newEmployee(service, company);
     const answer = await registerIn(
       sampleRegistration({ user_type: 1, kyc_status: 2, kyc_process_status: '3', status_id: 4, cretaed_by: '0'.repeat(32) }),
       { authorization: employee.authorization.replace('Token', 'token') },
@@ -286,8 +308,8 @@ describe('employees', () => {
   });
 
   it('refuses a malformed, unknown or other-company token with 401', async () => {
-    const other = await newCompany();
-    const outsider = await newEmployee(other);
+    const other = await newCompany(service);
+    const outsider = await newEmployee(service, other);
     for (const authorization of ['Bearer abc', 'Token', `Token ${'A'.repeat(43)}`, outsider.authorization]) {
       const answer = await registerIn(sampleRegistration({ user_type: 1 }), { Authorization: authorization });
       expect(answer.status, authorization).toBe(401);
@@ -296,12 +318,12 @@ describe('employees', () => {
   });
 
   it('refuses an expired token with 401', async () => {
-    const employee = await newEmployee(company);
+    const employee = await newEmployee(service, company);
     const hash = hashToken(employee.authorization.slice('Token '.length));
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    await documentClient.send(
+    await service.app.table.client.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: service.app.table.name,
         Key: tokenKey(company.company_id, hash),
         UpdateExpression: 'SET expires_at = :past',
         ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
@@ -321,9 +343,9 @@ describe('referrals and parents', () => {
     expect((await storedUser(referred.body.data.user_id)).referred_by).toBe(referrer.body.data.user_id);
     expect((await storedUser(referrer.body.data.user_id)).referral_count).toBe(1);
 
-    const { Items } = await documentClient.send(
+    const { Items } = await service.app.table.client.send(
       new QueryCommand({
-        TableName: tableName,
+        TableName: service.app.table.name,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :notification)',
         ExpressionAttributeValues: { ':pk': userKey(company.company_id, referrer.body.data.user_id).pk, ':notification': 'NOTIF#' },
       }),
@@ -340,7 +362,7 @@ describe('referrals and parents', () => {
   });
 
   it('refuses an unknown referral code, and one from another company, with 400 code 8', async () => {
-    const other = await newCompany();
+    const other = await newCompany(service);
     const outsider = await registerAs(other.company_id, sampleRegistration());
     for (const referralCode of ['ZZZZZZZZ', outsider.body.data.referral_code]) {
       const answer = await registerIn(sampleRegistration({ referral_code: referralCode }));
@@ -352,8 +374,8 @@ describe('referrals and parents', () => {
 
   it('gives every user a referral code of their own, claimed in the company', async () => {
     const answer = await registerIn(sampleRegistration());
-    const { Item } = await documentClient.send(
-      new GetCommand({ TableName: tableName, Key: referralCodeKey(company.company_id, answer.body.data.referral_code) }),
+    const { Item } = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: referralCodeKey(company.company_id, answer.body.data.referral_code) }),
     );
     expect(Item?.user_id).toBe(answer.body.data.user_id);
   });
@@ -364,7 +386,7 @@ describe('referrals and parents', () => {
     expect(child.status).toBe(200);
     expect((await storedUser(child.body.data.user_id)).parent_user_id).toBe(parent.body.data.user_id);
 
-    const other = await newCompany();
+    const other = await newCompany(service);
     const outsider = await registerAs(other.company_id, sampleRegistration());
     for (const parentId of ['0'.repeat(32), outsider.body.data.user_id]) {
       const answer = await registerIn(sampleRegistration({ parent_user_id: parentId }));

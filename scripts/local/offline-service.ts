@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { freePort } from './local-dynamodb.js';
+import { freePort } from './dynamodb-local.js';
 
 // The real service as npm start runs it: serverless-offline building the handlers with esbuild,
 // on free loopback ports. Used by the HTTP tests (tests/e2e) and the load run (scripts/load.ts).
 
-const root = resolve(import.meta.dirname, '..');
+const root = resolve(import.meta.dirname, '../..');
 
 export interface OfflineService {
   baseUrl: string;

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { sessionResult } from '../tokens/session-result.js';
 
-export const registrationResult = z.extend(sessionResult, {
+export const userRegisterResult = z.extend(sessionResult, {
   referral_code: z.string().check(z.meta({ description: "The new user's own referral code, unique in the company" })),
 });
 
-export type RegistrationResult = z.output<typeof registrationResult>;
+export type UserRegisterResult = z.output<typeof userRegisterResult>;

@@ -1,18 +1,18 @@
-import { sampleToken, sampleUserId, type Endpoint } from './endpoint.js';
-import { verifyCodeBody } from '../otp/otp-input.js';
-import { verifyCodeResult } from '../otp/otp-results.js';
+import { verifyOtpBody } from '../otp/otp-input.js';
+import { verifyOtpResult } from '../otp/otp-results.js';
+import { type Endpoint, sampleToken, sampleUserId } from './endpoint.js';
 
-export const verifyCodeEndpoint = {
-  operationId: 'verifyCode',
+export const verifyOtpEndpoint = {
+  operationId: 'verifyOtp',
   method: 'POST',
   path: '/wallet/v3/auth/verify_otp',
   summary: 'Verify a one-time code',
-  description:
+  description: ({ otp }) =>
     'Checks a code sent by login_phone. A right login code (otp_type 1) answers a session, like ' +
-    'registration; other types answer verified: 1. A code is single use and dies after 5 wrong tries.',
+    `registration; other types answer verified: 1. A code is single use and dies after ${otp.maxAttempts} wrong tries.`,
   auth: 'optional',
-  body: verifyCodeBody,
-  result: verifyCodeResult,
+  body: verifyOtpBody,
+  result: verifyOtpResult,
   errors: ['FORBIDDEN', 'OTP_INVALID', 'OTP_EXPIRED', 'OTP_ATTEMPTS_EXCEEDED'],
   examples: {
     request: { dial_code: '+1', phone_number: '2025550143', user_type: 2, otp_type: 1, otp: '483920' },

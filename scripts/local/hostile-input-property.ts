@@ -1,31 +1,27 @@
-import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { handler as loginPhone } from '../../functions/login-phone.js';
-import { handler as notFound } from '../../functions/not-found.js';
-import { handler as referralProgram } from '../../functions/referral-program.js';
-import { handler as register } from '../../functions/user-register.js';
-import { handler as verifyOtp } from '../../functions/verify-otp.js';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Company } from '../../lib/companies/companies.js';
-import { config } from '../../lib/config.js';
 import { ErrorCodes, StatusNames } from '../../lib/errors.js';
-import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
+import { HEX_ID_PATTERN } from '../../lib/ids.js';
 import { encodeCursor } from '../../lib/referrals/referral-cursor.js';
-import { documentClient, tableName } from '../../lib/store/dynamo-client.js';
-import { httpEvent, invoke, newCompany, newEmployee, randomPhoneNumber, signUp, type Account } from '../helpers.js';
-import type { EndpointName, HostileFixture, HostileRequest } from './hostile-input-arbitraries.js';
-import { diffSnapshots, identityProblems, isUnchanged, scanItems, snapshotOf, type Snapshot, type SnapshotDiff } from './table-snapshot.js';
+import type { HostileFixture, HostileRequest } from './hostile-input-arbitraries.js';
+import {
+  type Account,
+  type EndpointName,
+  httpEvent,
+  type InProcessService,
+  invoke,
+  lambdaContext,
+  newCompany,
+  newEmployee,
+  randomPhoneNumber,
+  signUp,
+} from './in-process-service.js';
+import { diffSnapshots, identityProblems, isUnchanged, type Snapshot, type SnapshotDiff, scanItems, snapshotOf } from './table-snapshot.js';
 
 // The property every hostile request must satisfy, shared by the bounded test and scripts/fuzz.ts:
 // the answer is the envelope with a documented status and code (never a 5xx), it names no
 // other company's data and echoes no token, and a refusal changes nothing that is stored.
-// The service must be configured (environment, own table) before this module is imported.
-
-export const HANDLERS: Record<EndpointName, LambdaHttpHandler> = {
-  user_register: register,
-  login_phone: loginPhone,
-  verify_otp: verifyOtp,
-  referral_program: referralProgram,
-  not_found: notFound as unknown as LambdaHttpHandler,
-};
+// The service should have a table of its own: every check scans it.
 
 /** The refusals each endpoint documents (API contract, section 4), CompanyID's aside. */
 const ENDPOINT_CODES: Record<EndpointName, number[]> = {
@@ -41,10 +37,10 @@ const DOCUMENTED = new Map<number, number>(
     .map(({ code, status }) => [code, status]),
 );
 
-const context = { getRemainingTimeInMillis: () => 120_000, awsRequestId: 'fuzz' } as unknown as Context;
 const prototypeShape = () => [Object.prototype, Array.prototype, Function.prototype].map((proto) => Object.getOwnPropertyNames(proto).sort().join()).join('|');
 
 export interface HostileSetup {
+  service: InProcessService;
   fixture: HostileFixture;
   company: Company;
   other: Company;
@@ -53,12 +49,12 @@ export interface HostileSetup {
 }
 
 /** Two companies with a customer each, an employee, a live login code and signed cursors. */
-export async function setUpHostileFixture(): Promise<HostileSetup> {
-  const [company, other] = await Promise.all([newCompany(), newCompany()]);
-  const [customer, employee, outsider] = await Promise.all([signUp(company), newEmployee(company), signUp(other)]);
+export async function setUpHostileFixture(service: InProcessService): Promise<HostileSetup> {
+  const [company, other] = await Promise.all([newCompany(service), newCompany(service)]);
+  const [customer, employee, outsider] = await Promise.all([signUp(service, company), newEmployee(service, company), signUp(service, other)]);
   const phoneOf = (account: Account) => String(account.registration.phone_number);
   // A live login code, so wrong guesses meet a real code (and count tries on it).
-  const sent = await invoke(loginPhone, {
+  const sent = await invoke(service.handlers.login_phone, {
     path: '/l',
     headers: { CompanyID: company.company_id },
     body: { dial_code: '+1', phone_number: phoneOf(customer), user_type: 2, otp_type: 1 },
@@ -72,9 +68,13 @@ export async function setUpHostileFixture(): Promise<HostileSetup> {
     tokens: [customer, employee, outsider].map(token),
     userIds: [customer.userId, employee.userId, outsider.userId],
     phoneNumbers: [phoneOf(customer), phoneOf(employee), phoneOf(outsider), randomPhoneNumber()],
-    cursors: [encodeCursor(company.company_id, customer.userId, sortKey), encodeCursor(other.company_id, outsider.userId, sortKey)],
+    cursors: await Promise.all([
+      encodeCursor(service.app.keys, company.company_id, customer.userId, sortKey),
+      encodeCursor(service.app.keys, other.company_id, outsider.userId, sortKey),
+    ]),
   };
   return {
+    service,
     fixture,
     company,
     other,
@@ -147,7 +147,7 @@ function answerProblems(request: HostileRequest, result: APIGatewayProxyStructur
         );
       if (!wellFormed) problems.push(`malformed data.errors: ${JSON.stringify(body.data.errors)}`);
     }
-    problems.push(...precedenceProblems(request, status, code, body, [setup.company.company_id, setup.other.company_id]));
+    problems.push(...precedenceProblems(request, status, code, body, setup));
   } else {
     problems.push(`success is ${body.success}`);
   }
@@ -163,11 +163,18 @@ function answerProblems(request: HostileRequest, result: APIGatewayProxyStructur
 }
 
 /** The code the chain must answer, as far as the request alone decides it. */
-function precedenceProblems(request: HostileRequest, status: number, code: number, body: any, knownCompanies: string[]): string[] {
+function precedenceProblems(
+  request: HostileRequest,
+  status: number,
+  code: number,
+  body: any,
+  setup: HostileSetup,
+): string[] {
+  const knownCompanies = [setup.company.company_id, setup.other.company_id];
   if (request.endpoint === 'not_found') return status === 404 && code === 6 ? [] : [`unknown route answered ${status}/${code}`];
   const companyId = effectiveCompanyId(request.headers);
-  if (!companyId || !/^[0-9a-fA-F]{32}$/.test(companyId)) return code === 2 ? [] : [`bad CompanyID answered ${code}, not 2`];
-  if (bodyBytes(request) > config.maxBodyBytes) return code === 13 ? [] : [`oversized body answered ${code}, not 13`];
+  if (!companyId || !HEX_ID_PATTERN.test(companyId)) return code === 2 ? [] : [`bad CompanyID answered ${code}, not 2`];
+  if (bodyBytes(request) > setup.service.app.config.maxBodyBytes) return code === 13 ? [] : [`oversized body answered ${code}, not 13`];
   if (code === 2 || code === 13) return [`code ${code} for a valid CompanyID and body size`];
   const known = knownCompanies.includes(companyId.toLowerCase());
   if (code === 3) return known ? ['a known company answered 3'] : [];
@@ -213,7 +220,9 @@ export async function hostileChecker(setup: HostileSetup): Promise<HostileChecke
   const knownCompanies = [setup.company.company_id, setup.other.company_id];
   const counts = emptyCounts();
   const prototypes = prototypeShape();
-  let stored: Snapshot = snapshotOf(await scanItems(documentClient, tableName));
+  const { app, handlers } = setup.service;
+  const scan = () => scanItems(app.table.client, app.table.name);
+  let stored: Snapshot = snapshotOf(await scan());
 
   return {
     setup,
@@ -224,7 +233,7 @@ export async function hostileChecker(setup: HostileSetup): Promise<HostileChecke
       event.body = request.body;
       event.isBase64Encoded = request.isBase64Encoded;
       if (!request.query) delete event.queryStringParameters;
-      const result = await HANDLERS[request.endpoint](event, context);
+      const result = await handlers[request.endpoint](event, lambdaContext());
 
       const problems = answerProblems(request, result, setup, mayRegister);
       const answer = JSON.parse(result.body ?? '{}');
@@ -232,7 +241,7 @@ export async function hostileChecker(setup: HostileSetup): Promise<HostileChecke
       const outcome = `${result.statusCode}${code === undefined ? '' : `/${code}`}`;
       counts[request.endpoint][outcome] = (counts[request.endpoint][outcome] ?? 0) + 1;
 
-      const items = await scanItems(documentClient, tableName);
+      const items = await scan();
       const now = snapshotOf(items);
       if (answer.success !== 1) problems.push(...refusalChangeProblems(request, code ?? 0, diffSnapshots(stored, now)));
       for (const company of knownCompanies) problems.push(...identityProblems(items.filter((item) => item.pk.startsWith(`C#${company}`)), company));

@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
 import { phoneFields, withPhoneE164 } from './phone-number.js';
-import { UserType } from './user-types.js';
+import { hexIdField } from '../ids.js';
+import { userTypeField } from './user-types.js';
 
 // The registration body (API contract 3.1): one schema validates it and gives its type.
 
-/** PINs of 4-6 digits that are neither one repeated digit nor a straight run (1234, 4321). */
-export function isGuessablePin(pin: string): boolean {
+/** Whether a PIN is one repeated digit (1111) or a straight run (1234, 4321): refused as guessable. */
+function isGuessablePin(pin: string): boolean {
   const digits = [...pin].map(Number);
   const steps = new Set(digits.slice(1).map((digit, index) => digit - digits[index]!));
   return steps.size === 1 && [0, 1, -1].includes([...steps][0]!);
@@ -39,9 +40,7 @@ const EARLIEST_BIRTH_DATE_MS = -2_208_988_800_000;
 const registrationFields = withPhoneE164(
   z.object({
     ...phoneFields,
-    user_type: z.union([z.literal(UserType.EMPLOYEE), z.literal(UserType.CUSTOMER)], {
-      error: 'must be 1 (employee) or 2 (customer)',
-    }),
+    user_type: userTypeField,
     first_name: shortText(100),
     last_name: shortText(100),
     password: z
@@ -70,9 +69,7 @@ const registrationFields = withPhoneE164(
     device_type: z.optional(whole(0, 1000)),
     device_id: z.optional(shortText(256)),
     device_unique_id: z.optional(shortText(256)),
-    parent_user_id: z.optional(
-      z.pipe(z.string().check(z.regex(/^[0-9a-fA-F]{32}$/, 'must be a 32-hex user id')), z.transform((value: string) => value.toLowerCase())),
-    ),
+    parent_user_id: z.optional(hexIdField('user id')),
     referral_code: z.optional(
       z.pipe(
         z.string().check(z.trim(), z.regex(/^[0-9A-Za-z]{4,32}$/, 'must be letters and digits')),
@@ -91,6 +88,6 @@ function acceptLocationAlias(body: unknown): unknown {
   return rest.location_point === undefined && location_poin !== undefined ? { ...rest, location_point: location_poin } : rest;
 }
 
-export const registrationBody = z.pipe(z.transform(acceptLocationAlias), registrationFields);
+export const userRegisterBody = z.pipe(z.transform(acceptLocationAlias), registrationFields);
 
-export type RegistrationInput = z.output<typeof registrationBody>;
+export type UserRegisterInput = z.output<typeof userRegisterBody>;

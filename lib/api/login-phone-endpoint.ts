@@ -1,0 +1,23 @@
+import { loginPhoneBody } from '../otp/otp-input.js';
+import { loginPhoneResult } from '../otp/otp-results.js';
+import { duration, type Endpoint } from './endpoint.js';
+
+export const loginPhoneEndpoint = {
+  operationId: 'loginPhone',
+  method: 'POST',
+  path: '/wallet/v3/auth/login_phone',
+  summary: 'Send a one-time code by SMS',
+  description: ({ otp }) =>
+    `Sends a 6-digit code, valid ${duration(otp.ttlSeconds)}, to the phone. otp_type: 1 login, 2 phone verification, ` +
+    "3 wallet top-up, 4 KYC document; 3 and 4 need the phone owner's token. A login code for an " +
+    `unregistered phone gets the same answer and sends nothing. Limits: one send per ${duration(otp.sendIntervalSeconds)} and ${otp.sendsPerPhonePerHour} per ` +
+    'hour per phone, and an hourly ceiling per company; over a limit: 429 with Retry-After.',
+  auth: 'optional',
+  body: loginPhoneBody,
+  result: loginPhoneResult,
+  errors: ['FORBIDDEN', 'TOO_MANY_REQUESTS'],
+  examples: {
+    request: { dial_code: '+1', phone_number: '2025550143', user_type: 2, otp_type: 1 },
+    result: { message: 'OTP sent to your mobile number', expires_in: 300 },
+  },
+} as const satisfies Endpoint;

@@ -1,0 +1,54 @@
+import type { App } from '../app.js';
+import { epochSeconds } from '../clock.js';
+import type { Company } from '../companies/companies.js';
+import { AppError } from '../errors.js';
+import { type ConsumeResult, consumeOtp, countWrongTry } from '../store/otp-store.js';
+import { createAccessToken, type Principal, TOKEN_TYPE } from '../tokens/access-tokens.js';
+import { codeKey, currentOtpCodeHash, otpCodeHash } from './otp-codes.js';
+import { OWNER_ONLY_OTP_TYPES, OtpType, type VerifyOtpInput } from './otp-input.js';
+import type { VerifyOtpResult } from './otp-results.js';
+import { phoneOwnerFor } from './phone-owner.js';
+
+/**
+ * Consumes the code if it matches. The HMAC is made with the current key; a code stored under
+ * an older key (the secret was rotated since it was sent) is tried once more under its own.
+ */
+async function consumeMatching(app: App, companyId: string, input: VerifyOtpInput, now: number): Promise<ConsumeResult> {
+  const key = codeKey(companyId, input);
+  const { codeHash, keyVersion } = await currentOtpCodeHash(app.keys, companyId, input, input.otp);
+  const result = await consumeOtp(app.table, key, codeHash, now, app.config.otp.maxAttempts);
+  const storedVersion = result.consumed ? keyVersion : result.seen?.key_version;
+  if (result.consumed || storedVersion === undefined || storedVersion === keyVersion) return result;
+  const olderKey = await app.keys.atVersion('otp', storedVersion);
+  if (!olderKey) return result;
+  return consumeOtp(app.table, key, otpCodeHash(olderKey, companyId, input, input.otp), now, app.config.otp.maxAttempts);
+}
+
+/**
+ * Checks a code (API contract 3.3). A right code is consumed in the same atomic step that
+ * checks it; a wrong one counts a try against that very send, so a code dies after
+ * config.otp.maxAttempts wrong tries however many arrive at once.
+ */
+export async function verifyOtp(app: App, company: Company, input: VerifyOtpInput, principal: Principal | undefined): Promise<VerifyOtpResult> {
+  const companyId = company.company_id;
+  const { maxAttempts } = app.config.otp;
+  if (OWNER_ONLY_OTP_TYPES.includes(input.otp_type)) await phoneOwnerFor(app.table, companyId, input, principal);
+
+  const now = epochSeconds(app.clock);
+  const result = await consumeMatching(app, companyId, input, now);
+
+  if (result.consumed) {
+    const userId = result.record.user_id;
+    if (input.otp_type !== OtpType.LOGIN) return { message: 'OTP verified', verified: 1 };
+    if (!userId) throw new Error('login code stored without its user');
+    const token = await createAccessToken(app, companyId, userId, input.user_type);
+    return { message: 'Logged in successfully', token: { type: TOKEN_TYPE, token }, user_id: userId };
+  }
+
+  // Absent and expired look alike: DynamoDB deletes expired items late, if at all.
+  const seen = result.seen;
+  if (!seen || seen.expires_at <= now) throw new AppError('OTP_EXPIRED', { detail: 'no live code' });
+  if (seen.attempts >= maxAttempts) throw new AppError('OTP_ATTEMPTS_EXCEEDED', { detail: 'code is dead' });
+  await countWrongTry(app.table, codeKey(companyId, input), seen.send_id, maxAttempts);
+  throw new AppError('OTP_INVALID', { detail: 'wrong code' });
+}

@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { type Config, type Environment, readConfig } from '../../lib/config.js';
+
+// The one description of the service's environment on this machine, for npm start, the tests,
+// the bench, the load run and the fuzzer: DynamoDB Local, the SMS outbox, a server secret, and
+// no AWS credentials (the clients use dummy ones for a local endpoint, so nothing reaches AWS).
+
+export interface LocalEnvironmentOptions {
+  stage: string;
+  dynamodbEndpoint: string;
+  outboxFile: string;
+  /** Default wallet-auth-<stage>. */
+  tableName?: string;
+  /** Default: a fresh random one, unless serverSecretFile is given. */
+  serverSecret?: string;
+  /** A file holding the secret instead (npm start's .data/server-secret, kept across restarts). */
+  serverSecretFile?: string;
+  logLevel?: string;
+  /** Any other setting of lib/config.ts, by its variable name. */
+  settings?: Environment;
+}
+
+export function localEnvironment(options: LocalEnvironmentOptions): Record<string, string> {
+  const environment: Environment = {
+    STAGE: options.stage,
+    TABLE_NAME: options.tableName ?? `wallet-auth-${options.stage}`,
+    DYNAMODB_ENDPOINT: options.dynamodbEndpoint,
+    ...(options.serverSecretFile
+      ? { SERVER_SECRET_FILE: options.serverSecretFile }
+      : { SERVER_SECRET: options.serverSecret ?? randomBytes(32).toString('hex') }),
+    AWS_REGION: 'us-east-1',
+    SMS_SENDER: 'outbox',
+    SMS_OUTBOX_FILE: options.outboxFile,
+    LOG_LEVEL: options.logLevel ?? 'INFO',
+    // Node 20 may run this; Lambda runs Node 22, which the SDK's warning asks for.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...options.settings,
+  };
+  return Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** The configuration the service reads from such an environment. */
+export function localConfig(options: LocalEnvironmentOptions): Config {
+  return readConfig(localEnvironment(options));
+}

@@ -1,0 +1,188 @@
+import { randomInt } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { loginPhoneHandler } from '../../functions/login-phone.js';
+import { handler as notFound } from '../../functions/not-found.js';
+import { referralProgramHandler } from '../../functions/referral-program.js';
+import { userRegisterHandler } from '../../functions/user-register.js';
+import { verifyOtpHandler } from '../../functions/verify-otp.js';
+import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
+import { type App, type AppParts, createApp } from '../../lib/app.js';
+import { type Company, createCompany } from '../../lib/companies/companies.js';
+import type { Config } from '../../lib/config.js';
+import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
+import type { SendText } from '../../lib/sms/sms-sender.js';
+import { toE164 } from '../../lib/users/phone-number.js';
+import { userRegister, operatorPrincipal } from '../../lib/users/user-register.js';
+import { userRegisterBody } from '../../lib/users/user-register-input.js';
+import { parseInput } from '../../lib/validation.js';
+import { AdjustableClock } from './adjustable-clock.js';
+
+// The service in this process, built from a configuration of the caller's own, as each function
+// builds it in Lambda: for the tests, the bench and the fuzzer. Also the few actions they share
+// (a company, an account, a request) and the seed's sample registration.
+
+export type EndpointName = 'user_register' | 'login_phone' | 'verify_otp' | 'referral_program' | 'not_found';
+
+export interface InProcessService {
+  app: App;
+  clock: AdjustableClock;
+  handlers: Record<EndpointName, LambdaHttpHandler>;
+}
+
+export function inProcessService(config: Config, parts: AppParts & { sms?: SendText } = {}): InProcessService {
+  const clock = new AdjustableClock();
+  const app = createApp(config, { clock, ...parts });
+  return {
+    app,
+    clock,
+    handlers: {
+      user_register: userRegisterHandler(app),
+      login_phone: loginPhoneHandler(app, parts.sms),
+      verify_otp: verifyOtpHandler(app),
+      referral_program: referralProgramHandler(app),
+      not_found: notFound,
+    },
+  };
+}
+
+export interface EventInput {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  query?: Record<string, string>;
+  sourceIp?: string;
+}
+
+/** An API Gateway HTTP API (payload 2.0) event as Lambda receives it. */
+export function httpEvent(input: EventInput): APIGatewayProxyEventV2 {
+  const method = input.method ?? 'POST';
+  const path = input.path ?? '/';
+  return {
+    version: '2.0',
+    routeKey: `${method} ${path}`,
+    rawPath: path,
+    rawQueryString: new URLSearchParams(input.query ?? {}).toString(),
+    headers: { 'content-type': 'application/json', ...input.headers },
+    queryStringParameters: input.query,
+    body: input.body === undefined ? undefined : typeof input.body === 'string' ? input.body : JSON.stringify(input.body),
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: input.sourceIp ?? '127.0.0.1', userAgent: 'in-process' },
+      requestId: `req-${randomInt(1e9)}`,
+      routeKey: `${method} ${path}`,
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+  };
+}
+
+/** A Lambda context with plenty of time left; the function's own timeout still applies from the event's arrival. */
+export function lambdaContext(remainingMs = 120_000): Context {
+  const deadline = Date.now() + remainingMs;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: 'in-process',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:in-process',
+    memoryLimitInMB: '1024',
+    awsRequestId: `in-process-${randomInt(1e9)}`,
+    logGroupName: '/aws/lambda/in-process',
+    logStreamName: 'in-process',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: an answer's data differs by endpoint; tests read what they check.
+  body: { success: 0 | 1; error: number[]; data: Record<string, any> };
+}
+
+/** Invokes a Lambda handler in process and parses its envelope. */
+export async function invoke(handler: LambdaHttpHandler, input: EventInput): Promise<Answer> {
+  const result = await handler(httpEvent(input), lambdaContext());
+  return {
+    status: result.statusCode ?? 0,
+    headers: (result.headers ?? {}) as Record<string, string>,
+    body: JSON.parse(result.body ?? 'null'),
+  };
+}
+
+/** A company of the caller's own, so runs never see each other's data. */
+export function newCompany(service: InProcessService): Promise<Company> {
+  return createCompany(service.app.table, service.clock, `company ${randomInt(1e9)}`);
+}
+
+/** A random national number that is valid for the dial code (by default a US number in area 202). */
+export function randomPhoneNumber(dialCode = '+1', leading = '202', length = 10): string {
+  for (;;) {
+    let candidate = leading;
+    while (candidate.length < length) candidate += String(randomInt(0, 10));
+    if (toE164(dialCode, candidate)) return candidate;
+  }
+}
+
+/** The seed's sample registration body (the document's example), with a fresh phone number and email. */
+export function sampleRegistration(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const phone = randomPhoneNumber();
+  return { ...userRegisterEndpoint.examples.request, phone_number: phone, email: `ada.${phone}@example.com`, ...overrides };
+}
+
+export interface Account {
+  userId: string;
+  referralCode: string;
+  /** The Authorization header value of the account's token. */
+  authorization: string;
+  /** The registration body it was created with. */
+  registration: Record<string, unknown>;
+}
+
+/** A customer registered through the registration endpoint. */
+export async function signUp(service: InProcessService, company: Company, overrides: Record<string, unknown> = {}): Promise<Account> {
+  const registration = sampleRegistration(overrides);
+  const answer = await invoke(service.handlers.user_register, {
+    path: '/wallet/v3/auth/user_register',
+    headers: { CompanyID: company.company_id },
+    body: registration,
+  });
+  if (answer.status !== 200) throw new Error(`sign-up answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  const { user_id: userId, referral_code: referralCode, token } = answer.body.data;
+  return { userId, referralCode, authorization: `Token ${token.token}`, registration };
+}
+
+/** An employee of the company, registered by an operator, with a working token. */
+export async function newEmployee(service: InProcessService, company: Company): Promise<Account> {
+  const registration = sampleRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined });
+  const input = parseInput(userRegisterBody, registration);
+  const result = await userRegister(service.app, company, input, operatorPrincipal(company.company_id));
+  return { userId: result.user_id, referralCode: result.referral_code, authorization: `Token ${result.token.token}`, registration };
+}
+
+/** The messages in a local SMS outbox for one E.164 number, oldest first. */
+export function outboxMessages(file: string, phoneE164: string): string[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { phone_number: string; message: string })
+    .filter((entry) => entry.phone_number === phoneE164)
+    .map((entry) => entry.message);
+}
+
+/** The code in a text message. */
+export function codeIn(message: string | undefined): string {
+  const code = message?.match(/\b(\d{6})\b/)?.[1];
+  if (!code) throw new Error('no code in the message');
+  return code;
+}
