@@ -1,0 +1,50 @@
+// A function that runs out of time, served by serverless-offline: DynamoDB made so slow (through
+// the fault proxy, with the SDK's own timeout raised past the function's) that no request can
+// finish. The answer must be the 503 envelope with code 16 and Retry-After, before the
+// function's 10 s timeout, never serverless-offline's HTTP 200 with errorMessage and stackTrace.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type FaultProxy, startFaultProxy } from '../../scripts/local/fault-proxy.js';
+import { newCompany } from '../helpers.js';
+import { expectDocumented } from './conformance.js';
+import { type OfflineServer, startOffline } from './offline-server.js';
+
+let proxy: FaultProxy;
+let server: OfflineServer;
+
+beforeAll(async () => {
+  proxy = await startFaultProxy(inject('dynamodbEndpoint'));
+  server = await startOffline({ DYNAMODB_ENDPOINT: proxy.endpoint, DYNAMODB_TIMEOUT_MS: '30000' });
+}, 180_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await proxy?.close();
+});
+
+describe('a request that runs out of time over HTTP', () => {
+  it('answers 503, code 16, with Retry-After, in the envelope, before the function timeout', async () => {
+    const company = await newCompany(server.local);
+    proxy.reset();
+    proxy.rule = () => 'hang';
+    const started = performance.now();
+    const response = await fetch(`${server.baseUrl}/wallet/v3/reward_promotion/referral_program`, {
+      headers: { CompanyID: company.company_id, Authorization: `Token ${'a'.repeat(43)}` },
+    });
+    const elapsed = performance.now() - started;
+    const text = await response.text();
+    const held = proxy.seen.map((request) => request.operation);
+    proxy.reset();
+
+    expect(text).not.toMatch(/errorMessage|stackTrace|Lambda timeout/);
+    const body = JSON.parse(text);
+    expect(response.status, text).toBe(503);
+    expect(body).toEqual({ success: 0, error: [16], data: { message: 'SERVICE_UNAVAILABLE' } });
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expectDocumented({ method: 'GET', path: '/wallet/v3/reward_promotion/referral_program', status: response.status, headers: response.headers, body });
+    // The function's timeout is 10 s; the service answers 1 s (DEADLINE_MARGIN_MS) before it.
+    expect(elapsed).toBeGreaterThan(8_000);
+    expect(elapsed).toBeLessThan(10_000);
+    // What held it: the company lookup, the chain's first DynamoDB read, never answered.
+    expect(held).toEqual(['GetItem']);
+  }, 30_000);
+});
