@@ -25,7 +25,7 @@ export class ActiveCompanies {
     if (kept && kept.until > this.clock.now()) return kept.company;
 
     const company = await getCompany(this.table, companyId);
-    if (!company || company.status !== 'active') {
+    if (company?.status !== 'active') {
       this.kept.delete(companyId);
       throw new AppError('COMPANY_NOT_FOUND');
     }

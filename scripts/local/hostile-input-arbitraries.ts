@@ -58,6 +58,7 @@ const UNICODE_EDGE_CASES = [
   '１２３４', '٠١٢٣٤٥', '\u00A0', '\r\n', '\t', 'İ', 'ß', '\u2028', '\uFFFF', '𝟘𝟙𝟚𝟛', 'Ω'.repeat(101),
 ];
 const INJECTION_STRINGS = [
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4j lookup string, sent as it is on purpose.
   "' OR '1'='1", '{"$ne":null}', '#', 'C#', '#USER#', ':pk', 'attribute_exists(pk)', 'pk = :pk OR :x', '${jndi:ldap://x}',
   '<script>alert(1)</script>', '../../etc/passwd', '%00', 'NOTIF#', '__proto__', 'constructor', 'Token', '\\u0000', 'null', 'undefined',
 ];

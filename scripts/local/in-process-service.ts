@@ -105,7 +105,6 @@ export function lambdaContext(remainingMs = 120_000): Context {
 export interface Answer {
   status: number;
   headers: Record<string, string>;
-  // biome-ignore lint/suspicious/noExplicitAny: an answer's data differs by endpoint; tests read what they check.
   body: { success: 0 | 1; error: number[]; data: Record<string, any> };
 }
 

@@ -60,9 +60,9 @@ describe('http://localhost:3000/docs', () => {
     await operation.locator('button.execute').click();
 
     const status = operation.locator('.live-responses-table .response .response-col_status').first();
-    await expect.poll(() => status.innerText(), { timeout: 30_000 }).toContain('200');
-    const body = await operation.locator('.live-responses-table .response-col_description .microlight').first().innerText();
-    expect(JSON.parse(body)).toMatchObject({ success: 1, error: [], data: { token: { type: 'Token' } } });
+    await expect.poll(() => status.textContent(), { timeout: 30_000 }).toContain('200');
+    const body = await operation.locator('.live-responses-table .response-col_description .microlight').first().textContent();
+    expect(JSON.parse(body ?? '')).toMatchObject({ success: 1, error: [], data: { token: { type: 'Token' } } });
     await page.screenshot({ path: `${process.env.TMPDIR ?? '/tmp'}/wallet-docs-page.png`, fullPage: false });
   }, 90_000);
 });

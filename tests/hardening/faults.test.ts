@@ -119,7 +119,7 @@ async function expectEveryEndpointFailsCleanly(): Promise<DynamoRequest[]> {
   const before = snapshotOf(await companyItems());
   const calls = oneCallPerEndpoint();
   const answers = await Promise.all(Object.values(calls).map((call) => call()));
-  Object.keys(calls).forEach((endpoint, index) => expectFastUnavailable(answers[index]!, endpoint));
+  for (const [index, endpoint] of Object.keys(calls).entries()) expectFastUnavailable(answers[index]!, endpoint);
   const seen = dynamoProxy.seen;
   dynamoProxy.reset();
   const after = snapshotOf(await companyItems());

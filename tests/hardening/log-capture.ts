@@ -33,8 +33,8 @@ export function captureLogs(): LogCapture {
   return {
     text: () => chunks.join('\n'),
     stop: () => {
-      streams.forEach((stream, index) => (stream.write = writes[index]!));
-      CONSOLE_METHODS.forEach((method, index) => (console[method] = originals[index]!));
+      for (const [index, stream] of streams.entries()) stream.write = writes[index]!;
+      for (const [index, method] of CONSOLE_METHODS.entries()) console[method] = originals[index]!;
     },
   };
 }

@@ -8,7 +8,6 @@ import { otpKey } from '../../lib/store/keys.js';
 import {
   expectFailure,
   invoke,
-  lastCodeSentTo,
   newCompany,
   newEmployee,
   outboxMessages,
