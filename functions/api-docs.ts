@@ -58,5 +58,7 @@ export const handler = guardedHandler(createLogger('INFO'), async (event: APIGat
   const contentType = ASSETS[asset];
   if (!contentType) return failureResponse(new AppError('NOT_FOUND', { detail: 'no such document' }));
   const content = await readFile(join(swaggerUiDirectory(), asset));
-  return contentType.startsWith('image/') ? answer(contentType, content.toString('base64'), true) : answer(contentType, content.toString('utf8'));
+  return contentType.startsWith('image/')
+    ? answer(contentType, content.toString('base64'), true)
+    : answer(contentType, content.toString('utf8'));
 });

@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { measureColdInit, type ColdInit } from './bench/cold-init.js';
-import { packageFunctions, type PackagedFunction } from './bench/package-functions.js';
+import { type ColdInit, measureColdInit } from './bench/cold-init.js';
+import { type HashTimings, measureHashing } from './bench/hash-cost.js';
+import { type PackagedFunction, packageFunctions } from './bench/package-functions.js';
 import { costPerMillion, PRICES } from './bench/prices.js';
 import { dollars, kilobytes, table } from './bench/report.js';
-import { round } from './bench/stats.js';
-import { type HashTimings, measureHashing } from './bench/hash-cost.js';
 import { runScenarios } from './bench/scenarios.js';
+import { round } from './bench/stats.js';
 import type { ScenarioResult } from './bench/warm-latency.js';
 import { createLocalTable, freePort, startLocalDynamoDb } from './local/dynamodb-local.js';
 import { localConfig } from './local/environment.js';
@@ -122,7 +122,12 @@ async function main() {
       writeUnits: result.writeUnits + result.estimatedFailedWriteUnits,
       sms: result.smsPerCall,
     });
-    return { ...result, memoryMb, lambdaBilledMs: billedMs, costPerMillionCalls: Object.fromEntries(Object.entries(cost).map(([key, value]) => [key, dollars(value)])) };
+    return {
+      ...result,
+      memoryMb,
+      lambdaBilledMs: billedMs,
+      costPerMillionCalls: Object.fromEntries(Object.entries(cost).map(([key, value]) => [key, dollars(value)])),
+    };
   });
 
   // Registration is CPU-bound (scrypt): what its memory size does to duration and cost.
@@ -152,7 +157,21 @@ async function main() {
   out('Bundles (serverless package) and cold init (median import time in a fresh Node process)');
   out(
     table(
-      ['function', 'route', 'MB', 'zip KB', 'unzipped KB', 'init ms', 'floor ms', 'ratio', 'CPU ms', 'floor CPU', 'CPU ratio', 'floor = SDK clients', 'check'],
+      [
+        'function',
+        'route',
+        'MB',
+        'zip KB',
+        'unzipped KB',
+        'init ms',
+        'floor ms',
+        'ratio',
+        'CPU ms',
+        'floor CPU',
+        'CPU ratio',
+        'floor = SDK clients',
+        'check',
+      ],
       functions.map((fn) => {
         const entry = cold.find((candidate) => candidate.name === fn.name)!;
         const ok = entry.ratio <= LIMITS.initRatio && fn.zipBytes < LIMITS.zipBytes;
@@ -182,7 +201,21 @@ async function main() {
   out(`Warm calls in process against DynamoDB Local (${calls} calls per row unless shown; company cache warm)`);
   out(
     table(
-      ['endpoint', 'outcome', 'calls', 'p50 ms', 'p99 ms', 'DynamoDB req (seq)', 'minimum (seq)', 'check', 'RRU', 'WRU', 'est. WRU', 'Lambda ms', '$ / 1M calls'],
+      [
+        'endpoint',
+        'outcome',
+        'calls',
+        'p50 ms',
+        'p99 ms',
+        'DynamoDB req (seq)',
+        'minimum (seq)',
+        'check',
+        'RRU',
+        'WRU',
+        'est. WRU',
+        'Lambda ms',
+        '$ / 1M calls',
+      ],
       warm.map((entry) => [
         entry.endpoint,
         entry.outcome + (entry.hashing === 'injected' ? ' [bench scrypt]' : entry.hashing === 'real' ? ' [real scrypt]' : ''),
@@ -210,12 +243,25 @@ async function main() {
 
   const setting = ({ N, r, p }: { N: number; r: number; p: number }) => `N=2^${Math.log2(N)}, r=${r}, p=${p}`;
   out(`Hashing: passwords (scrypt, OWASP settings; ${hashing.runs} runs each for the configured one)`);
-  out(table(['N', 'r', 'p', 'memory MiB', 'median ms'], hashing.candidates.map((c) => [`2^${Math.log2(c.N)}`, c.r, c.p, c.memoryMiB, c.medianMs])));
+  out(
+    table(
+      ['N', 'r', 'p', 'memory MiB', 'median ms'],
+      hashing.candidates.map((c) => [`2^${Math.log2(c.N)}`, c.r, c.p, c.memoryMiB, c.medianMs]),
+    ),
+  );
   out('PINs (scrypt of the peppered PIN): the cost to a registration, and to a thief holding table and pepper, per user on one core');
   out(
     table(
       ['N', 'r', 'p', 'memory MiB', 'median ms', 's per 4-digit PIN', 'h per 6-digit PIN'],
-      hashing.pinCandidates.map((c) => [`2^${Math.log2(c.N)}`, c.r, c.p, c.memoryMiB, c.medianMs, c.secondsPer4DigitPin, c.hoursPer6DigitPin]),
+      hashing.pinCandidates.map((c) => [
+        `2^${Math.log2(c.N)}`,
+        c.r,
+        c.p,
+        c.memoryMiB,
+        c.medianMs,
+        c.secondsPer4DigitPin,
+        c.hoursPer6DigitPin,
+      ]),
     ),
   );
   out(
@@ -224,21 +270,36 @@ async function main() {
   );
   out(
     `registration by memory size (model): ` +
-      registrationMemory.map((option) => `${option.memoryMb} MB ${option.lambdaMs} ms, Lambda $${option.lambdaCostPerMillion} per 1M`).join('; ') +
+      registrationMemory
+        .map((option) => `${option.memoryMb} MB ${option.lambdaMs} ms, Lambda $${option.lambdaCostPerMillion} per 1M`)
+        .join('; ') +
       '\n',
   );
 
-  out(`Cost of one million calls, USD, ${PRICES.region} list prices as of ${PRICES.asOf} (see scripts/bench/prices.ts; check before quoting)`);
+  out(
+    `Cost of one million calls, USD, ${PRICES.region} list prices as of ${PRICES.asOf} (see scripts/bench/prices.ts; check before quoting)`,
+  );
   out(
     table(
       ['endpoint', 'outcome', 'MB', 'Lambda', 'DynamoDB', 'SMS', 'HTTP API', 'total'],
       warm.map((entry) => {
         const cost = entry.costPerMillionCalls;
-        return [entry.endpoint, entry.outcome + (entry.hashing === 'real' ? ' [real scrypt]' : ''), entry.memoryMb, cost.lambda!, cost.dynamodb!, cost.sms!, cost.apiGateway!, cost.total!];
+        return [
+          entry.endpoint,
+          entry.outcome + (entry.hashing === 'real' ? ' [real scrypt]' : ''),
+          entry.memoryMb,
+          cost.lambda!,
+          cost.dynamodb!,
+          cost.sms!,
+          cost.apiGateway!,
+          cost.total!,
+        ];
       }),
     ),
   );
-  out(`SMS: ${PRICES.smsUs} USD per message to a US number; Lambda arm64 ${PRICES.lambdaArmPerGbSecond} per GB-s + 0.20 per million requests.\n`);
+  out(
+    `SMS: ${PRICES.smsUs} USD per message to a US number; Lambda arm64 ${PRICES.lambdaArmPerGbSecond} per GB-s + 0.20 per million requests.\n`,
+  );
 
   out(
     `Checks: init ratio <= ${LIMITS.initRatio}: ${checks.initRatios ? 'OK' : 'FAIL'}; zips < 500 KB: ${checks.zips ? 'OK' : 'FAIL'}; ` +

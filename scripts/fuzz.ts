@@ -31,7 +31,9 @@ const seconds = Number(values.seconds);
 const acceptedRuns = Number(values.accepted);
 const seed = values.seed === undefined ? Date.now() ^ (Math.random() * 0x100000000) : Number(values.seed);
 if (![runs, seconds, acceptedRuns, seed].every(Number.isInteger) || runs < 1) {
-  console.error('usage: npm run fuzz -- [--runs N per endpoint] [--seconds N per endpoint, 0: no limit] [--seed N] [--endpoint NAME ...] [--accepted N]');
+  console.error(
+    'usage: npm run fuzz -- [--runs N per endpoint] [--seconds N per endpoint, 0: no limit] [--seed N] [--endpoint NAME ...] [--accepted N]',
+  );
   process.exit(2);
 }
 
@@ -64,7 +66,9 @@ async function main(): Promise<number> {
         .map(([outcome, count]) => `${outcome}: ${count}`)
         .join('  ');
       const took = ((performance.now() - started) / 1000).toFixed(1);
-      console.log(`${details.failed ? 'FAIL' : 'ok  '} ${name.padEnd(18)} ${String(details.numRuns).padStart(6)} runs in ${took} s   ${outcomes}`);
+      console.log(
+        `${details.failed ? 'FAIL' : 'ok  '} ${name.padEnd(18)} ${String(details.numRuns).padStart(6)} runs in ${took} s   ${outcomes}`,
+      );
       if (details.failed) {
         failed = true;
         const message = fc.defaultReportMessage(details) ?? '';
@@ -84,12 +88,15 @@ async function main(): Promise<number> {
       // Valid registrations carrying hostile extras: each costs three scrypt hashes, so fewer.
       const started = performance.now();
       const details = await fc.check(
-        fc.asyncProperty(acceptedRegistration(() => randomPhoneNumber()), async (body) => {
-          const before = checker.counts.user_register['200'] ?? 0;
-          const request = registrationRequest(checker.setup.company.company_id, body);
-          await checker.check(request, { mayRegister: true });
-          if ((checker.counts.user_register['200'] ?? 0) <= before) throw new Error('a valid registration was refused');
-        }),
+        fc.asyncProperty(
+          acceptedRegistration(() => randomPhoneNumber()),
+          async (body) => {
+            const before = checker.counts.user_register['200'] ?? 0;
+            const request = registrationRequest(checker.setup.company.company_id, body);
+            await checker.check(request, { mayRegister: true });
+            if ((checker.counts.user_register['200'] ?? 0) <= before) throw new Error('a valid registration was refused');
+          },
+        ),
         { numRuns: acceptedRuns, endOnFailure: true, ...limits },
       );
       report('valid + extras', details, started, 'user_register');

@@ -126,7 +126,8 @@ interface Tally {
 function envelopeOf(body: string): { success: 0 | 1; error: number[]; data: Record<string, any> } | undefined {
   try {
     const parsed = JSON.parse(body);
-    const ok = (parsed.success === 1 || parsed.success === 0) && Array.isArray(parsed.error) && parsed.data && typeof parsed.data === 'object';
+    const ok =
+      (parsed.success === 1 || parsed.success === 0) && Array.isArray(parsed.error) && parsed.data && typeof parsed.data === 'object';
     return ok ? parsed : undefined;
   } catch {
     return undefined;
@@ -265,7 +266,8 @@ async function main(): Promise<number> {
           return { ...request, method: 'POST', path, headers: { ...headers, ...extra }, body: JSON.stringify(body) };
         };
         if (pick < 30) return post('login code', PATHS.send, { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1 });
-        if (pick < 45) return post('verification code', PATHS.send, { dial_code: '+1', phone_number: freshPhone(), user_type: 2, otp_type: 2 });
+        if (pick < 45)
+          return post('verification code', PATHS.send, { dial_code: '+1', phone_number: freshPhone(), user_type: 2, otp_type: 2 });
         if (pick < 60) {
           const guess = String(randomInt(1_000_000)).padStart(6, '0');
           return post('code guess', PATHS.verify, { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1, otp: guess });
@@ -273,7 +275,13 @@ async function main(): Promise<number> {
         if (pick < 95) {
           const cursor = context.cursor && pick < 80 ? `&cursor=${encodeURIComponent(context.cursor)}` : '';
           context.request = 'referral list';
-          return { ...request, method: 'GET', path: `${PATHS.list}?limit=1${cursor}`, headers: { ...headers, authorization: referrerToken }, body: undefined };
+          return {
+            ...request,
+            method: 'GET',
+            path: `${PATHS.list}?limit=1${cursor}`,
+            headers: { ...headers, authorization: referrerToken },
+            body: undefined,
+          };
         }
         return post('bad CompanyID', PATHS.send, {}, { companyid: 'not-a-company' });
       },
@@ -309,7 +317,9 @@ async function main(): Promise<number> {
     // flight when the run's time ran out (those are answered after the counting stops).
     const seededIds = new Set(seeded.map((account) => account.userId));
     const beyond = users.filter((user) => !tally.registered.has(user.user_id as string) && !seededIds.has(user.user_id as string));
-    const inFlight = beyond.filter((user) => tally.sentPhones.has(user.phone_e164 as string) && !tally.answeredPhones.has(user.phone_e164 as string));
+    const inFlight = beyond.filter(
+      (user) => tally.sentPhones.has(user.phone_e164 as string) && !tally.answeredPhones.has(user.phone_e164 as string),
+    );
     const unexpectedUsers = beyond.length - inFlight.length;
     const invariants = identityProblems(items, company.company_id);
 
@@ -319,15 +329,23 @@ async function main(): Promise<number> {
     const timeouts = results.reduce((sum, result) => sum + result.timeouts, 0);
     const sorted = [...tally.latencies].sort((a, b) => a - b);
     const registrationSorted = [...tally.registrationLatencies].sort((a, b) => a - b);
-    const byStatus = Object.entries(tally.statuses).map(([status, count]) => `${status}: ${count}`).join('  ');
+    const byStatus = Object.entries(tally.statuses)
+      .map(([status, count]) => `${status}: ${count}`)
+      .join('  ');
 
     console.log(`requests       ${total} in ${elapsed.toFixed(1)} s (${(total / elapsed).toFixed(1)}/s)`);
     console.log(`by status      ${byStatus}`);
     console.log(`latency        p50 ${percentile(sorted, 0.5)} ms, p99 ${percentile(sorted, 0.99)} ms (all requests)`);
-    console.log(`               p50 ${percentile(registrationSorted, 0.5)} ms, p99 ${percentile(registrationSorted, 0.99)} ms (registrations)`);
-    console.log(`registrations  ${tally.registered.size} answered 200, ${tally.duplicatesRefused} duplicates refused with 409, ${tally.duplicatesAccepted.length} duplicates accepted`);
+    console.log(
+      `               p50 ${percentile(registrationSorted, 0.5)} ms, p99 ${percentile(registrationSorted, 0.99)} ms (registrations)`,
+    );
+    console.log(
+      `registrations  ${tally.registered.size} answered 200, ${tally.duplicatesRefused} duplicates refused with 409, ${tally.duplicatesAccepted.length} duplicates accepted`,
+    );
     console.log(`request errors ${requestErrors} (timeouts ${timeouts}), answers outside the envelope ${tally.notEnvelope.length}`);
-    console.log(`DynamoDB       ${users.length} users (${seeded.length} seeded): ${lost.length} of the 200s missing or doubled, ${unexpectedUsers} unexpected, ${inFlight.length} in flight at the stop, ${invariants.length} broken identities`);
+    console.log(
+      `DynamoDB       ${users.length} users (${seeded.length} seeded): ${lost.length} of the 200s missing or doubled, ${unexpectedUsers} unexpected, ${inFlight.length} in flight at the stop, ${invariants.length} broken identities`,
+    );
 
     const failures = [
       ...fiveHundreds.map(([status, count]) => `${count} answers with status ${status}`),

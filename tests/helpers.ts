@@ -10,6 +10,7 @@ import { type LocalEnvironmentOptions, localEnvironment } from '../scripts/local
 import { type Answer, codeIn, type InProcessService, inProcessService, outboxMessages } from '../scripts/local/in-process-service.js';
 
 export * from '../scripts/local/in-process-service.js';
+
 import { TEST_TABLE } from './setup/dynamodb-local.js';
 
 export { TEST_TABLE };

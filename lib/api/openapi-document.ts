@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import { type ErrorName, ErrorCodes, StatusNames } from '../errors.js';
+import { ErrorCodes, type ErrorName, StatusNames } from '../errors.js';
 import { HEX_ID_PATTERN } from '../ids.js';
 import { byteSize, duration, type Endpoint } from './endpoint.js';
 import { endpoints } from './endpoints.js';
@@ -13,7 +13,14 @@ import { endpoints } from './endpoints.js';
 type JsonSchema = Record<string, unknown>;
 
 /** Refusals every operation can give: from the middleware chain, before the handler runs. */
-const COMMON_ERRORS: ErrorName[] = ['BAD_REQUEST', 'COMPANY_ID_INVALID', 'COMPANY_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+const COMMON_ERRORS: ErrorName[] = [
+  'BAD_REQUEST',
+  'COMPANY_ID_INVALID',
+  'COMPANY_NOT_FOUND',
+  'PAYLOAD_TOO_LARGE',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
 
 function jsonSchema(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' });
@@ -122,7 +129,9 @@ function operation(endpoint: Endpoint, config: Config): JsonSchema {
   for (const [status, names] of errorNamesByStatus(endpoint)) {
     responses[status] = {
       description: `${StatusNames[status]}: ${names.map((name) => `${ErrorCodes[name].code} ${name}`).join(', ')}`,
-      ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } } : {}),
+      ...(status === 429 || status === 503
+        ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } }
+        : {}),
       content: { 'application/json': { schema: failureEnvelope(status, names) } },
     };
   }

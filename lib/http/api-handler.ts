@@ -10,7 +10,7 @@ import type { Principal } from '../tokens/access-tokens.js';
 import { parseInput } from '../validation.js';
 import { failureResponse, successResponse } from './envelope.js';
 import { answerFailure, serviceUnavailable } from './failures.js';
-import { activeCompany, type ApiEvent, authorization, companyIdHeader, envelope, jsonBody, normalizeHeaders } from './middleware.js';
+import { type ApiEvent, activeCompany, authorization, companyIdHeader, envelope, jsonBody, normalizeHeaders } from './middleware.js';
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -73,7 +73,8 @@ export function apiHandler<E extends Endpoint>(app: App, endpoint: E, handle: Ha
  * the handler) or from what Lambda says is left, whichever ends first, less a margin.
  */
 function timeLeftMs({ config }: Pick<App, 'config'>, event: APIGatewayProxyEventV2, context: Context): number {
-  const fromContext = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY;
+  const fromContext =
+    typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY;
   const receivedAt = event.requestContext?.timeEpoch;
   const fromArrival = Number.isFinite(receivedAt) ? receivedAt + config.functionTimeoutMs - Date.now() : Number.POSITIVE_INFINITY;
   return Math.min(fromContext, fromArrival, config.functionTimeoutMs) - config.deadlineMarginMs;
@@ -127,7 +128,7 @@ export function lambdaFunction(build: (app: App) => LambdaHttpHandler): LambdaHt
   } catch (error) {
     const logger = createLogger('INFO');
     logger.error('function cannot start', { error: error as Error });
-    return async (event) => answerFailure(logger, serviceUnavailable(`function cannot start: ${(error as Error).message}`), event?.routeKey);
+    return async (event) =>
+      answerFailure(logger, serviceUnavailable(`function cannot start: ${(error as Error).message}`), event?.routeKey);
   }
 }
-

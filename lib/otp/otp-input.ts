@@ -20,7 +20,9 @@ const codeTarget = {
 
 export const loginPhoneBody = withPhoneE164(z.object(codeTarget));
 
-export const verifyOtpBody = withPhoneE164(z.object({ ...codeTarget, otp: z.string().check(z.regex(/^[0-9]{6}$/, 'must be the 6 digits received')) }));
+export const verifyOtpBody = withPhoneE164(
+  z.object({ ...codeTarget, otp: z.string().check(z.regex(/^[0-9]{6}$/, 'must be the 6 digits received')) }),
+);
 
 export type LoginPhoneInput = z.output<typeof loginPhoneBody>;
 export type VerifyOtpInput = z.output<typeof verifyOtpBody>;

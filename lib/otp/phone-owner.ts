@@ -1,6 +1,6 @@
 import { AppError } from '../errors.js';
-import { getPhoneOwner } from '../store/user-store.js';
 import type { Table } from '../store/table.js';
+import { getPhoneOwner } from '../store/user-store.js';
 import type { Principal } from '../tokens/access-tokens.js';
 import type { CodeTarget } from './otp-codes.js';
 import { OWNER_ONLY_OTP_TYPES } from './otp-input.js';

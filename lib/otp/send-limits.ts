@@ -25,7 +25,12 @@ export function tooManyRequests(retryAfterSeconds: number, detail = 'send limit 
 }
 
 /** Counts one send to the phone, or refuses with TOO_MANY_REQUESTS and when to retry. */
-async function countPhoneSend({ table, config }: LimitParts, companyId: string, phone: string, now: number): Promise<PhoneSendResult & { counted: true }> {
+async function countPhoneSend(
+  { table, config }: LimitParts,
+  companyId: string,
+  phone: string,
+  now: number,
+): Promise<PhoneSendResult & { counted: true }> {
   const { sendIntervalSeconds: interval, sendsPerPhonePerHour: perHour } = config.otp;
   let result = await countSendInNewWindow(table, companyId, phone, now, interval);
   // Each refusal says why; at most a couple of rounds are needed even when sends race.

@@ -5,7 +5,7 @@ import { AppError } from '../errors.js';
 import { type ConsumeResult, consumeOtp, countWrongTry } from '../store/otp-store.js';
 import { createAccessToken, type Principal, TOKEN_TYPE } from '../tokens/access-tokens.js';
 import { codeKey, currentOtpCodeHash, otpCodeHash } from './otp-codes.js';
-import { OWNER_ONLY_OTP_TYPES, OtpType, type VerifyOtpInput } from './otp-input.js';
+import { OtpType, OWNER_ONLY_OTP_TYPES, type VerifyOtpInput } from './otp-input.js';
 import type { VerifyOtpResult } from './otp-results.js';
 import { phoneOwnerFor } from './phone-owner.js';
 
@@ -29,7 +29,12 @@ async function consumeMatching(app: App, companyId: string, input: VerifyOtpInpu
  * checks it; a wrong one counts a try against that very send, so a code dies after
  * config.otp.maxAttempts wrong tries however many arrive at once.
  */
-export async function verifyOtp(app: App, company: Company, input: VerifyOtpInput, principal: Principal | undefined): Promise<VerifyOtpResult> {
+export async function verifyOtp(
+  app: App,
+  company: Company,
+  input: VerifyOtpInput,
+  principal: Principal | undefined,
+): Promise<VerifyOtpResult> {
   const companyId = company.company_id;
   const { maxAttempts } = app.config.otp;
   if (OWNER_ONLY_OTP_TYPES.includes(input.otp_type)) await phoneOwnerFor(app.table, companyId, input, principal);

@@ -58,12 +58,7 @@ export function companySendLimitKey(companyId: string, hour: number): ItemKey {
 export const NOTIFICATION_PREFIX = 'NOTIF#';
 
 /** Newest-first order comes from the creation time leading the sort key. */
-export function notificationKey(
-  companyId: string,
-  userId: string,
-  createdAtMs: number,
-  notificationId: string,
-): ItemKey {
+export function notificationKey(companyId: string, userId: string, createdAtMs: number, notificationId: string): ItemKey {
   const created = String(createdAtMs).padStart(15, '0');
   return { pk: userKey(companyId, userId).pk, sk: `${NOTIFICATION_PREFIX}${created}#${notificationId}` };
 }

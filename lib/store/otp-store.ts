@@ -29,7 +29,13 @@ export type ConsumeResult = { consumed: true; record: OtpRecord } | { consumed: 
  * Deletes the code if, and only if, it matches, is unexpired and has tries left: one atomic
  * step, so of any number of concurrent right answers exactly one consumes it.
  */
-export async function consumeOtp(table: Table, key: ItemKey, codeHash: string, nowSeconds: number, maxAttempts: number): Promise<ConsumeResult> {
+export async function consumeOtp(
+  table: Table,
+  key: ItemKey,
+  codeHash: string,
+  nowSeconds: number,
+  maxAttempts: number,
+): Promise<ConsumeResult> {
   const outcome = await conditionalWrite(
     table.client.send(
       new DeleteCommand({

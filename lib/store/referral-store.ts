@@ -60,6 +60,8 @@ export async function queryNotifications<Field extends string>(
     }),
   );
   const listed = Items.slice(0, page.limit);
-  const notifications = listed.map((item) => Object.fromEntries(page.fields.map((field) => [field, item[field]])) as Record<Field, unknown>);
+  const notifications = listed.map(
+    (item) => Object.fromEntries(page.fields.map((field) => [field, item[field]])) as Record<Field, unknown>,
+  );
   return { notifications, lastSortKey: Items.length > page.limit ? (listed.at(-1)?.sk as string) : undefined };
 }

@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionalWrite } from './conditional-write.js';
 import { HOUR_SECONDS as HOUR } from '../clock.js';
+import { conditionalWrite } from './conditional-write.js';
 import { companySendLimitKey, type ItemKey, phoneSendLimitKey } from './keys.js';
 import type { Table } from './table.js';
 

@@ -18,7 +18,9 @@ export interface Table {
  * waiting), so a stuck table costs at most 3 attempts and their backoff: with the 1 s default
  * about 3.5 s, well inside the 10 s Lambda timeout.
  */
-export function createTable(config: Pick<Config, 'region' | 'dynamodbEndpoint' | 'dynamodbTimeoutMs' | 'tableName' | 'dummyCredentials'>): Table {
+export function createTable(
+  config: Pick<Config, 'region' | 'dynamodbEndpoint' | 'dynamodbTimeoutMs' | 'tableName' | 'dummyCredentials'>,
+): Table {
   const client = new DynamoDBClient({
     region: config.region,
     // DynamoDB Local accepts any credentials; dummy ones keep the SDK from looking for real ones.

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { phoneFields, withPhoneE164 } from './phone-number.js';
 import { hexIdField } from '../ids.js';
+import { phoneFields, withPhoneE164 } from './phone-number.js';
 import { userTypeField } from './user-types.js';
 
 // The registration body (API contract 3.1): one schema validates it and gives its type.
@@ -57,7 +57,9 @@ const registrationFields = withPhoneE164(
     account_number_prefix: z.optional(z.string().check(z.trim(), z.regex(/^[A-Za-z0-9-]{1,20}$/, 'must be 1 to 20 letters, digits or -'))),
     status_id: z.optional(whole(1, 1000)),
     birth_date: z.optional(
-      z.int().check(z.refine((value: number) => value > EARLIEST_BIRTH_DATE_MS && value < Date.now(), 'must be UNIX milliseconds in the past')),
+      z
+        .int()
+        .check(z.refine((value: number) => value > EARLIEST_BIRTH_DATE_MS && value < Date.now(), 'must be UNIX milliseconds in the past')),
     ),
     image: z.optional(z.url({ protocol: /^https?$/ }).check(z.maxLength(2048))),
     kyc_status: z.optional(z.union([z.literal(1), z.literal(2)], { error: 'must be 1 (pending) or 2 (approved)' })),

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type BuildOptions } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import { parse } from 'yaml';
 import type { PackagedFunction } from './package-functions.js';
 import { median, round } from './stats.js';
@@ -32,10 +32,9 @@ export interface ColdInit {
 const FLOOR_RECIPES: Record<string, string> = {
   'client-dynamodb':
     "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\n" +
-    "export const dynamo = new DynamoDBClient({ region: process.env.AWS_REGION });\n",
+    'export const dynamo = new DynamoDBClient({ region: process.env.AWS_REGION });\n',
   'lib-dynamodb':
-    "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';\n" +
-    'export const documents = DynamoDBDocumentClient.from(dynamo);\n',
+    "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';\n" + 'export const documents = DynamoDBDocumentClient.from(dynamo);\n',
   'client-sns':
     "import { SNSClient } from '@aws-sdk/client-sns';\n" + 'export const sns = new SNSClient({ region: process.env.AWS_REGION });\n',
 };
@@ -44,14 +43,33 @@ const FLOOR_RECIPES: Record<string, string> = {
 export function esbuildOptions(root: string): BuildOptions {
   const yaml = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
   const custom = yaml.custom.esbuild as Record<string, unknown>;
-  const passed = ['bundle', 'minify', 'sourcemap', 'target', 'platform', 'format', 'mainFields', 'banner', 'treeShaking', 'keepNames', 'define'];
+  const passed = [
+    'bundle',
+    'minify',
+    'sourcemap',
+    'target',
+    'platform',
+    'format',
+    'mainFields',
+    'banner',
+    'treeShaking',
+    'keepNames',
+    'define',
+  ];
   return Object.fromEntries(passed.filter((key) => key in custom).map((key) => [key, custom[key]])) as BuildOptions;
 }
 
 /** The SDK packages (of those we know how to build a floor for) a function's source pulls in. */
 async function clientsUsed(root: string, options: BuildOptions, handler: string): Promise<string[]> {
   const entry = `${handler.slice(0, handler.lastIndexOf('.'))}.ts`;
-  const result = await build({ ...options, entryPoints: [join(root, entry)], write: false, metafile: true, logLevel: 'silent', outdir: tmpdir() });
+  const result = await build({
+    ...options,
+    entryPoints: [join(root, entry)],
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    outdir: tmpdir(),
+  });
   const packages = new Set<string>();
   for (const input of Object.keys(result.metafile.inputs)) {
     const match = input.match(/node_modules\/@aws-sdk\/((client|lib)-[a-z0-9-]+)\//);
@@ -126,7 +144,15 @@ export async function measureColdInit(root: string, functions: PackagedFunction[
       const clients = await clientsUsed(root, options, fn.handler);
       const floorFile = join(workDir, `${fn.name}-floor.mjs`);
       const floorBytes = await buildFloor(root, options, clients, floorFile);
-      subjects.push({ fn, clients, floorBytes, handlerFile: join(unpacked, fn.handlerEntry), floorFile, init: [] as Timing[], floor: [] as Timing[] });
+      subjects.push({
+        fn,
+        clients,
+        floorBytes,
+        handlerFile: join(unpacked, fn.handlerEntry),
+        floorFile,
+        init: [] as Timing[],
+        floor: [] as Timing[],
+      });
     }
     // One unmeasured import each puts the files in the page cache. Then each function runs
     // right beside its floor, in a random order, so background load falls on both alike.

@@ -14,12 +14,20 @@ export interface Minimum {
 export const MINIMUM_ROUND_TRIPS: Record<string, Record<string, Minimum>> = {
   user_register: {
     'new user': { requests: 1, sequential: 1, work: 'TransactWriteItems (user, phone, email, referral code, token)' },
-    'new user, referred': { requests: 2, sequential: 2, work: 'GetItem referral code; TransactWriteItems (+ referrer count, notification)' },
+    'new user, referred': {
+      requests: 2,
+      sequential: 2,
+      work: 'GetItem referral code; TransactWriteItems (+ referrer count, notification)',
+    },
     'duplicate phone': { requests: 1, sequential: 1, work: 'TransactWriteItems, cancelled on the phone claim' },
     'unknown referral code': { requests: 1, sequential: 1, work: 'GetItem referral code' },
   },
   login_phone: {
-    'first send in window': { requests: 4, sequential: 4, work: 'GetItem phone claim; UpdateItem phone counters; UpdateItem company hour; PutItem code' },
+    'first send in window': {
+      requests: 4,
+      sequential: 4,
+      work: 'GetItem phone claim; UpdateItem phone counters; UpdateItem company hour; PutItem code',
+    },
     'later send in window': {
       requests: 5,
       sequential: 5,

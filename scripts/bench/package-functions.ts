@@ -54,7 +54,9 @@ export async function packageFunctions(root: string, stage = 'bench'): Promise<P
       const zip = readFileSync(join(outDir, `${name}.zip`));
       const entries = readZip(zip);
       const modulePath = fn.handler.slice(0, fn.handler.lastIndexOf('.'));
-      const handlerEntry = entries.find((entry) => /\.(mjs|cjs|js)$/.test(entry.name) && entry.name.replace(/\.(mjs|cjs|js)$/, '') === modulePath);
+      const handlerEntry = entries.find(
+        (entry) => /\.(mjs|cjs|js)$/.test(entry.name) && entry.name.replace(/\.(mjs|cjs|js)$/, '') === modulePath,
+      );
       if (!handlerEntry) throw new Error(`${name}: no module for ${fn.handler} in its zip`);
       return {
         name,

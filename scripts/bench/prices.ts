@@ -30,7 +30,13 @@ export interface CallCost {
 }
 
 /** The cost of one million calls, each with these averages. Lambda bills each call's duration rounded up to 1 ms. */
-export function costPerMillion(input: { memoryMb: number; billedMs: number; readUnits: number; writeUnits: number; sms: number }): CallCost {
+export function costPerMillion(input: {
+  memoryMb: number;
+  billedMs: number;
+  readUnits: number;
+  writeUnits: number;
+  sms: number;
+}): CallCost {
   const million = 1e6;
   const lambda = million * (PRICES.lambdaPerRequest + (input.memoryMb / 1024) * (input.billedMs / 1000) * PRICES.lambdaArmPerGbSecond);
   const dynamodb = million * (input.readUnits * PRICES.dynamoPerReadUnit + input.writeUnits * PRICES.dynamoPerWriteUnit);

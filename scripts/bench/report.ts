@@ -5,7 +5,10 @@ export function table(headers: string[], rows: (string | number)[][]): string {
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
   const numeric = headers.map((_, column) => rows.length > 0 && rows.every((row) => typeof row[column] === 'number'));
   const line = (row: string[]) =>
-    row.map((cell, column) => (numeric[column] ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+    row
+      .map((cell, column) => (numeric[column] ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]!), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 

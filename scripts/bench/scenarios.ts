@@ -57,7 +57,13 @@ export async function runScenarios(
 ): Promise<ScenarioResult[]> {
   if (calls < 2) throw new Error('the scenarios need at least 2 calls each');
   const { app, clock, handlers } = service;
-  const { user_register: userRegister, login_phone: loginPhone, verify_otp: verifyOtp, referral_program: referralProgram, not_found: notFound } = handlers;
+  const {
+    user_register: userRegister,
+    login_phone: loginPhone,
+    verify_otp: verifyOtp,
+    referral_program: referralProgram,
+    not_found: notFound,
+  } = handlers;
   const counter = new RoundTripCounter();
   counter.attach(app.table.client);
   const company = await createCompany(app.table, clock, 'Bench company');
@@ -79,7 +85,11 @@ export async function runScenarios(
   };
   const register = (phone: string, referralCode?: string) => ({ path: REGISTER, headers, body: registration(phone, referralCode) });
   const sendCode = (phone: string) => ({ path: LOGIN, headers, body: { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1 } });
-  const verify = (phone: string, otp: string) => ({ path: VERIFY, headers, body: { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1, otp } });
+  const verify = (phone: string, otp: string) => ({
+    path: VERIFY,
+    headers,
+    body: { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1, otp },
+  });
   const e164 = (phone: string) => toE164('+1', phone)!;
 
   // Registration: the non-hashing path 1,000 times at a bench-only scrypt cost, then a few
@@ -101,9 +111,20 @@ export async function runScenarios(
           referralCode: body.data.referral_code,
         }),
     });
-    await run({ ...base, outcome: 'new user, referred', expectStatus: 200, event: (index) => register(referredPhones[index]!, accounts[index % referrers]!.referralCode) });
+    await run({
+      ...base,
+      outcome: 'new user, referred',
+      expectStatus: 200,
+      event: (index) => register(referredPhones[index]!, accounts[index % referrers]!.referralCode),
+    });
     await run({ ...base, outcome: 'duplicate phone', expectStatus: 409, event: (index) => register(phones[index]!) });
-    await run({ ...base, hashing: 'none', outcome: 'unknown referral code', expectStatus: 400, event: (index) => register(strangerPhones[index]!, 'UUUUUUUU') });
+    await run({
+      ...base,
+      hashing: 'none',
+      outcome: 'unknown referral code',
+      expectStatus: 400,
+      event: (index) => register(strangerPhones[index]!, 'UUUUUUUU'),
+    });
   } finally {
     useBenchOnlyScrypt(false);
   }
@@ -135,7 +156,12 @@ export async function runScenarios(
     const check = { endpoint: 'verify_otp', functionName: 'verifyOtp', handler: verifyOtp, calls };
     await run({ ...check, outcome: 'wrong code', expectStatus: 400, event: (index) => verify(phones[index]!, wrong(phones[index]!)) });
     await run({ ...check, outcome: 'right login code', expectStatus: 200, event: (index) => verify(phones[index]!, code(phones[index]!)) });
-    await run({ ...check, outcome: 'code already used', expectStatus: 400, event: (index) => verify(phones[index]!, code(phones[index]!)) });
+    await run({
+      ...check,
+      outcome: 'code already used',
+      expectStatus: 400,
+      event: (index) => verify(phones[index]!, code(phones[index]!)),
+    });
   } finally {
     clock.reset();
   }
@@ -145,7 +171,12 @@ export async function runScenarios(
   const cursors: string[] = [];
   const list = { endpoint: 'referral_program', functionName: 'referralProgram', handler: referralProgram, calls };
   const reader = (index: number) => accounts[index % referrers]!;
-  const listing = (account: Account, query: Record<string, string>) => ({ method: 'GET', path: REFERRALS, headers: { ...headers, Authorization: account.authorization }, query });
+  const listing = (account: Account, query: Record<string, string>) => ({
+    method: 'GET',
+    path: REFERRALS,
+    headers: { ...headers, Authorization: account.authorization },
+    query,
+  });
   await run({
     ...list,
     outcome: 'own list, first page',
@@ -153,7 +184,12 @@ export async function runScenarios(
     event: (index) => listing(reader(index), { limit: '1' }),
     onAnswer: (index, { body }) => (cursors[index] = body.data.next_cursor),
   });
-  await run({ ...list, outcome: 'own list, next page', expectStatus: 200, event: (index) => listing(reader(index), { limit: '1', cursor: cursors[index]! }) });
+  await run({
+    ...list,
+    outcome: 'own list, next page',
+    expectStatus: 200,
+    event: (index) => listing(reader(index), { limit: '1', cursor: cursors[index]! }),
+  });
   await run({
     ...list,
     outcome: "another user's list (403)",

@@ -76,7 +76,9 @@ export async function runScenario(spec: ScenarioSpec, counter: RoundTripCounter)
     usages.push(counter.take());
     const answer: Answer = { status: result.statusCode ?? 0, body: JSON.parse(result.body ?? 'null') };
     if (answer.status !== spec.expectStatus) {
-      throw new Error(`${spec.endpoint} / ${spec.outcome}: call ${index} answered ${answer.status}, expected ${spec.expectStatus}: ${result.body}`);
+      throw new Error(
+        `${spec.endpoint} / ${spec.outcome}: call ${index} answered ${answer.status}, expected ${spec.expectStatus}: ${result.body}`,
+      );
     }
     spec.onAnswer?.(index, answer);
   }
@@ -101,7 +103,6 @@ export async function runScenario(spec: ScenarioSpec, counter: RoundTripCounter)
     writeUnits: round(mean(usages.map((usage) => usage.writeUnits)), 3),
     estimatedFailedWriteUnits: round(mean(usages.map((usage) => usage.estimatedFailedWriteUnits)), 3),
     minimum,
-    matchesMinimum:
-      requests.every((count) => count === minimum.requests) && sequential.every((count) => count === minimum.sequential),
+    matchesMinimum: requests.every((count) => count === minimum.requests) && sequential.every((count) => count === minimum.sequential),
   };
 }

@@ -92,7 +92,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks);
-      const operation = String(request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      const operation =
+        String(request.headers['x-amz-target'] ?? '')
+          .split('.')
+          .pop() ?? '';
       const mode = proxy.rule({ operation, body: body.toString('utf8') });
       proxy.seen.push({ operation, body: body.toString('utf8'), mode, at: performance.now() });
       switch (mode) {

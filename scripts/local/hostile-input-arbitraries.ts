@@ -54,18 +54,64 @@ const MAX_BODY_BYTES = 16 * 1024;
 export const UNKNOWN_REFERRAL_CODE = 'NOSUCHCODE';
 
 const UNICODE_EDGE_CASES = [
-  '\u0000', '\uD800', '\uDFFF', 'a\uD83D', '\uFEFF', '\u200B', '\u202E', 'e\u0301', '\u{1F469}\u200D\u{1F469}\u200D\u{1F467}',
-  '１２３４', '٠١٢٣٤٥', '\u00A0', '\r\n', '\t', 'İ', 'ß', '\u2028', '\uFFFF', '𝟘𝟙𝟚𝟛', 'Ω'.repeat(101),
+  '\u0000',
+  '\uD800',
+  '\uDFFF',
+  'a\uD83D',
+  '\uFEFF',
+  '\u200B',
+  '\u202E',
+  'e\u0301',
+  '\u{1F469}\u200D\u{1F469}\u200D\u{1F467}',
+  '１２３４',
+  '٠١٢٣٤٥',
+  '\u00A0',
+  '\r\n',
+  '\t',
+  'İ',
+  'ß',
+  '\u2028',
+  '\uFFFF',
+  '𝟘𝟙𝟚𝟛',
+  'Ω'.repeat(101),
 ];
 const INJECTION_STRINGS = [
+  "' OR '1'='1",
+  '{"$ne":null}',
+  '#',
+  'C#',
+  '#USER#',
+  ':pk',
+  'attribute_exists(pk)',
+  'pk = :pk OR :x',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4j lookup string, sent as it is on purpose.
-  "' OR '1'='1", '{"$ne":null}', '#', 'C#', '#USER#', ':pk', 'attribute_exists(pk)', 'pk = :pk OR :x', '${jndi:ldap://x}',
-  '<script>alert(1)</script>', '../../etc/passwd', '%00', 'NOTIF#', '__proto__', 'constructor', 'Token', '\\u0000', 'null', 'undefined',
+  '${jndi:ldap://x}',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '%00',
+  'NOTIF#',
+  '__proto__',
+  'constructor',
+  'Token',
+  '\\u0000',
+  'null',
+  'undefined',
 ];
 const NUMBER_LIKE_STRINGS = ['1', '2', '3', '0', '-1', '1e3', '0x1F', '1.5', 'NaN', 'Infinity', ' 2 ', '+1', '１', '2025550143'];
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
 /** Keys naming stored attributes or privileges a client must never set. */
-const PRIVILEGED_KEYS = ['pk', 'sk', 'company_id', 'user_id', 'password_hash', 'login_pin_hash', 'referral_count', 'referred_by', 'is_admin', 'expires_at'];
+const PRIVILEGED_KEYS = [
+  'pk',
+  'sk',
+  'company_id',
+  'user_id',
+  'password_hash',
+  'login_pin_hash',
+  'referral_count',
+  'referred_by',
+  'is_admin',
+  'expires_at',
+];
 
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('', ' ', ...UNICODE_EDGE_CASES, ...INJECTION_STRINGS, ...NUMBER_LIKE_STRINGS) },
@@ -118,8 +164,17 @@ export function jsonObject(entries: [string, unknown][]): RawJson {
 /** Values close to right for one field: the right type with a wrong value, or the reverse. */
 const NEAR_MISSES: Record<string, unknown[]> = {
   dial_code: ['1', '+', '+12345', 1, '+1 ', '＋1', '+0', '+999'],
-  phone_number: [2025550143, '+12025550143', '202555014', '2'.repeat(25), '202-555-01a3', '２０２５５５０１４３', '(202) 555 0143', '5555555555'],
-  user_type: ['1', '2', 0, 3, -1, 1.5, 2e0, true],
+  phone_number: [
+    2025550143,
+    '+12025550143',
+    '202555014',
+    '2'.repeat(25),
+    '202-555-01a3',
+    '２０２５５５０１４３',
+    '(202) 555 0143',
+    '5555555555',
+  ],
+  user_type: ['1', '2', 0, 3, -1, 1.5, 2, true],
   otp_type: ['1', 0, 5, 2.5, [1], { value: 1 }],
   otp: [123456, '12345', '1234567', '١٢٣٤٥٦', ' 123456', '000000', '12345a'],
   first_name: ['', ' ', 'x'.repeat(101), 42, ['Ada']],
@@ -155,8 +210,7 @@ type Mutation =
 
 function mutation(fields: string[]): fc.Arbitrary<Mutation> {
   const field = fc.constantFrom(...fields);
-  const valueFor = (name: string) =>
-    NEAR_MISSES[name] ? fc.oneof(hostileValue, fc.constantFrom(...NEAR_MISSES[name]!)) : hostileValue;
+  const valueFor = (name: string) => (NEAR_MISSES[name] ? fc.oneof(hostileValue, fc.constantFrom(...NEAR_MISSES[name]!)) : hostileValue);
   return fc.oneof(
     field.map((name): Mutation => ({ kind: 'drop', field: name })),
     field.chain((name) => valueFor(name).map((value): Mutation => ({ kind: 'set', field: name, value }))),
@@ -211,9 +265,30 @@ function brokenBody(validText: fc.Arbitrary<string>): fc.Arbitrary<string | unde
 
 const FIELDS: Record<Exclude<EndpointName, 'not_found'>, string[]> = {
   user_register: [
-    'dial_code', 'phone_number', 'user_type', 'first_name', 'last_name', 'account_number_prefix', 'password', 'email', 'login_pin',
-    'transaction_pin', 'status_id', 'birth_date', 'image', 'kyc_status', 'country_id', 'kyc_process_status', 'location_point',
-    'location_poin', 'device_type', 'device_id', 'parent_user_id', 'device_unique_id', 'referral_code', 'cretaed_by',
+    'dial_code',
+    'phone_number',
+    'user_type',
+    'first_name',
+    'last_name',
+    'account_number_prefix',
+    'password',
+    'email',
+    'login_pin',
+    'transaction_pin',
+    'status_id',
+    'birth_date',
+    'image',
+    'kyc_status',
+    'country_id',
+    'kyc_process_status',
+    'location_point',
+    'location_poin',
+    'device_type',
+    'device_id',
+    'parent_user_id',
+    'device_unique_id',
+    'referral_code',
+    'cretaed_by',
   ],
   login_phone: ['dial_code', 'phone_number', 'user_type', 'otp_type'],
   verify_otp: ['dial_code', 'phone_number', 'user_type', 'otp_type', 'otp'],
@@ -254,7 +329,8 @@ function codeTargetBase(fixture: HostileFixture, withOtp: boolean): fc.Arbitrary
  */
 const keepsUnknownReferralCode = (mutations: Mutation[]) =>
   mutations.every(
-    (change) => change.kind === 'add' || change.field !== 'referral_code' || (change.kind !== 'drop' && change.value !== '' && change.value !== null),
+    (change) =>
+      change.kind === 'add' || change.field !== 'referral_code' || (change.kind !== 'drop' && change.value !== '' && change.value !== null),
   );
 
 function bodyFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<string | undefined> {
@@ -283,9 +359,15 @@ function queryFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary
     fc.constantFrom(...fixture.cursors).map((cursor) => `${cursor.slice(0, -2)}AA`),
     fc.constantFrom(...fixture.cursors).map((cursor) => cursor.split('.').reverse().join('.')),
   );
-  const key = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('user_id', 'limit', 'cursor') }, fc.constantFrom(...PROTO_KEYS), hostileString);
+  const key = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('user_id', 'limit', 'cursor') },
+    fc.constantFrom(...PROTO_KEYS),
+    hostileString,
+  );
   const query = fc.array(fc.tuple(key, value), { maxLength: 4 }).map((entries) => Object.fromEntries(entries));
-  return endpoint === 'referral_program' ? fc.oneof(query, fc.constant(undefined)) : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, query);
+  return endpoint === 'referral_program'
+    ? fc.oneof(query, fc.constant(undefined))
+    : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, query);
 }
 
 function headersFor(fixture: HostileFixture): fc.Arbitrary<Record<string, string>> {
@@ -320,14 +402,27 @@ function headersFor(fixture: HostileFixture): fc.Arbitrary<Record<string, string
     { weight: 12, arbitrary: fc.constant('application/json') },
     fc.constant(undefined),
     fc.constantFrom(
-      'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-8',
-      'APPLICATION/JSON', 'application/vnd.api+json', 'application/jsonx', 'json', '', 'application/json;', 'application/xml',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/vnd.api+json',
+      'application/jsonx',
+      'json',
+      '',
+      'application/json;',
+      'application/xml',
     ),
     hostileString,
   );
-  const extras = fc.dictionary(fc.oneof(fc.constantFrom(...PROTO_KEYS, 'content-length', 'x-forwarded-for', 'host'), hostileString), hostileString, {
-    maxKeys: 3,
-  });
+  const extras = fc.dictionary(
+    fc.oneof(fc.constantFrom(...PROTO_KEYS, 'content-length', 'x-forwarded-for', 'host'), hostileString),
+    hostileString,
+    {
+      maxKeys: 3,
+    },
+  );
   return fc
     .record({
       companyIdName: fc.constantFrom('CompanyID', 'companyid', 'COMPANYID', 'companyId'),
@@ -395,23 +490,26 @@ export function acceptedRegistration(newPhoneNumber: () => string): fc.Arbitrary
     minLength: 1,
     maxLength: 6,
   });
-  return fc.tuple(name, name, extras).map(([first, last, extra]) => {
-    const phone = newPhoneNumber();
-    const body: [string, unknown][] = [
-      ['dial_code', '+1'],
-      ['phone_number', phone],
-      ['user_type', 2],
-      ['first_name', first],
-      ['last_name', last],
-      ['password', 'correct horse battery'],
-      ['login_pin', '2580'],
-      ['transaction_pin', '1397'],
-      ['email', `ada.${phone}@example.com`],
-      ...extra.filter(([key]) => key !== 'kyc_status' && key !== 'status_id'),
-      // A self-registration may send these; they are forced to pending and active whatever they say.
-      ...(extra.some(([key]) => key === 'kyc_status') ? ([['kyc_status', 2]] as [string, unknown][]) : []),
-      ...(extra.some(([key]) => key === 'status_id') ? ([['status_id', 7]] as [string, unknown][]) : []),
-    ];
-    return jsonObject(body).text;
-  }).filter((body) => Buffer.byteLength(body, 'utf8') <= MAX_BODY_BYTES);
+  return fc
+    .tuple(name, name, extras)
+    .map(([first, last, extra]) => {
+      const phone = newPhoneNumber();
+      const body: [string, unknown][] = [
+        ['dial_code', '+1'],
+        ['phone_number', phone],
+        ['user_type', 2],
+        ['first_name', first],
+        ['last_name', last],
+        ['password', 'correct horse battery'],
+        ['login_pin', '2580'],
+        ['transaction_pin', '1397'],
+        ['email', `ada.${phone}@example.com`],
+        ...extra.filter(([key]) => key !== 'kyc_status' && key !== 'status_id'),
+        // A self-registration may send these; they are forced to pending and active whatever they say.
+        ...(extra.some(([key]) => key === 'kyc_status') ? ([['kyc_status', 2]] as [string, unknown][]) : []),
+        ...(extra.some(([key]) => key === 'status_id') ? ([['status_id', 7]] as [string, unknown][]) : []),
+      ];
+      return jsonObject(body).text;
+    })
+    .filter((body) => Buffer.byteLength(body, 'utf8') <= MAX_BODY_BYTES);
 }

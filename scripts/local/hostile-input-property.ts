@@ -37,7 +37,8 @@ const DOCUMENTED = new Map<number, number>(
     .map(({ code, status }) => [code, status]),
 );
 
-const prototypeShape = () => [Object.prototype, Array.prototype, Function.prototype].map((proto) => Object.getOwnPropertyNames(proto).sort().join()).join('|');
+const prototypeShape = () =>
+  [Object.prototype, Array.prototype, Function.prototype].map((proto) => Object.getOwnPropertyNames(proto).sort().join()).join('|');
 
 export interface HostileSetup {
   service: InProcessService;
@@ -51,7 +52,11 @@ export interface HostileSetup {
 /** Two companies with a customer each, an employee, a live login code and signed cursors. */
 export async function setUpHostileFixture(service: InProcessService): Promise<HostileSetup> {
   const [company, other] = await Promise.all([newCompany(service), newCompany(service)]);
-  const [customer, employee, outsider] = await Promise.all([signUp(service, company), newEmployee(service, company), signUp(service, other)]);
+  const [customer, employee, outsider] = await Promise.all([
+    signUp(service, company),
+    newEmployee(service, company),
+    signUp(service, other),
+  ]);
   const phoneOf = (account: Account) => String(account.registration.phone_number);
   // A live login code, so wrong guesses meet a real code (and count tries on it).
   const sent = await invoke(service.handlers.login_phone, {
@@ -110,7 +115,12 @@ function describeRequest(request: HostileRequest): string {
 }
 
 /** Checks one answer against the contract; returns what is wrong with it. */
-function answerProblems(request: HostileRequest, result: APIGatewayProxyStructuredResultV2, setup: HostileSetup, mayRegister: boolean): string[] {
+function answerProblems(
+  request: HostileRequest,
+  result: APIGatewayProxyStructuredResultV2,
+  setup: HostileSetup,
+  mayRegister: boolean,
+): string[] {
   const problems: string[] = [];
   const status = result.statusCode ?? 0;
   let body: any;
@@ -143,7 +153,8 @@ function answerProblems(request: HostileRequest, result: APIGatewayProxyStructur
       const wellFormed =
         Array.isArray(body.data.errors) &&
         body.data.errors.every(
-          (error: any) => error.code === code && typeof error.field === 'string' && typeof error.detail === 'string' && Object.keys(error).length === 3,
+          (error: any) =>
+            error.code === code && typeof error.field === 'string' && typeof error.detail === 'string' && Object.keys(error).length === 3,
         );
       if (!wellFormed) problems.push(`malformed data.errors: ${JSON.stringify(body.data.errors)}`);
     }
@@ -163,13 +174,7 @@ function answerProblems(request: HostileRequest, result: APIGatewayProxyStructur
 }
 
 /** The code the chain must answer, as far as the request alone decides it. */
-function precedenceProblems(
-  request: HostileRequest,
-  status: number,
-  code: number,
-  body: any,
-  setup: HostileSetup,
-): string[] {
+function precedenceProblems(request: HostileRequest, status: number, code: number, body: any, setup: HostileSetup): string[] {
   const knownCompanies = [setup.company.company_id, setup.other.company_id];
   if (request.endpoint === 'not_found') return status === 404 && code === 6 ? [] : [`unknown route answered ${status}/${code}`];
   const companyId = effectiveCompanyId(request.headers);
@@ -244,11 +249,20 @@ export async function hostileChecker(setup: HostileSetup): Promise<HostileChecke
       const items = await scan();
       const now = snapshotOf(items);
       if (answer.success !== 1) problems.push(...refusalChangeProblems(request, code ?? 0, diffSnapshots(stored, now)));
-      for (const company of knownCompanies) problems.push(...identityProblems(items.filter((item) => item.pk.startsWith(`C#${company}`)), company));
+      for (const company of knownCompanies)
+        problems.push(
+          ...identityProblems(
+            items.filter((item) => item.pk.startsWith(`C#${company}`)),
+            company,
+          ),
+        );
       stored = now;
       if (prototypeShape() !== prototypes) problems.push('a built-in prototype changed');
 
-      if (problems.length) throw new Error(`${problems.join('\n')}\nrequest: ${describeRequest(request)}\nanswer: ${result.statusCode} ${result.body?.slice(0, 500)}`);
+      if (problems.length)
+        throw new Error(
+          `${problems.join('\n')}\nrequest: ${describeRequest(request)}\nanswer: ${result.statusCode} ${result.body?.slice(0, 500)}`,
+        );
     },
   };
 }

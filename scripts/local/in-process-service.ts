@@ -13,7 +13,7 @@ import type { Config } from '../../lib/config.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import type { SendText } from '../../lib/sms/sms-sender.js';
 import { toE164 } from '../../lib/users/phone-number.js';
-import { userRegister, operatorPrincipal } from '../../lib/users/user-register.js';
+import { operatorPrincipal, userRegister } from '../../lib/users/user-register.js';
 import { userRegisterBody } from '../../lib/users/user-register-input.js';
 import { parseInput } from '../../lib/validation.js';
 import { AdjustableClock } from './adjustable-clock.js';

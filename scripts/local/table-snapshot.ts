@@ -1,4 +1,4 @@
-import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { companyPrefix, emailClaimKey, phoneClaimKey, referralCodeKey, userKey } from '../../lib/store/keys.js';
 
 // Reads a table the way a test or script checks it: every item (of one company), as stored.
@@ -86,7 +86,8 @@ export function identityProblems(items: StoredItem[], companyId: string): string
   for (const user of users) {
     const id = user.user_id as string;
     if (find(phoneClaimKey(companyId, user.phone_e164, user.user_type))?.user_id !== id) problems.push(`user ${id} lacks its phone claim`);
-    if (user.email && find(emailClaimKey(companyId, user.email, user.user_type))?.user_id !== id) problems.push(`user ${id} lacks its email claim`);
+    if (user.email && find(emailClaimKey(companyId, user.email, user.user_type))?.user_id !== id)
+      problems.push(`user ${id} lacks its email claim`);
     if (find(referralCodeKey(companyId, user.referral_code))?.user_id !== id) problems.push(`user ${id} lacks its referral code claim`);
     const notifications = items.filter((item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith('NOTIF#'));
     if ((user.referral_count ?? 0) !== notifications.length) {

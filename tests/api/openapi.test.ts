@@ -36,7 +36,12 @@ describe('docs/openapi.json', () => {
   });
 
   it('states the limits the configuration sets, not fixed numbers', () => {
-    const settings = readConfig({ OTP_TTL_SECONDS: '120', OTP_SENDS_PER_PHONE_PER_HOUR: '3', TOKEN_TTL_SECONDS: '86400', MAX_BODY_BYTES: '8192' });
+    const settings = readConfig({
+      OTP_TTL_SECONDS: '120',
+      OTP_SENDS_PER_PHONE_PER_HOUR: '3',
+      TOKEN_TTL_SECONDS: '86400',
+      MAX_BODY_BYTES: '8192',
+    });
     const configured = openApiDocument(settings) as any;
     expect(configured.paths['/wallet/v3/auth/login_phone'].post.description).toContain('valid 2 minutes');
     expect(configured.paths['/wallet/v3/auth/login_phone'].post.description).toContain('3 per hour');

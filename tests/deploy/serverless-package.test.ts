@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { endpoints } from '../../lib/api/endpoints.js';
-import { tableDefinition, TTL_ATTRIBUTE } from '../../lib/store/table-definition.js';
+import { TTL_ATTRIBUTE, tableDefinition } from '../../lib/store/table-definition.js';
 
 const root = resolve(import.meta.dirname, '../..');
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
@@ -16,10 +16,14 @@ let outDir: string;
 beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'wallet-package-'));
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
-  await promisify(execFile)(process.execPath, ['node_modules/serverless/bin/serverless.js', 'package', '--stage', 'ci', '--package', outDir], {
-    cwd: root,
-    env: { ...env, HOME: mkdtempSync(join(tmpdir(), 'wallet-home-')), ESBUILD_WORK_FOLDER: '.esbuild-test-package' },
-  });
+  await promisify(execFile)(
+    process.execPath,
+    ['node_modules/serverless/bin/serverless.js', 'package', '--stage', 'ci', '--package', outDir],
+    {
+      cwd: root,
+      env: { ...env, HOME: mkdtempSync(join(tmpdir(), 'wallet-home-')), ESBUILD_WORK_FOLDER: '.esbuild-test-package' },
+    },
+  );
   rmSync(join(root, '.esbuild-test-package'), { recursive: true, force: true });
   const template = JSON.parse(readFileSync(join(outDir, 'cloudformation-template-update-stack.json'), 'utf8'));
   resources = template.Resources;
@@ -49,7 +53,9 @@ describe('the packaged CloudFormation', () => {
   });
 
   it('routes exactly the documented operations and a catch-all on an HTTP API', () => {
-    const routes = ofType('AWS::ApiGatewayV2::Route').map((route) => route.Properties.RouteKey).sort();
+    const routes = ofType('AWS::ApiGatewayV2::Route')
+      .map((route) => route.Properties.RouteKey)
+      .sort();
     const documented = endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path}`);
     expect(routes).toEqual(['$default', ...documented].sort());
   });
@@ -87,7 +93,9 @@ describe('the packaged CloudFormation', () => {
     ]);
     const sns = statements.filter((statement: any) => statement.Action.some((action: string) => action.startsWith('sns:')));
     expect(sns).toEqual([{ Effect: 'Allow', Action: ['sns:Publish'], NotResource: 'arn:aws:sns:*:*:*' }]);
-    expect(statements.some((statement: any) => statement.Resource === '*' && statement.Action.some((a: string) => !a.startsWith('logs:')))).toBe(false);
+    expect(
+      statements.some((statement: any) => statement.Resource === '*' && statement.Action.some((a: string) => !a.startsWith('logs:'))),
+    ).toBe(false);
   });
 
   it('bundles each function into one ESM file', () => {

@@ -4,8 +4,8 @@ import sparticuzChromium from '@sparticuz/chromium';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpoints } from '../../lib/api/endpoints.js';
-import { sampleRegistration } from '../helpers.js';
 import { useOfflineService } from '../e2e/offline-server.js';
+import { sampleRegistration } from '../helpers.js';
 
 // The docs page in a real headless Chromium, from the npm registry (@sparticuz/chromium), so a
 // machine with Node alone runs this test; CHROMIUM_PATH points at another Chromium instead.
@@ -17,7 +17,9 @@ import { useOfflineService } from '../e2e/offline-server.js';
  */
 async function chromiumFromNpm(): Promise<string> {
   const root = resolve(import.meta.dirname, '../..');
-  const { version } = JSON.parse(readFileSync(resolve(root, 'node_modules/@sparticuz/chromium/package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(resolve(root, 'node_modules/@sparticuz/chromium/package.json'), 'utf8')) as {
+    version: string;
+  };
   const folder = resolve(root, '.chromium', version);
   mkdirSync(folder, { recursive: true });
   const systemTemporary = process.env.TMPDIR;
@@ -38,7 +40,15 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath,
     args: process.env.CHROMIUM_PATH
-      ? ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+      ? [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ]
       : sparticuzChromium.args,
   });
 }, 120_000);

@@ -40,7 +40,13 @@ describe('a request that runs out of time over HTTP', () => {
     expect(response.status, text).toBe(503);
     expect(body).toEqual({ success: 0, error: [16], data: { message: 'SERVICE_UNAVAILABLE' } });
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
-    expectDocumented({ method: 'GET', path: '/wallet/v3/reward_promotion/referral_program', status: response.status, headers: response.headers, body });
+    expectDocumented({
+      method: 'GET',
+      path: '/wallet/v3/reward_promotion/referral_program',
+      status: response.status,
+      headers: response.headers,
+      body,
+    });
     // The function's timeout is 10 s; the service answers 1 s (DEADLINE_MARGIN_MS) before it.
     expect(elapsed).toBeGreaterThan(8_000);
     expect(elapsed).toBeLessThan(10_000);

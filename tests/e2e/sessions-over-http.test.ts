@@ -58,7 +58,10 @@ describe('the referral list over HTTP through serverless-offline', () => {
     const a = await post('/wallet/v3/auth/user_register', sampleRegistration());
     const auth = { Authorization: `Token ${a.body.data.token.token}` };
     for (const firstName of ['Bea', 'Cal']) {
-      const referred = await post('/wallet/v3/auth/user_register', sampleRegistration({ first_name: firstName, referral_code: a.body.data.referral_code }));
+      const referred = await post(
+        '/wallet/v3/auth/user_register',
+        sampleRegistration({ first_name: firstName, referral_code: a.body.data.referral_code }),
+      );
       expect(referred.status).toBe(200);
     }
     const all = await get('/wallet/v3/reward_promotion/referral_program', auth);
@@ -70,7 +73,10 @@ describe('the referral list over HTTP through serverless-offline', () => {
     ]);
 
     const first = await get('/wallet/v3/reward_promotion/referral_program?limit=1', auth);
-    const second = await get(`/wallet/v3/reward_promotion/referral_program?limit=1&cursor=${encodeURIComponent(first.body.data.next_cursor)}`, auth);
+    const second = await get(
+      `/wallet/v3/reward_promotion/referral_program?limit=1&cursor=${encodeURIComponent(first.body.data.next_cursor)}`,
+      auth,
+    );
     expect([...first.body.data.notification, ...second.body.data.notification]).toEqual(all.body.data.notification);
     expect(second.body.data.next_cursor).toBeNull();
 

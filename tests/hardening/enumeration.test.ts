@@ -1,7 +1,7 @@
 // login_phone must not tell who has an account: a registered and an unregistered phone get the
 // same answers, limits included, and only the registered one is sent a code.
 import { describe, expect, it } from 'vitest';
-import { invoke, newCompany, outboxMessages, randomPhoneNumber, signUp, type Answer, testService } from '../helpers.js';
+import { type Answer, invoke, newCompany, outboxMessages, randomPhoneNumber, signUp, testService } from '../helpers.js';
 
 const service = testService();
 const loginPhone = service.handlers.login_phone;

@@ -206,7 +206,9 @@ describe('registration under faults', () => {
     const users = items.filter((item) => item.sk === 'PROFILE' && item.phone_e164 === `+1${String(body.phone_number)}`);
     expect(users).toHaveLength(1);
     expect(users[0]!.user_id).toBe(answer.body.data.user_id);
-    expect(await getItem(phoneClaimKey(company.company_id, `+1${String(body.phone_number)}`, 2))).toMatchObject({ user_id: users[0]!.user_id });
+    expect(await getItem(phoneClaimKey(company.company_id, `+1${String(body.phone_number)}`, 2))).toMatchObject({
+      user_id: users[0]!.user_id,
+    });
     expect(await getItem(emailClaimKey(company.company_id, String(body.email), 2))).toMatchObject({ user_id: users[0]!.user_id });
   });
 });
@@ -221,10 +223,16 @@ describe('sending a code under faults', () => {
 
   async function expectNothingCounted(companyId: string, e164: string): Promise<void> {
     const items = await companyItems(companyId);
-    expect(items.find((item) => item.pk === phoneSendLimitKey(companyId, e164).pk), 'phone counter').toBeUndefined();
+    expect(
+      items.find((item) => item.pk === phoneSendLimitKey(companyId, e164).pk),
+      'phone counter',
+    ).toBeUndefined();
     const hour = items.find((item) => item.pk === companySendLimitKey(companyId, 0).pk);
     expect(hour?.sent ?? 0, 'company counter').toBe(0);
-    expect(items.filter((item) => item.sk === 'OTP'), 'stored codes').toEqual([]);
+    expect(
+      items.filter((item) => item.sk === 'OTP'),
+      'stored codes',
+    ).toEqual([]);
   }
 
   it('the company count failing gives the phone count back: 503, no SMS, no code, nothing counted', async () => {

@@ -6,7 +6,13 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { getUser } from '../../lib/store/user-store.js';
 import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
-import { acceptedRegistration, type EndpointName, hostileRequest, PATHS, registrationRequest } from '../../scripts/local/hostile-input-arbitraries.js';
+import {
+  acceptedRegistration,
+  type EndpointName,
+  hostileRequest,
+  PATHS,
+  registrationRequest,
+} from '../../scripts/local/hostile-input-arbitraries.js';
 import { type HostileChecker, hostileChecker, setUpHostileFixture } from '../../scripts/local/hostile-input-property.js';
 import { randomPhoneNumber, testService } from '../helpers.js';
 
@@ -47,30 +53,65 @@ describe('hostile input: generated headers, query strings and bodies', () => {
 
 // Every attribute a stored user may have: anything else came from a client and must not be there.
 const USER_ATTRIBUTES = new Set([
-  'pk', 'sk', 'user_id', 'company_id', 'user_type', 'dial_code', 'phone_number', 'phone_e164', 'first_name', 'last_name', 'email',
-  'account_number_prefix', 'password_hash', 'login_pin_hash', 'transaction_pin_hash', 'status_id', 'birth_date', 'image', 'kyc_status',
-  'country_id', 'kyc_process_status', 'location_point', 'device_type', 'device_id', 'device_unique_id', 'parent_user_id', 'referred_by',
-  'referral_code', 'referral_count', 'cretaed_by', 'created_at', 'updated_at',
+  'pk',
+  'sk',
+  'user_id',
+  'company_id',
+  'user_type',
+  'dial_code',
+  'phone_number',
+  'phone_e164',
+  'first_name',
+  'last_name',
+  'email',
+  'account_number_prefix',
+  'password_hash',
+  'login_pin_hash',
+  'transaction_pin_hash',
+  'status_id',
+  'birth_date',
+  'image',
+  'kyc_status',
+  'country_id',
+  'kyc_process_status',
+  'location_point',
+  'device_type',
+  'device_id',
+  'device_unique_id',
+  'parent_user_id',
+  'referred_by',
+  'referral_code',
+  'referral_count',
+  'cretaed_by',
+  'created_at',
+  'updated_at',
 ]);
 
 describe('hostile extras on valid registrations', () => {
   it('registers, stores no unknown field, lets no client set a privilege, and pollutes no prototype', async () => {
     await fc.assert(
-      fc.asyncProperty(acceptedRegistration(() => randomPhoneNumber()), async (body) => {
-        const request = registrationRequest(checker.setup.company.company_id, body);
-        await checker.check(request, { mayRegister: true });
-        const registered = checker.counts.user_register['200'] ?? 0;
-        expect(registered).toBeGreaterThan(0);
-        const phone = JSON.parse(body).phone_number as string;
-        const { Items } = await service.app.table.client.send(
-          new ScanCommand({ TableName: service.app.table.name, FilterExpression: 'phone_e164 = :phone', ExpressionAttributeValues: { ':phone': `+1${phone}` } }),
-        );
-        expect(Items).toHaveLength(1);
-        const user = (await getUser(service.app.table, checker.setup.company.company_id, Items![0]!.user_id))!;
-        expect(Object.keys(user).filter((key) => !USER_ATTRIBUTES.has(key))).toEqual([]);
-        expect(user).toMatchObject({ kyc_status: 1, status_id: 1, kyc_process_status: 1, referral_count: 0, cretaed_by: user.user_id });
-        expect(user.company_id).toBe(checker.setup.company.company_id);
-      }),
+      fc.asyncProperty(
+        acceptedRegistration(() => randomPhoneNumber()),
+        async (body) => {
+          const request = registrationRequest(checker.setup.company.company_id, body);
+          await checker.check(request, { mayRegister: true });
+          const registered = checker.counts.user_register['200'] ?? 0;
+          expect(registered).toBeGreaterThan(0);
+          const phone = JSON.parse(body).phone_number as string;
+          const { Items } = await service.app.table.client.send(
+            new ScanCommand({
+              TableName: service.app.table.name,
+              FilterExpression: 'phone_e164 = :phone',
+              ExpressionAttributeValues: { ':phone': `+1${phone}` },
+            }),
+          );
+          expect(Items).toHaveLength(1);
+          const user = (await getUser(service.app.table, checker.setup.company.company_id, Items![0]!.user_id))!;
+          expect(Object.keys(user).filter((key) => !USER_ATTRIBUTES.has(key))).toEqual([]);
+          expect(user).toMatchObject({ kyc_status: 1, status_id: 1, kyc_process_status: 1, referral_count: 0, cretaed_by: user.user_id });
+          expect(user.company_id).toBe(checker.setup.company.company_id);
+        },
+      ),
       // Each run hashes three secrets: no shrinking, which would repeat that for minutes.
       { numRuns: 4, endOnFailure: true },
     );

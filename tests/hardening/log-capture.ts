@@ -13,7 +13,8 @@ const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as co
 
 export function captureLogs(): LogCapture {
   const chunks: string[] = [];
-  const record = (value: unknown) => chunks.push(typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : String(value));
+  const record = (value: unknown) =>
+    chunks.push(typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : String(value));
   const streams = [process.stdout, process.stderr];
   const writes = streams.map((stream) => stream.write);
   streams.forEach((stream, index) => {

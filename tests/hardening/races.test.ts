@@ -6,7 +6,10 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey } from '../../lib/store/keys.js';
+import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
+import { identityProblems, type StoredItem, scanItems } from '../../scripts/local/table-snapshot.js';
 import {
+  type Answer,
   invoke,
   lastCodeSentTo,
   newCompany,
@@ -14,11 +17,8 @@ import {
   randomPhoneNumber,
   sampleRegistration,
   signUp,
-  type Answer,
   testService,
 } from '../helpers.js';
-import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
-import { identityProblems, scanItems, type StoredItem } from '../../scripts/local/table-snapshot.js';
 
 // A table of the file's own: the checks below scan it.
 const service = testService({}, { tableName: await createOwnTable(inject('dynamodbEndpoint'), 'wallet-auth-races') });
@@ -58,7 +58,11 @@ describe('concurrent registrations', () => {
     expect(find(items, emailClaimKey(company.company_id, email, 2))?.user_id).toBe(winner);
     const claimed = bodies.filter((body) => find(items, phoneClaimKey(company.company_id, `+1${String(body.phone_number)}`, 2)));
     expect(claimed).toHaveLength(1);
-    expect(usersIn(items).filter((user) => user.email === email).map((user) => user.user_id)).toEqual([winner]);
+    expect(
+      usersIn(items)
+        .filter((user) => user.email === email)
+        .map((user) => user.user_id),
+    ).toEqual([winner]);
     expect(identityProblems(items, company.company_id)).toEqual([]);
   });
 
@@ -100,7 +104,9 @@ describe('concurrent verifications', () => {
     const tokensBefore = (await itemsOf(company)).filter((item) => item.sk === 'TOKEN' && item.user_id === account.userId);
 
     const answers = await Promise.all(
-      Array.from({ length: 12 }, () => invoke(verifyOtp, { path: '/v', headers: { CompanyID: company.company_id }, body: { ...target, otp: code } })),
+      Array.from({ length: 12 }, () =>
+        invoke(verifyOtp, { path: '/v', headers: { CompanyID: company.company_id }, body: { ...target, otp: code } }),
+      ),
     );
     expect(count(statuses(answers), 200)).toBe(1);
     expect(answers.filter((answer) => answer.status !== 200).map((answer) => answer.body.error)).toEqual(Array(11).fill([10]));
@@ -140,10 +146,14 @@ describe('concurrent sends', () => {
     service.clock.freeze(now);
     const hour = Math.floor(now / 3600);
     const ceiling = service.app.config.otp.sendsPerCompanyPerHour;
-    await service.app.table.client.send(new PutCommand({ TableName: service.app.table.name, Item: { ...companySendLimitKey(own.company_id, hour), sent: ceiling - 3 } }));
+    await service.app.table.client.send(
+      new PutCommand({ TableName: service.app.table.name, Item: { ...companySendLimitKey(own.company_id, hour), sent: ceiling - 3 } }),
+    );
 
     const phones = Array.from({ length: 10 }, () => randomPhoneNumber());
-    const answers = await Promise.all(phones.map((phone) => send(own, { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 })));
+    const answers = await Promise.all(
+      phones.map((phone) => send(own, { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 })),
+    );
     expect(count(statuses(answers), 200)).toBe(3);
     expect(count(statuses(answers), 429)).toBe(7);
 

@@ -50,7 +50,9 @@ describe('constant-time comparison of secrets', () => {
     const companyId = 'a'.repeat(32);
     const userId = 'b'.repeat(32);
     const cursor = await encodeCursor(keys, companyId, userId, 'NOTIF#000001795320000000#x');
-    expect(await comparedDuring(async () => expect(await decodeCursor(keys, companyId, userId, cursor)).toMatch(/^NOTIF#/))).toHaveLength(1);
+    expect(await comparedDuring(async () => expect(await decodeCursor(keys, companyId, userId, cursor)).toMatch(/^NOTIF#/))).toHaveLength(
+      1,
+    );
     const [version, key, signature] = cursor.split('.') as [string, string, string];
     const tampered = `${version}.${key}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
     expect(await comparedDuring(() => decodeCursor(keys, companyId, userId, tampered))).toHaveLength(1);

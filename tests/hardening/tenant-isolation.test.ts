@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { otpKey } from '../../lib/store/keys.js';
 import {
+  type Account,
+  type Answer,
   expectFailure,
   invoke,
   newCompany,
@@ -13,8 +15,6 @@ import {
   outboxMessages,
   sampleRegistration,
   signUp,
-  type Account,
-  type Answer,
   testService,
 } from '../helpers.js';
 
@@ -57,7 +57,12 @@ const secretsOfA = () => [
 ];
 
 const phoneOf = (account: Account) => String(account.registration.phone_number);
-const target = (account: Account, otpType: number) => ({ dial_code: '+1', phone_number: phoneOf(account), user_type: 2, otp_type: otpType });
+const target = (account: Account, otpType: number) => ({
+  dial_code: '+1',
+  phone_number: phoneOf(account),
+  user_type: 2,
+  otp_type: otpType,
+});
 const headers = (company: Company, account?: Account) => ({
   CompanyID: company.company_id,
   ...(account ? { Authorization: account.authorization } : {}),
@@ -65,7 +70,12 @@ const headers = (company: Company, account?: Account) => ({
 
 beforeAll(async () => {
   const [a, b] = await Promise.all([newCompany(service), newCompany(service)]);
-  const [customerA, employeeA, employeeB, customerB] = await Promise.all([signUp(service, a), newEmployee(service, a), newEmployee(service, b), signUp(service, b)]);
+  const [customerA, employeeA, employeeB, customerB] = await Promise.all([
+    signUp(service, a),
+    newEmployee(service, a),
+    newEmployee(service, b),
+    signUp(service, b),
+  ]);
   const referredA = await Promise.all([1, 2].map(() => signUp(service, a, { referral_code: customerA.referralCode })));
 
   const login = await invoke(loginPhone, { path: '/l', headers: headers(a), body: target(customerA, 1) });
@@ -114,36 +124,109 @@ const listUnder = (company: Company, account: Account, query: Record<string, str
 
 /** The matrix: A's credentials and references, each used with B's CompanyID. */
 const MATRIX: Row[] = [
-  { endpoint: 'user_register', what: "an employee of A's token registering an employee", status: 401, code: 4,
-    call: () => registerUnder(world.b, sampleRegistration({ user_type: 1 }), world.employeeA) },
-  { endpoint: 'user_register', what: "a customer of A's token on a customer registration", status: 401, code: 4,
-    call: () => registerUnder(world.b, sampleRegistration(), world.customerA) },
-  { endpoint: 'user_register', what: "A's referral code", status: 400, code: 8, field: 'referral_code',
-    call: () => registerUnder(world.b, sampleRegistration({ referral_code: world.customerA.referralCode })) },
-  { endpoint: 'user_register', what: "A's user id as parent_user_id", status: 400, code: 1, field: 'parent_user_id',
-    call: () => registerUnder(world.b, sampleRegistration({ parent_user_id: world.customerA.userId })) },
-  { endpoint: 'login_phone', what: "A's customer token for a top-up code (otp_type 3)", status: 401, code: 4,
-    call: () => sendUnder(world.b, target(world.customerA, 3), world.customerA) },
-  { endpoint: 'login_phone', what: "A's customer token for a KYC code (otp_type 4)", status: 401, code: 4,
-    call: () => sendUnder(world.b, target(world.customerA, 4), world.customerA) },
-  { endpoint: 'login_phone', what: "B's employee token for A's customer's phone (otp_type 3)", status: 403, code: 5,
-    call: () => sendUnder(world.b, target(world.customerA, 3), world.employeeB) },
-  { endpoint: 'verify_otp', what: "A's login code", status: 400, code: 10,
-    call: () => verifyUnder(world.b, { ...target(world.customerA, 1), otp: world.loginCodeA }) },
-  { endpoint: 'verify_otp', what: "A's top-up code with A's customer token", status: 401, code: 4,
-    call: () => verifyUnder(world.b, { ...target(world.customerA, 3), otp: world.topUpCodeA }, world.customerA) },
-  { endpoint: 'verify_otp', what: "A's top-up code with B's employee token", status: 403, code: 5,
-    call: () => verifyUnder(world.b, { ...target(world.customerA, 3), otp: world.topUpCodeA }, world.employeeB) },
-  { endpoint: 'referral_program', what: "A's customer token", status: 401, code: 4,
-    call: () => listUnder(world.b, world.customerA) },
-  { endpoint: 'referral_program', what: "A's employee token reading A's customer", status: 401, code: 4,
-    call: () => listUnder(world.b, world.employeeA, { user_id: world.customerA.userId }) },
-  { endpoint: 'referral_program', what: "A's user id, read by B's employee", status: 404, code: 6,
-    call: () => listUnder(world.b, world.employeeB, { user_id: world.customerA.userId }) },
-  { endpoint: 'referral_program', what: "A's cursor with A's user id, read by B's employee", status: 400, code: 1, field: 'cursor',
-    call: () => listUnder(world.b, world.employeeB, { user_id: world.customerA.userId, cursor: world.cursorA }) },
-  { endpoint: 'referral_program', what: "A's cursor on a B customer's own list", status: 400, code: 1, field: 'cursor',
-    call: () => listUnder(world.b, world.customerB, { cursor: world.cursorA }) },
+  {
+    endpoint: 'user_register',
+    what: "an employee of A's token registering an employee",
+    status: 401,
+    code: 4,
+    call: () => registerUnder(world.b, sampleRegistration({ user_type: 1 }), world.employeeA),
+  },
+  {
+    endpoint: 'user_register',
+    what: "a customer of A's token on a customer registration",
+    status: 401,
+    code: 4,
+    call: () => registerUnder(world.b, sampleRegistration(), world.customerA),
+  },
+  {
+    endpoint: 'user_register',
+    what: "A's referral code",
+    status: 400,
+    code: 8,
+    field: 'referral_code',
+    call: () => registerUnder(world.b, sampleRegistration({ referral_code: world.customerA.referralCode })),
+  },
+  {
+    endpoint: 'user_register',
+    what: "A's user id as parent_user_id",
+    status: 400,
+    code: 1,
+    field: 'parent_user_id',
+    call: () => registerUnder(world.b, sampleRegistration({ parent_user_id: world.customerA.userId })),
+  },
+  {
+    endpoint: 'login_phone',
+    what: "A's customer token for a top-up code (otp_type 3)",
+    status: 401,
+    code: 4,
+    call: () => sendUnder(world.b, target(world.customerA, 3), world.customerA),
+  },
+  {
+    endpoint: 'login_phone',
+    what: "A's customer token for a KYC code (otp_type 4)",
+    status: 401,
+    code: 4,
+    call: () => sendUnder(world.b, target(world.customerA, 4), world.customerA),
+  },
+  {
+    endpoint: 'login_phone',
+    what: "B's employee token for A's customer's phone (otp_type 3)",
+    status: 403,
+    code: 5,
+    call: () => sendUnder(world.b, target(world.customerA, 3), world.employeeB),
+  },
+  {
+    endpoint: 'verify_otp',
+    what: "A's login code",
+    status: 400,
+    code: 10,
+    call: () => verifyUnder(world.b, { ...target(world.customerA, 1), otp: world.loginCodeA }),
+  },
+  {
+    endpoint: 'verify_otp',
+    what: "A's top-up code with A's customer token",
+    status: 401,
+    code: 4,
+    call: () => verifyUnder(world.b, { ...target(world.customerA, 3), otp: world.topUpCodeA }, world.customerA),
+  },
+  {
+    endpoint: 'verify_otp',
+    what: "A's top-up code with B's employee token",
+    status: 403,
+    code: 5,
+    call: () => verifyUnder(world.b, { ...target(world.customerA, 3), otp: world.topUpCodeA }, world.employeeB),
+  },
+  { endpoint: 'referral_program', what: "A's customer token", status: 401, code: 4, call: () => listUnder(world.b, world.customerA) },
+  {
+    endpoint: 'referral_program',
+    what: "A's employee token reading A's customer",
+    status: 401,
+    code: 4,
+    call: () => listUnder(world.b, world.employeeA, { user_id: world.customerA.userId }),
+  },
+  {
+    endpoint: 'referral_program',
+    what: "A's user id, read by B's employee",
+    status: 404,
+    code: 6,
+    call: () => listUnder(world.b, world.employeeB, { user_id: world.customerA.userId }),
+  },
+  {
+    endpoint: 'referral_program',
+    what: "A's cursor with A's user id, read by B's employee",
+    status: 400,
+    code: 1,
+    field: 'cursor',
+    call: () => listUnder(world.b, world.employeeB, { user_id: world.customerA.userId, cursor: world.cursorA }),
+  },
+  {
+    endpoint: 'referral_program',
+    what: "A's cursor on a B customer's own list",
+    status: 400,
+    code: 1,
+    field: 'cursor',
+    call: () => listUnder(world.b, world.customerB, { cursor: world.cursorA }),
+  },
 ];
 
 function expectNothingOfA(answer: Answer): void {
@@ -166,7 +249,9 @@ describe("A's credentials and references under B's CompanyID", () => {
     expect(answer.status).toBe(200);
     expectNothingOfA(answer);
     expect(outboxMessages(service.app.config.sms.outboxFile, phone)).toHaveLength(before);
-    const { Item } = await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: otpKey(world.b.company_id, phone, 2, 1) }));
+    const { Item } = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: otpKey(world.b.company_id, phone, 2, 1) }),
+    );
     expect(Item).toBeUndefined();
   });
 
@@ -174,7 +259,10 @@ describe("A's credentials and references under B's CompanyID", () => {
     const own = await listUnder(world.b, world.employeeB, { user_id: world.customerB.userId });
     expect(own.status).toBe(200);
     expectNothingOfA(own);
-    const registered = await registerUnder(world.b, sampleRegistration({ phone_number: phoneOf(world.customerA), referral_code: world.customerB.referralCode }));
+    const registered = await registerUnder(
+      world.b,
+      sampleRegistration({ phone_number: phoneOf(world.customerA), referral_code: world.customerB.referralCode }),
+    );
     expect(registered.status).toBe(200);
     expectNothingOfA(registered);
   });
@@ -182,7 +270,9 @@ describe("A's credentials and references under B's CompanyID", () => {
   it("none of the refusals touched A's codes: both still work under A, untried", async () => {
     const phone = `+1${phoneOf(world.customerA)}`;
     for (const otpType of [1, 3]) {
-      const { Item } = await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: otpKey(world.a.company_id, phone, 2, otpType) }));
+      const { Item } = await service.app.table.client.send(
+        new GetCommand({ TableName: service.app.table.name, Key: otpKey(world.a.company_id, phone, 2, otpType) }),
+      );
       expect(Item).toMatchObject({ attempts: 0 });
     }
     const login = await verifyUnder(world.a, { ...target(world.customerA, 1), otp: world.loginCodeA });
@@ -193,7 +283,10 @@ describe("A's credentials and references under B's CompanyID", () => {
 
   it("A's list, read under A, shows only A's referrals", async () => {
     const answer = await listUnder(world.a, world.customerA, { limit: '100' });
-    expect(answer.body.data.notification.map((item: { user_id: string }) => item.user_id)).toEqual([world.customerA.userId, world.customerA.userId]);
+    expect(answer.body.data.notification.map((item: { user_id: string }) => item.user_id)).toEqual([
+      world.customerA.userId,
+      world.customerA.userId,
+    ]);
     expect(JSON.stringify(answer.body)).not.toContain(world.b.company_id);
     expect(JSON.stringify(answer.body)).not.toContain(world.customerB.userId);
   });

@@ -7,7 +7,16 @@ import { AppError } from '../../lib/errors.js';
 import { apiHandler } from '../../lib/http/api-handler.js';
 import { companyKey } from '../../lib/store/keys.js';
 import { startFaultProxy } from '../../scripts/local/fault-proxy.js';
-import { expectFailure, expectUnavailable, httpEvent, invoke, lambdaContext, newCompany, sampleRegistration, testService } from '../helpers.js';
+import {
+  expectFailure,
+  expectUnavailable,
+  httpEvent,
+  invoke,
+  lambdaContext,
+  newCompany,
+  sampleRegistration,
+  testService,
+} from '../helpers.js';
 
 const service = testService();
 const notFound = service.handlers.not_found;
@@ -140,7 +149,6 @@ describe('errors', () => {
     const guarded = apiHandler(service.app, bareEndpoint('required'), async () => ({ ok: true }));
     expectFailure(await invoke(guarded, { headers: { CompanyID: company.company_id } }), 401, 4);
   });
-
 });
 
 // The service's own client, configured as every function configures it, reaching DynamoDB
@@ -153,13 +161,21 @@ describe('the service’s own DynamoDB client, through the fault proxy', () => {
   it('out of reach: the company lookup fails and the answer is 503, code 16, with Retry-After, in the envelope', async () => {
     await proxy.setReachable(false);
     try {
-      const answer = await invoke(throughProxy.handlers.user_register, { path: PATH, headers: { CompanyID: company.company_id }, body: sampleRegistration() });
+      const answer = await invoke(throughProxy.handlers.user_register, {
+        path: PATH,
+        headers: { CompanyID: company.company_id },
+        body: sampleRegistration(),
+      });
       expectUnavailable(answer);
     } finally {
       await proxy.setReachable(true);
     }
     // The same service answers once the table is back.
-    const answer = await invoke(throughProxy.handlers.user_register, { path: PATH, headers: { CompanyID: company.company_id }, body: sampleRegistration() });
+    const answer = await invoke(throughProxy.handlers.user_register, {
+      path: PATH,
+      headers: { CompanyID: company.company_id },
+      body: sampleRegistration(),
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   });
 });

@@ -4,6 +4,7 @@ import type { Company } from '../../lib/companies/companies.js';
 import { companySendLimitKey, otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
 import { authenticate } from '../../lib/tokens/access-tokens.js';
 import {
+  type Answer,
   expectFailure,
   invoke,
   lastCodeSentTo,
@@ -11,7 +12,6 @@ import {
   outboxMessages,
   randomPhoneNumber,
   signUp,
-  type Answer,
   testService,
 } from '../helpers.js';
 
@@ -264,7 +264,7 @@ describe('purposes', () => {
 });
 
 describe('tenant isolation', () => {
-  it("does not accept under another company a code sent under one company", async () => {
+  it('does not accept under another company a code sent under one company', async () => {
     const other = await newCompany(service);
     const { login } = await registeredCustomer();
     await send(login);

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { userKey } from '../../lib/store/keys.js';
-import { expectFailure, invoke, newCompany, newEmployee, signUp, type Account, type Answer, testService } from '../helpers.js';
+import { type Account, type Answer, expectFailure, invoke, newCompany, newEmployee, signUp, testService } from '../helpers.js';
 
 const service = testService();
 const referralProgram = service.handlers.referral_program;
@@ -14,7 +14,11 @@ beforeAll(async () => {
   company = await newCompany(service);
 });
 
-function list(account: Account | undefined, query: Record<string, string> = {}, options: { body?: unknown; companyId?: string } = {}): Promise<Answer> {
+function list(
+  account: Account | undefined,
+  query: Record<string, string> = {},
+  options: { body?: unknown; companyId?: string } = {},
+): Promise<Answer> {
   return invoke(referralProgram, {
     method: 'GET',
     path: PATH,
@@ -50,9 +54,17 @@ describe('the referral list', () => {
       expect.stringContaining('Bea'),
     ]);
     for (const notification of data.notification) {
-      expect(Object.keys(notification).sort()).toEqual(
-        ['created_date', 'id', 'is_read', 'notification_body', 'notification_event_type', 'notification_title', 'notification_type', 'updated_date', 'user_id'],
-      );
+      expect(Object.keys(notification).sort()).toEqual([
+        'created_date',
+        'id',
+        'is_read',
+        'notification_body',
+        'notification_event_type',
+        'notification_title',
+        'notification_type',
+        'updated_date',
+        'user_id',
+      ]);
       expect(notification).toEqual({
         id: expect.stringMatching(/^[0-9a-f]{32}$/),
         user_id: referrer.userId,
@@ -101,7 +113,9 @@ describe('the referral list', () => {
     const answer = await list(referrer, { limit: '100' });
     expect(answer.body.data.referral_count).toBe(20);
     expect(answer.body.data.notification).toHaveLength(20);
-    const { Item } = await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: userKey(company.company_id, referrer.userId) }));
+    const { Item } = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: userKey(company.company_id, referrer.userId) }),
+    );
     expect(Item!.referral_count).toBe(20);
   }, 120_000);
 

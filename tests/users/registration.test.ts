@@ -5,7 +5,7 @@ import type { Company } from '../../lib/companies/companies.js';
 import { hashPin, hashToken, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
 import { emailClaimKey, phoneClaimKey, referralCodeKey, tokenKey, userKey } from '../../lib/store/keys.js';
 import { getUser, type UserRecord } from '../../lib/store/user-store.js';
-import { invoke, newCompany, newEmployee, randomPhoneNumber, sampleRegistration, type Answer, testService } from '../helpers.js';
+import { type Answer, invoke, newCompany, newEmployee, randomPhoneNumber, sampleRegistration, testService } from '../helpers.js';
 
 const service = testService();
 const register = service.handlers.user_register;
@@ -150,19 +150,13 @@ describe('validation', () => {
     expect(fieldsOf(answer)).toContain(field);
   };
 
-  it.each([
-    'dial_code',
-    'phone_number',
-    'user_type',
-    'first_name',
-    'last_name',
-    'password',
-    'login_pin',
-    'transaction_pin',
-  ])('requires %s', async (field) => {
-    await refused({ [field]: undefined }, field);
-    await refused({ [field]: '' }, field);
-  });
+  it.each(['dial_code', 'phone_number', 'user_type', 'first_name', 'last_name', 'password', 'login_pin', 'transaction_pin'])(
+    'requires %s',
+    async (field) => {
+      await refused({ [field]: undefined }, field);
+      await refused({ [field]: '' }, field);
+    },
+  );
 
   it('lists every invalid field at once, each with code 1 and a detail', async () => {
     const answer = await registerIn(sampleRegistration({ password: 'short', login_pin: '1111', email: 'nope' }));
@@ -212,7 +206,9 @@ describe('validation', () => {
 
   it('accepts a national number written with its trunk prefix and separators', async () => {
     const national = randomPhoneNumber('+44', '7911');
-    const answer = await registerIn(sampleRegistration({ dial_code: '+44', phone_number: `0${national.slice(0, 4)} ${national.slice(4)}` }));
+    const answer = await registerIn(
+      sampleRegistration({ dial_code: '+44', phone_number: `0${national.slice(0, 4)} ${national.slice(4)}` }),
+    );
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect((await storedUser(answer.body.data.user_id)).phone_e164).toBe(`+44${national}`);
   });
@@ -276,7 +272,9 @@ describe('identity is unique per company, phone or email, and user type', () => 
     // No loser left a half-written identity behind: its email claim does not exist.
     for (let index = 0; index < 20; index++) {
       const email = `race${index}.${String(body.email)}`;
-      const { Item } = await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: emailClaimKey(company.company_id, email, 2) }));
+      const { Item } = await service.app.table.client.send(
+        new GetCommand({ TableName: service.app.table.name, Key: emailClaimKey(company.company_id, email, 2) }),
+      );
       if (Item) expect(Item.user_id).toBe(winner);
     }
   });
