@@ -85,7 +85,7 @@ async function main(): Promise<number> {
       report(endpoint, details, started);
     }
     if (acceptedRuns > 0) {
-      // Valid registrations carrying hostile extras: each costs three scrypt hashes, so fewer.
+      // Valid registrations carrying hostile extras: each costs its scrypt hashes, so fewer.
       const started = performance.now();
       const details = await fc.check(
         fc.asyncProperty(

@@ -229,7 +229,7 @@ async function main(): Promise<number> {
       return envelope;
     };
 
-    // A few clients register (each registration costs three scrypt hashes, about 0.4 s of CPU);
+    // A few clients register (each registration costs about 0.3 s of CPU in scrypt hashes);
     // the rest send codes, guess codes and page the referral list.
     const registering = Math.max(1, Math.round(connections / 5));
     const registrations: CannonRequest = {

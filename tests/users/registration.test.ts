@@ -65,7 +65,7 @@ describe('registration of a customer', () => {
     expect(user).not.toHaveProperty('login_pin');
     const stored = JSON.stringify(user);
     for (const secret of ['correct horse battery', '2580', '1397']) expect(stored).not.toContain(secret);
-    expect(user.password_hash).toMatch(/^scrypt\$32768\$8\$3\$/);
+    expect(user.password_hash).toMatch(/^scrypt\$16384\$8\$5\$/);
     expect(await verifyPassword('correct horse battery', user.password_hash)).toBe(true);
     expect(user.login_pin_hash).toMatch(/^hmac-scrypt\$1\$4096\$8\$1\$/);
     expect(await verifyPin(service.app.keys, '2580', user.login_pin_hash)).toBe(true);
@@ -73,7 +73,7 @@ describe('registration of a customer', () => {
     expect(await verifyPin(service.app.keys, '2581', user.login_pin_hash)).toBe(false);
   });
 
-  it('still verifies a PIN stored the old way (scrypt N=2^15, p=3 of the pepper HMAC, before key versions)', async () => {
+  it('still verifies PINs and passwords stored the old way (scrypt N=2^15, p=3; PINs of the pepper HMAC, before key versions)', async () => {
     // Built as the code before this scheme did: HMAC-SHA256 under the HKDF-derived pepper, then scrypt.
     const secret = Buffer.from(service.app.config.serverSecret!, 'hex');
     const pepper = Buffer.from(hkdfSync('sha256', secret, 'wallet-auth', 'pin-pepper', 32));
@@ -88,6 +88,12 @@ describe('registration of a customer', () => {
     const current = await hashPin(service.app.keys, '4826');
     expect(current).toMatch(/^hmac-scrypt\$1\$4096\$8\$1\$/);
     expect(await verifyPin(service.app.keys, '4826', current)).toBe(true);
+    // A password hashed at the setting before (N=2^15, p=3) still verifies: the hash names its settings.
+    const oldSalt = randomBytes(16);
+    const oldPassword = scryptSync('correct horse battery', oldSalt, 32, { N: 2 ** 15, r: 8, p: 3, maxmem: 64 * 1024 * 1024 });
+    const storedBefore = ['scrypt', 32768, 8, 3, oldSalt.toString('base64'), oldPassword.toString('base64')].join('$');
+    expect(await verifyPassword('correct horse battery', storedBefore)).toBe(true);
+    expect(await verifyPassword('correct horse batterY', storedBefore)).toBe(false);
     // A hash naming a key version the secret does not have verifies nothing.
     expect(await verifyPin(service.app.keys, '4826', current.replace('hmac-scrypt$1$', 'hmac-scrypt$9$'))).toBe(false);
   });
