@@ -31,6 +31,12 @@ export interface Config {
   serverSecretFile: string | undefined;
   /** Lifetime of an access token, in seconds. */
   tokenTtlSeconds: number;
+  /** A session unused this long is over, in seconds. */
+  sessionIdleSeconds: number;
+  /** A session's last use is recorded at most this often, in seconds (not with a write on every call). */
+  sessionTouchSeconds: number;
+  /** Lifetime of a phone proof (verification_token), in seconds. */
+  verificationTokenTtlSeconds: number;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: number;
   /** Seconds a company record may be served from a warm container's memory. */
@@ -135,6 +141,9 @@ export function readConfig(env: Environment = process.env): Config {
     serverSecret: read.optional('SERVER_SECRET'),
     serverSecretFile: read.optional('SERVER_SECRET_FILE') ?? (local ? '.data/server-secret' : undefined),
     tokenTtlSeconds: read.integer('TOKEN_TTL_SECONDS', 30 * 24 * 3600, { min: 1 }),
+    sessionIdleSeconds: read.integer('SESSION_IDLE_SECONDS', 14 * 24 * 3600, { min: 1 }),
+    sessionTouchSeconds: read.integer('SESSION_TOUCH_SECONDS', 3600),
+    verificationTokenTtlSeconds: read.integer('VERIFICATION_TOKEN_TTL_SECONDS', 15 * 60, { min: 1 }),
     maxBodyBytes: read.integer('MAX_BODY_BYTES', 16 * 1024, { min: 1 }),
     companyCacheSeconds: read.integer('COMPANY_CACHE_SECONDS', 30),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'INFO'),

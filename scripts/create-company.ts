@@ -1,24 +1,39 @@
-// npm run company:create -- --name "Acme"
+// npm run company:create -- --name "Acme" [--sms-countries IN,US] [--require-verified-phone]
 // Creates an active company in the configured table (STAGE, TABLE_NAME, DYNAMODB_ENDPOINT and
 // the usual AWS credentials; with none set, the local stage's DynamoDB Local) and prints
-// {"company_id": "<32 hex>"} as its last line.
+// {"company_id": "<32 hex>", "require_verified_phone": ..., "sms_countries": ...} as its last line.
 import { parseArgs } from 'node:util';
 import { createApp } from '../lib/app.js';
 import { createCompany } from '../lib/companies/companies.js';
 import { readConfig } from '../lib/config.js';
+import { OptionError, printedSettings, smsCountriesOption, warnIfEveryCountry } from './operator-options.js';
 
-const { values } = parseArgs({ options: { name: { type: 'string' } } });
-const name = values.name?.trim();
-if (!name || name.length > 200) {
-  console.error('usage: npm run company:create -- --name "Company name" (1 to 200 characters)');
+const USAGE =
+  'usage: npm run company:create -- --name "Company name" (1 to 200 characters) [--sms-countries IN,US|all] [--require-verified-phone]';
+
+let name: string | undefined;
+let settings: Parameters<typeof createCompany>[3];
+try {
+  const { values } = parseArgs({
+    options: { name: { type: 'string' }, 'sms-countries': { type: 'string' }, 'require-verified-phone': { type: 'boolean' } },
+  });
+  name = values.name?.trim();
+  if (!name || name.length > 200) throw new OptionError('--name is required, 1 to 200 characters');
+  settings = {
+    require_verified_phone: values['require-verified-phone'] ?? false,
+    sms_countries: smsCountriesOption(values['sms-countries']),
+  };
+} catch (error) {
+  console.error(`${(error as Error).message}\n${USAGE}`);
   process.exit(2);
 }
 
 const app = createApp(readConfig());
 try {
-  const company = await createCompany(app.table, app.clock, name);
+  const company = await createCompany(app.table, app.clock, name, settings);
   console.error(`company "${company.name}" created in table ${app.table.name}`);
-  console.log(JSON.stringify({ company_id: company.company_id }));
+  warnIfEveryCountry(company.sms_countries);
+  console.log(JSON.stringify(printedSettings(company)));
 } catch (error) {
   console.error(`could not create the company in ${app.table.name}: ${(error as Error).message}`);
   process.exit(1);

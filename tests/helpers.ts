@@ -30,6 +30,9 @@ export function testEnvironment(settings: Environment = {}, options: Partial<Loc
       DYNAMODB_TIMEOUT_MS: '3000',
       // A change to a company shows at once.
       COMPANY_CACHE_SECONDS: '0',
+      // In process, one "container" serves many concurrent calls, which Lambda never does: the
+      // function's deadline (10 s, tested on its own) would only make races flaky on 2 cores.
+      FUNCTION_TIMEOUT_SECONDS: '60',
       ...settings,
     },
   });

@@ -12,12 +12,16 @@ export const userRegisterEndpoint = {
     "employee's token). Answers a session token (valid " +
     duration(config.tokenTtlSeconds) +
     "), the user id and the user's own referral code. " +
+    'phone_verification_token (the verification_token of a verified otp_type 2 code for this phone) proves the phone: ' +
+    'the user is stored phone-verified and the proof is used up; a phone held by a user who never proved it is ' +
+    "taken over (that user's status becomes 3 and their sessions end). A company may require the proof for " +
+    'customers registering themselves (code 14 without it). ' +
     'Optional fields sent as "" or null count as absent; unknown fields are ignored. ' +
     '`location_poin` is accepted as an alias of `location_point`.',
   auth: 'optional',
   body: userRegisterBody,
   result: userRegisterResult,
-  errors: ['FORBIDDEN', 'ALREADY_REGISTERED', 'INVALID_REFERRAL_CODE'],
+  errors: ['FORBIDDEN', 'ALREADY_REGISTERED', 'INVALID_REFERRAL_CODE', 'PHONE_NOT_VERIFIED'],
   examples: {
     request: {
       dial_code: '+1',

@@ -1,15 +1,18 @@
 import { verifyOtpBody } from '../otp/otp-input.js';
 import { verifyOtpResult } from '../otp/otp-results.js';
-import { type Endpoint, sampleToken, sampleUserId } from './endpoint.js';
+import { duration, type Endpoint, sampleToken, sampleUserId } from './endpoint.js';
 
 export const verifyOtpEndpoint = {
   operationId: 'verifyOtp',
   method: 'POST',
   path: '/wallet/v3/auth/verify_otp',
   summary: 'Verify a one-time code',
-  description: ({ otp }) =>
+  description: ({ otp, verificationTokenTtlSeconds }) =>
     'Checks a code sent by login_phone. A right login code (otp_type 1) answers a session, like ' +
-    `registration; other types answer verified: 1. A code is single use and dies after ${otp.maxAttempts} wrong tries.`,
+    'registration, and marks the user phone-verified; other types answer verified: 1 and a verification_token, ' +
+    `the proof that this phone received the code (single use, valid ${duration(verificationTokenTtlSeconds)}), which registration ` +
+    'takes as phone_verification_token. A phone-verification code verified with the token of the user holding the ' +
+    `phone marks that user phone-verified. A code is single use and dies after ${otp.maxAttempts} wrong tries.`,
   auth: 'optional',
   body: verifyOtpBody,
   result: verifyOtpResult,

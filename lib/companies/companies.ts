@@ -1,7 +1,7 @@
 import { type Clock, epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { type CompanyRecord, getCompany, putNewCompany } from '../store/company-store.js';
+import { type CompanyRecord, getCompany, putNewCompany, updateCompany } from '../store/company-store.js';
 import type { Table } from '../store/table.js';
 
 export type Company = CompanyRecord;
@@ -34,10 +34,37 @@ export class ActiveCompanies {
   }
 }
 
-export async function createCompany(table: Table, clock: Clock, name: string): Promise<Company> {
+/** What an operator sets on a company (contract 6); absent fields are left as they are. */
+export interface CompanySettings {
+  require_verified_phone?: boolean;
+  /** ISO 3166 alpha-2 codes, or 'all' for every country. */
+  sms_countries?: string[] | 'all';
+}
+
+function storedSettings(settings: CompanySettings): Partial<Company> {
+  const { require_verified_phone, sms_countries } = settings;
+  return {
+    ...(require_verified_phone !== undefined ? { require_verified_phone } : {}),
+    ...(sms_countries !== undefined ? { sms_countries: sms_countries === 'all' ? undefined : [...new Set(sms_countries)].sort() } : {}),
+  };
+}
+
+export async function createCompany(table: Table, clock: Clock, name: string, settings: CompanySettings = {}): Promise<Company> {
   for (;;) {
-    const company: Company = { company_id: newId(), name, status: 'active', created_at: epochSeconds(clock) };
+    const company: Company = { company_id: newId(), name, status: 'active', created_at: epochSeconds(clock), ...storedSettings(settings) };
     // 128 random bits never collide in practice; if they do, draw again.
     if (await putNewCompany(table, company)) return company;
   }
+}
+
+/** Changes a company's settings; NOT_FOUND when there is no such company. Warm containers see it within the cache time. */
+export async function updateCompanySettings(table: Table, clock: Clock, companyId: string, settings: CompanySettings): Promise<Company> {
+  const updated = await updateCompany(
+    table,
+    companyId,
+    { ...storedSettings(settings), updated_at: epochSeconds(clock) },
+    settings.sms_countries === 'all',
+  );
+  if (!updated) throw new AppError('COMPANY_NOT_FOUND');
+  return updated;
 }

@@ -6,7 +6,7 @@ import { type App, createApp } from '../app.js';
 import type { Company } from '../companies/companies.js';
 import { readConfig } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
-import type { Principal } from '../tokens/access-tokens.js';
+import type { Principal } from '../sessions/access-tokens.js';
 import { parseInput } from '../validation.js';
 import { failureResponse, successResponse } from './envelope.js';
 import { answerFailure, serviceUnavailable } from './failures.js';

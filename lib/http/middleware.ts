@@ -5,7 +5,7 @@ import type { App } from '../app.js';
 import type { Company } from '../companies/companies.js';
 import { AppError } from '../errors.js';
 import { HEX_ID_PATTERN } from '../ids.js';
-import { authenticate, type Principal } from '../tokens/access-tokens.js';
+import { authenticate, type Principal } from '../sessions/access-tokens.js';
 import { answerFailure } from './failures.js';
 
 // The middy middlewares every endpoint shares, in the order they run. Each is made from the

@@ -1,12 +1,15 @@
 import { AppError } from '../errors.js';
+import type { Principal } from '../sessions/access-tokens.js';
 import type { Table } from '../store/table.js';
-import { getPhoneOwner } from '../store/user-store.js';
-import type { Principal } from '../tokens/access-tokens.js';
+import { getPhoneClaim } from '../store/user-store.js';
 import type { CodeTarget } from './otp-codes.js';
 import { OWNER_ONLY_OTP_TYPES } from './otp-input.js';
 
+const ACTIVE = 1;
+
 /**
- * The user holding (phone, user type), or undefined. For purposes that act on an account
+ * The active user holding (phone, user type), or undefined: a user who is not active (disabled,
+ * or whose phone was reclaimed) is treated as no user at all. For purposes that act on an account
  * (top-up, KYC), the caller's token must be that user's: 401 without one, 403 otherwise.
  */
 export async function phoneOwnerFor(
@@ -17,7 +20,8 @@ export async function phoneOwnerFor(
 ): Promise<string | undefined> {
   const ownerOnly = OWNER_ONLY_OTP_TYPES.includes(target.otp_type);
   if (ownerOnly && !principal) throw new AppError('UNAUTHORIZED', { detail: 'this otp_type needs the phone owner’s token' });
-  const ownerId = await getPhoneOwner(table, companyId, target.phone_e164, target.user_type);
+  const claim = await getPhoneClaim(table, companyId, target.phone_e164, target.user_type);
+  const ownerId = (claim?.status_id ?? ACTIVE) === ACTIVE ? claim?.user_id : undefined;
   if (ownerOnly && ownerId !== principal?.userId) throw new AppError('FORBIDDEN', { detail: 'the token’s user does not own this phone' });
   return ownerId;
 }

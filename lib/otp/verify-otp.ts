@@ -2,12 +2,14 @@ import type { App } from '../app.js';
 import { epochSeconds } from '../clock.js';
 import type { Company } from '../companies/companies.js';
 import { AppError } from '../errors.js';
+import { createSession, type Principal, TOKEN_TYPE } from '../sessions/access-tokens.js';
 import { type ConsumeResult, consumeOtp, countWrongTry } from '../store/otp-store.js';
-import { createAccessToken, type Principal, TOKEN_TYPE } from '../tokens/access-tokens.js';
+import { getPhoneClaim, markPhoneVerified } from '../store/user-store.js';
 import { codeKey, currentOtpCodeHash, otpCodeHash } from './otp-codes.js';
 import { OtpType, OWNER_ONLY_OTP_TYPES, type VerifyOtpInput } from './otp-input.js';
 import type { VerifyOtpResult } from './otp-results.js';
 import { phoneOwnerFor } from './phone-owner.js';
+import { issuePhoneProof } from './phone-proofs.js';
 
 /**
  * Consumes the code if it matches. The HMAC is made with the current key; a code stored under
@@ -25,6 +27,26 @@ async function consumeMatching(app: App, companyId: string, input: VerifyOtpInpu
 }
 
 /**
+ * A right code of a type other than login proves the phone: the answer carries a proof
+ * (verification_token). A phone-verification code verified with the token of the user who holds
+ * that phone also marks that user phone-verified.
+ */
+async function proveThePhone(
+  app: App,
+  companyId: string,
+  input: VerifyOtpInput,
+  principal: Principal | undefined,
+  ownerId: string | undefined,
+) {
+  if (input.otp_type === OtpType.PHONE_VERIFICATION && principal) {
+    const claim = await getPhoneClaim(app.table, companyId, input.phone_e164, input.user_type);
+    if (claim?.user_id === principal.userId) await markPhoneVerified(app.table, companyId, principal.userId);
+  }
+  const verificationToken = await issuePhoneProof(app, companyId, input, ownerId);
+  return { message: 'OTP verified', verified: 1 as const, verification_token: verificationToken };
+}
+
+/**
  * Checks a code (API contract 3.3). A right code is consumed in the same atomic step that
  * checks it; a wrong one counts a try against that very send, so a code dies after
  * config.otp.maxAttempts wrong tries however many arrive at once.
@@ -37,16 +59,17 @@ export async function verifyOtp(
 ): Promise<VerifyOtpResult> {
   const companyId = company.company_id;
   const { maxAttempts } = app.config.otp;
-  if (OWNER_ONLY_OTP_TYPES.includes(input.otp_type)) await phoneOwnerFor(app.table, companyId, input, principal);
+  const ownerId = OWNER_ONLY_OTP_TYPES.includes(input.otp_type) ? await phoneOwnerFor(app.table, companyId, input, principal) : undefined;
 
   const now = epochSeconds(app.clock);
   const result = await consumeMatching(app, companyId, input, now);
 
   if (result.consumed) {
+    if (input.otp_type !== OtpType.LOGIN) return proveThePhone(app, companyId, input, principal, ownerId);
     const userId = result.record.user_id;
-    if (input.otp_type !== OtpType.LOGIN) return { message: 'OTP verified', verified: 1 };
     if (!userId) throw new Error('login code stored without its user');
-    const token = await createAccessToken(app, companyId, userId, input.user_type);
+    // The code reached the phone: the user is phone-verified from this login on.
+    const token = await createSession(app, companyId, userId, input.user_type, { phoneVerified: true });
     return { message: 'Logged in successfully', token: { type: TOKEN_TYPE, token }, user_id: userId };
   }
 

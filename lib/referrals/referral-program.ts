@@ -1,9 +1,9 @@
 import type { App } from '../app.js';
 import type { Company } from '../companies/companies.js';
 import { AppError } from '../errors.js';
+import type { Principal } from '../sessions/access-tokens.js';
 import { queryNotifications } from '../store/referral-store.js';
 import { getUser } from '../store/user-store.js';
-import type { Principal } from '../tokens/access-tokens.js';
 import { UserType } from '../users/user-types.js';
 import { LISTED_NOTIFICATION_FIELDS, type ListedNotification } from './notifications.js';
 import { decodeCursor, encodeCursor } from './referral-cursor.js';

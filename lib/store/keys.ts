@@ -34,9 +34,20 @@ export function referralCodeKey(companyId: string, referralCode: string): ItemKe
   return { pk: `${companyPrefix(companyId)}#REFCODE#${referralCode}`, sk: 'CLAIM' };
 }
 
-/** An access token, found by the hash of its value. */
-export function tokenKey(companyId: string, tokenHash: string): ItemKey {
-  return { pk: `${companyPrefix(companyId)}#TOKEN#${tokenHash}`, sk: 'TOKEN' };
+/** Sort-key prefix of a user's sessions, which live in the user's own partition. */
+export const SESSION_PREFIX = 'SESSION#';
+
+/**
+ * One session (access token) of a user, found by the hash of the token's value. Living in the
+ * user's partition, all of a user's sessions are one Query away: no index, no Scan.
+ */
+export function sessionKey(companyId: string, userId: string, tokenHash: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: `${SESSION_PREFIX}${tokenHash}` };
+}
+
+/** A proof that someone received a code on a phone (a verification_token), found by its hash. */
+export function phoneProofKey(companyId: string, proofHash: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#PROOF#${proofHash}`, sk: 'PROOF' };
 }
 
 /** The one live code for (phone, user type, purpose); a new send overwrites it. */

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { emailClaimKey, phoneClaimKey, userKey } from './keys.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
@@ -32,6 +32,10 @@ export interface UserRecord {
   referred_by?: string | undefined;
   referral_code: string;
   referral_count: number;
+  /** 1 once the user proved the phone (a type-2 proof at sign-up, an OTP login, a type-2 code with their token). */
+  phone_verified: 0 | 1;
+  /** How many sessions the user was ever granted: lets a change that ends them all see one granted meanwhile. */
+  session_version: number;
   cretaed_by: string;
   created_at: number;
   updated_at: number;
@@ -41,9 +45,46 @@ export function userPut(table: Table, user: UserRecord): TransactItem {
   return putIfAbsent(table, userKey(user.company_id, user.user_id), user);
 }
 
+/**
+ * The claim on (phone, user type): who holds it and that user's status, kept beside it so a login
+ * code can be refused to a user who is not active without reading the user. Claims written
+ * before status was kept on them have none: active.
+ */
+export interface PhoneClaim {
+  user_id: string;
+  status_id?: number | undefined;
+}
+
 /** Claims (phone, user type) for a user: fails when someone already holds it. */
-export function phoneClaimPut(table: Table, companyId: string, phoneE164: string, userType: number, userId: string): TransactItem {
-  return putIfAbsent(table, phoneClaimKey(companyId, phoneE164, userType), { user_id: userId });
+export function phoneClaimPut(
+  table: Table,
+  companyId: string,
+  phoneE164: string,
+  userType: number,
+  userId: string,
+  statusId: number,
+): TransactItem {
+  return putIfAbsent(table, phoneClaimKey(companyId, phoneE164, userType), { user_id: userId, status_id: statusId });
+}
+
+/** Keeps the user's status on their phone claim, only while they hold it. */
+export function phoneClaimStatus(
+  table: Table,
+  companyId: string,
+  phoneE164: string,
+  userType: number,
+  userId: string,
+  statusId: number,
+): TransactItem {
+  return {
+    Update: {
+      TableName: table.name,
+      Key: phoneClaimKey(companyId, phoneE164, userType),
+      UpdateExpression: 'SET status_id = :status',
+      ConditionExpression: 'user_id = :user',
+      ExpressionAttributeValues: { ':status': statusId, ':user': userId },
+    },
+  };
 }
 
 /** Claims (email, user type) for a user: fails when someone already holds it. */
@@ -70,15 +111,130 @@ export function referralCountIncrement(table: Table, companyId: string, userId: 
   };
 }
 
-export async function getUser(table: Table, companyId: string, userId: string): Promise<UserRecord | undefined> {
-  const { Item } = await table.client.send(new GetCommand({ TableName: table.name, Key: userKey(companyId, userId) }));
+export async function getUser(table: Table, companyId: string, userId: string, consistent = false): Promise<UserRecord | undefined> {
+  const { Item } = await table.client.send(
+    new GetCommand({ TableName: table.name, Key: userKey(companyId, userId), ConsistentRead: consistent }),
+  );
   return Item as UserRecord | undefined;
 }
 
-/** The id of the user holding (phone, user type), if any. */
-export async function getPhoneOwner(table: Table, companyId: string, phoneE164: string, userType: number): Promise<string | undefined> {
-  const { Item } = await table.client.send(
-    new GetCommand({ TableName: table.name, Key: phoneClaimKey(companyId, phoneE164, userType), ProjectionExpression: 'user_id' }),
+/** Sets a user's status, only if no session was granted since `sessionVersion` was read (end-sessions.ts). */
+export function userStatusChange(
+  table: Table,
+  companyId: string,
+  userId: string,
+  statusId: number,
+  sessionVersion: number,
+  nowSeconds: number,
+): TransactItem {
+  return {
+    Update: {
+      TableName: table.name,
+      Key: userKey(companyId, userId),
+      UpdateExpression: 'SET status_id = :status, updated_at = :now',
+      // Users from before session counting have none: for them, version 0 means "still none".
+      ConditionExpression: `attribute_exists(pk) AND (session_version = :version${sessionVersion === 0 ? ' OR attribute_not_exists(session_version)' : ''})`,
+      ExpressionAttributeValues: { ':status': statusId, ':now': nowSeconds, ':version': sessionVersion },
+    },
+  };
+}
+
+/** The held-but-unproven owner of a phone gives it up: status 3, only while still unverified and with no session granted since read. */
+export function userPhoneReclaimed(
+  table: Table,
+  companyId: string,
+  userId: string,
+  sessionVersion: number,
+  nowSeconds: number,
+): TransactItem {
+  const update = userStatusChange(table, companyId, userId, 3, sessionVersion, nowSeconds).Update!;
+  return {
+    Update: {
+      ...update,
+      ConditionExpression: `${update.ConditionExpression} AND (attribute_not_exists(phone_verified) OR phone_verified <> :one)`,
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':one': 1 },
+    },
+  };
+}
+
+/** Moves the claim on (phone, user type) from one user to another, only if the first still holds it. */
+export function phoneClaimMove(
+  table: Table,
+  companyId: string,
+  phoneE164: string,
+  userType: number,
+  toUserId: string,
+  fromUserId: string,
+): TransactItem {
+  return {
+    Put: {
+      TableName: table.name,
+      Item: { ...phoneClaimKey(companyId, phoneE164, userType), user_id: toUserId, status_id: 1 },
+      ConditionExpression: 'user_id = :from',
+      ExpressionAttributeValues: { ':from': fromUserId },
+    },
+  };
+}
+
+/** Claims (email, user type) for a user when it is free or held by the user it is taken from. */
+export function emailClaimTake(
+  table: Table,
+  companyId: string,
+  email: string,
+  userType: number,
+  toUserId: string,
+  fromUserId: string,
+): TransactItem {
+  return {
+    Put: {
+      TableName: table.name,
+      Item: { ...emailClaimKey(companyId, email, userType), user_id: toUserId },
+      ConditionExpression: 'attribute_not_exists(pk) OR user_id = :from',
+      ExpressionAttributeValues: { ':from': fromUserId },
+    },
+  };
+}
+
+/** Gives up a user's claim on (email, user type), only if that user still holds it. */
+export function emailClaimRelease(table: Table, companyId: string, email: string, userType: number, fromUserId: string): TransactItem {
+  return {
+    Delete: {
+      TableName: table.name,
+      Key: emailClaimKey(companyId, email, userType),
+      ConditionExpression: 'user_id = :from',
+      ExpressionAttributeValues: { ':from': fromUserId },
+    },
+  };
+}
+
+/** Records that a user proved their phone. */
+export async function markPhoneVerified(table: Table, companyId: string, userId: string): Promise<void> {
+  await table.client.send(
+    new UpdateCommand({
+      TableName: table.name,
+      Key: userKey(companyId, userId),
+      UpdateExpression: 'SET phone_verified = :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':one': 1 },
+    }),
   );
-  return Item?.user_id as string | undefined;
+}
+
+/** The claim on (phone, user type), if anyone holds it. */
+export async function getPhoneClaim(
+  table: Table,
+  companyId: string,
+  phoneE164: string,
+  userType: number,
+  consistent = false,
+): Promise<PhoneClaim | undefined> {
+  const { Item } = await table.client.send(
+    new GetCommand({
+      TableName: table.name,
+      Key: phoneClaimKey(companyId, phoneE164, userType),
+      ProjectionExpression: 'user_id, status_id',
+      ConsistentRead: consistent,
+    }),
+  );
+  return Item as PhoneClaim | undefined;
 }

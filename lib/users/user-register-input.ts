@@ -55,6 +55,7 @@ const registrationFields = withPhoneE164(
       ),
     ),
     account_number_prefix: z.optional(z.string().check(z.trim(), z.regex(/^[A-Za-z0-9-]{1,20}$/, 'must be 1 to 20 letters, digits or -'))),
+    // Honoured only from an employee, and then only 1 (active) or 2 (disabled): see user-register.ts.
     status_id: z.optional(whole(1, 1000)),
     birth_date: z.optional(
       z
@@ -77,6 +78,14 @@ const registrationFields = withPhoneE164(
         z.string().check(z.trim(), z.regex(/^[0-9A-Za-z]{4,32}$/, 'must be letters and digits')),
         z.transform((value: string) => value.toUpperCase()),
       ),
+    ),
+    phone_verification_token: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(/^[A-Za-z0-9_-]{16,256}$/, 'must be a verification_token from verify_otp'),
+          z.meta({ description: 'The verification_token of a verified otp_type 2 code for this phone and user_type (verify_otp)' }),
+        ),
     ),
     // The seed lists it; the server sets it from the caller's token instead.
     cretaed_by: z.optional(z.unknown()).check(z.meta({ description: 'Accepted and ignored: set from the token, never from the body' })),

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { sessionResult } from '../tokens/session-result.js';
+import { sessionResult } from '../sessions/session-result.js';
 
 export const userRegisterResult = z.extend(sessionResult, {
   referral_code: z.string().check(z.meta({ description: "The new user's own referral code, unique in the company" })),

@@ -13,7 +13,15 @@ export interface Minimum {
 
 export const MINIMUM_ROUND_TRIPS: Record<string, Record<string, Minimum>> = {
   user_register: {
-    'new user': { requests: 1, sequential: 1, work: 'TransactWriteItems (user, phone, email, referral code, token)' },
+    'new user': { requests: 1, sequential: 1, work: 'TransactWriteItems (user, phone, email, referral code, session)' },
+    'new user, proven phone': { requests: 1, sequential: 1, work: 'TransactWriteItems (+ the proof used up)' },
+    'phone reclaimed from an unverified holder': {
+      requests: 5,
+      sequential: 4,
+      work:
+        'TransactWriteItems (refused on the phone claim); GetItem phone claim; GetItem holder | Query holder sessions; ' +
+        "TransactWriteItems (claims moved, holder status 3, holder's sessions deleted, proof used up)",
+    },
     'new user, referred': {
       requests: 2,
       sequential: 2,
@@ -38,13 +46,22 @@ export const MINIMUM_ROUND_TRIPS: Record<string, Record<string, Minimum>> = {
   },
   verify_otp: {
     'wrong code': { requests: 2, sequential: 2, work: 'DeleteItem code (refused, returns it); UpdateItem tries' },
-    'right login code': { requests: 2, sequential: 2, work: 'DeleteItem code; PutItem token' },
+    'right login code': {
+      requests: 2,
+      sequential: 2,
+      work: 'DeleteItem code; TransactWriteItems (session, user: active? phone verified, session count)',
+    },
     'code already used': { requests: 1, sequential: 1, work: 'DeleteItem code (refused, nothing there)' },
   },
   referral_program: {
-    'own list, first page': { requests: 3, sequential: 2, work: 'GetItem token; GetItem user | Query notifications' },
-    'own list, next page': { requests: 3, sequential: 2, work: 'GetItem token; GetItem user | Query notifications' },
-    "another user's list (403)": { requests: 1, sequential: 1, work: 'GetItem token' },
+    'own list, first page': { requests: 3, sequential: 2, work: 'GetItem session (consistent); GetItem user | Query notifications' },
+    'own list, next page': { requests: 3, sequential: 2, work: 'GetItem session (consistent); GetItem user | Query notifications' },
+    "another user's list (403)": { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
+  },
+  logout: {
+    'this session': { requests: 2, sequential: 2, work: 'GetItem session; DeleteItem session' },
+    'other sessions (one)': { requests: 3, sequential: 3, work: "GetItem session; Query the user's sessions; BatchWriteItem deletes" },
+    'all sessions (one)': { requests: 3, sequential: 3, work: "GetItem session; Query the user's sessions; BatchWriteItem deletes" },
   },
   not_found: {
     'unknown route': { requests: 0, sequential: 0, work: 'none' },

@@ -62,6 +62,7 @@ export async function runScenarios(
     login_phone: loginPhone,
     verify_otp: verifyOtp,
     referral_program: referralProgram,
+    logout,
     not_found: notFound,
   } = handlers;
   const counter = new RoundTripCounter();
@@ -69,14 +70,17 @@ export async function runScenarios(
   const company = await createCompany(app.table, clock, 'Bench company');
   const headers = { CompanyID: company.company_id };
   // One draw for every list, so no number lands in two of them.
-  const pool = phoneNumbers(3 * calls + realHashCalls + 1);
+  const pool = phoneNumbers(5 * calls + realHashCalls + 1);
   const take = (count: number) => pool.splice(0, count);
   const phones = take(calls);
   const referredPhones = take(calls);
   const strangerPhones = take(calls);
+  const provenPhones = take(calls);
+  const reclaimedPhones = take(calls);
   const realHashPhones = take(realHashCalls);
   const seedPhone = take(1)[0]!;
   const accounts: Account[] = [];
+  const referredSessions: string[] = [];
   const referrers = Math.floor(calls / 2);
   const results: ScenarioResult[] = [];
   const run = async (spec: ScenarioSpec) => {
@@ -91,6 +95,23 @@ export async function runScenarios(
     body: { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1, otp },
   });
   const e164 = (phone: string) => toE164('+1', phone)!;
+  const call = async (handler: typeof userRegister, input: ReturnType<typeof register>, expected: number): Promise<Answer> => {
+    const result = await handler(httpEvent(input), lambdaContext());
+    if (result.statusCode !== expected) throw new Error(`setup call answered ${result.statusCode}: ${result.body}`);
+    return { status: result.statusCode, body: JSON.parse(result.body ?? 'null') };
+  };
+  /** A phone proof, got as a client gets one (setup: not measured). */
+  const proofFor = async (phone: string): Promise<string> => {
+    const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
+    await call(loginPhone, { path: LOGIN, headers, body: target }, 200);
+    const otp = latestCodes(app.config.sms.outboxFile).get(e164(phone))!;
+    return (await call(verifyOtp, { path: VERIFY, headers, body: { ...target, otp } }, 200)).body.data.verification_token;
+  };
+  const registerProven = (phone: string, proof: string) => ({
+    path: REGISTER,
+    headers,
+    body: { ...registration(phone), phone_verification_token: proof },
+  });
 
   // Registration: the non-hashing path 1,000 times at a bench-only scrypt cost, then a few
   // registrations at the real cost. One unmeasured call first fills the company cache.
@@ -116,6 +137,7 @@ export async function runScenarios(
       outcome: 'new user, referred',
       expectStatus: 200,
       event: (index) => register(referredPhones[index]!, accounts[index % referrers]!.referralCode),
+      onAnswer: (index, { body }) => (referredSessions[index] = `Token ${body.data.token.token}`),
     });
     await run({ ...base, outcome: 'duplicate phone', expectStatus: 409, event: (index) => register(phones[index]!) });
     await run({
@@ -124,6 +146,24 @@ export async function runScenarios(
       outcome: 'unknown referral code',
       expectStatus: 400,
       event: (index) => register(strangerPhones[index]!, 'UUUUUUUU'),
+    });
+
+    // Proven phones (setup, not measured: a proof for each phone, and an unverified holder of each reclaimed one).
+    progress(`setting up ${2 * calls} phone proofs and ${calls} unverified holders`);
+    for (const phone of reclaimedPhones) await call(userRegister, register(phone), 200);
+    const proofs = new Map<string, string>();
+    for (const phone of [...provenPhones, ...reclaimedPhones]) proofs.set(phone, await proofFor(phone));
+    await run({
+      ...base,
+      outcome: 'new user, proven phone',
+      expectStatus: 200,
+      event: (index) => registerProven(provenPhones[index]!, proofs.get(provenPhones[index]!)!),
+    });
+    await run({
+      ...base,
+      outcome: 'phone reclaimed from an unverified holder',
+      expectStatus: 200,
+      event: (index) => registerProven(reclaimedPhones[index]!, proofs.get(reclaimedPhones[index]!)!),
     });
   } finally {
     useBenchOnlyScrypt(false);
@@ -196,6 +236,27 @@ export async function runScenarios(
     expectStatus: 403,
     event: (index) => listing(accounts[index]!, { user_id: accounts[(index + 1) % calls]!.userId }),
   });
+
+  // Logout: each account has its registration's session and its login's; each referred user one.
+  const out = { endpoint: 'logout', functionName: 'logout', handler: logout, calls };
+  const logoutOf = (authorization: string, scope: string) => ({
+    path: '/wallet/v3/auth/logout',
+    headers: { ...headers, Authorization: authorization },
+    body: { scope },
+  });
+  await run({
+    ...out,
+    outcome: 'other sessions (one)',
+    expectStatus: 200,
+    event: (index) => logoutOf(accounts[index]!.authorization, 'others'),
+  });
+  await run({
+    ...out,
+    outcome: 'all sessions (one)',
+    expectStatus: 200,
+    event: (index) => logoutOf(accounts[index]!.authorization, 'all'),
+  });
+  await run({ ...out, outcome: 'this session', expectStatus: 200, event: (index) => logoutOf(referredSessions[index]!, 'current') });
 
   await run({
     endpoint: 'not_found',

@@ -44,6 +44,8 @@ export const PATHS: Record<EndpointName, { method: string; path: string }> = {
   login_phone: { method: 'POST', path: '/wallet/v3/auth/login_phone' },
   verify_otp: { method: 'POST', path: '/wallet/v3/auth/verify_otp' },
   referral_program: { method: 'GET', path: '/wallet/v3/reward_promotion/referral_program' },
+  // After the others: a logout that succeeds ends one of the fixture's sessions.
+  logout: { method: 'POST', path: '/wallet/v3/auth/logout' },
   not_found: { method: 'POST', path: '/wallet/v3/auth/nothing_here' },
 };
 
@@ -288,11 +290,13 @@ const FIELDS: Record<Exclude<EndpointName, 'not_found'>, string[]> = {
     'parent_user_id',
     'device_unique_id',
     'referral_code',
+    'phone_verification_token',
     'cretaed_by',
   ],
   login_phone: ['dial_code', 'phone_number', 'user_type', 'otp_type'],
   verify_otp: ['dial_code', 'phone_number', 'user_type', 'otp_type', 'otp'],
   referral_program: ['user_id'],
+  logout: ['scope'],
 };
 
 /** The seed's sample registration, with a number from the fixture and an unknown referral code. */
@@ -340,7 +344,9 @@ function bodyFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<
       ? registrationBase(fixture)
       : endpoint === 'referral_program'
         ? fc.constantFrom(...fixture.userIds).map((userId) => ({ user_id: userId }))
-        : codeTargetBase(fixture, endpoint === 'verify_otp');
+        : endpoint === 'logout'
+          ? fc.constantFrom<Record<string, unknown>>({}, { scope: 'current' }, { scope: 'others' }, { scope: 'all' })
+          : codeTargetBase(fixture, endpoint === 'verify_otp');
   const keep = endpoint === 'user_register' ? keepsUnknownReferralCode : undefined;
   const valid = base.map((body) => JSON.stringify(body));
   return fc.oneof(

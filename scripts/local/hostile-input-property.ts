@@ -25,10 +25,11 @@ import { diffSnapshots, identityProblems, isUnchanged, type Snapshot, type Snaps
 
 /** The refusals each endpoint documents (API contract, section 4), CompanyID's aside. */
 const ENDPOINT_CODES: Record<EndpointName, number[]> = {
-  user_register: [1, 4, 5, 7, 8, 13],
+  user_register: [1, 4, 5, 7, 8, 13, 14],
   login_phone: [1, 4, 5, 12, 13],
   verify_otp: [1, 4, 5, 9, 10, 11, 13],
   referral_program: [1, 4, 5, 6, 13],
+  logout: [1, 4, 13],
   not_found: [6],
 };
 const DOCUMENTED = new Map<number, number>(
@@ -93,7 +94,7 @@ export async function setUpHostileFixture(service: InProcessService): Promise<Ho
 export type OutcomeCounts = Record<EndpointName, Record<string, number>>;
 
 export function emptyCounts(): OutcomeCounts {
-  return { user_register: {}, login_phone: {}, verify_otp: {}, referral_program: {}, not_found: {} };
+  return { user_register: {}, login_phone: {}, verify_otp: {}, referral_program: {}, logout: {}, not_found: {} };
 }
 
 /** The CompanyID the chain will see: header names lower-cased, the last of a name wins. */

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { loginPhoneHandler } from '../../functions/login-phone.js';
+import { logoutHandler } from '../../functions/logout.js';
 import { handler as notFound } from '../../functions/not-found.js';
 import { referralProgramHandler } from '../../functions/referral-program.js';
 import { userRegisterHandler } from '../../functions/user-register.js';
@@ -22,7 +23,7 @@ import { AdjustableClock } from './adjustable-clock.js';
 // builds it in Lambda: for the tests, the bench and the fuzzer. Also the few actions they share
 // (a company, an account, a request) and the seed's sample registration.
 
-export type EndpointName = 'user_register' | 'login_phone' | 'verify_otp' | 'referral_program' | 'not_found';
+export type EndpointName = 'user_register' | 'login_phone' | 'verify_otp' | 'referral_program' | 'logout' | 'not_found';
 
 export interface InProcessService {
   app: App;
@@ -41,6 +42,7 @@ export function inProcessService(config: Config, parts: AppParts & { sms?: SendT
       login_phone: loginPhoneHandler(app, parts.sms),
       verify_otp: verifyOtpHandler(app),
       referral_program: referralProgramHandler(app),
+      logout: logoutHandler(app),
       not_found: notFound,
     },
   };
@@ -184,4 +186,38 @@ export function codeIn(message: string | undefined): string {
   const code = message?.match(/\b(\d{6})\b/)?.[1];
   if (!code) throw new Error('no code in the message');
   return code;
+}
+
+/** A phone proof (verification_token) for a number, got as a client gets one: a type-2 code sent to the outbox, then verified. */
+export async function provePhone(
+  service: InProcessService,
+  company: Company,
+  phoneNumber: string,
+  options: { userType?: number; authorization?: string } = {},
+): Promise<string> {
+  const target = { dial_code: '+1', phone_number: phoneNumber, user_type: options.userType ?? 2, otp_type: 2 };
+  const headers = { CompanyID: company.company_id, ...(options.authorization ? { Authorization: options.authorization } : {}) };
+  const sent = await invoke(service.handlers.login_phone, { path: '/l', headers, body: target });
+  if (sent.status !== 200) throw new Error(`code not sent: ${JSON.stringify(sent.body)}`);
+  const code = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${phoneNumber}`).at(-1));
+  const verified = await invoke(service.handlers.verify_otp, { path: '/v', headers, body: { ...target, otp: code } });
+  if (verified.status !== 200) throw new Error(`code not verified: ${JSON.stringify(verified.body)}`);
+  return verified.body.data.verification_token;
+}
+
+/** A session got by a login code (otp_type 1) sent to the outbox: the Authorization header value. */
+export async function logIn(service: InProcessService, company: Company, account: Account): Promise<string> {
+  const target = {
+    dial_code: '+1',
+    phone_number: String(account.registration.phone_number),
+    user_type: Number(account.registration.user_type ?? 2),
+    otp_type: 1,
+  };
+  const headers = { CompanyID: company.company_id };
+  const sent = await invoke(service.handlers.login_phone, { path: '/l', headers, body: target });
+  if (sent.status !== 200) throw new Error(`login code not sent: ${JSON.stringify(sent.body)}`);
+  const code = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${target.phone_number}`).at(-1));
+  const verified = await invoke(service.handlers.verify_otp, { path: '/v', headers, body: { ...target, otp: code } });
+  if (verified.status !== 200) throw new Error(`login code not verified: ${JSON.stringify(verified.body)}`);
+  return `Token ${verified.body.data.token.token}`;
 }

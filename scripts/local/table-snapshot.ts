@@ -67,12 +67,16 @@ export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotDiff {
   return diff;
 }
 
+const RECLAIMED = 3;
+
 export const isUnchanged = (diff: SnapshotDiff) => !diff.added.length && !diff.removed.length && !diff.changed.length;
 
 /**
  * What must hold for every company after any sequence of requests, failed or not: no user
- * without its phone, email and referral-code claims, no claim without its user, and every
- * referral counted exactly once (the count equals the notifications in the referrer's list).
+ * without its phone, email and referral-code claims (but a user whose phone was reclaimed, who
+ * holds neither phone nor email, and no session), no claim without its user, every session a
+ * user's, and every referral counted exactly once (the count equals the notifications in the
+ * referrer's list).
  * Returns a description of each broken rule; empty when all hold.
  */
 export function identityProblems(items: StoredItem[], companyId: string): string[] {
@@ -85,9 +89,18 @@ export function identityProblems(items: StoredItem[], companyId: string): string
 
   for (const user of users) {
     const id = user.user_id as string;
-    if (find(phoneClaimKey(companyId, user.phone_e164, user.user_type))?.user_id !== id) problems.push(`user ${id} lacks its phone claim`);
-    if (user.email && find(emailClaimKey(companyId, user.email, user.user_type))?.user_id !== id)
-      problems.push(`user ${id} lacks its email claim`);
+    const phoneClaim = find(phoneClaimKey(companyId, user.phone_e164, user.user_type));
+    const emailClaim = user.email ? find(emailClaimKey(companyId, user.email, user.user_type)) : undefined;
+    if (user.status_id === RECLAIMED) {
+      if (phoneClaim?.user_id === id || emailClaim?.user_id === id) problems.push(`reclaimed user ${id} still holds a claim`);
+      const sessions = items.filter((item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith('SESSION#'));
+      if (sessions.length) problems.push(`reclaimed user ${id} still has ${sessions.length} session(s)`);
+    } else {
+      if (phoneClaim?.user_id !== id) problems.push(`user ${id} lacks its phone claim`);
+      if (user.email && emailClaim?.user_id !== id) problems.push(`user ${id} lacks its email claim`);
+      if (phoneClaim?.user_id === id && (phoneClaim.status_id ?? 1) !== (user.status_id ?? 1))
+        problems.push(`user ${id}'s phone claim has another status`);
+    }
     if (find(referralCodeKey(companyId, user.referral_code))?.user_id !== id) problems.push(`user ${id} lacks its referral code claim`);
     const notifications = items.filter((item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith('NOTIF#'));
     if ((user.referral_count ?? 0) !== notifications.length) {
@@ -100,8 +113,9 @@ export function identityProblems(items: StoredItem[], companyId: string): string
   for (const claim of items.filter((item) => item.sk === 'CLAIM')) {
     if (!userIds.has(claim.user_id)) problems.push(`claim ${claim.pk} names missing user ${claim.user_id}`);
   }
-  for (const token of items.filter((item) => item.sk === 'TOKEN')) {
-    if (!userIds.has(token.user_id)) problems.push(`token of missing user ${token.user_id}`);
+  for (const session of items.filter((item) => item.sk.startsWith('SESSION#'))) {
+    if (!users.some((user) => session.pk === userKey(companyId, user.user_id as string).pk))
+      problems.push(`session ${session.sk} of a missing user`);
   }
   return problems;
 }

@@ -34,6 +34,7 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   login_phone: ['200', '400/1', '400/2', '404/3', '401/4', '413/13'],
   verify_otp: ['400/1', '400/2', '404/3', '400/10', '413/13'],
   referral_program: ['200', '400/1', '400/2', '404/3', '401/4', '403/5'],
+  logout: ['200', '400/1', '400/2', '404/3', '401/4', '413/13'],
   not_found: ['404/6'],
 };
 
@@ -82,6 +83,8 @@ const USER_ATTRIBUTES = new Set([
   'referred_by',
   'referral_code',
   'referral_count',
+  'phone_verified',
+  'session_version',
   'cretaed_by',
   'created_at',
   'updated_at',

@@ -5,15 +5,17 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey } from '../../lib/store/keys.js';
+import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey, userKey } from '../../lib/store/keys.js';
 import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
 import { identityProblems, type StoredItem, scanItems } from '../../scripts/local/table-snapshot.js';
 import {
   type Answer,
   invoke,
   lastCodeSentTo,
+  logIn,
   newCompany,
   outboxMessages,
+  provePhone,
   randomPhoneNumber,
   sampleRegistration,
   signUp,
@@ -101,7 +103,9 @@ describe('concurrent verifications', () => {
     const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
     expect((await send(company, target)).status).toBe(200);
     const code = lastCodeSentTo(service, `+1${target.phone_number}`);
-    const tokensBefore = (await itemsOf(company)).filter((item) => item.sk === 'TOKEN' && item.user_id === account.userId);
+    const sessionsOf = (items: StoredItem[]) =>
+      items.filter((item) => item.pk === userKey(company.company_id, account.userId).pk && item.sk.startsWith('SESSION#'));
+    const tokensBefore = sessionsOf(await itemsOf(company));
 
     const answers = await Promise.all(
       Array.from({ length: 12 }, () =>
@@ -112,7 +116,7 @@ describe('concurrent verifications', () => {
     expect(answers.filter((answer) => answer.status !== 200).map((answer) => answer.body.error)).toEqual(Array(11).fill([10]));
 
     const items = await itemsOf(company);
-    const tokensAfter = items.filter((item) => item.sk === 'TOKEN' && item.user_id === account.userId);
+    const tokensAfter = sessionsOf(items);
     expect(tokensAfter.length - tokensBefore.length).toBe(1);
     expect(find(items, otpKey(company.company_id, `+1${target.phone_number}`, 2, 1))).toBeUndefined();
   });
@@ -171,5 +175,75 @@ describe('concurrent sends', () => {
       }
     });
     expect(items.filter((item) => item.sk === 'OTP')).toHaveLength(3);
+  });
+});
+
+describe('sessions and reclaims', () => {
+  const works = async (target: Company, authorization: string) =>
+    (
+      await invoke(service.handlers.referral_program, {
+        method: 'GET',
+        path: '/p',
+        headers: { CompanyID: target.company_id, Authorization: authorization },
+      })
+    ).status;
+
+  it('a reclaim racing logins of the old holder: the holder ends with no live session, however they interleave', async () => {
+    const own = await newCompany(service);
+    for (let round = 0; round < 4; round++) {
+      const holder = await signUp(service, own);
+      const phone = String(holder.registration.phone_number);
+      const proof = await provePhone(service, own, phone);
+      // The holder has a login code waiting (sent before the reclaim), and asks for a session with it at the moment of the reclaim.
+      service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+      const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1 };
+      expect((await send(own, target)).status).toBe(200);
+      const code = lastCodeSentTo(service, `+1${phone}`);
+      const [registered, login] = await Promise.all([
+        registerIn(own, sampleRegistration({ phone_number: phone, phone_verification_token: proof })),
+        invoke(verifyOtp, { path: '/v', headers: { CompanyID: own.company_id }, body: { ...target, otp: code } }),
+      ]);
+      const items = await itemsOf(own);
+      const holderSessions = items.filter(
+        (item) => item.pk === userKey(own.company_id, holder.userId).pk && item.sk.startsWith('SESSION#'),
+      );
+      if (registered.status === 200) {
+        // Reclaimed: whatever the login got, no session of the holder survives, and the login's token (if any) fails.
+        expect(holderSessions).toEqual([]);
+        if (login.status === 200) expect(await works(own, `Token ${login.body.data.token.token}`)).toBe(401);
+        expect(find(items, userKey(own.company_id, holder.userId))).toMatchObject({ status_id: 3 });
+      } else {
+        // The login won and proved the phone first: the holder is verified and keeps it (409).
+        expect(registered.status).toBe(409);
+        expect(login.status).toBe(200);
+        expect(find(items, userKey(own.company_id, holder.userId))).toMatchObject({ status_id: 1, phone_verified: 1 });
+      }
+      expect(identityProblems(items, own.company_id)).toEqual([]);
+      service.clock.reset();
+    }
+  });
+
+  it('logout of all sessions racing a new login: every session from before ends, a session issued after the logout survives', async () => {
+    const own = await newCompany(service);
+    const account = await signUp(service, own);
+    const before = await logIn(service, own, account);
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+    const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
+    expect((await send(own, target)).status).toBe(200);
+    const code = lastCodeSentTo(service, `+1${target.phone_number}`);
+    const [loggedOut, login] = await Promise.all([
+      invoke(service.handlers.logout, {
+        path: '/o',
+        headers: { CompanyID: own.company_id, Authorization: before },
+        body: { scope: 'all' },
+      }),
+      invoke(verifyOtp, { path: '/v', headers: { CompanyID: own.company_id }, body: { ...target, otp: code } }),
+    ]);
+    expect([loggedOut.status, login.status]).toEqual([200, 200]);
+    expect([await works(own, account.authorization), await works(own, before)]).toEqual([401, 401]);
+    // The new session either began before the logout's read (ended, and counted) or after it (alive, not counted).
+    const newSession = await works(own, `Token ${login.body.data.token.token}`);
+    expect(loggedOut.body.data.revoked).toBe(newSession === 401 ? 3 : 2);
+    service.clock.reset();
   });
 });

@@ -206,7 +206,7 @@ async function runEveryFlow(): Promise<void> {
   dynamoProxy.reset();
   expect((await call('send referred code', loginPhone, { path: '/l', body: referredLogin })).status).toBe(200);
   const referredCode = lastPublishedCode();
-  dynamoProxy.rule = faultWhen((request) => request.operation === 'PutItem' && request.body.includes('#TOKEN#'), 'throttle');
+  dynamoProxy.rule = faultWhen((request) => request.operation === 'TransactWriteItems' && request.body.includes('SESSION#'), 'throttle');
   expect((await call('token write failing', verifyOtp, { path: '/v', body: { ...referredLogin, otp: referredCode } })).status).toBe(503);
   dynamoProxy.reset();
 

@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
+import { authenticate } from '../../lib/sessions/access-tokens.js';
 import { companySendLimitKey, otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
-import { authenticate } from '../../lib/tokens/access-tokens.js';
 import {
   type Answer,
   expectFailure,
@@ -82,7 +82,7 @@ describe('login by phone', () => {
     expect(answer.body.data).toEqual({ message: expect.any(String), token: { type: 'Token', token: expect.any(String) }, user_id: userId });
     expect(answer.headers['cache-control']).toBe('no-store');
     const principal = await authenticate(service.app, company.company_id, `Token ${answer.body.data.token.token}`);
-    expect(principal).toEqual({ companyId: company.company_id, userId, userType: 2 });
+    expect(principal).toEqual({ companyId: company.company_id, userId, userType: 2, sessionId: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
   it('accepts a code once only', async () => {
@@ -231,12 +231,16 @@ describe('send limits', () => {
 });
 
 describe('purposes', () => {
-  it('sends a phone-verification code without a token, and verifies it as verified: 1', async () => {
+  it('sends a phone-verification code without a token, and verifies it as verified: 1 with a verification_token', async () => {
     const target: Target = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 2 };
     expect((await send(target)).status).toBe(200);
     const answer = await verify(target, lastCodeSentTo(service, e164(target)));
     expect(answer.status).toBe(200);
-    expect(answer.body.data).toEqual({ message: expect.any(String), verified: 1 });
+    expect(answer.body.data).toEqual({
+      message: expect.any(String),
+      verified: 1,
+      verification_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
   });
 
   it.each([3, 4])('otp_type %i needs the token of the phone owner: 401 without, 403 with another user’s', async (otpType) => {

@@ -1,9 +1,9 @@
 import { createHmac, hkdfSync, randomBytes, scryptSync } from 'node:crypto';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { hashPin, hashToken, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
-import { emailClaimKey, phoneClaimKey, referralCodeKey, tokenKey, userKey } from '../../lib/store/keys.js';
+import { emailClaimKey, phoneClaimKey, referralCodeKey, sessionKey, userKey } from '../../lib/store/keys.js';
 import { getUser, type UserRecord } from '../../lib/store/user-store.js';
 import { type Answer, invoke, newCompany, newEmployee, randomPhoneNumber, sampleRegistration, testService } from '../helpers.js';
 
@@ -98,15 +98,20 @@ describe('registration of a customer', () => {
     expect(await verifyPin(service.app.keys, '4826', current.replace('hmac-scrypt$1$', 'hmac-scrypt$9$'))).toBe(false);
   });
 
-  it('stores the token only as its hash, bound to the user and company, for 30 days', async () => {
+  it("stores the token only as its hash, as a session in the user's partition, idle-limited to 14 days within 30", async () => {
     const answer = await registerIn(sampleRegistration());
     const { token } = answer.body.data.token;
+    const userId = answer.body.data.user_id;
+    expect(token).toMatch(new RegExp(`^${userId}\\.[A-Za-z0-9_-]{43}$`));
     const { Item } = await service.app.table.client.send(
-      new GetCommand({ TableName: service.app.table.name, Key: tokenKey(company.company_id, hashToken(token)) }),
+      new GetCommand({ TableName: service.app.table.name, Key: sessionKey(company.company_id, userId, hashToken(token)) }),
     );
-    expect(Item).toMatchObject({ user_id: answer.body.data.user_id, user_type: 2 });
-    expect(Item!.expires_at - Item!.created_at).toBe(30 * 24 * 3600);
-    expect(JSON.stringify(Item)).not.toContain(token);
+    expect(Item).toMatchObject({ user_type: 2 });
+    // The TTL attribute is the earlier of the idle timeout and the absolute lifetime.
+    expect(Item!.expires_at - Item!.created_at).toBe(14 * 24 * 3600);
+    expect(Item!.last_used_at).toBe(Item!.created_at);
+    expect(JSON.stringify(Item)).not.toContain(token.split('.')[1]);
+    expect(await storedUser(userId)).toMatchObject({ session_version: 1, phone_verified: 0 });
   });
 
   it('forces self-registered KYC and status fields to pending, initiated and active', async () => {
@@ -303,12 +308,32 @@ describe('employees', () => {
   it("registers an employee with an employee's token, cretaed_by from the token, KYC fields as sent", async () => {
     const employee = await newEmployee(service, company);
     const answer = await registerIn(
-      sampleRegistration({ user_type: 1, kyc_status: 2, kyc_process_status: '3', status_id: 4, cretaed_by: '0'.repeat(32) }),
+      sampleRegistration({ user_type: 1, kyc_status: 2, kyc_process_status: '3', status_id: 1, cretaed_by: '0'.repeat(32) }),
       { authorization: employee.authorization.replace('Token', 'token') },
     );
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const user = await storedUser(answer.body.data.user_id);
-    expect(user).toMatchObject({ user_type: 1, kyc_status: 2, kyc_process_status: 3, status_id: 4, cretaed_by: employee.userId });
+    expect(user).toMatchObject({ user_type: 1, kyc_status: 2, kyc_process_status: 3, status_id: 1, cretaed_by: employee.userId });
+  });
+
+  it('lets an employee register a user as disabled (status_id 2): stored so, with no session (the token it answers is ended)', async () => {
+    const employee = await newEmployee(service, company);
+    const answer = await registerIn(sampleRegistration({ status_id: 2 }), { Authorization: employee.authorization });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(await storedUser(answer.body.data.user_id)).toMatchObject({ status_id: 2 });
+    const list = await invoke(service.handlers.referral_program, {
+      method: 'GET',
+      path: '/p',
+      headers: { CompanyID: company.company_id, Authorization: `Token ${answer.body.data.token.token}` },
+    });
+    expect(list.status).toBe(401);
+  });
+
+  it.each([3, 4, 1000])('refuses status_id %i from an employee (1 active, 2 disabled; 3 comes only from a reclaim)', async (statusId) => {
+    const employee = await newEmployee(service, company);
+    const answer = await registerIn(sampleRegistration({ status_id: statusId }), { Authorization: employee.authorization });
+    expect(answer.status).toBe(400);
+    expect(answer.body.data.errors).toEqual([{ code: 1, field: 'status_id', detail: 'must be 1 (active) or 2 (disabled)' }]);
   });
 
   it('refuses a malformed, unknown or other-company token with 401', async () => {
@@ -324,11 +349,10 @@ describe('employees', () => {
   it('refuses an expired token with 401', async () => {
     const employee = await newEmployee(service, company);
     const hash = hashToken(employee.authorization.slice('Token '.length));
-    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     await service.app.table.client.send(
       new UpdateCommand({
         TableName: service.app.table.name,
-        Key: tokenKey(company.company_id, hash),
+        Key: sessionKey(company.company_id, employee.userId, hash),
         UpdateExpression: 'SET expires_at = :past',
         ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
       }),

@@ -1,0 +1,9 @@
+import { logoutEndpoint } from '../lib/api/logout-endpoint.js';
+import type { App } from '../lib/app.js';
+import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { logout } from '../lib/sessions/logout.js';
+
+// POST /wallet/v3/auth/logout (API contract 3.5)
+export const logoutHandler = (app: App) => apiHandler(app, logoutEndpoint, ({ body, principal }) => logout(app, principal, body));
+
+export const handler = lambdaFunction(logoutHandler);

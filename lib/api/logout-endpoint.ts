@@ -1,0 +1,21 @@
+import { logoutBody, logoutResult } from '../sessions/logout-input.js';
+import type { Endpoint } from './endpoint.js';
+
+export const logoutEndpoint = {
+  operationId: 'logout',
+  method: 'POST',
+  path: '/wallet/v3/auth/logout',
+  summary: 'End sessions: this one, every other one, or all',
+  description: () =>
+    'Ends sessions of the token’s user. scope "current" (the default, also when the body is empty) ends the ' +
+    'presented token; "others" every other session of the user; "all" every session, this one included. ' +
+    'Answers how many sessions ended. An ended token answers 401 on its next call.',
+  auth: 'required',
+  body: logoutBody,
+  result: logoutResult,
+  errors: [],
+  examples: {
+    request: { scope: 'others' },
+    result: { message: 'Logged out of every other session', revoked: 2 },
+  },
+} as const satisfies Endpoint;

@@ -1,0 +1,66 @@
+import type { App } from '../app.js';
+import { epochSeconds } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { ItemKey } from '../store/keys.js';
+import { deleteSessions, querySessions, sessionDelete } from '../store/session-store.js';
+import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { getPhoneClaim, getUser, phoneClaimStatus, type UserRecord, userStatusChange } from '../store/user-store.js';
+
+/** Sessions ended in the same transaction as the change they follow; beyond this they are ended first, in batches. */
+export const MAX_SESSIONS_IN_TRANSACTION = 80;
+const MAX_ROUNDS = 5;
+
+/**
+ * A change to a user that ends all their sessions with it, such as a status change: the change
+ * and the deletion of every session are one transaction, conditional on no session having been
+ * granted since the user was read (session_version); if one was, it is read again. A session is
+ * granted only to an active user (session-store.ts sessionGrant), so once the change commits no
+ * new one appears. Returns how many sessions ended.
+ */
+export async function changeEndingSessions(
+  app: Pick<App, 'table'>,
+  companyId: string,
+  userId: string,
+  change: (user: UserRecord, sessionVersion: number) => Promise<LabelledItem<string>[]>,
+): Promise<number> {
+  for (let round = 1; ; round++) {
+    const user = await getUser(app.table, companyId, userId, true);
+    if (!user) throw new AppError('NOT_FOUND', { detail: 'no such user' });
+    const sessions = (await querySessions(app.table, companyId, userId)).map(({ key }) => key);
+    if (sessions.length > MAX_SESSIONS_IN_TRANSACTION) {
+      // Too many for one transaction: end them first, then make the change with what is left.
+      await deleteSessions(app.table, sessions);
+      continue;
+    }
+    try {
+      await writeTransaction(app.table, [...(await change(user, user.session_version ?? 0)), ...sessionDeletes(app, sessions)]);
+      return sessions.length;
+    } catch (error) {
+      const raced = error instanceof ConditionsFailed && error.labels.includes('user');
+      if (!raced || round >= MAX_ROUNDS) throw error;
+    }
+  }
+}
+
+export function sessionDeletes(app: Pick<App, 'table'>, sessions: ItemKey[]): LabelledItem<'session'>[] {
+  return sessions.map((key) => ({ label: 'session', item: sessionDelete(app.table, key) }));
+}
+
+/** Sets a user's status (on the user and on the phone claim they hold) and ends every session of theirs (user:disable sets 2). */
+export async function setStatusEndingSessions(
+  app: Pick<App, 'table' | 'clock'>,
+  companyId: string,
+  userId: string,
+  statusId: number,
+): Promise<number> {
+  return changeEndingSessions(app, companyId, userId, async (user, version) => {
+    const claim = await getPhoneClaim(app.table, companyId, user.phone_e164, user.user_type, true);
+    return [
+      { label: 'user', item: userStatusChange(app.table, companyId, userId, statusId, version, epochSeconds(app.clock)) },
+      // A reclaimed user no longer holds the claim: it is the new holder's to keep.
+      ...(claim?.user_id === userId
+        ? [{ label: 'user', item: phoneClaimStatus(app.table, companyId, user.phone_e164, user.user_type, userId, statusId) }]
+        : []),
+    ];
+  });
+}

@@ -1,0 +1,29 @@
+import type { App } from '../app.js';
+import { epochSeconds } from '../clock.js';
+import { SESSION_PREFIX } from '../store/keys.js';
+import { deleteSession, deleteSessions, querySessions } from '../store/session-store.js';
+import type { Principal } from './access-tokens.js';
+import type { LogoutInput, LogoutResult } from './logout-input.js';
+
+/**
+ * Ends sessions of the caller (API contract 3.5): this one, every other one, or all. The other
+ * sessions are found with one Query on the user's partition, so the work grows with that user's
+ * sessions only. A session granted after the Query is not ended: it began after the logout.
+ */
+export async function logout(app: App, principal: Principal, input: LogoutInput): Promise<LogoutResult> {
+  const { companyId, userId, sessionId } = principal;
+  if (input.scope === 'current') {
+    const revoked = (await deleteSession(app.table, companyId, userId, sessionId)) ? 1 : 0;
+    return { message: 'Logged out', revoked };
+  }
+  const sessions = await querySessions(app.table, companyId, userId);
+  const ending = input.scope === 'all' ? sessions : sessions.filter(({ key }) => key.sk !== `${SESSION_PREFIX}${sessionId}`);
+  await deleteSessions(
+    app.table,
+    ending.map(({ key }) => key),
+  );
+  // Expired sessions DynamoDB has not deleted yet go too, but only live ones count as ended.
+  const now = epochSeconds(app.clock);
+  const revoked = ending.filter(({ expiresAt }) => expiresAt > now).length;
+  return { message: input.scope === 'all' ? 'Logged out of every session' : 'Logged out of every other session', revoked };
+}

@@ -1,0 +1,127 @@
+import { BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionalWrite } from './conditional-write.js';
+import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
+import type { Table } from './table.js';
+import { putIfAbsent, type TransactItem } from './transactions.js';
+
+// Sessions: one item per access token, in its user's partition (keys.ts sessionKey).
+
+export interface SessionRecord {
+  user_type: number;
+  created_at: number;
+  /** Epoch seconds of the last recorded use (recorded at most once per touch interval). */
+  last_used_at: number;
+  /**
+   * Epoch seconds when the session is over: the earlier of its absolute lifetime and its idle
+   * timeout from the last recorded use. Also the table's TTL attribute.
+   */
+  expires_at: number;
+}
+
+/** The write that stores a new session, for a transaction. */
+export function sessionPut(table: Table, companyId: string, userId: string, tokenHash: string, record: SessionRecord): TransactItem {
+  return putIfAbsent(table, sessionKey(companyId, userId, tokenHash), record);
+}
+
+/**
+ * The user's side of a new session, in the same transaction: only an active user may have one,
+ * and session_version counts every session ever granted, so that whatever ends all sessions
+ * (end-sessions.ts) can tell that one was granted while it worked.
+ */
+export function sessionGrant(table: Table, companyId: string, userId: string, extra?: { phoneVerified: boolean }): TransactItem {
+  return {
+    Update: {
+      TableName: table.name,
+      Key: userKey(companyId, userId),
+      UpdateExpression: `ADD session_version :one${extra?.phoneVerified ? ' SET phone_verified = :one' : ''}`,
+      ConditionExpression: 'attribute_exists(pk) AND status_id = :active',
+      ExpressionAttributeValues: { ':one': 1, ':active': 1 },
+    },
+  };
+}
+
+/** A session as stored, read strongly consistently: a session that was ended is gone at once. */
+export async function getSession(table: Table, companyId: string, userId: string, tokenHash: string): Promise<SessionRecord | undefined> {
+  const { Item } = await table.client.send(
+    new GetCommand({ TableName: table.name, Key: sessionKey(companyId, userId, tokenHash), ConsistentRead: true }),
+  );
+  return Item as SessionRecord | undefined;
+}
+
+/** Records a use of a session, unless another call recorded one since `seenLastUsedAt` or it was ended. */
+export async function touchSession(table: Table, key: ItemKey, seenLastUsedAt: number, now: number, expiresAt: number): Promise<void> {
+  await conditionalWrite(
+    table.client.send(
+      new UpdateCommand({
+        TableName: table.name,
+        Key: key,
+        UpdateExpression: 'SET last_used_at = :now, expires_at = :expires',
+        ConditionExpression: 'last_used_at = :seen',
+        ExpressionAttributeValues: { ':now': now, ':expires': expiresAt, ':seen': seenLastUsedAt },
+      }),
+    ),
+  );
+}
+
+/** Ends one session; false when it was not there (already ended). */
+export async function deleteSession(table: Table, companyId: string, userId: string, tokenHash: string): Promise<boolean> {
+  const outcome = await conditionalWrite(
+    table.client.send(
+      new DeleteCommand({
+        TableName: table.name,
+        Key: sessionKey(companyId, userId, tokenHash),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    ),
+  );
+  return outcome.written;
+}
+
+export interface StoredSession {
+  key: ItemKey;
+  expiresAt: number;
+}
+
+/** Every stored session of a user (expired ones included, as DynamoDB deletes them late), read strongly consistently. */
+export async function querySessions(table: Table, companyId: string, userId: string): Promise<StoredSession[]> {
+  const pk = userKey(companyId, userId).pk;
+  const sessions: StoredSession[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.client.send(
+      new QueryCommand({
+        TableName: table.name,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': SESSION_PREFIX },
+        ProjectionExpression: 'pk, sk, expires_at',
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? [])
+      sessions.push({ key: { pk: item.pk as string, sk: item.sk as string }, expiresAt: item.expires_at as number });
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return sessions;
+}
+
+/** The write that ends one session inside a transaction. */
+export function sessionDelete(table: Table, key: ItemKey): TransactItem {
+  return { Delete: { TableName: table.name, Key: key } };
+}
+
+const BATCH_SIZE = 25;
+const MAX_BATCH_ROUNDS = 8;
+
+/** Deletes sessions 25 at a time, retrying what DynamoDB leaves unprocessed. */
+export async function deleteSessions(table: Table, keys: ItemKey[]): Promise<void> {
+  for (let start = 0; start < keys.length; start += BATCH_SIZE) {
+    let requests = keys.slice(start, start + BATCH_SIZE).map((key) => ({ DeleteRequest: { Key: key } }));
+    for (let round = 1; requests.length; round++) {
+      const { UnprocessedItems } = await table.client.send(new BatchWriteCommand({ RequestItems: { [table.name]: requests } }));
+      requests = (UnprocessedItems?.[table.name] ?? []) as typeof requests;
+      if (requests.length && round >= MAX_BATCH_ROUNDS) throw new Error(`${requests.length} sessions left undeleted after ${round} rounds`);
+      if (requests.length) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** round));
+    }
+  }
+}
