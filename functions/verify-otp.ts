@@ -5,6 +5,6 @@ import { verifyOtp } from '../lib/otp/verify-otp.js';
 
 // POST /wallet/v3/auth/verify_otp (API contract 3.3)
 export const verifyOtpHandler = (app: App) =>
-  apiHandler(app, verifyOtpEndpoint, ({ body, company, principal }) => verifyOtp(app, company, body, principal));
+  apiHandler(app, verifyOtpEndpoint, ({ body, company, principal, origin }) => verifyOtp(app, company, body, principal, origin));
 
 export const handler = lambdaFunction(verifyOtpHandler);

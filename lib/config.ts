@@ -57,6 +57,20 @@ export interface Config {
     sendsPerPhonePerHour: number;
     /** Most sends of one company within a clock hour: the ceiling against SMS pumping. */
     sendsPerCompanyPerHour: number;
+    /** Most sends of one company to one number range (prefix) within a clock hour; 0 turns it off. */
+    sendsPerPrefixPerHour: number;
+    /** Digits of the national number, after the country code, that name a number range. */
+    prefixDigits: number;
+    /** Most send requests from one source address within a clock hour; 0 turns it off. */
+    sendsPerAddressPerHour: number;
+    /** Most verify attempts from one source address within a window; 0 turns it off. */
+    verifiesPerAddress: number;
+    /** That window, in seconds. */
+    verifyAddressWindowSeconds: number;
+    /** Most wrong codes for one phone of one company, across codes, within a window; then it is locked. */
+    failuresPerPhone: number;
+    /** That window, in seconds, opened by the first wrong code. */
+    failureWindowSeconds: number;
   };
   sms: {
     /** "sns" sends through Amazon SNS; "outbox" appends to a local file (npm start). */
@@ -155,6 +169,13 @@ export function readConfig(env: Environment = process.env): Config {
       sendIntervalSeconds: read.integer('OTP_SEND_INTERVAL_SECONDS', 60),
       sendsPerPhonePerHour: read.integer('OTP_SENDS_PER_PHONE_PER_HOUR', 5, { min: 1 }),
       sendsPerCompanyPerHour: read.integer('OTP_SENDS_PER_COMPANY_PER_HOUR', 1000, { min: 1 }),
+      sendsPerPrefixPerHour: read.integer('OTP_SENDS_PER_PREFIX_PER_HOUR', 20),
+      prefixDigits: read.integer('OTP_PREFIX_DIGITS', 6, { min: 1 }),
+      sendsPerAddressPerHour: read.integer('OTP_SENDS_PER_ADDRESS_PER_HOUR', 30),
+      verifiesPerAddress: read.integer('OTP_VERIFIES_PER_ADDRESS', 30),
+      verifyAddressWindowSeconds: read.integer('OTP_VERIFY_ADDRESS_WINDOW_SECONDS', 300, { min: 1 }),
+      failuresPerPhone: read.integer('OTP_FAILURES_PER_PHONE', 10, { min: 1 }),
+      failureWindowSeconds: read.integer('OTP_FAILURE_WINDOW_SECONDS', 24 * 3600, { min: 1 }),
     },
     sms: {
       sender: read.oneOf('SMS_SENDER', ['sns', 'outbox'] as const, local ? 'outbox' : 'sns'),

@@ -203,6 +203,10 @@ async function main(): Promise<number> {
         // SDK's config, the SMS outbox) queued past the Lambda timeout. A Lambda container serves
         // one call at a time and has no such queue; more threads emulate that better.
         UV_THREADPOOL_SIZE: '64',
+        // Every client is this machine (one address), and most numbers are Washington's (area 202).
+        OTP_SENDS_PER_ADDRESS_PER_HOUR: '0',
+        OTP_VERIFIES_PER_ADDRESS: '0',
+        OTP_SENDS_PER_PREFIX_PER_HOUR: '0',
       },
     });
     const app = createApp(readConfig(env));

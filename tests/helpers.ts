@@ -33,6 +33,11 @@ export function testEnvironment(settings: Environment = {}, options: Partial<Loc
       // In process, one "container" serves many concurrent calls, which Lambda never does: the
       // function's deadline (10 s, tested on its own) would only make races flaky on 2 cores.
       FUNCTION_TIMEOUT_SECONDS: '60',
+      // Every test calls from 127.0.0.1 and most send to Washington numbers (area 202): the
+      // per-address and per-range limits are off but where a test sets them (tests/otp/fraud-guard.test.ts).
+      OTP_SENDS_PER_ADDRESS_PER_HOUR: '0',
+      OTP_VERIFIES_PER_ADDRESS: '0',
+      OTP_SENDS_PER_PREFIX_PER_HOUR: '0',
       ...settings,
     },
   });

@@ -9,13 +9,17 @@ export const loginPhoneEndpoint = {
   summary: 'Send a one-time code by SMS',
   description: ({ otp }) =>
     `Sends a 6-digit code, valid ${duration(otp.ttlSeconds)}, to the phone. otp_type: 1 login, 2 phone verification, ` +
-    "3 wallet top-up, 4 KYC document; 3 and 4 need the phone owner's token. A login code for an " +
-    `unregistered phone gets the same answer and sends nothing. Limits: one send per ${duration(otp.sendIntervalSeconds)} and ${otp.sendsPerPhonePerHour} per ` +
-    'hour per phone, and an hourly ceiling per company; over a limit: 429 with Retry-After.',
+    "3 wallet top-up, 4 KYC document; 3 and 4 need the phone owner's token. A login code for a phone with no " +
+    'active user gets the same answer and sends nothing. Only mobile lines in the company’s countries get SMS ' +
+    '(code 15 otherwise, nothing spent). Limits (429 with Retry-After): one send per ' +
+    `${duration(otp.sendIntervalSeconds)} and ${otp.sendsPerPhonePerHour} per hour per phone; ` +
+    `${otp.sendsPerAddressPerHour || 'no limit of'} send requests per hour per source address; ` +
+    `${otp.sendsPerPrefixPerHour || 'no limit of'} sends per hour to one number range and ${otp.sendsPerCompanyPerHour} per company; ` +
+    `none to a phone with ${otp.failuresPerPhone} wrong codes in ${duration(otp.failureWindowSeconds)}.`,
   auth: 'optional',
   body: loginPhoneBody,
   result: loginPhoneResult,
-  errors: ['FORBIDDEN', 'TOO_MANY_REQUESTS'],
+  errors: ['FORBIDDEN', 'TOO_MANY_REQUESTS', 'SMS_DESTINATION_NOT_ALLOWED'],
   examples: {
     request: { dial_code: '+1', phone_number: '2025550143', user_type: 2, otp_type: 1 },
     result: { message: 'OTP sent to your mobile number', expires_in: 300 },

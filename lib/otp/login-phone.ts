@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { App } from '../app.js';
 import { epochSeconds } from '../clock.js';
 import type { Company } from '../companies/companies.js';
+import type { RequestOrigin } from '../http/api-handler.js';
 import type { Principal } from '../sessions/access-tokens.js';
 import type { SendText } from '../sms/sms-sender.js';
 import { putOtp } from '../store/otp-store.js';
@@ -9,7 +10,8 @@ import { codeKey, currentOtpCodeHash, newOtpCode } from './otp-codes.js';
 import { type LoginPhoneInput, OtpType } from './otp-input.js';
 import type { LoginPhoneResult } from './otp-results.js';
 import { phoneOwnerFor } from './phone-owner.js';
-import { reserveSend } from './send-limits.js';
+import { checkSender, reserveSend } from './send-limits.js';
+import { allowedSmsDestination, numberRange } from './sms-destinations.js';
 
 function smsText(company: Company, code: string, ttlSeconds: number): string {
   const minutes = Math.round(ttlSeconds / 60);
@@ -17,9 +19,11 @@ function smsText(company: Company, code: string, ttlSeconds: number): string {
 }
 
 /**
- * Sends a one-time code by SMS (API contract 3.2). Every request counts against the send
- * limits, registered phone or not; a login code for an unregistered (phone, user type) gets
- * the same answer and sends nothing, so the answer reveals no account.
+ * Sends a one-time code by SMS (API contract 3.2). The destination is checked first (the
+ * company's countries, mobile lines only) and costs nothing when refused. Every other request
+ * counts against the send limits, registered phone or not. A login code for a (phone, user type)
+ * with no active user gets the same answer and the same stored record, but one that no code
+ * matches, and no SMS: neither the answer nor a later verify reveals an account.
  */
 export async function loginPhone(
   app: App,
@@ -27,29 +31,38 @@ export async function loginPhone(
   company: Company,
   input: LoginPhoneInput,
   principal: Principal | undefined,
+  origin: RequestOrigin,
 ): Promise<LoginPhoneResult> {
   const companyId = company.company_id;
-  const { ttlSeconds } = app.config.otp;
+  const { ttlSeconds, prefixDigits } = app.config.otp;
   const answer = { message: 'OTP sent to your mobile number', expires_in: ttlSeconds };
-  const ownerId = input.otp_type === OtpType.PHONE_VERIFICATION ? undefined : await phoneOwnerFor(app.table, companyId, input, principal);
+  const destination = allowedSmsDestination(company, input.phone_e164);
 
   // The code's HMAC first: without the server secret nothing is counted or sent.
   const code = newOtpCode();
   const { codeHash, keyVersion } = await currentOtpCodeHash(app.keys, companyId, input, code);
 
-  const reservation = await reserveSend(app, companyId, input.phone_e164);
-  if (input.otp_type === OtpType.LOGIN && !ownerId) return answer;
+  // Who holds the phone, the source address's count and the phone's lockout: side by side.
+  const [ownerId] = await Promise.all([
+    input.otp_type === OtpType.PHONE_VERIFICATION ? undefined : phoneOwnerFor(app.table, companyId, input, principal),
+    checkSender(app, companyId, input.phone_e164, origin.sourceIp),
+  ]);
+  const reservation = await reserveSend(app, companyId, input.phone_e164, numberRange(destination, prefixDigits));
+  const noAccount = input.otp_type === OtpType.LOGIN && !ownerId;
 
-  try {
-    await sms({ phoneNumber: input.phone_e164, text: smsText(company, code, ttlSeconds) });
-  } catch (error) {
-    await reservation.release();
-    throw error;
+  if (!noAccount) {
+    try {
+      await sms({ phoneNumber: input.phone_e164, text: smsText(company, code, ttlSeconds) });
+    } catch (error) {
+      await reservation.release();
+      throw error;
+    }
   }
   // Stored only once the SMS is out: a failed send never leaves a usable code behind.
   const now = epochSeconds(app.clock);
   await putOtp(app.table, codeKey(companyId, input), {
-    code_hash: codeHash,
+    // With no account behind it, a hash of nothing a code can be: wrong tries count as for any code.
+    code_hash: noAccount ? randomBytes(32).toString('base64url') : codeHash,
     key_version: keyVersion,
     send_id: randomBytes(12).toString('base64url'),
     attempts: 0,

@@ -1,17 +1,22 @@
 import type { App } from '../app.js';
 import { epochSeconds, HOUR_SECONDS as HOUR } from '../clock.js';
 import { AppError } from '../errors.js';
+import { addressLimitKey, companySendLimitKey, prefixSendLimitKey } from '../store/keys.js';
 import {
-  countCompanySend,
+  countInWindow,
   countSendInNewWindow,
   countSendInWindow,
+  getPhoneFailures,
   type PhoneSendResult,
-  uncountCompanySend,
+  uncountInWindow,
   uncountPhoneSend,
 } from '../store/send-limit-store.js';
+import { addressKeyOf } from './source-address.js';
 
-// Limits on sending codes (API contract 3.2): per phone, one send per interval and a few per
-// hour; per company, an hourly ceiling against SMS pumping. Enforced by conditional updates.
+// Limits on sending codes (API contract 3.2, 3.3 and 6), each enforced by a conditional update so
+// no race passes it: per source address, sends an hour; per phone, one send per interval, a few
+// an hour, and none while too many wrong codes lock it; per company, an hourly ceiling, and one
+// per number range against SMS pumping runs through consecutive numbers.
 
 type LimitParts = Pick<App, 'table' | 'clock' | 'config'>;
 
@@ -22,6 +27,51 @@ export interface SendReservation {
 
 export function tooManyRequests(retryAfterSeconds: number, detail = 'send limit reached'): AppError {
   return new AppError('TOO_MANY_REQUESTS', { detail, headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+}
+
+/** When a phone locked by wrong codes opens again (epoch seconds), or undefined when it is not locked. */
+export async function phoneLockedUntil(
+  { table, config }: LimitParts,
+  companyId: string,
+  phone: string,
+  now: number,
+): Promise<number | undefined> {
+  const { failuresPerPhone, failureWindowSeconds } = config.otp;
+  const failures = await getPhoneFailures(table, companyId, phone);
+  const open = failures && failures.window_start > now - failureWindowSeconds;
+  return open && failures.failures >= failuresPerPhone ? failures.window_start + failureWindowSeconds : undefined;
+}
+
+/**
+ * Counts one request from a source address in a fixed window of `windowSeconds` (0 limit: off),
+ * or refuses it with TOO_MANY_REQUESTS until the window ends.
+ */
+export async function countAddress(
+  { table }: LimitParts,
+  sourceIp: string,
+  kind: 'SENDS' | 'VERIFIES',
+  limit: number,
+  windowSeconds: number,
+  now: number,
+): Promise<void> {
+  const address = addressKeyOf(sourceIp);
+  if (limit === 0 || !address) return;
+  const window = Math.floor(now / windowSeconds);
+  const counted = await countInWindow(table, addressLimitKey(address, kind, window), 'requests', limit, (window + 2) * windowSeconds);
+  if (!counted) throw tooManyRequests((window + 1) * windowSeconds - now, `${kind.toLowerCase()} limit of the source address reached`);
+}
+
+/**
+ * What a send checks before its phone is counted, side by side with reading who holds the
+ * phone: the source address's hourly sends, and whether wrong codes lock the phone.
+ */
+export async function checkSender(app: LimitParts, companyId: string, phone: string, sourceIp: string): Promise<void> {
+  const now = epochSeconds(app.clock);
+  const [, lockedUntil] = await Promise.all([
+    countAddress(app, sourceIp, 'SENDS', app.config.otp.sendsPerAddressPerHour, HOUR, now),
+    phoneLockedUntil(app, companyId, phone, now),
+  ]);
+  if (lockedUntil) throw tooManyRequests(lockedUntil - now, 'too many wrong codes for this phone');
 }
 
 /** Counts one send to the phone, or refuses with TOO_MANY_REQUESTS and when to retry. */
@@ -48,27 +98,35 @@ async function countPhoneSend(
   return result;
 }
 
-export async function reserveSend(app: LimitParts, companyId: string, phone: string): Promise<SendReservation> {
+/**
+ * Counts a send against the phone, then against the company's hour and the number range's hour
+ * side by side; any refusal gives back what was counted. `range` is the destination's number
+ * range (sms-destinations.ts numberRange).
+ */
+export async function reserveSend(app: LimitParts, companyId: string, phone: string, range: string): Promise<SendReservation> {
   const { table, config } = app;
   const now = epochSeconds(app.clock);
   const phoneSend = await countPhoneSend(app, companyId, phone, now);
   const hour = Math.floor(now / HOUR);
+  const expires = (hour + 2) * HOUR;
+  const hourly = [
+    { key: companySendLimitKey(companyId, hour), ceiling: config.otp.sendsPerCompanyPerHour },
+    ...(config.otp.sendsPerPrefixPerHour > 0
+      ? [{ key: prefixSendLimitKey(companyId, range, hour), ceiling: config.otp.sendsPerPrefixPerHour }]
+      : []),
+  ];
   const releasePhone = () => uncountPhoneSend(table, companyId, phone, now, phoneSend.before);
-  let companyCounted: boolean;
-  try {
-    companyCounted = await countCompanySend(table, companyId, hour, config.otp.sendsPerCompanyPerHour);
-  } catch (error) {
-    // The send will not happen, so the phone must not keep its count (best effort: the table is failing).
-    await releasePhone().catch(() => undefined);
-    throw error;
-  }
-  if (!companyCounted) {
-    await releasePhone();
+  const outcomes = await Promise.allSettled(hourly.map(({ key, ceiling }) => countInWindow(table, key, 'sent', ceiling, expires)));
+  const counted = hourly.filter((_, index) => outcomes[index]?.status === 'fulfilled' && outcomes[index].value === true);
+  const release = async () => {
+    await Promise.all([releasePhone(), ...counted.map(({ key }) => uncountInWindow(table, key, 'sent'))]);
+  };
+  if (counted.length < hourly.length) {
+    // The send will not happen: give back what was counted (best effort when the table is failing).
+    const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    await release().catch(() => undefined);
+    if (failure) throw failure.reason;
     throw tooManyRequests((hour + 1) * HOUR - now);
   }
-  return {
-    release: async () => {
-      await Promise.all([releasePhone(), uncountCompanySend(table, companyId, hour)]);
-    },
-  };
+  return { release };
 }

@@ -2,14 +2,17 @@ import type { App } from '../app.js';
 import { epochSeconds } from '../clock.js';
 import type { Company } from '../companies/companies.js';
 import { AppError } from '../errors.js';
+import type { RequestOrigin } from '../http/api-handler.js';
 import { createSession, type Principal, TOKEN_TYPE } from '../sessions/access-tokens.js';
 import { type ConsumeResult, consumeOtp, countWrongTry } from '../store/otp-store.js';
+import { countPhoneFailure } from '../store/send-limit-store.js';
 import { getPhoneClaim, markPhoneVerified } from '../store/user-store.js';
 import { codeKey, currentOtpCodeHash, otpCodeHash } from './otp-codes.js';
 import { OtpType, OWNER_ONLY_OTP_TYPES, type VerifyOtpInput } from './otp-input.js';
 import type { VerifyOtpResult } from './otp-results.js';
 import { phoneOwnerFor } from './phone-owner.js';
 import { issuePhoneProof } from './phone-proofs.js';
+import { countAddress, phoneLockedUntil } from './send-limits.js';
 
 /**
  * Consumes the code if it matches. The HMAC is made with the current key; a code stored under
@@ -49,19 +52,28 @@ async function proveThePhone(
 /**
  * Checks a code (API contract 3.3). A right code is consumed in the same atomic step that
  * checks it; a wrong one counts a try against that very send, so a code dies after
- * config.otp.maxAttempts wrong tries however many arrive at once.
+ * config.otp.maxAttempts wrong tries however many arrive at once, and a wrong code for the phone
+ * across codes, so a phone locks after config.otp.failuresPerPhone of them in a window. Every
+ * attempt counts against its source address.
  */
 export async function verifyOtp(
   app: App,
   company: Company,
   input: VerifyOtpInput,
   principal: Principal | undefined,
+  origin: RequestOrigin,
 ): Promise<VerifyOtpResult> {
   const companyId = company.company_id;
-  const { maxAttempts } = app.config.otp;
-  const ownerId = OWNER_ONLY_OTP_TYPES.includes(input.otp_type) ? await phoneOwnerFor(app.table, companyId, input, principal) : undefined;
-
+  const { maxAttempts, verifiesPerAddress, verifyAddressWindowSeconds, failureWindowSeconds } = app.config.otp;
   const now = epochSeconds(app.clock);
+  // Independent checks, side by side: the owner (top-up, KYC), the source address, the phone's lockout.
+  const [ownerId, , lockedUntil] = await Promise.all([
+    OWNER_ONLY_OTP_TYPES.includes(input.otp_type) ? phoneOwnerFor(app.table, companyId, input, principal) : undefined,
+    countAddress(app, origin.sourceIp, 'VERIFIES', verifiesPerAddress, verifyAddressWindowSeconds, now),
+    phoneLockedUntil(app, companyId, input.phone_e164, now),
+  ]);
+  if (lockedUntil) throw new AppError('OTP_ATTEMPTS_EXCEEDED', { detail: 'too many wrong codes for this phone; it opens again later' });
+
   const result = await consumeMatching(app, companyId, input, now);
 
   if (result.consumed) {
@@ -77,6 +89,9 @@ export async function verifyOtp(
   const seen = result.seen;
   if (!seen || seen.expires_at <= now) throw new AppError('OTP_EXPIRED', { detail: 'no live code' });
   if (seen.attempts >= maxAttempts) throw new AppError('OTP_ATTEMPTS_EXCEEDED', { detail: 'code is dead' });
-  await countWrongTry(app.table, codeKey(companyId, input), seen.send_id, maxAttempts);
+  await Promise.all([
+    countWrongTry(app.table, codeKey(companyId, input), seen.send_id, maxAttempts),
+    countPhoneFailure(app.table, companyId, input.phone_e164, now, failureWindowSeconds),
+  ]);
   throw new AppError('OTP_INVALID', { detail: 'wrong code' });
 }

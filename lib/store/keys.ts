@@ -65,6 +65,24 @@ export function companySendLimitKey(companyId: string, hour: number): ItemKey {
   return { pk: `${companyPrefix(companyId)}#SENDS`, sk: `HOUR#${hour}` };
 }
 
+/** A company's sends to one number range (country code and leading national digits) in one clock hour. */
+export function prefixSendLimitKey(companyId: string, prefix: string, hour: number): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#SENDS#PREFIX#${prefix}`, sk: `HOUR#${hour}` };
+}
+
+/** Wrong codes for one phone of one company, across codes and purposes, in a window. */
+export function phoneFailuresKey(companyId: string, phoneE164: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#FAILS#${phoneE164}`, sk: 'WINDOW' };
+}
+
+/**
+ * A counter of one source address in one window. The contract's one exception to keys that
+ * start with the company: these guard the whole service and hold no user data.
+ */
+export function addressLimitKey(address: string, kind: 'SENDS' | 'VERIFIES', window: number): ItemKey {
+  return { pk: `ADDRESS#${address}`, sk: `${kind}#${window}` };
+}
+
 /** Sort-key prefix of a user's notifications, which live in the user's own partition. */
 export const NOTIFICATION_PREFIX = 'NOTIF#';
 

@@ -1,7 +1,7 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { HOUR_SECONDS as HOUR } from '../clock.js';
 import { conditionalWrite } from './conditional-write.js';
-import { companySendLimitKey, type ItemKey, phoneSendLimitKey } from './keys.js';
+import { type ItemKey, phoneFailuresKey, phoneSendLimitKey } from './keys.js';
 import type { Table } from './table.js';
 
 // Send counters, changed only by conditional updates: a limit holds however many sends race.
@@ -92,32 +92,86 @@ export async function uncountPhoneSend(table: Table, companyId: string, phone: s
   );
 }
 
-/** Counts one send of the company in this clock hour, unless the hour's ceiling is reached. */
-export async function countCompanySend(table: Table, companyId: string, hour: number, ceiling: number): Promise<boolean> {
+/**
+ * Counts one more in a fixed window (a clock hour, a 5-minute slot): one conditional ADD, so no
+ * race passes the ceiling. False when the ceiling is reached. The item expires with its window.
+ */
+export async function countInWindow(table: Table, key: ItemKey, attribute: string, ceiling: number, expiresAt: number): Promise<boolean> {
   const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
-        Key: companySendLimitKey(companyId, hour),
-        UpdateExpression: 'ADD sent :one SET expires_at = :expires',
-        ConditionExpression: 'attribute_not_exists(sent) OR sent < :ceiling',
-        ExpressionAttributeValues: { ':one': 1, ':ceiling': ceiling, ':expires': (hour + 2) * HOUR },
+        Key: key,
+        UpdateExpression: 'ADD #count :one SET expires_at = :expires',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count < :ceiling',
+        ExpressionAttributeNames: { '#count': attribute },
+        ExpressionAttributeValues: { ':one': 1, ':ceiling': ceiling, ':expires': expiresAt },
       }),
     ),
   );
   return outcome.written;
 }
 
-export async function uncountCompanySend(table: Table, companyId: string, hour: number): Promise<void> {
+/** Gives back one count of a fixed window (a send that did not happen). */
+export async function uncountInWindow(table: Table, key: ItemKey, attribute: string): Promise<void> {
   await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
-        Key: companySendLimitKey(companyId, hour),
-        UpdateExpression: 'ADD sent :minusOne',
-        ConditionExpression: 'sent > :zero',
+        Key: key,
+        UpdateExpression: 'ADD #count :minusOne',
+        ConditionExpression: '#count > :zero',
+        ExpressionAttributeNames: { '#count': attribute },
         ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
       }),
     ),
   );
+}
+
+/** One phone's wrong codes: a window opened by the first one, and how many it holds. */
+export interface PhoneFailures {
+  window_start: number;
+  failures: number;
+}
+
+export async function getPhoneFailures(table: Table, companyId: string, phone: string): Promise<PhoneFailures | undefined> {
+  const { Item } = await table.client.send(
+    new GetCommand({ TableName: table.name, Key: phoneFailuresKey(companyId, phone), ConsistentRead: true }),
+  );
+  return Item as PhoneFailures | undefined;
+}
+
+/**
+ * Counts a wrong code for a phone: in its open window, or in a window it opens (one request);
+ * only a window that has run out needs a second one, which opens a new window now.
+ */
+export async function countPhoneFailure(table: Table, companyId: string, phone: string, now: number, windowSeconds: number): Promise<void> {
+  const key = phoneFailuresKey(companyId, phone);
+  for (let round = 0; round < 3; round++) {
+    const counted = await conditionalWrite(
+      table.client.send(
+        new UpdateCommand({
+          TableName: table.name,
+          Key: key,
+          UpdateExpression:
+            'SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires) ADD failures :one',
+          ConditionExpression: 'attribute_not_exists(window_start) OR window_start > :windowAgo',
+          ExpressionAttributeValues: { ':one': 1, ':now': now, ':expires': now + windowSeconds, ':windowAgo': now - windowSeconds },
+        }),
+      ),
+    );
+    if (counted.written) return;
+    const opened = await conditionalWrite(
+      table.client.send(
+        new PutCommand({
+          TableName: table.name,
+          Item: { ...key, window_start: now, failures: 1, expires_at: now + windowSeconds },
+          ConditionExpression: 'window_start <= :windowAgo',
+          ExpressionAttributeValues: { ':windowAgo': now - windowSeconds },
+        }),
+      ),
+    );
+    if (opened.written) return;
+    // Another wrong code opened a window meanwhile: count in it.
+  }
 }

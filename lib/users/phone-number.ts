@@ -22,6 +22,27 @@ export function toE164(dialCode: string, phoneNumber: string): string | undefine
   return parsed.number;
 }
 
+/** What the numbering plan says of a valid E.164 number: its country, line type and national digits. */
+export interface PhoneFacts {
+  /** ISO 3166 alpha-2; for shared calling codes (+1, +44, ...) the one the number's range belongs to. */
+  country: string | undefined;
+  /** MOBILE, FIXED_LINE_OR_MOBILE, FIXED_LINE, PREMIUM_RATE, TOLL_FREE, SHARED_COST, VOIP, ...; undefined when unknown. */
+  type: string | undefined;
+  countryCallingCode: string;
+  nationalNumber: string;
+}
+
+export function phoneFacts(phoneE164: string): PhoneFacts | undefined {
+  const parsed = parsePhoneNumberFromString(phoneE164);
+  if (!parsed) return undefined;
+  return {
+    country: parsed.country,
+    type: parsed.getType(),
+    countryCallingCode: parsed.countryCallingCode,
+    nationalNumber: parsed.nationalNumber,
+  };
+}
+
 /** The dial_code and phone_number fields every phone-carrying body shares. */
 export const phoneFields = {
   dial_code: z.string().check(z.regex(DIAL_CODE_PATTERN, 'must be + and 1 to 4 digits')),

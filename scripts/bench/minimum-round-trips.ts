@@ -32,26 +32,47 @@ export const MINIMUM_ROUND_TRIPS: Record<string, Record<string, Minimum>> = {
   },
   login_phone: {
     'first send in window': {
-      requests: 4,
+      requests: 7,
       sequential: 4,
-      work: 'GetItem phone claim; UpdateItem phone counters; UpdateItem company hour; PutItem code',
+      work:
+        'GetItem phone claim | UpdateItem address hour | GetItem phone failures; UpdateItem phone counters; ' +
+        'UpdateItem company hour | UpdateItem number range hour; PutItem code',
     },
     'later send in window': {
-      requests: 5,
+      requests: 8,
       sequential: 5,
-      work: 'GetItem phone claim; UpdateItem new window (refused, returns counters); UpdateItem in window; UpdateItem company hour; PutItem code',
+      work:
+        'GetItem phone claim | UpdateItem address hour | GetItem phone failures; UpdateItem new window (refused, returns counters); ' +
+        'UpdateItem in window; UpdateItem company hour | UpdateItem number range hour; PutItem code',
     },
-    'too soon (429)': { requests: 2, sequential: 2, work: 'GetItem phone claim; UpdateItem phone counters (refused)' },
-    'unregistered phone': { requests: 3, sequential: 3, work: 'GetItem phone claim; UpdateItem phone counters; UpdateItem company hour' },
+    'too soon (429)': {
+      requests: 4,
+      sequential: 2,
+      work: 'GetItem phone claim | UpdateItem address hour | GetItem phone failures; UpdateItem phone counters (refused)',
+    },
+    'unregistered phone': {
+      requests: 7,
+      sequential: 4,
+      work: 'as a first send, the stored code one no code matches, and no SMS',
+    },
+    'destination refused (400, code 15)': { requests: 0, sequential: 0, work: 'none: checked against the numbering plan before any limit' },
   },
   verify_otp: {
-    'wrong code': { requests: 2, sequential: 2, work: 'DeleteItem code (refused, returns it); UpdateItem tries' },
-    'right login code': {
-      requests: 2,
-      sequential: 2,
-      work: 'DeleteItem code; TransactWriteItems (session, user: active? phone verified, session count)',
+    'wrong code': {
+      requests: 5,
+      sequential: 3,
+      work: 'UpdateItem address window | GetItem phone failures; DeleteItem code (refused, returns it); UpdateItem tries | UpdateItem phone failures',
     },
-    'code already used': { requests: 1, sequential: 1, work: 'DeleteItem code (refused, nothing there)' },
+    'right login code': {
+      requests: 4,
+      sequential: 3,
+      work: 'UpdateItem address window | GetItem phone failures; DeleteItem code; TransactWriteItems (session, user: active? phone verified, session count)',
+    },
+    'code already used': {
+      requests: 3,
+      sequential: 2,
+      work: 'UpdateItem address window | GetItem phone failures; DeleteItem code (refused, nothing there)',
+    },
   },
   referral_program: {
     'own list, first page': { requests: 3, sequential: 2, work: 'GetItem session (consistent); GetItem user | Query notifications' },

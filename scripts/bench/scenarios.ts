@@ -189,6 +189,13 @@ export async function runScenarios(
     clock.advance(app.config.otp.sendIntervalSeconds + 1);
     await run({ ...login, outcome: 'later send in window', smsPerCall: 1, expectStatus: 200, event: (index) => sendCode(phones[index]!) });
     await run({ ...login, outcome: 'unregistered phone', expectStatus: 200, event: (index) => sendCode(strangerPhones[index]!) });
+    // Toll-free numbers (US 800): valid, but not mobile lines.
+    await run({
+      ...login,
+      outcome: 'destination refused (400, code 15)',
+      expectStatus: 400,
+      event: (index) => sendCode(`800${2_000_000 + index}`),
+    });
 
     const codes = latestCodes(app.config.sms.outboxFile);
     const code = (phone: string) => codes.get(e164(phone)) ?? '000000';

@@ -26,8 +26,8 @@ import { diffSnapshots, identityProblems, isUnchanged, type Snapshot, type Snaps
 /** The refusals each endpoint documents (API contract, section 4), CompanyID's aside. */
 const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   user_register: [1, 4, 5, 7, 8, 13, 14],
-  login_phone: [1, 4, 5, 12, 13],
-  verify_otp: [1, 4, 5, 9, 10, 11, 13],
+  login_phone: [1, 4, 5, 12, 13, 15],
+  verify_otp: [1, 4, 5, 9, 10, 11, 12, 13],
   referral_program: [1, 4, 5, 6, 13],
   logout: [1, 4, 13],
   not_found: [6],
@@ -192,18 +192,25 @@ function precedenceProblems(request: HostileRequest, status: number, code: numbe
   return ENDPOINT_CODES[request.endpoint].includes(code) ? [] : [`${request.endpoint} answered undocumented code ${code}`];
 }
 
-/** Changes a refused request may make: a wrong code counts one try against that code, nothing else. */
+/**
+ * Changes a refused request may make: a wrong code counts one try against that code and one
+ * wrong code against the phone (a window item, added or changed), nothing else.
+ */
 function refusalChangeProblems(request: HostileRequest, code: number, diff: SnapshotDiff): string[] {
   if (isUnchanged(diff)) return [];
+  const codes = diff.changed.filter(({ after }) => after.sk === 'OTP');
+  const failures = [...diff.changed.map(({ after }) => after), ...diff.added].filter(
+    (item) => item.sk === 'WINDOW' && item.pk.includes('#FAILS#'),
+  );
   const countedTry =
     request.endpoint === 'verify_otp' &&
     code === ErrorCodes.OTP_INVALID.code &&
-    !diff.added.length &&
     !diff.removed.length &&
-    diff.changed.length === 1 &&
-    diff.changed[0]!.after.sk === 'OTP' &&
-    diff.changed[0]!.after.attempts === diff.changed[0]!.before.attempts + 1 &&
-    JSON.stringify({ ...diff.changed[0]!.after, attempts: 0 }) === JSON.stringify({ ...diff.changed[0]!.before, attempts: 0 });
+    codes.length === 1 &&
+    codes[0]!.after.attempts === codes[0]!.before.attempts + 1 &&
+    JSON.stringify({ ...codes[0]!.after, attempts: 0 }) === JSON.stringify({ ...codes[0]!.before, attempts: 0 }) &&
+    failures.length === 1 &&
+    diff.changed.length + diff.added.length === 2;
   if (countedTry) return [];
   const keys = (items: { pk: string; sk: string }[]) => items.map((item) => `${item.pk}|${item.sk}`);
   return [

@@ -249,10 +249,13 @@ describe("A's credentials and references under B's CompanyID", () => {
     expect(answer.status).toBe(200);
     expectNothingOfA(answer);
     expect(outboxMessages(service.app.config.sms.outboxFile, phone)).toHaveLength(before);
+    // Under B the phone has no user: B stores a code no code matches (the one A sent does not work there).
     const { Item } = await service.app.table.client.send(
       new GetCommand({ TableName: service.app.table.name, Key: otpKey(world.b.company_id, phone, 2, 1) }),
     );
-    expect(Item).toBeUndefined();
+    expect(Item).toMatchObject({ attempts: 0 });
+    expect(Item).not.toHaveProperty('user_id');
+    expect((await verifyUnder(world.b, { ...target(world.customerA, 1), otp: world.loginCodeA })).body.error).toEqual([9]);
   });
 
   it("B's own calls succeed and carry none of A's data", async () => {

@@ -125,7 +125,7 @@ describe('login by phone', () => {
     expect((await verify(login, second)).status).toBe(200);
   });
 
-  it('answers an unregistered phone exactly like a registered one, and sends nothing', async () => {
+  it('answers an unregistered phone exactly like a registered one, sends nothing, and its verify answers alike too', async () => {
     const { login } = await registeredCustomer();
     const unknown: Target = { ...login, phone_number: randomPhoneNumber() };
     const [registered, unregistered] = await Promise.all([send(login), send(unknown)]);
@@ -133,11 +133,29 @@ describe('login by phone', () => {
     expect(unregistered.body).toEqual(registered.body);
     expect(Object.keys(unregistered.headers).sort()).toEqual(Object.keys(registered.headers).sort());
     expect(outboxMessages(service.app.config.sms.outboxFile, e164(unknown))).toEqual([]);
-    const { Item } = await service.app.table.client.send(
-      new GetCommand({ TableName: service.app.table.name, Key: otpKey(company.company_id, e164(unknown), 2, 1) }),
+    // A code record no code matches, with the same lifetime and try counting as a real one.
+    const stored = async (target: Target) =>
+      (
+        await service.app.table.client.send(
+          new GetCommand({ TableName: service.app.table.name, Key: otpKey(company.company_id, e164(target), 2, 1) }),
+        )
+      ).Item!;
+    const [real, decoy] = await Promise.all([stored(login), stored(unknown)]);
+    expect(Object.keys(decoy).sort()).toEqual(
+      Object.keys(real)
+        .filter((key) => key !== 'user_id')
+        .sort(),
     );
-    expect(Item).toBeUndefined();
-    expectFailure(await verify(unknown, '123456'), 400, 10);
+    expect(decoy.expires_at - decoy.created_at).toBe(real.expires_at - real.created_at);
+    // Wrong codes: 9 for both, then 11 for both once the tries are spent.
+    const code = lastCodeSentTo(service, e164(login));
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const guess = String(attempt).padStart(6, '0') === code ? '999999' : String(attempt).padStart(6, '0');
+      const [a, b] = await Promise.all([verify(login, guess), verify(unknown, guess)]);
+      expect([a.status, b.status, a.body.error, b.body.error]).toEqual([400, 400, [9], [9]]);
+    }
+    const [a, b] = await Promise.all([verify(login, code), verify(unknown, code)]);
+    expect([a.body.error, b.body.error]).toEqual([[11], [11]]);
   });
 
   it('does not log in a customer with an employee code target (user_type is part of the identity)', async () => {
