@@ -19,9 +19,8 @@ export function allowedSmsDestination(company: Company, phoneE164: string): Phon
     throw notAllowed(`is in a country (${facts.country ?? 'unknown'}) this company does not send SMS to`);
   }
   if (!facts.type || !SMS_LINE_TYPES.has(facts.type)) {
-    throw notAllowed(
-      `is not a mobile number: SMS do not go to ${facts.type ? facts.type.toLowerCase().replaceAll('_', ' ') : 'unknown'} lines`,
-    );
+    const type = facts.type ? facts.type.toLowerCase().replaceAll('_', ' ') : 'unknown type of';
+    throw notAllowed(`is a ${type} number, not a mobile one: SMS go to mobile lines only`);
   }
   return facts;
 }

@@ -102,7 +102,7 @@ describe('line types: only mobile lines get SMS', () => {
     ['+44', '7012345678', 'personal number'],
   ])('refuses %s %s (%s) with 400, code 15, before any limit is spent', async (dialCode, number, type) => {
     const answer = await send(service, company, verification(dialCode, number));
-    expectRefusedDestination(answer, new RegExp(`not a mobile number: SMS do not go to ${type} lines`));
+    expectRefusedDestination(answer, new RegExp(`is an? ${type} number, not a mobile one`));
     await expectNothingSpent(service, company, `${dialCode}${number}`);
   });
 
