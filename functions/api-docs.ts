@@ -6,7 +6,8 @@ import openApiDocument from '../docs/openapi.json' with { type: 'json' };
 import { AppError } from '../lib/errors.js';
 import { guardedHandler } from '../lib/http/api-handler.js';
 import { failureResponse } from '../lib/http/envelope.js';
-import { createLogger } from '../lib/logger.js';
+import { createLogger } from '../lib/observability/logger.js';
+import { createMetrics } from '../lib/observability/metrics.js';
 
 // GET /docs: an interactive reference of docs/openapi.json (Swagger UI from its npm package,
 // no CDN) whose "Try it out" calls reach this same server. Local stage only: see serverless.yml.
@@ -49,7 +50,9 @@ function answer(contentType: string, body: string, isBase64Encoded = false): API
   return { statusCode: 200, headers: { 'content-type': contentType, 'cache-control': 'no-cache' }, body, isBase64Encoded };
 }
 
-export const handler = guardedHandler(createLogger('INFO'), async (event: APIGatewayProxyEventV2) => {
+const logger = createLogger('INFO');
+
+export const handler = guardedHandler({ logger, metrics: createMetrics(logger) }, async (event: APIGatewayProxyEventV2) => {
   const path = event.rawPath.replace(/\/+$/, '');
   if (path === '/docs') return answer('text/html; charset=utf-8', PAGE);
   if (path === '/docs/docs-init.js') return answer('text/javascript; charset=utf-8', INIT);

@@ -4,6 +4,7 @@ import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
 import { logout } from '../lib/sessions/logout.js';
 
 // POST /wallet/v3/auth/logout (API contract 3.5)
-export const logoutHandler = (app: App) => apiHandler(app, logoutEndpoint, ({ body, principal }) => logout(app, principal, body));
+export const logoutHandler = (app: App) =>
+  apiHandler(app, logoutEndpoint, ({ body, principal, origin }) => logout(app, principal, body, origin));
 
 export const handler = lambdaFunction(logoutHandler);

@@ -5,6 +5,6 @@ import { userRegister } from '../lib/users/user-register.js';
 
 // POST /wallet/v3/auth/user_register (API contract 3.1)
 export const userRegisterHandler = (app: App) =>
-  apiHandler(app, userRegisterEndpoint, ({ body, company, principal }) => userRegister(app, company, body, principal));
+  apiHandler(app, userRegisterEndpoint, ({ body, company, principal, origin }) => userRegister(app, company, body, principal, origin));
 
 export const handler = lambdaFunction(userRegisterHandler);

@@ -1,8 +1,10 @@
 import { type Clock, systemClock } from './clock.js';
 import { ActiveCompanies } from './companies/companies.js';
 import type { Config } from './config.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
 import { configuredSecret, fileSecret, type SecretSource, ServerKeys } from './secrets/server-keys.js';
+import { ssmSecret } from './secrets/ssm-secret.js';
 import { createTable, type Table } from './store/table.js';
 
 // The composition root: a configuration in, the service's shared parts out. Each function
@@ -13,6 +15,7 @@ export interface App {
   config: Config;
   clock: Clock;
   logger: Logger;
+  metrics: Metrics;
   table: Table;
   keys: ServerKeys;
   companies: ActiveCompanies;
@@ -28,18 +31,26 @@ export interface AppParts {
 export function createApp(config: Config, parts: AppParts = {}): App {
   const clock = parts.clock ?? systemClock;
   const table = createTable(config);
+  const logger = parts.logger ?? createLogger(config.logLevel);
   return {
     config,
     clock,
-    logger: parts.logger ?? createLogger(config.logLevel),
+    logger,
+    metrics: createMetrics(logger),
     table,
     keys: new ServerKeys(parts.secretSource ?? secretSource(config)),
     companies: new ActiveCompanies(table, clock, config.companyCacheSeconds),
   };
 }
 
-/** Where the server secret comes from: the environment (tests, scripts), else a local file (npm start). */
+/**
+ * Where the server secret comes from: the environment (tests, scripts), else a local file
+ * (npm start), else SSM Parameter Store (a deployed stage). With none, every call that needs it
+ * answers 503 and the log says why.
+ */
 function secretSource(config: Config): SecretSource {
-  if (!config.serverSecret && config.serverSecretFile) return fileSecret(config.serverSecretFile);
-  return configuredSecret(config.serverSecret);
+  if (config.serverSecret) return configuredSecret(config.serverSecret);
+  if (config.serverSecretFile) return fileSecret(config.serverSecretFile);
+  if (config.serverSecretParameter) return ssmSecret(config);
+  return configuredSecret(undefined);
 }

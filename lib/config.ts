@@ -29,6 +29,10 @@ export interface Config {
   serverSecret: string | undefined;
   /** A file holding the server secret (npm start's .data/server-secret), read when SERVER_SECRET is not set. */
   serverSecretFile: string | undefined;
+  /** The SSM Parameter Store SecureString holding the secret on a deployed stage (its name; the value never leaves SSM but into memory). */
+  serverSecretParameter: string | undefined;
+  /** Only for tests: an SSM endpoint other than AWS's. */
+  ssmEndpoint: string | undefined;
   /** Lifetime of an access token, in seconds. */
   tokenTtlSeconds: number;
   /** A session unused this long is over, in seconds. */
@@ -154,6 +158,10 @@ export function readConfig(env: Environment = process.env): Config {
     dummyCredentials: false,
     serverSecret: read.optional('SERVER_SECRET'),
     serverSecretFile: read.optional('SERVER_SECRET_FILE') ?? (local ? '.data/server-secret' : undefined),
+    // serverless.yml passes the same name (custom.serverSecretParameter); the default lets the
+    // operator commands (STAGE=prod npm run employee:create ...) find it too.
+    serverSecretParameter: read.optional('SERVER_SECRET_PARAMETER') ?? (local ? undefined : `/wallet-auth/${stage}/server-secret`),
+    ssmEndpoint: read.optional('SSM_ENDPOINT'),
     tokenTtlSeconds: read.integer('TOKEN_TTL_SECONDS', 30 * 24 * 3600, { min: 1 }),
     sessionIdleSeconds: read.integer('SESSION_IDLE_SECONDS', 14 * 24 * 3600, { min: 1 }),
     sessionTouchSeconds: read.integer('SESSION_TOUCH_SECONDS', 3600),
@@ -186,7 +194,8 @@ export function readConfig(env: Environment = process.env): Config {
       timeoutMs: read.integer('SMS_TIMEOUT_MS', 2000, { min: 1 }),
     },
   };
-  config.dummyCredentials = Boolean(config.dynamodbEndpoint || config.sms.snsEndpoint) && !read.text('AWS_ACCESS_KEY_ID');
+  config.dummyCredentials =
+    Boolean(config.dynamodbEndpoint || config.sms.snsEndpoint || config.ssmEndpoint) && !read.text('AWS_ACCESS_KEY_ID');
   if (config.deadlineMarginMs >= config.functionTimeoutMs) {
     read.problems.push('DEADLINE_MARGIN_MS must be less than FUNCTION_TIMEOUT_SECONDS');
   }

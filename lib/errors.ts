@@ -1,3 +1,5 @@
+import type { LimitName } from './observability/metrics.js';
+
 // The one table of error codes (API contract, section 4) and the typed error the domain throws.
 
 export const ErrorCodes = {
@@ -42,8 +44,16 @@ export interface FieldError {
   detail: string;
 }
 
+/** What a refusal is, as a security event (lib/observability/audit.ts): answered and logged in one place. */
+export interface RefusalEvent {
+  event: 'limited' | 'destination_refused';
+  limit?: LimitName;
+  phoneRef?: string;
+}
+
 export interface AppErrorOptions {
   detail?: string;
+  event?: RefusalEvent;
   fields?: FieldError[];
   /** Response headers the failure needs, such as Retry-After. */
   headers?: Record<string, string>;
@@ -57,6 +67,8 @@ export class AppError extends Error {
   readonly status: number;
   readonly fields: FieldError[] | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** Set for refusals that are security events; the domain adds the phone_ref it knows. */
+  readonly event: RefusalEvent | undefined;
 
   constructor(name: ErrorName, options: AppErrorOptions = {}) {
     super(options.detail ?? name, { cause: options.cause });
@@ -66,6 +78,7 @@ export class AppError extends Error {
     this.status = ErrorCodes[name].status;
     this.fields = options.fields;
     this.headers = options.headers;
+    this.event = options.event;
   }
 }
 

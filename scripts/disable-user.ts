@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { createApp } from '../lib/app.js';
 import { readConfig } from '../lib/config.js';
 import { AppError } from '../lib/errors.js';
+import { audit } from '../lib/observability/audit.js';
 import { setStatusEndingSessions } from '../lib/sessions/end-sessions.js';
 
 const DISABLED = 2;
@@ -20,6 +21,13 @@ if (!/^[0-9a-f]{32}$/.test(companyId) || !/^[0-9a-f]{32}$/.test(userId)) {
 const app = createApp(readConfig());
 try {
   const ended = await setStatusEndingSessions(app, companyId, userId, DISABLED);
+  audit(app, undefined, 'sessions_revoked', {
+    company_id: companyId,
+    user_id: userId,
+    outcome: 'user_disabled',
+    revoked: ended,
+    by: 'operator',
+  });
   console.error(`user ${userId} disabled; ${ended} session(s) ended`);
   console.log(JSON.stringify({ user_id: userId, status_id: DISABLED, sessions_ended: ended }));
 } catch (error) {

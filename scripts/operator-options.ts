@@ -42,11 +42,13 @@ export function warnIfEveryCountry(countries: string[] | undefined): void {
 /** The settings as the command prints them. */
 export function printedSettings(company: {
   company_id: string;
+  status: string;
   require_verified_phone?: boolean | undefined;
   sms_countries?: string[] | undefined;
 }) {
   return {
     company_id: company.company_id,
+    status: company.status,
     require_verified_phone: company.require_verified_phone ?? false,
     sms_countries: company.sms_countries ?? 'all',
   };

@@ -3,7 +3,7 @@
 // served by serverless-offline on http://localhost:3000 (PORT overrides it).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, unwatchFile, watchFile, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createApp } from '../lib/app.js';
 import { LOCAL_DYNAMODB_PORT, LOCAL_STAGE, readConfig } from '../lib/config.js';
@@ -26,6 +26,26 @@ function localSecretFile(): string {
   return file;
 }
 
+/**
+ * Prints each text message the service puts in the outbox from now on: the local stand-in for a
+ * phone, kept out of the functions' own logs (which never hold a code).
+ */
+function followOutbox(file: string): () => void {
+  let printed = existsSync(file) ? statSync(file).size : 0;
+  watchFile(file, { interval: 250 }, (current) => {
+    if (current.size < printed) printed = 0;
+    if (current.size === printed) return;
+    const added = readFileSync(file).subarray(printed, current.size).toString('utf8');
+    const complete = added.lastIndexOf('\n') + 1;
+    printed += Buffer.byteLength(added.slice(0, complete));
+    for (const line of added.slice(0, complete).split('\n').filter(Boolean)) {
+      const { phone_number, message } = JSON.parse(line) as { phone_number: string; message: string };
+      console.log(`[sms outbox] ${phone_number}: ${message}`);
+    }
+  });
+  return () => unwatchFile(file);
+}
+
 let dynamo: LocalDynamoDb | undefined;
 
 async function main(): Promise<void> {
@@ -45,11 +65,12 @@ async function main(): Promise<void> {
     log(`DynamoDB Local on ${endpoint}, data in .data/dynamodb`);
   }
 
+  const outboxFile = resolve(dataDir, 'sms-outbox.jsonl');
   const env = localEnvironment({
     stage: LOCAL_STAGE,
     tableName: process.env.TABLE_NAME || `wallet-auth-${LOCAL_STAGE}`,
     dynamodbEndpoint: endpoint,
-    outboxFile: resolve(dataDir, 'sms-outbox.jsonl'),
+    outboxFile,
     serverSecretFile: localSecretFile(),
     logLevel: process.env.LOG_LEVEL,
     settings: { PORT: port },
@@ -66,6 +87,8 @@ async function main(): Promise<void> {
     stdio: 'inherit',
   });
   log(`API on http://localhost:${port}  (CompanyID: ${companyId})`);
+  log('text messages are printed here as [sms outbox] lines (and kept in .data/sms-outbox.jsonl)');
+  followOutbox(outboxFile);
 
   const shutdown = () => offline.kill('SIGTERM');
   process.on('SIGINT', shutdown);

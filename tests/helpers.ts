@@ -22,7 +22,7 @@ export function testEnvironment(settings: Environment = {}, options: Partial<Loc
     tableName: TEST_TABLE,
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     outboxFile: join(tmpdir(), `wallet-outbox-${randomUUID()}.jsonl`),
-    serverSecret: '5e'.repeat(32),
+    ...(options.serverSecretFile ? {} : { serverSecret: '5e'.repeat(32) }),
     logLevel: 'WARN',
     ...options,
     settings: {

@@ -1,7 +1,7 @@
 import { type Clock, epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { type CompanyRecord, getCompany, putNewCompany, updateCompany } from '../store/company-store.js';
+import { type CompanyRecord, type CompanyStatus, getCompany, putNewCompany, updateCompany } from '../store/company-store.js';
 import type { Table } from '../store/table.js';
 
 export type Company = CompanyRecord;
@@ -36,14 +36,17 @@ export class ActiveCompanies {
 
 /** What an operator sets on a company (contract 6); absent fields are left as they are. */
 export interface CompanySettings {
+  /** A disabled company's every call answers 404, code 3, as an unknown one's. */
+  status?: CompanyStatus;
   require_verified_phone?: boolean;
   /** ISO 3166 alpha-2 codes, or 'all' for every country. */
   sms_countries?: string[] | 'all';
 }
 
 function storedSettings(settings: CompanySettings): Partial<Company> {
-  const { require_verified_phone, sms_countries } = settings;
+  const { status, require_verified_phone, sms_countries } = settings;
   return {
+    ...(status !== undefined ? { status } : {}),
     ...(require_verified_phone !== undefined ? { require_verified_phone } : {}),
     ...(sms_countries !== undefined ? { sms_countries: sms_countries === 'all' ? undefined : [...new Set(sms_countries)].sort() } : {}),
   };
@@ -51,7 +54,7 @@ function storedSettings(settings: CompanySettings): Partial<Company> {
 
 export async function createCompany(table: Table, clock: Clock, name: string, settings: CompanySettings = {}): Promise<Company> {
   for (;;) {
-    const company: Company = { company_id: newId(), name, status: 'active', created_at: epochSeconds(clock), ...storedSettings(settings) };
+    const company: Company = { company_id: newId(), name, created_at: epochSeconds(clock), ...storedSettings(settings), status: 'active' };
     // 128 random bits never collide in practice; if they do, draw again.
     if (await putNewCompany(table, company)) return company;
   }

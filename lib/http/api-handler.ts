@@ -1,3 +1,4 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
@@ -5,20 +6,27 @@ import type { Endpoint, InputOf } from '../api/endpoint.js';
 import { type App, createApp } from '../app.js';
 import type { Company } from '../companies/companies.js';
 import { readConfig } from '../config.js';
-import { createLogger, type Logger } from '../logger.js';
+import type { RequestOrigin } from '../observability/audit.js';
+import { createLogger } from '../observability/logger.js';
+import { createMetrics } from '../observability/metrics.js';
 import type { Principal } from '../sessions/access-tokens.js';
 import { parseInput } from '../validation.js';
 import { failureResponse, successResponse } from './envelope.js';
-import { answerFailure, serviceUnavailable } from './failures.js';
-import { type ApiEvent, activeCompany, authorization, companyIdHeader, envelope, jsonBody, normalizeHeaders } from './middleware.js';
+import { answerFailure, originOf, serviceUnavailable } from './failures.js';
+import {
+  type ApiEvent,
+  activeCompany,
+  authorization,
+  companyIdHeader,
+  envelope,
+  flushMetrics,
+  jsonBody,
+  normalizeHeaders,
+} from './middleware.js';
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** Where a request came from, as API Gateway saw it (never from a header a client can set). */
-export interface RequestOrigin {
-  sourceIp: string;
-  userAgent: string | undefined;
-}
+export type { RequestOrigin };
 
 /** What a handler receives: validated input, who is calling for which company, and from where. */
 export interface ApiCall<E extends Endpoint> {
@@ -46,7 +54,7 @@ function callOf<E extends Endpoint>(endpoint: E, event: ApiEvent): ApiCall<E> {
     query: parse<E['query']>(endpoint.query, event.queryStringParameters ?? {}),
     company,
     principal: principal as ApiCall<E>['principal'],
-    origin: { sourceIp: event.requestContext?.http?.sourceIp ?? '', userAgent: event.headers['user-agent'] },
+    origin: originOf(event),
   };
 }
 
@@ -57,6 +65,10 @@ function callOf<E extends Endpoint>(endpoint: E, event: ApiEvent): ApiCall<E> {
  */
 export function apiHandler<E extends Endpoint>(app: App, endpoint: E, handle: Handle<E>): LambdaHttpHandler {
   const chain = middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>({ timeoutEarlyInMillis: 0 })
+    // Every line this request logs carries the Lambda context (request id, cold start, ...), and
+    // the keys added while it runs (company_id, user_id) are dropped when it ends.
+    .use(injectLambdaContext(app.logger, { resetKeys: true }))
+    .use(flushMetrics(app))
     .use(envelope(app))
     .use(normalizeHeaders)
     .use(companyIdHeader)
@@ -64,7 +76,7 @@ export function apiHandler<E extends Endpoint>(app: App, endpoint: E, handle: Ha
     .use(activeCompany(app))
     .use(authorization(app, endpoint.auth))
     .handler(async (event: ApiEvent) => successResponse(await handle(callOf(endpoint, event))));
-  return guardedHandler(app.logger, withDeadline(app, chain));
+  return guardedHandler(app, withDeadline(app, chain));
 }
 
 /**
@@ -107,12 +119,12 @@ function withDeadline(app: Pick<App, 'config' | 'logger'>, inner: LambdaHttpHand
 }
 
 /** The last line of defence: nothing escapes as anything but the envelope. */
-export function guardedHandler(logger: Logger, inner: LambdaHttpHandler): LambdaHttpHandler {
+export function guardedHandler(app: Pick<App, 'logger' | 'metrics'>, inner: LambdaHttpHandler): LambdaHttpHandler {
   return async (event, context) => {
     try {
       return await inner(event, context);
     } catch (error) {
-      return answerFailure(logger, error, event?.routeKey);
+      return answerFailure(app, error, event);
     }
   };
 }
@@ -127,8 +139,11 @@ export function lambdaFunction(build: (app: App) => LambdaHttpHandler): LambdaHt
     return build(createApp(readConfig()));
   } catch (error) {
     const logger = createLogger('INFO');
+    const fallback = { logger, metrics: createMetrics(logger) };
     logger.error('function cannot start', { error: error as Error });
-    return async (event) =>
-      answerFailure(logger, serviceUnavailable(`function cannot start: ${(error as Error).message}`), event?.routeKey);
+    return async (event, context) => {
+      logger.addContext(context);
+      return answerFailure(fallback, serviceUnavailable(`function cannot start: ${(error as Error).message}`), event);
+    };
   }
 }

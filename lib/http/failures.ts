@@ -1,7 +1,8 @@
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { App } from '../app.js';
 import { AppError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { audit, type RequestOrigin } from '../observability/audit.js';
 import { ServerSecretUnavailable } from '../secrets/server-keys.js';
 import { failureResponse } from './envelope.js';
 
@@ -25,11 +26,33 @@ function isDependencyUnavailable(error: unknown): boolean {
   return isThrottlingError(sdkError) || isTransientError(sdkError) || isServerError(sdkError) || sdkError.$fault === 'server';
 }
 
-/** The answer to an error, logged. */
-export function answerFailure(logger: Logger, error: unknown, route: string | undefined): APIGatewayProxyStructuredResultV2 {
+/** Where a request came from, read from the event API Gateway built (never from a client's header). */
+export function originOf(event: APIGatewayProxyEventV2 | undefined): RequestOrigin {
+  const headers = event?.headers ?? {};
+  const userAgent = Object.entries(headers).find(([name]) => name.toLowerCase() === 'user-agent')?.[1];
+  return { sourceIp: event?.requestContext?.http?.sourceIp ?? '', userAgent };
+}
+
+/** The answer to an error, logged; a refusal that is a security event is recorded as one. */
+export function answerFailure(
+  { logger, metrics }: Pick<App, 'logger' | 'metrics'>,
+  error: unknown,
+  event: APIGatewayProxyEventV2 | undefined,
+): APIGatewayProxyStructuredResultV2 {
+  const route = event?.routeKey;
   if (error instanceof AppError) {
     const log = error.status >= 500 ? logger.error.bind(logger) : logger.info.bind(logger);
     log('request refused', { route, code: error.code, reason: error.message });
+    if (error.event) {
+      audit({ logger, metrics }, originOf(event), error.event.event, {
+        // The chain has checked and lower-cased it by the time anything is refused as an event.
+        company_id: event?.headers?.companyid ?? '',
+        phone_ref: error.event.phoneRef,
+        outcome: 'refused',
+        code: error.code,
+        ...(error.event.limit ? { limit: error.event.limit } : {}),
+      });
+    }
     return failureResponse(error);
   }
   if (error instanceof ServerSecretUnavailable) {

@@ -5,6 +5,7 @@ import type { App } from '../app.js';
 import type { Company } from '../companies/companies.js';
 import { AppError } from '../errors.js';
 import { HEX_ID_PATTERN } from '../ids.js';
+import { startRequestMetrics } from '../observability/metrics.js';
 import { authenticate, type Principal } from '../sessions/access-tokens.js';
 import { answerFailure } from './failures.js';
 
@@ -32,11 +33,23 @@ export const normalizeHeaders: ApiMiddleware = {
 };
 
 /** Answers every error in the envelope (lib/http/failures.ts); apiHandler wraps successes. */
-export function envelope({ logger }: Pick<App, 'logger'>): ApiMiddleware {
+export function envelope(app: Pick<App, 'logger' | 'metrics'>): ApiMiddleware {
   return {
     onError: (request) => {
-      request.response = answerFailure(logger, request.error, request.event.routeKey);
+      request.response = answerFailure(app, request.error, request.event);
     },
+  };
+}
+
+/** Writes the request's metrics as one EMF log line (with its request id) when it ends, if it counted any. */
+export function flushMetrics({ metrics }: Pick<App, 'metrics'>): ApiMiddleware {
+  const flush = () => {
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  };
+  return {
+    before: (request) => startRequestMetrics(metrics, request.context.awsRequestId),
+    after: flush,
+    onError: flush,
   };
 }
 
@@ -91,16 +104,18 @@ export function jsonBody({ config }: Pick<App, 'config'>): ApiMiddleware {
 }
 
 /** The company named by CompanyID must exist and be active. */
-export function activeCompany({ companies }: Pick<App, 'companies'>): ApiMiddleware {
+export function activeCompany({ companies, logger }: Pick<App, 'companies' | 'logger'>): ApiMiddleware {
   return {
     before: async (request) => {
-      request.event.company = await companies.require(request.event.headers.companyid ?? '');
+      const companyId = request.event.headers.companyid ?? '';
+      logger.appendKeys({ company_id: companyId });
+      request.event.company = await companies.require(companyId);
     },
   };
 }
 
 /** Resolves Authorization into a principal of this company, as the endpoint requires. */
-export function authorization(app: Pick<App, 'table' | 'clock' | 'config'>, requirement: AuthRequirement): ApiMiddleware {
+export function authorization(app: Pick<App, 'table' | 'clock' | 'config' | 'logger'>, requirement: AuthRequirement): ApiMiddleware {
   return {
     before: async (request) => {
       const { event } = request;
@@ -109,6 +124,7 @@ export function authorization(app: Pick<App, 'table' | 'clock' | 'config'>, requ
         requirement === 'none' || (requirement === 'optional' && !header) || !event.company
           ? undefined
           : await authenticate(app, event.company.company_id, header);
+      if (event.principal) app.logger.appendKeys({ user_id: event.principal.userId });
     },
   };
 }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { App } from '../app.js';
 import { epochSeconds } from '../clock.js';
 import type { Company } from '../companies/companies.js';
-import type { RequestOrigin } from '../http/api-handler.js';
+import { AppError } from '../errors.js';
+import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
 import type { Principal } from '../sessions/access-tokens.js';
 import type { SendText } from '../sms/sms-sender.js';
 import { putOtp } from '../store/otp-store.js';
@@ -33,6 +34,25 @@ export async function loginPhone(
   principal: Principal | undefined,
   origin: RequestOrigin,
 ): Promise<LoginPhoneResult> {
+  const ref = await phoneRef(app.keys, input.phone_e164);
+  try {
+    return await sendCode(app, sms, company, input, principal, origin, ref);
+  } catch (error) {
+    // A refusal that is a security event is recorded with the phone it concerns.
+    if (error instanceof AppError && error.event) error.event.phoneRef = ref;
+    throw error;
+  }
+}
+
+async function sendCode(
+  app: App,
+  sms: SendText,
+  company: Company,
+  input: LoginPhoneInput,
+  principal: Principal | undefined,
+  origin: RequestOrigin,
+  ref: string,
+): Promise<LoginPhoneResult> {
   const companyId = company.company_id;
   const { ttlSeconds, prefixDigits } = app.config.otp;
   const answer = { message: 'OTP sent to your mobile number', expires_in: ttlSeconds };
@@ -49,14 +69,19 @@ export async function loginPhone(
   ]);
   const reservation = await reserveSend(app, companyId, input.phone_e164, numberRange(destination, prefixDigits));
   const noAccount = input.otp_type === OtpType.LOGIN && !ownerId;
+  const event = { company_id: companyId, user_id: ownerId, phone_ref: ref, otp_type: input.otp_type, country: destination.country };
 
-  if (!noAccount) {
+  if (noAccount) {
+    audit(app, origin, 'code_suppressed', { ...event, outcome: 'no_active_user' });
+  } else {
     try {
       await sms({ phoneNumber: input.phone_e164, text: smsText(company, code, ttlSeconds) });
     } catch (error) {
+      audit(app, origin, 'code_sent', { ...event, outcome: 'failed' });
       await reservation.release();
       throw error;
     }
+    audit(app, origin, 'code_sent', { ...event, outcome: 'sent' });
   }
   // Stored only once the SMS is out: a failed send never leaves a usable code behind.
   const now = epochSeconds(app.clock);

@@ -1,7 +1,8 @@
 import type { App } from '../app.js';
 import { epochSeconds, HOUR_SECONDS as HOUR } from '../clock.js';
 import { AppError } from '../errors.js';
-import { addressLimitKey, companySendLimitKey, prefixSendLimitKey } from '../store/keys.js';
+import type { LimitName } from '../observability/metrics.js';
+import { addressLimitKey, companySendLimitKey, type ItemKey, prefixSendLimitKey } from '../store/keys.js';
 import {
   countInWindow,
   countSendInNewWindow,
@@ -25,8 +26,12 @@ export interface SendReservation {
   release(): Promise<void>;
 }
 
-export function tooManyRequests(retryAfterSeconds: number, detail = 'send limit reached'): AppError {
-  return new AppError('TOO_MANY_REQUESTS', { detail, headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+export function tooManyRequests(retryAfterSeconds: number, limit: LimitName, detail = 'send limit reached'): AppError {
+  return new AppError('TOO_MANY_REQUESTS', {
+    detail,
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    event: { event: 'limited', limit },
+  });
 }
 
 /** When a phone locked by wrong codes opens again (epoch seconds), or undefined when it is not locked. */
@@ -58,7 +63,10 @@ export async function countAddress(
   if (limit === 0 || !address) return;
   const window = Math.floor(now / windowSeconds);
   const counted = await countInWindow(table, addressLimitKey(address, kind, window), 'requests', limit, (window + 2) * windowSeconds);
-  if (!counted) throw tooManyRequests((window + 1) * windowSeconds - now, `${kind.toLowerCase()} limit of the source address reached`);
+  if (!counted) {
+    const limitName = kind === 'SENDS' ? 'address_sends' : 'address_verifies';
+    throw tooManyRequests((window + 1) * windowSeconds - now, limitName, `${kind.toLowerCase()} limit of the source address reached`);
+  }
 }
 
 /**
@@ -71,7 +79,7 @@ export async function checkSender(app: LimitParts, companyId: string, phone: str
     countAddress(app, sourceIp, 'SENDS', app.config.otp.sendsPerAddressPerHour, HOUR, now),
     phoneLockedUntil(app, companyId, phone, now),
   ]);
-  if (lockedUntil) throw tooManyRequests(lockedUntil - now, 'too many wrong codes for this phone');
+  if (lockedUntil) throw tooManyRequests(lockedUntil - now, 'phone_lockout', 'too many wrong codes for this phone');
 }
 
 /** Counts one send to the phone, or refuses with TOO_MANY_REQUESTS and when to retry. */
@@ -86,15 +94,15 @@ async function countPhoneSend(
   // Each refusal says why; at most a couple of rounds are needed even when sends race.
   for (let round = 0; !result.counted && round < 3; round++) {
     const seen = result.seen;
-    if (seen && seen.last_sent_at > now - interval) throw tooManyRequests(seen.last_sent_at + interval - now);
+    if (seen && seen.last_sent_at > now - interval) throw tooManyRequests(seen.last_sent_at + interval - now, 'phone_interval');
     if (seen && seen.window_start > now - HOUR) {
-      if (seen.window_count >= perHour) throw tooManyRequests(seen.window_start + HOUR - now);
+      if (seen.window_count >= perHour) throw tooManyRequests(seen.window_start + HOUR - now, 'phone_hourly');
       result = await countSendInWindow(table, companyId, phone, seen.window_start, now, interval, perHour);
     } else {
       result = await countSendInNewWindow(table, companyId, phone, now, interval);
     }
   }
-  if (!result.counted) throw tooManyRequests(interval);
+  if (!result.counted) throw tooManyRequests(interval, 'phone_interval');
   return result;
 }
 
@@ -109,10 +117,10 @@ export async function reserveSend(app: LimitParts, companyId: string, phone: str
   const phoneSend = await countPhoneSend(app, companyId, phone, now);
   const hour = Math.floor(now / HOUR);
   const expires = (hour + 2) * HOUR;
-  const hourly = [
-    { key: companySendLimitKey(companyId, hour), ceiling: config.otp.sendsPerCompanyPerHour },
+  const hourly: { key: ItemKey; ceiling: number; limit: LimitName }[] = [
+    { key: companySendLimitKey(companyId, hour), ceiling: config.otp.sendsPerCompanyPerHour, limit: 'company_hourly' },
     ...(config.otp.sendsPerPrefixPerHour > 0
-      ? [{ key: prefixSendLimitKey(companyId, range, hour), ceiling: config.otp.sendsPerPrefixPerHour }]
+      ? [{ key: prefixSendLimitKey(companyId, range, hour), ceiling: config.otp.sendsPerPrefixPerHour, limit: 'number_range' as const }]
       : []),
   ];
   const releasePhone = () => uncountPhoneSend(table, companyId, phone, now, phoneSend.before);
@@ -126,7 +134,8 @@ export async function reserveSend(app: LimitParts, companyId: string, phone: str
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     await release().catch(() => undefined);
     if (failure) throw failure.reason;
-    throw tooManyRequests((hour + 1) * HOUR - now);
+    const refusedBy = hourly.find((entry) => !counted.includes(entry))!;
+    throw tooManyRequests((hour + 1) * HOUR - now, refusedBy.limit);
   }
   return { release };
 }

@@ -2,7 +2,7 @@ import type { App } from '../app.js';
 import { epochSeconds } from '../clock.js';
 import type { Company } from '../companies/companies.js';
 import { AppError } from '../errors.js';
-import type { RequestOrigin } from '../http/api-handler.js';
+import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
 import { createSession, type Principal, TOKEN_TYPE } from '../sessions/access-tokens.js';
 import { type ConsumeResult, consumeOtp, countWrongTry } from '../store/otp-store.js';
 import { countPhoneFailure } from '../store/send-limit-store.js';
@@ -63,6 +63,50 @@ export async function verifyOtp(
   principal: Principal | undefined,
   origin: RequestOrigin,
 ): Promise<VerifyOtpResult> {
+  const ref = await phoneRef(app.keys, input.phone_e164);
+  const event = { company_id: company.company_id, phone_ref: ref, otp_type: input.otp_type };
+  try {
+    const result = await checkCode(app, company, input, principal, origin);
+    const userId = 'user_id' in result ? result.user_id : principal?.userId;
+    audit(app, origin, 'code_verified', { ...event, user_id: userId, outcome: 'verified' });
+    if (input.otp_type === OtpType.LOGIN) audit(app, origin, 'login', { ...event, user_id: userId, outcome: 'session_started' });
+    return result;
+  } catch (error) {
+    if (error instanceof AppError && error.event) error.event.phoneRef = ref;
+    const failed = error instanceof AppError && FAILED_CODES.get(error.errorName);
+    if (failed) {
+      const userId = principal?.userId ?? (error instanceof CodeFailure ? error.userId : undefined);
+      audit(app, origin, 'code_failed', { ...event, user_id: userId, outcome: failed });
+    }
+    throw error;
+  }
+}
+
+/** A code refused, naming the user it was sent for (when the phone has one) for the audit event. */
+class CodeFailure extends AppError {
+  constructor(
+    name: 'OTP_INVALID' | 'OTP_EXPIRED' | 'OTP_ATTEMPTS_EXCEEDED',
+    detail: string,
+    readonly userId: string | undefined,
+  ) {
+    super(name, { detail });
+  }
+}
+
+/** The refusals that are a code failing, and how each is recorded. */
+const FAILED_CODES = new Map<string, string>([
+  ['OTP_INVALID', 'wrong_code'],
+  ['OTP_EXPIRED', 'no_live_code'],
+  ['OTP_ATTEMPTS_EXCEEDED', 'locked'],
+]);
+
+async function checkCode(
+  app: App,
+  company: Company,
+  input: VerifyOtpInput,
+  principal: Principal | undefined,
+  origin: RequestOrigin,
+): Promise<VerifyOtpResult> {
   const companyId = company.company_id;
   const { maxAttempts, verifiesPerAddress, verifyAddressWindowSeconds, failureWindowSeconds } = app.config.otp;
   const now = epochSeconds(app.clock);
@@ -87,11 +131,11 @@ export async function verifyOtp(
 
   // Absent and expired look alike: DynamoDB deletes expired items late, if at all.
   const seen = result.seen;
-  if (!seen || seen.expires_at <= now) throw new AppError('OTP_EXPIRED', { detail: 'no live code' });
-  if (seen.attempts >= maxAttempts) throw new AppError('OTP_ATTEMPTS_EXCEEDED', { detail: 'code is dead' });
+  if (!seen || seen.expires_at <= now) throw new CodeFailure('OTP_EXPIRED', 'no live code', seen?.user_id);
+  if (seen.attempts >= maxAttempts) throw new CodeFailure('OTP_ATTEMPTS_EXCEEDED', 'code is dead', seen.user_id);
   await Promise.all([
     countWrongTry(app.table, codeKey(companyId, input), seen.send_id, maxAttempts),
     countPhoneFailure(app.table, companyId, input.phone_e164, now, failureWindowSeconds),
   ]);
-  throw new AppError('OTP_INVALID', { detail: 'wrong code' });
+  throw new CodeFailure('OTP_INVALID', 'wrong code', seen.user_id);
 }

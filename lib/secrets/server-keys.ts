@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 // what is hashed or signed names the version it used, so a new secret can take over while
 // what the old one made still verifies.
 
-export type KeyPurpose = 'pin-pepper' | 'otp' | 'cursor';
+export type KeyPurpose = 'pin-pepper' | 'otp' | 'cursor' | 'phone-ref';
 
 /** One version of the secret. */
 export interface SecretVersion {

@@ -8,8 +8,10 @@ import { ConditionsFailed, type TransactItem, writeTransaction } from '../store/
 
 // Sessions are opaque bearer tokens: "<user id>.<256 random bits>", stored only as the SHA-256 of
 // the whole value, in the user's partition (so all of a user's sessions are one Query away),
-// bound to one user of one company. A session is over after config.tokenTtlSeconds, after
-// config.sessionIdleSeconds unused, when it is logged out, or when its user stops being active.
+// bound to one user of one company. A session is over after config.tokenTtlSeconds (expires_at,
+// the table's TTL attribute), after config.sessionIdleSeconds unused (counted from last_used_at,
+// the one attribute a use writes, so referral_program's role may write nothing else), when it is
+// logged out, or when its user stops being active.
 
 export const TOKEN_TYPE = 'Token';
 
@@ -37,7 +39,7 @@ function newSessionRecord({ clock, config }: SessionParts, userType: number): Se
     user_type: userType,
     created_at: now,
     last_used_at: now,
-    expires_at: now + Math.min(config.tokenTtlSeconds, config.sessionIdleSeconds),
+    expires_at: now + config.tokenTtlSeconds,
   };
 }
 
@@ -73,6 +75,14 @@ export async function createSession(
   return token;
 }
 
+/**
+ * Whether a session is still in force: not past its lifetime, not idle too long. DynamoDB
+ * deletes expired items late (and DynamoDB Local never): this is what decides.
+ */
+export function sessionIsLive(expiresAt: number, lastUsedAt: number, now: number, idleSeconds: number): boolean {
+  return expiresAt > now && lastUsedAt + idleSeconds > now;
+}
+
 const AUTHORIZATION_PATTERN = /^Token\s+(([0-9a-f]{32})\.[A-Za-z0-9_-]{43})$/i;
 
 /**
@@ -86,13 +96,12 @@ export async function authenticate(app: SessionParts, companyId: string, authori
   const sessionId = hashToken(token);
   const session = await getSession(app.table, companyId, userId, sessionId);
   const now = epochSeconds(app.clock);
-  // DynamoDB deletes expired items late (and DynamoDB Local never): expiry is checked here.
-  if (!session || session.expires_at <= now) throw new AppError('UNAUTHORIZED', { detail: 'token is unknown, ended or expired' });
-
-  const { tokenTtlSeconds, sessionIdleSeconds, sessionTouchSeconds } = app.config;
+  const { sessionIdleSeconds, sessionTouchSeconds } = app.config;
+  if (!session || !sessionIsLive(session.expires_at, session.last_used_at, now, sessionIdleSeconds)) {
+    throw new AppError('UNAUTHORIZED', { detail: 'token is unknown, ended, expired or idle too long' });
+  }
   if (now - session.last_used_at >= sessionTouchSeconds) {
-    const expiresAt = Math.min(session.created_at + tokenTtlSeconds, now + sessionIdleSeconds);
-    await touchSession(app.table, sessionKey(companyId, userId, sessionId), session.last_used_at, now, expiresAt);
+    await touchSession(app.table, sessionKey(companyId, userId, sessionId), session.last_used_at, now);
   }
   return { companyId, userId, userType: session.user_type, sessionId };
 }

@@ -1,8 +1,9 @@
 import type { App } from '../app.js';
 import { epochSeconds } from '../clock.js';
+import { audit, type RequestOrigin } from '../observability/audit.js';
 import { SESSION_PREFIX } from '../store/keys.js';
 import { deleteSession, deleteSessions, querySessions } from '../store/session-store.js';
-import type { Principal } from './access-tokens.js';
+import { type Principal, sessionIsLive } from './access-tokens.js';
 import type { LogoutInput, LogoutResult } from './logout-input.js';
 
 /**
@@ -10,10 +11,11 @@ import type { LogoutInput, LogoutResult } from './logout-input.js';
  * sessions are found with one Query on the user's partition, so the work grows with that user's
  * sessions only. A session granted after the Query is not ended: it began after the logout.
  */
-export async function logout(app: App, principal: Principal, input: LogoutInput): Promise<LogoutResult> {
+export async function logout(app: App, principal: Principal, input: LogoutInput, origin: RequestOrigin): Promise<LogoutResult> {
   const { companyId, userId, sessionId } = principal;
   if (input.scope === 'current') {
     const revoked = (await deleteSession(app.table, companyId, userId, sessionId)) ? 1 : 0;
+    audit(app, origin, 'logout', { company_id: companyId, user_id: userId, outcome: 'logged_out', scope: input.scope, revoked });
     return { message: 'Logged out', revoked };
   }
   const sessions = await querySessions(app.table, companyId, userId);
@@ -24,6 +26,10 @@ export async function logout(app: App, principal: Principal, input: LogoutInput)
   );
   // Expired sessions DynamoDB has not deleted yet go too, but only live ones count as ended.
   const now = epochSeconds(app.clock);
-  const revoked = ending.filter(({ expiresAt }) => expiresAt > now).length;
+  const revoked = ending.filter(({ expiresAt, lastUsedAt }) =>
+    sessionIsLive(expiresAt, lastUsedAt, now, app.config.sessionIdleSeconds),
+  ).length;
+  audit(app, origin, 'logout', { company_id: companyId, user_id: userId, outcome: 'logged_out', scope: input.scope, revoked });
+  audit(app, origin, 'sessions_revoked', { company_id: companyId, user_id: userId, outcome: `logout_${input.scope}`, revoked });
   return { message: input.scope === 'all' ? 'Logged out of every session' : 'Logged out of every other session', revoked };
 }

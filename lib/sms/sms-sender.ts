@@ -48,13 +48,15 @@ function snsSender(config: SmsConfig): SendText {
   };
 }
 
-/** One JSON line per message in the outbox file, echoed on the console: local use only. */
+/**
+ * One JSON line per message in the outbox file: local use only. Nothing goes to the console, so
+ * no code reaches a function's log; npm start prints each message as it arrives (scripts/start.ts).
+ */
 function outboxSender(outboxFile: string): SendText {
   return async ({ phoneNumber, text }) => {
     const line = JSON.stringify({ sent_at: new Date().toISOString(), phone_number: phoneNumber, message: text });
     await mkdir(dirname(outboxFile), { recursive: true });
     await appendFile(outboxFile, `${line}\n`);
-    console.log(`[sms outbox] ${phoneNumber}: ${text}`);
   };
 }
 

@@ -49,15 +49,16 @@ export async function getSession(table: Table, companyId: string, userId: string
 }
 
 /** Records a use of a session, unless another call recorded one since `seenLastUsedAt` or it was ended. */
-export async function touchSession(table: Table, key: ItemKey, seenLastUsedAt: number, now: number, expiresAt: number): Promise<void> {
+export async function touchSession(table: Table, key: ItemKey, seenLastUsedAt: number, now: number): Promise<void> {
   await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: key,
-        UpdateExpression: 'SET last_used_at = :now, expires_at = :expires',
+        // last_used_at only: the IAM role of referral_program allows this one attribute (serverless/stack.cjs).
+        UpdateExpression: 'SET last_used_at = :now',
         ConditionExpression: 'last_used_at = :seen',
-        ExpressionAttributeValues: { ':now': now, ':expires': expiresAt, ':seen': seenLastUsedAt },
+        ExpressionAttributeValues: { ':now': now, ':seen': seenLastUsedAt },
       }),
     ),
   );
@@ -80,6 +81,7 @@ export async function deleteSession(table: Table, companyId: string, userId: str
 export interface StoredSession {
   key: ItemKey;
   expiresAt: number;
+  lastUsedAt: number;
 }
 
 /** Every stored session of a user (expired ones included, as DynamoDB deletes them late), read strongly consistently. */
@@ -93,13 +95,17 @@ export async function querySessions(table: Table, companyId: string, userId: str
         TableName: table.name,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': pk, ':prefix': SESSION_PREFIX },
-        ProjectionExpression: 'pk, sk, expires_at',
+        ProjectionExpression: 'pk, sk, expires_at, last_used_at',
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
     );
     for (const item of page.Items ?? [])
-      sessions.push({ key: { pk: item.pk as string, sk: item.sk as string }, expiresAt: item.expires_at as number });
+      sessions.push({
+        key: { pk: item.pk as string, sk: item.sk as string },
+        expiresAt: item.expires_at as number,
+        lastUsedAt: item.last_used_at as number,
+      });
     start = page.LastEvaluatedKey;
   } while (start);
   return sessions;

@@ -2,6 +2,7 @@ import type { App } from '../app.js';
 import type { Company } from '../companies/companies.js';
 import { AppError, ErrorCodes, type FieldError, fieldError } from '../errors.js';
 import { newId } from '../ids.js';
+import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
 import { OtpType } from '../otp/otp-input.js';
 import { referredSignUpNotification } from '../referrals/notifications.js';
 import { newReferralCode, requireReferrer } from '../referrals/referral-codes.js';
@@ -167,7 +168,9 @@ function registrationWrites(
   ];
   if (session) writes.push({ label: 'session', item: session });
   if (proof) writes.push({ label: 'proof', item: proof });
-  if (user.parent_user_id) {
+  // A transaction may touch an item once: a parent who is also the referrer or the holder is
+  // already required to exist by that write.
+  if (user.parent_user_id && user.parent_user_id !== user.referred_by && user.parent_user_id !== reclaim?.holder.user_id) {
     writes.push({ label: 'parent', item: userExistsCheck(table, companyId, user.parent_user_id) });
   }
   if (user.referred_by) {
@@ -223,6 +226,29 @@ async function reclaimFrom(app: App, user: UserRecord): Promise<Reclaim | undefi
   return { holder, sessionVersion: holder.session_version ?? 0, sessions: sessions.slice(0, MAX_SESSIONS_IN_TRANSACTION) };
 }
 
+/** The security events of a registration: the user, and a phone taken over with the sessions it ended. */
+async function recordRegistration(
+  app: App,
+  origin: RequestOrigin | undefined,
+  user: UserRecord,
+  employee: Principal | undefined,
+  reclaim: Reclaim | undefined,
+): Promise<void> {
+  const event = { company_id: user.company_id, user_id: user.user_id, phone_ref: await phoneRef(app.keys, user.phone_e164) };
+  audit(app, origin, 'user_registered', {
+    ...event,
+    outcome: 'registered',
+    user_type: user.user_type,
+    phone_verified: user.phone_verified,
+    registered_by: employee?.userId ?? 'self',
+  });
+  if (reclaim) {
+    const holderId = reclaim.holder.user_id;
+    audit(app, origin, 'phone_reclaimed', { ...event, outcome: 'reclaimed', from_user_id: holderId });
+    audit(app, origin, 'sessions_revoked', { ...event, user_id: holderId, outcome: 'phone_reclaimed', revoked: reclaim.sessions.length });
+  }
+}
+
 /** Rounds of the registration transaction: referral code collisions, and a reclaim raced by the holder. */
 const MAX_ROUNDS = 6;
 
@@ -240,6 +266,7 @@ export async function userRegister(
   company: Company,
   input: UserRegisterInput,
   principal: Principal | undefined,
+  origin?: RequestOrigin,
 ): Promise<UserRegisterResult> {
   const employee = registeringEmployee(input, principal);
   const companyId = company.company_id;
@@ -275,6 +302,7 @@ export async function userRegister(
         app.table,
         registrationWrites(app, user, user.status_id === ACTIVE ? session : undefined, now, proof, reclaim),
       );
+      await recordRegistration(app, origin, user, employee, reclaim);
       return {
         message: 'User registered successfully',
         token: { type: TOKEN_TYPE, token },
@@ -289,6 +317,9 @@ export async function userRegister(
       if (proof && (failed.includes('phone') || failed.includes('holder') || failed.includes('holder_email'))) {
         // The phone is held (or its holder changed since read): a proven phone may be taken over.
         reclaim = await reclaimFrom(app, user);
+        if (reclaim && reclaim.holder.user_id === referrerId) {
+          throw fieldError('INVALID_REFERRAL_CODE', 'referral_code', 'is the code of the user this phone is taken from');
+        }
         if (reclaim) continue;
         throw alreadyRegistered(['phone', ...failed.filter((label) => label === 'email')]);
       }

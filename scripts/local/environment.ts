@@ -34,6 +34,8 @@ export function localEnvironment(options: LocalEnvironmentOptions): Record<strin
     LOG_LEVEL: options.logLevel ?? 'INFO',
     // Node 20 may run this; Lambda runs Node 22, which the SDK's warning asks for.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // As Lambda sets it: Powertools reports cold_start only for on-demand containers.
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     ...options.settings,
   };
   return Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined));

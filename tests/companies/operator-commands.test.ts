@@ -24,7 +24,12 @@ async function command(script: string, args: string[]): Promise<{ last: Record<s
 describe('npm run company:create', () => {
   it('creates an active company, prints {"company_id": "<32 hex>", ...} as its last line, and warns that SMS may go anywhere', async () => {
     const { last, stderr } = await command('create-company', ['--name', 'Acme']);
-    expect(last).toEqual({ company_id: expect.stringMatching(/^[0-9a-f]{32}$/), require_verified_phone: false, sms_countries: 'all' });
+    expect(last).toEqual({
+      company_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      status: 'active',
+      require_verified_phone: false,
+      sms_countries: 'all',
+    });
     expect(await getCompany(service.app.table, last.company_id)).toMatchObject({ name: 'Acme', status: 'active' });
     expect(stderr).toMatch(/warning: SMS may go to every country/);
   });
@@ -52,7 +57,7 @@ describe('npm run company:update', () => {
     const { last: created } = await command('create-company', ['--name', 'Changing']);
     const companyId = created.company_id as string;
     const { last } = await command('update-company', ['--company', companyId, '--require-verified-phone', 'on', '--sms-countries', 'IN']);
-    expect(last).toEqual({ company_id: companyId, require_verified_phone: true, sms_countries: ['IN'] });
+    expect(last).toEqual({ company_id: companyId, status: 'active', require_verified_phone: true, sms_countries: ['IN'] });
     const company = await getCompany(service.app.table, companyId);
     const refused = await invoke(service.handlers.user_register, {
       path: '/r',
@@ -69,7 +74,7 @@ describe('npm run company:update', () => {
       '--sms-countries',
       'all',
     ]);
-    expect(reset).toEqual({ company_id: companyId, require_verified_phone: false, sms_countries: 'all' });
+    expect(reset).toEqual({ company_id: companyId, status: 'active', require_verified_phone: false, sms_countries: 'all' });
     expect(stderr).toMatch(/warning: SMS may go to every country/);
     expect(await getCompany(service.app.table, companyId)).not.toHaveProperty('sms_countries');
     expect(company?.updated_at).toEqual(expect.any(Number));
@@ -79,6 +84,22 @@ describe('npm run company:update', () => {
       body: sampleRegistration(),
     });
     expect(accepted.status).toBe(200);
+  });
+
+  it('disables a company (every call 404, code 3, as for an unknown one) and enables it again', async () => {
+    const company = await newCompany(service);
+    const register = () =>
+      invoke(service.handlers.user_register, { path: '/r', headers: { CompanyID: company.company_id }, body: sampleRegistration() });
+    const { last } = await command('update-company', ['--company', company.company_id, '--status', 'disabled']);
+    expect(last).toMatchObject({ company_id: company.company_id, status: 'disabled' });
+    const refused = await register();
+    expect(refused.status).toBe(404);
+    expect(refused.body.error).toEqual([3]);
+    await command('update-company', ['--company', company.company_id, '--status', 'active']);
+    expect((await register()).status).toBe(200);
+    await expect(
+      run(tsx, ['scripts/update-company.ts', '--company', company.company_id, '--status', 'paused'], { cwd: root, env }),
+    ).rejects.toMatchObject({ code: 2 });
   });
 
   it('refuses an unknown company (exit 1) and bad options (exit 2)', async () => {

@@ -1,8 +1,12 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import type { Environment } from '../../lib/config.js';
+import { type Environment, readConfig } from '../../lib/config.js';
 import { type OfflineService, startOfflineService } from '../../scripts/local/offline-service.js';
-import { type InProcessService, newCompany, testEnvironment, testService } from '../helpers.js';
+import { type InProcessService, inProcessService, newCompany, testEnvironment, testService } from '../helpers.js';
 
 export type OfflineServer = OfflineService & {
   /** The environment the server runs with; its outbox is `env.SMS_OUTBOX_FILE`. */
@@ -11,11 +15,29 @@ export type OfflineServer = OfflineService & {
   local: InProcessService;
 };
 
-/** The service under serverless-offline against the tests' DynamoDB Local (stage "test"), with settings of its own. */
-export async function startOffline(settings: Environment = {}): Promise<OfflineServer> {
-  const env = testEnvironment(settings);
+/** Where the server's secret is: a local file (as npm start's), or a parameter of an SSM endpoint (as a deployed stage's). */
+export type SecretPlacement = { file: true } | { ssmEndpoint: string; parameter: string };
+
+/**
+ * The service under serverless-offline against the tests' DynamoDB Local (stage "test"), with
+ * settings of its own. Its server secret is in a file (SERVER_SECRET_FILE), as npm start's is,
+ * or in a fake SSM Parameter Store: serverless.yml puts no secret in any function's environment.
+ */
+export async function startOffline(settings: Environment = {}, placement: SecretPlacement = { file: true }): Promise<OfflineServer> {
+  let env: Record<string, string>;
+  let local: InProcessService;
+  if ('file' in placement) {
+    const secret = randomBytes(32).toString('hex');
+    const secretFile = join(mkdtempSync(join(tmpdir(), 'wallet-secret-')), 'server-secret');
+    writeFileSync(secretFile, secret, { mode: 0o600 });
+    env = testEnvironment(settings, { serverSecretFile: secretFile });
+    local = testService(settings, { outboxFile: env.SMS_OUTBOX_FILE, serverSecret: secret });
+  } else {
+    env = testEnvironment({ ...settings, SERVER_SECRET_PARAMETER: placement.parameter, SSM_ENDPOINT: placement.ssmEndpoint });
+    delete env.SERVER_SECRET;
+    local = inProcessService(readConfig(env));
+  }
   const server = await startOfflineService({ stage: 'test', env });
-  const local = testService(settings, { outboxFile: env.SMS_OUTBOX_FILE, serverSecret: env.SERVER_SECRET });
   return Object.assign(server, { env, local });
 }
 

@@ -24,12 +24,15 @@ const loginPhone = service.handlers.login_phone;
 const referralProgram = service.handlers.referral_program;
 const register = service.handlers.user_register;
 const verifyOtp = service.handlers.verify_otp;
+const logout = service.handlers.logout;
 
 /** Secrets matched anywhere in the output: passwords, tokens, hashes. */
 const secrets = new Set<string>();
 /** Digit secrets (PINs, codes), matched only where no digit is next to them, as a logged value would be. */
 const digitSecrets = new Set<string>();
 const answers: { what: string; answer: Answer }[] = [];
+/** Every phone number the flows use (national digits): logs name a phone only by its phone_ref. */
+const phones = new Set<string>();
 
 let capture: LogCapture;
 let company: Company;
@@ -68,12 +71,17 @@ function secretRegistration(overrides: Record<string, unknown> = {}): Record<str
   const transactionPin = STRONG_PINS[pinTurn++ % STRONG_PINS.length]!;
   secrets.add(password);
   digitSecrets.add(loginPin).add(transactionPin);
-  return sampleRegistration({ password, login_pin: loginPin, transaction_pin: transactionPin, ...overrides });
+  const body = sampleRegistration({ password, login_pin: loginPin, transaction_pin: transactionPin, ...overrides });
+  phones.add(String(body.phone_number));
+  return body;
 }
+
+/** A token is "<user id>.<secret>": the user id is logged by design, the secret never. */
+const tokenSecret = (token: string) => token.slice(token.indexOf('.') + 1);
 
 function rememberToken(answer: Answer): string {
   const token = answer.body.data.token.token as string;
-  secrets.add(token);
+  secrets.add(tokenSecret(token));
   return `Token ${token}`;
 }
 
@@ -122,7 +130,7 @@ async function runEveryFlow(): Promise<void> {
     ),
     operatorPrincipal(company.company_id),
   );
-  secrets.add(operatorMade.token.token);
+  secrets.add(tokenSecret(operatorMade.token.token));
   const employee = await call('register employee', register, {
     path,
     headers: { Authorization: `Token ${operatorMade.token.token}` },
@@ -210,6 +218,56 @@ async function runEveryFlow(): Promise<void> {
   expect((await call('token write failing', verifyOtp, { path: '/v', body: { ...referredLogin, otp: referredCode } })).status).toBe(503);
   dynamoProxy.reset();
 
+  // A phone proved and registered with its proof, a phone taken over from an unverified holder,
+  // and logouts: proofs are secrets, and no phone number may appear but as its phone_ref.
+  skipSendInterval();
+  const proven = secretRegistration();
+  const provenTarget = target(proven, 2);
+  expect((await call('send verification code', loginPhone, { path: '/l', body: provenTarget })).status).toBe(200);
+  const proof = (await call('verify for a proof', verifyOtp, { path: '/v', body: { ...provenTarget, otp: lastPublishedCode() } })).body.data
+    .verification_token as string;
+  secrets.add(proof);
+  const provenUser = await call('register with proof', register, { path, body: { ...proven, phone_verification_token: proof } });
+  expect(provenUser.status).toBe(200);
+  const provenToken = rememberToken(provenUser);
+  const holderBody = secretRegistration();
+  const holder = await call('register holder', register, { path, body: holderBody });
+  expect(holder.status).toBe(200);
+  rememberToken(holder);
+  const reclaimTarget = target(holderBody, 2);
+  expect((await call('send reclaim code', loginPhone, { path: '/l', body: reclaimTarget })).status).toBe(200);
+  const reclaimProof = (await call('verify reclaim code', verifyOtp, { path: '/v', body: { ...reclaimTarget, otp: lastPublishedCode() } }))
+    .body.data.verification_token as string;
+  secrets.add(reclaimProof);
+  const owner = await call('reclaim phone', register, {
+    path,
+    body: secretRegistration({ phone_number: reclaimTarget.phone_number, phone_verification_token: reclaimProof }),
+  });
+  expect(owner.status).toBe(200);
+  rememberToken(owner);
+  expect(
+    (await call('logout others', logout, { path: '/o', headers: { Authorization: provenToken }, body: { scope: 'others' } })).status,
+  ).toBe(200);
+  expect((await call('logout', logout, { path: '/o', headers: { Authorization: provenToken } })).status).toBe(200);
+  const nobody = String(sampleRegistration().phone_number);
+  phones.add(nobody);
+  expect(
+    (
+      await call('send to no account', loginPhone, {
+        path: '/l',
+        body: { dial_code: '+1', phone_number: nobody, user_type: 2, otp_type: 1 },
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (
+      await call('refused destination', loginPhone, {
+        path: '/l',
+        body: { dial_code: '+1', phone_number: '8005550100', user_type: 2, otp_type: 2 },
+      })
+    ).status,
+  ).toBe(400);
+
   // The stored hashes are secrets too.
   for (const answer of [customer, referred, employee]) {
     const user = (await getUser(service.app.table, company.company_id, answer.body.data.user_id))!;
@@ -262,6 +320,28 @@ describe('secrets never reach the logs', () => {
     expect(digitSecrets.size).toBeGreaterThan(10);
     for (const secret of digitSecrets) expect(text, `${secret} is in the logs`).not.toMatch(new RegExp(`(?<![0-9])${secret}(?![0-9])`));
     expect(text).not.toMatch(/verification code/);
+  });
+
+  it('names no phone number, only its phone_ref, and records an audit event for every flow', () => {
+    const text = capture.text();
+    expect(phones.size).toBeGreaterThan(8);
+    for (const phone of phones) expect(text.includes(phone), `phone ${phone.slice(0, 3)}... is in the logs`).toBe(false);
+    for (const event of [
+      'user_registered',
+      'phone_reclaimed',
+      'code_sent',
+      'code_suppressed',
+      'code_verified',
+      'code_failed',
+      'login',
+      'logout',
+      'sessions_revoked',
+      'limited',
+      'destination_refused',
+    ]) {
+      expect(text, event).toContain(`"audit_event":"${event}"`);
+    }
+    expect(text).toMatch(/"phone_ref":"1\.[0-9a-f]{16}"/);
   });
 
   it('sends Cache-Control: no-store with every answer, and with each of the answers carrying a token', () => {

@@ -126,7 +126,7 @@ describe('session lifetime', () => {
     expect(await works(busy.authorization)).toBe(200);
   });
 
-  it('records the last use at most once an hour, and then moves the idle deadline with it', async () => {
+  it('records the last use at most once an hour, and writes nothing else', async () => {
     const account = await signUp(service, company);
     const first = (await sessionItem(account, account.authorization)).Item!;
     service.clock.advance(30 * 60);
@@ -136,7 +136,7 @@ describe('session lifetime', () => {
     expect(await works(account.authorization)).toBe(200);
     const touched = (await sessionItem(account, account.authorization)).Item!;
     expect(touched.last_used_at).toBeGreaterThanOrEqual(first.last_used_at + 3600);
-    expect(touched.expires_at).toBe(touched.last_used_at + 14 * 24 * 3600);
+    expect(touched).toEqual({ ...first, last_used_at: touched.last_used_at });
   });
 
   it('ends a session 30 days after it began, however often it is used', async () => {

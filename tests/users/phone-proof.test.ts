@@ -204,6 +204,23 @@ describe('the verified owner reclaims a phone', () => {
     });
   });
 
+  it('takes the phone with the holder as parent, but not with the holder’s referral code (400 code 8)', async () => {
+    const holder = await signUp(service, company);
+    const phone = String(holder.registration.phone_number);
+    const proof = await provePhone(service, company, phone);
+    const referred = await register(
+      sampleRegistration({ phone_number: phone, phone_verification_token: proof, referral_code: holder.referralCode }),
+    );
+    expect(referred.status, JSON.stringify(referred.body)).toBe(400);
+    expect(referred.body).toMatchObject({ error: [8], data: { errors: [{ field: 'referral_code' }] } });
+    expect(await user(holder.userId)).toMatchObject({ status_id: 1 });
+    const child = await register(
+      sampleRegistration({ phone_number: phone, phone_verification_token: proof, parent_user_id: holder.userId }),
+    );
+    expect(child.status, JSON.stringify(child.body)).toBe(200);
+    expect(await user(holder.userId)).toMatchObject({ status_id: 3 });
+  });
+
   it('never displaces a verified holder: 409, and the proof stays unused', async () => {
     const holder = await signUp(service, company);
     // The holder logs in by code: the code reached the phone, so the holder is now verified.

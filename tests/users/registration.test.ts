@@ -98,7 +98,7 @@ describe('registration of a customer', () => {
     expect(await verifyPin(service.app.keys, '4826', current.replace('hmac-scrypt$1$', 'hmac-scrypt$9$'))).toBe(false);
   });
 
-  it("stores the token only as its hash, as a session in the user's partition, idle-limited to 14 days within 30", async () => {
+  it("stores the token only as its hash, as a session in the user's partition, living 30 days at most", async () => {
     const answer = await registerIn(sampleRegistration());
     const { token } = answer.body.data.token;
     const userId = answer.body.data.user_id;
@@ -107,8 +107,8 @@ describe('registration of a customer', () => {
       new GetCommand({ TableName: service.app.table.name, Key: sessionKey(company.company_id, userId, hashToken(token)) }),
     );
     expect(Item).toMatchObject({ user_type: 2 });
-    // The TTL attribute is the earlier of the idle timeout and the absolute lifetime.
-    expect(Item!.expires_at - Item!.created_at).toBe(14 * 24 * 3600);
+    // The TTL attribute is the absolute lifetime; the idle timeout counts from last_used_at.
+    expect(Item!.expires_at - Item!.created_at).toBe(30 * 24 * 3600);
     expect(Item!.last_used_at).toBe(Item!.created_at);
     expect(JSON.stringify(Item)).not.toContain(token.split('.')[1]);
     expect(await storedUser(userId)).toMatchObject({ session_version: 1, phone_verified: 0 });
@@ -422,5 +422,14 @@ describe('referrals and parents', () => {
       expect(answer.body.error).toEqual([1]);
       expect(fieldsOf(answer)).toEqual(['parent_user_id']);
     }
+  });
+  // One transaction may not touch an item twice: the referrer's count and the parent's check are one write here.
+  it('accepts a parent who is also the referrer, and credits them once', async () => {
+    const parent = await registerIn(sampleRegistration());
+    const { user_id: parentId, referral_code: code } = parent.body.data;
+    const child = await registerIn(sampleRegistration({ parent_user_id: parentId, referral_code: code }));
+    expect(child.status, JSON.stringify(child.body)).toBe(200);
+    expect(await storedUser(child.body.data.user_id)).toMatchObject({ parent_user_id: parentId, referred_by: parentId });
+    expect((await storedUser(parentId)).referral_count).toBe(1);
   });
 });

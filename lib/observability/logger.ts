@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { LogLevel } from './config.js';
+import type { LogLevel } from '../config.js';
 
 // One structured logger per function. Log identifiers and outcomes, never secrets: no request
 // bodies, no Authorization header, no codes, PINs, passwords or tokens.

@@ -1,0 +1,73 @@
+import { createHmac } from 'node:crypto';
+import type { ServerKeys } from '../secrets/server-keys.js';
+import type { Logger } from './logger.js';
+import { countMetric, type LimitName, type MetricName, type Metrics } from './metrics.js';
+
+// Security events (OWASP ASVS V16): one structured log line per outcome, with who, what, when
+// (the line's timestamp) and where (source address, user agent), and never a secret. A phone
+// appears only as phone_ref, a keyed hash that correlates a number's events without revealing it.
+
+export type AuditEventName =
+  | 'user_registered'
+  | 'phone_reclaimed'
+  | 'code_sent'
+  | 'code_suppressed'
+  | 'code_verified'
+  | 'code_failed'
+  | 'login'
+  | 'logout'
+  | 'sessions_revoked'
+  | 'limited'
+  | 'destination_refused';
+
+/** Where a request came from, as API Gateway saw it (never from a header a client can set). */
+export interface RequestOrigin {
+  sourceIp: string;
+  userAgent: string | undefined;
+}
+
+export interface AuditFields {
+  company_id: string;
+  user_id?: string | undefined;
+  phone_ref?: string | undefined;
+  outcome: string;
+  /** For `limited`: which limit. */
+  limit?: LimitName;
+  [detail: string]: unknown;
+}
+
+/** The metric each event counts, where it counts one. */
+function metricOf(event: AuditEventName, outcome: string): MetricName | undefined {
+  if (event === 'user_registered') return 'registrations';
+  if (event === 'code_sent') return outcome === 'sent' ? 'sms_sent' : 'sms_failed';
+  if (event === 'code_verified') return 'codes_verified';
+  if (event === 'code_failed') return 'codes_failed';
+  if (event === 'limited') return 'limited';
+  return undefined;
+}
+
+export interface Auditor {
+  logger: Logger;
+  metrics: Metrics;
+}
+
+export function audit({ logger, metrics }: Auditor, origin: RequestOrigin | undefined, event: AuditEventName, fields: AuditFields): void {
+  logger.info('audit', {
+    audit_event: event,
+    ...fields,
+    source_ip: origin?.sourceIp,
+    user_agent: origin?.userAgent,
+  });
+  const metric = metricOf(event, fields.outcome);
+  if (metric) countMetric(metrics, metric, fields.limit);
+}
+
+/**
+ * A phone number as logs carry it: "<key version>.<16 hex>", an HMAC under the server's
+ * phone-ref key. Refs of one version correlate; after a rotation a container on the new
+ * secret writes refs of the new version (docs/operations.md, "Rotate the secret").
+ */
+export async function phoneRef(keys: ServerKeys, phoneE164: string): Promise<string> {
+  const { version, key } = await keys.current('phone-ref');
+  return `${version}.${createHmac('sha256', key).update(phoneE164).digest('hex').slice(0, 16)}`;
+}

@@ -1,0 +1,62 @@
+import { createServer, type Server } from 'node:http';
+
+// A loopback endpoint that answers like AWS Systems Manager Parameter Store's GetParameter (the
+// JSON protocol: X-Amz-Target AmazonSSM.GetParameter), keeping every version of each parameter,
+// so the real @aws-sdk/client-ssm is exercised end to end without AWS.
+
+export interface FakeSsm {
+  endpoint: string;
+  /** Stores a new version of a parameter (as PutParameter --overwrite does); returns its version. */
+  put(name: string, value: string): number;
+  /** Every GetParameter name asked for, in order (with ":version" when one was). */
+  requests: string[];
+  /** The error code the next calls fail with (AccessDeniedException, ...), or undefined. */
+  failWith: string | undefined;
+  close(): Promise<void>;
+}
+
+export async function startFakeSsm(): Promise<FakeSsm> {
+  const versions = new Map<string, string[]>();
+  const fake: FakeSsm = {
+    endpoint: '',
+    requests: [],
+    failWith: undefined,
+    put: (name, value) => {
+      const list = versions.get(name) ?? [];
+      list.push(value);
+      versions.set(name, list);
+      return list.length;
+    },
+    close: async () => {},
+  };
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      const reply = (status: number, payload: unknown) => {
+        response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+        response.end(JSON.stringify(payload));
+      };
+      const { Name = '' } = JSON.parse(body || '{}') as { Name?: string };
+      fake.requests.push(Name);
+      if (fake.failWith) return reply(400, { __type: fake.failWith, message: `Simulated ${fake.failWith}` });
+      const [name = '', selector] = Name.split(':');
+      const list = versions.get(name);
+      if (!list) return reply(400, { __type: 'ParameterNotFound', message: `Parameter ${name} not found.` });
+      const version = selector === undefined ? list.length : Number(selector);
+      const value = list[version - 1];
+      if (value === undefined)
+        return reply(400, { __type: 'ParameterVersionNotFound', message: `Version ${selector} of ${name} not found.` });
+      reply(200, { Parameter: { Name: name, Type: 'SecureString', Value: value, Version: version, DataType: 'text' } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  fake.endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  fake.close = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return fake;
+}

@@ -1,0 +1,111 @@
+// The server secret of a deployed stage: an SSM Parameter Store SecureString read with the real
+// @aws-sdk/client-ssm from a loopback endpoint that answers as SSM does. Each service here is one
+// container; tests/e2e/operations-over-http.test.ts covers the same through serverless-offline.
+import { randomBytes } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Company } from '../../lib/companies/companies.js';
+import { readConfig } from '../../lib/config.js';
+import { verifyPin } from '../../lib/secrets/hashing.js';
+import { userKey } from '../../lib/store/keys.js';
+import { type FakeSsm, startFakeSsm } from '../../scripts/local/ssm-fake.js';
+import { captureLogs } from '../hardening/log-capture.js';
+import {
+  expectUnavailable,
+  type InProcessService,
+  inProcessService,
+  invoke,
+  newCompany,
+  sampleRegistration,
+  signUp,
+  testEnvironment,
+} from '../helpers.js';
+
+let ssm: FakeSsm;
+let parameter: string;
+
+beforeAll(async () => {
+  ssm = await startFakeSsm();
+});
+afterAll(() => ssm.close());
+
+/** A new container reading the secret from the fake SSM (no SERVER_SECRET, no file). */
+function container(): InProcessService {
+  const environment = testEnvironment({ SERVER_SECRET_PARAMETER: parameter, SSM_ENDPOINT: ssm.endpoint });
+  delete environment.SERVER_SECRET;
+  return inProcessService(readConfig(environment));
+}
+
+const register = (service: InProcessService, company: Company) =>
+  invoke(service.handlers.user_register, {
+    path: '/wallet/v3/auth/user_register',
+    headers: { CompanyID: company.company_id },
+    body: sampleRegistration(),
+  });
+
+describe('a secret that cannot be used', () => {
+  let company: Company;
+  beforeAll(async () => {
+    parameter = `/wallet-auth/test-${randomBytes(4).toString('hex')}/server-secret`;
+    company = await newCompany(container());
+  });
+
+  it('answers 503 code 16 and logs why: no parameter, access denied, or under 32 bytes of key material', async () => {
+    const cases: [string, () => void][] = [
+      ['ParameterNotFound', () => {}],
+      ['AccessDeniedException', () => (ssm.failWith = 'AccessDeniedException')],
+      ['16 bytes of key material', () => ssm.put(parameter, randomBytes(16).toString('hex'))],
+    ];
+    for (const [reason, arrange] of cases) {
+      arrange();
+      const logs = captureLogs();
+      try {
+        expectUnavailable(await register(container(), company));
+      } finally {
+        logs.stop();
+        ssm.failWith = undefined;
+      }
+      expect(logs.text()).toContain('server secret unavailable');
+      expect(logs.text()).toContain(reason);
+    }
+  });
+});
+
+describe('a secret in SSM', () => {
+  let company: Company;
+  beforeAll(async () => {
+    parameter = `/wallet-auth/test-${randomBytes(4).toString('hex')}/server-secret`;
+    ssm.put(parameter, randomBytes(32).toString('base64'));
+    company = await newCompany(container());
+  });
+
+  it('is read once per container, on first use', async () => {
+    ssm.requests.length = 0;
+    const service = container();
+    expect(ssm.requests).toEqual([]);
+    for (let index = 0; index < 3; index++) await signUp(service, company);
+    expect(ssm.requests).toEqual([parameter]);
+  });
+
+  it('rotates: hashes name their version, and a new container still verifies what the old version made', async () => {
+    const before = container();
+    const account = await signUp(before, company);
+    const stored = async (service: InProcessService, userId: string) =>
+      (await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: userKey(company.company_id, userId) })))
+        .Item!;
+    const oldPinHash = (await stored(before, account.userId)).login_pin_hash as string;
+    const oldVersion = Number(oldPinHash.split('$')[1]);
+
+    const newVersion = ssm.put(parameter, randomBytes(32).toString('hex'));
+    const after = container();
+    const newAccount = await signUp(after, company);
+    expect(((await stored(after, newAccount.userId)).login_pin_hash as string).split('$')[1]).toBe(String(newVersion));
+    ssm.requests.length = 0;
+    expect(await verifyPin(after.app.keys, String(account.registration.login_pin), oldPinHash)).toBe(true);
+    expect(await verifyPin(after.app.keys, '000000', oldPinHash)).toBe(false);
+    expect(ssm.requests).toEqual([`${parameter}:${oldVersion}`]);
+    // The old container keeps the version it read: what it makes still verifies everywhere.
+    const late = await signUp(before, company);
+    expect(((await stored(before, late.userId)).login_pin_hash as string).split('$')[1]).toBe(String(oldVersion));
+  });
+});
