@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,9 +9,23 @@ import { endpoints } from '../../lib/api/endpoints.js';
 import { TTL_ATTRIBUTE, tableDefinition } from '../../lib/store/table-definition.js';
 
 const root = resolve(import.meta.dirname, '../..');
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; Condition?: string };
+type Statement = { Effect: string; Action: string[]; Resource?: unknown; NotResource?: unknown; Condition?: unknown };
+let template: { Resources: Record<string, Resource>; Conditions: Record<string, unknown> };
 let resources: Record<string, Resource>;
+let packagedText: string;
 let outDir: string;
+const permissions = createRequire(import.meta.url)('../../serverless/permissions.cjs') as Record<
+  string,
+  { table?: string[]; secret?: boolean }
+>;
+/** Set while packaging: it must reach no template and no function. */
+const SECRET_IN_ENVIRONMENT = `canary-${'7f'.repeat(24)}`;
+
+const roleIds = () => Object.keys(resources).filter((id) => resources[id]!.Type === 'AWS::IAM::Role');
+const statementsOf = (roleId: string): Statement[] =>
+  resources[roleId]!.Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
+const allStatements = () => roleIds().flatMap(statementsOf);
 
 // `serverless package` must work offline, with no AWS credentials at all.
 beforeAll(async () => {
@@ -21,11 +36,20 @@ beforeAll(async () => {
     ['node_modules/serverless/bin/serverless.js', 'package', '--stage', 'ci', '--package', outDir],
     {
       cwd: root,
-      env: { ...env, HOME: mkdtempSync(join(tmpdir(), 'wallet-home-')), ESBUILD_WORK_FOLDER: '.esbuild-test-package' },
+      env: {
+        ...env,
+        SERVER_SECRET: SECRET_IN_ENVIRONMENT,
+        HOME: mkdtempSync(join(tmpdir(), 'wallet-home-')),
+        ESBUILD_WORK_FOLDER: '.esbuild-test-package',
+      },
     },
   );
   rmSync(join(root, '.esbuild-test-package'), { recursive: true, force: true });
-  const template = JSON.parse(readFileSync(join(outDir, 'cloudformation-template-update-stack.json'), 'utf8'));
+  packagedText = readdirSync(outDir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => readFileSync(join(outDir, name), 'utf8'))
+    .join('\n');
+  template = JSON.parse(readFileSync(join(outDir, 'cloudformation-template-update-stack.json'), 'utf8'));
   resources = template.Resources;
 }, 180_000);
 
@@ -80,22 +104,127 @@ describe('the packaged CloudFormation', () => {
     }
   });
 
-  it('limits IAM to the table and its indexes, and SNS to SMS', () => {
-    const [role] = ofType('AWS::IAM::Role');
-    const statements = role!.Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
-    const dynamo = statements.filter((statement: any) => statement.Action.some((action: string) => action.startsWith('dynamodb:')));
-    expect(dynamo).toHaveLength(1);
-    expect(dynamo[0].Action).not.toContain('dynamodb:*');
-    expect(dynamo[0].Action).not.toContain('dynamodb:Scan');
-    expect(dynamo[0].Resource).toEqual([
-      { 'Fn::GetAtt': ['WalletTable', 'Arn'] },
-      { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['WalletTable', 'Arn'] }, '/index/*']] },
+  it('gives each function a role of its own, with the actions of serverless/permissions.cjs on the table only', () => {
+    const functions = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::Lambda::Function');
+    expect(functions.map(([id]) => id.replace(/LambdaFunction$/, '')).sort()).toEqual(
+      Object.keys(permissions)
+        .map((name) => name[0]!.toUpperCase() + name.slice(1))
+        .sort(),
+    );
+    for (const [id, fn] of functions) {
+      const roleId = id.replace(/LambdaFunction$/, 'Role');
+      expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+      const name = roleId[0]!.toLowerCase() + roleId.slice(1, -'Role'.length);
+      const table = statementsOf(roleId).filter(
+        (statement) => statement.Action.some((action) => action.startsWith('dynamodb:')) && !statement.Condition,
+      );
+      const granted = permissions[name]!.table ?? [];
+      expect(table.flatMap((statement) => statement.Action).sort(), name).toEqual(granted.map((action) => `dynamodb:${action}`).sort());
+      for (const statement of table) expect(statement.Resource).toEqual({ 'Fn::GetAtt': ['WalletTable', 'Arn'] });
+    }
+    // No role may do anything to every resource but write its own log stream.
+    const everything = allStatements().filter(
+      (statement) => statement.Resource === '*' || JSON.stringify(statement.Resource ?? '').includes(':*:*:*'),
+    );
+    expect(everything).toEqual([]);
+    expect(allStatements().flatMap((statement) => statement.Action)).not.toContain('dynamodb:Scan');
+    expect(ofType('AWS::IAM::Role')).toHaveLength(Object.keys(permissions).length);
+  });
+
+  it('lets only login_phone publish SMS, and only to phone numbers', () => {
+    const publishers = roleIds().filter((roleId) => statementsOf(roleId).some((statement) => statement.Action.includes('sns:Publish')));
+    expect(publishers).toEqual(['LoginPhoneRole']);
+    expect(statementsOf('LoginPhoneRole').filter((statement) => statement.Action.includes('sns:Publish'))).toEqual([
+      { Effect: 'Allow', Action: ['sns:Publish'], NotResource: 'arn:aws:sns:*:*:*' },
     ]);
-    const sns = statements.filter((statement: any) => statement.Action.some((action: string) => action.startsWith('sns:')));
-    expect(sns).toEqual([{ Effect: 'Allow', Action: ['sns:Publish'], NotResource: 'arn:aws:sns:*:*:*' }]);
-    expect(
-      statements.some((statement: any) => statement.Resource === '*' && statement.Action.some((a: string) => !a.startsWith('logs:'))),
-    ).toBe(false);
+  });
+
+  it('lets referral_program read, and write nothing but the last use of a session', () => {
+    const actions = statementsOf('ReferralProgramRole').flatMap((statement) => statement.Action);
+    expect(actions.filter((action) => action.startsWith('dynamodb:')).sort()).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
+    const [update] = statementsOf('ReferralProgramRole').filter((statement) => statement.Action.includes('dynamodb:UpdateItem'));
+    expect(update!.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+    });
+  });
+
+  it('lets the functions that use the server secret read that one parameter, and nothing else of SSM', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)
+    const parameter = { 'Fn::Sub': 'arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter/wallet-auth/ci/server-secret' };
+    for (const roleId of roleIds()) {
+      const ssm = statementsOf(roleId).filter((statement) => statement.Action.some((action) => action.startsWith('ssm:')));
+      const name = roleId[0]!.toLowerCase() + roleId.slice(1, -'Role'.length);
+      expect(ssm, roleId).toEqual(
+        permissions[name]!.secret ? [{ Effect: 'Allow', Action: ['ssm:GetParameter'], Resource: parameter }] : [],
+      );
+    }
+    for (const fn of ofType('AWS::Lambda::Function')) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        SERVER_SECRET_PARAMETER: '/wallet-auth/ci/server-secret',
+        SERVER_SECRET_FILE: '',
+      });
+    }
+  });
+
+  it('holds no secret: packaged with SERVER_SECRET set, neither the template nor any function environment has it', () => {
+    expect(packagedText).not.toContain(SECRET_IN_ENVIRONMENT);
+    for (const fn of ofType('AWS::Lambda::Function'))
+      expect(Object.keys(fn.Properties.Environment.Variables)).not.toContain('SERVER_SECRET');
+  });
+
+  it('reserves concurrency for registration, and only there', () => {
+    const reserved = Object.entries(resources)
+      .filter(([, resource]) => resource.Properties?.ReservedConcurrentExecutions !== undefined)
+      .map(([id, resource]) => [id, resource.Properties.ReservedConcurrentExecutions]);
+    expect(reserved).toEqual([['UserRegisterLambdaFunction', 20]]);
+  });
+
+  it('alarms on each function’s errors, throttles and duration near its timeout', () => {
+    for (const roleId of roleIds()) {
+      const fn = roleId.slice(0, -'Role'.length);
+      const dimension = [{ Name: 'FunctionName', Value: { Ref: `${fn}LambdaFunction` } }];
+      expect(resources[`${fn}ErrorsAlarm`]!.Properties).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: dimension,
+        Threshold: 1,
+      });
+      expect(resources[`${fn}ThrottlesAlarm`]!.Properties).toMatchObject({ MetricName: 'Throttles', Dimensions: dimension });
+      expect(resources[`${fn}DurationAlarm`]!.Properties).toMatchObject({ MetricName: 'Duration', Statistic: 'Maximum', Threshold: 8000 });
+    }
+  });
+
+  it('alarms on the API’s 5xx rate, SMS spend and delivery, and the table’s throttles and system errors, all to one topic', () => {
+    const rate = resources.Api5xxRateAlarm!.Properties;
+    expect(rate.Metrics.map((metric: any) => metric.MetricStat?.Metric.MetricName ?? metric.Expression)).toEqual([
+      '5xx',
+      'Count',
+      'IF(requests > 20, 100 * errors / requests, 0)',
+    ]);
+    expect(resources.SmsSpendAlarm!.Properties).toMatchObject({
+      Namespace: 'AWS/SNS',
+      MetricName: 'SMSMonthToDateSpentUSD',
+      Threshold: 50,
+    });
+    expect(resources.SmsDeliveryUSAlarm!.Properties).toMatchObject({
+      MetricName: 'SMSSuccessRate',
+      ComparisonOperator: 'LessThanThreshold',
+    });
+    expect(resources.SmsPublishFailuresAlarm!.Properties).toMatchObject({ Namespace: 'WalletAuth', MetricName: 'sms_failed' });
+    expect(resources.TableReadThrottleAlarm!.Properties.MetricName).toBe('ReadThrottleEvents');
+    expect(resources.TableWriteThrottleAlarm!.Properties.MetricName).toBe('WriteThrottleEvents');
+    expect(JSON.stringify(resources.TableSystemErrorsAlarm!.Properties.Metrics)).toContain('SystemErrors');
+    const alarms = ofType('AWS::CloudWatch::Alarm');
+    expect(alarms.length).toBe(3 * roleIds().length + 7);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
+    // The e-mail subscriber is a deploy parameter: none given, none subscribed.
+    expect(resources.AlarmEmailSubscription).toMatchObject({ Condition: 'HasAlarmEmail', Properties: { Protocol: 'email', Endpoint: '' } });
+    expect(template.Conditions.HasAlarmEmail).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
   });
 
   it('bundles each function into one ESM file', () => {

@@ -1,0 +1,257 @@
+// CloudFormation that serverless.yml pulls in (resources), built from serverless.yml's own
+// lists so it cannot drift from them: one IAM role per function holding only what that function
+// does (custom.permissions, from serverless/permissions.cjs), and the alarms an on-call engineer
+// needs, all notifying one topic.
+// docs/operations.md says what to do when each fires.
+
+const TABLE_ACTIONS = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'Query', 'BatchWriteItem']);
+/** The operations whose DynamoDB system errors the table alarm sums. */
+const TABLE_OPERATIONS = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'TransactWriteItems', 'BatchWriteItem'];
+
+const capitalized = (name) => name[0].toUpperCase() + name.slice(1);
+const sub = (text) => ({ 'Fn::Sub': text });
+const tableArn = { 'Fn::GetAtt': ['WalletTable', 'Arn'] };
+
+/** The role of one function: its log stream, and nothing it does not do. */
+function role(service, stage, name, permissions, secretParameter) {
+  const statements = [
+    {
+      Effect: 'Allow',
+      Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      Resource: sub(`arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/${service}-${stage}-${name}:*`),
+    },
+  ];
+  const table = permissions.table ?? [];
+  for (const action of table) if (!TABLE_ACTIONS.has(action)) throw new Error(`custom.permissions.${name}: unknown table action ${action}`);
+  if (table.length) statements.push({ Effect: 'Allow', Action: table.map((action) => `dynamodb:${action}`), Resource: tableArn });
+  if (permissions.recordSessionUse) {
+    // Only the last use of a session: last_used_at of an item (named with its key), nothing else,
+    // not even the TTL attribute, which would let the role delete any item by expiring it.
+    statements.push({
+      Effect: 'Allow',
+      Action: ['dynamodb:UpdateItem'],
+      Resource: tableArn,
+      Condition: {
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+      },
+    });
+  }
+  if (permissions.secret) {
+    statements.push({
+      Effect: 'Allow',
+      Action: ['ssm:GetParameter'],
+      Resource: sub(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${secretParameter}`),
+    });
+  }
+  // SMS to phone numbers only: NotResource on every SNS ARN rules out topics and endpoints.
+  if (permissions.sms) statements.push({ Effect: 'Allow', Action: ['sns:Publish'], NotResource: 'arn:aws:sns:*:*:*' });
+  return {
+    Type: 'AWS::IAM::Role',
+    Properties: {
+      AssumeRolePolicyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Principal: { Service: ['lambda.amazonaws.com'] }, Action: ['sts:AssumeRole'] }],
+      },
+      Policies: [{ PolicyName: `${service}-${stage}-${name}`, PolicyDocument: { Version: '2012-10-17', Statement: statements } }],
+    },
+  };
+}
+
+function alarm(description, properties) {
+  return {
+    Type: 'AWS::CloudWatch::Alarm',
+    Properties: {
+      AlarmDescription: description,
+      AlarmActions: [{ Ref: 'AlarmTopic' }],
+      OKActions: [{ Ref: 'AlarmTopic' }],
+      TreatMissingData: 'notBreaching',
+      ...properties,
+    },
+  };
+}
+
+const lambdaAlarm = (fn, metric, statistic, threshold, description) =>
+  alarm(description, {
+    Namespace: 'AWS/Lambda',
+    MetricName: metric,
+    Dimensions: [{ Name: 'FunctionName', Value: { Ref: `${capitalized(fn)}LambdaFunction` } }],
+    Statistic: statistic,
+    Period: 300,
+    EvaluationPeriods: 1,
+    Threshold: threshold,
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+  });
+
+module.exports = async ({ resolveConfigurationProperty }) => {
+  const service = await resolveConfigurationProperty(['service']);
+  const stage = await resolveConfigurationProperty(['custom', 'stage']);
+  const permissions = await resolveConfigurationProperty(['custom', 'permissions']);
+  const timeoutSeconds = await resolveConfigurationProperty(['provider', 'timeout']);
+  const secretParameter = await resolveConfigurationProperty(['custom', 'serverSecretParameter']);
+  const alarms = await resolveConfigurationProperty(['custom', 'alarms']);
+
+  const resources = {};
+  for (const [name, granted] of Object.entries(permissions)) {
+    resources[`${capitalized(name)}Role`] = role(service, stage, name, granted ?? {}, secretParameter);
+    resources[`${capitalized(name)}ErrorsAlarm`] = lambdaAlarm(
+      name,
+      'Errors',
+      'Sum',
+      1,
+      `${name}: invocations that failed (an unhandled error or a timeout)`,
+    );
+    resources[`${capitalized(name)}ThrottlesAlarm`] = lambdaAlarm(
+      name,
+      'Throttles',
+      'Sum',
+      1,
+      `${name}: invocations refused for concurrency`,
+    );
+    resources[`${capitalized(name)}DurationAlarm`] = lambdaAlarm(
+      name,
+      'Duration',
+      'Maximum',
+      timeoutSeconds * 1000 * 0.8,
+      `${name}: a call took over 80 % of the ${timeoutSeconds} s timeout (its deadline answers 503 at 90 %)`,
+    );
+  }
+
+  resources.AlarmTopic = { Type: 'AWS::SNS::Topic', Properties: { DisplayName: `${service} ${stage} alarms` } };
+  resources.AlarmEmailSubscription = {
+    Type: 'AWS::SNS::Subscription',
+    Condition: 'HasAlarmEmail',
+    Properties: { TopicArn: { Ref: 'AlarmTopic' }, Protocol: 'email', Endpoint: alarms.email },
+  };
+
+  resources.Api5xxRateAlarm = alarm('The API answered 5xx to more than 1 % of requests over 5 minutes (its own 503s and 500s included)', {
+    Metrics: [
+      {
+        Id: 'errors',
+        ReturnData: false,
+        MetricStat: {
+          Metric: {
+            Namespace: 'AWS/ApiGateway',
+            MetricName: '5xx',
+            Dimensions: [
+              { Name: 'ApiId', Value: { Ref: 'HttpApi' } },
+              { Name: 'Stage', Value: '$default' },
+            ],
+          },
+          Period: 300,
+          Stat: 'Sum',
+        },
+      },
+      {
+        Id: 'requests',
+        ReturnData: false,
+        MetricStat: {
+          Metric: {
+            Namespace: 'AWS/ApiGateway',
+            MetricName: 'Count',
+            Dimensions: [
+              { Name: 'ApiId', Value: { Ref: 'HttpApi' } },
+              { Name: 'Stage', Value: '$default' },
+            ],
+          },
+          Period: 300,
+          Stat: 'Sum',
+        },
+      },
+      { Id: 'rate', Expression: 'IF(requests > 20, 100 * errors / requests, 0)', Label: '5xx %', ReturnData: true },
+    ],
+    EvaluationPeriods: 1,
+    Threshold: 1,
+    ComparisonOperator: 'GreaterThanThreshold',
+  });
+
+  resources.SmsSpendAlarm = alarm(`SMS spend this month passed ${alarms.smsSpendUsd} USD (AWS/SNS SMSMonthToDateSpentUSD)`, {
+    Namespace: 'AWS/SNS',
+    MetricName: 'SMSMonthToDateSpentUSD',
+    Statistic: 'Maximum',
+    Period: 3600,
+    EvaluationPeriods: 1,
+    Threshold: Number(alarms.smsSpendUsd),
+    ComparisonOperator: 'GreaterThanThreshold',
+  });
+
+  for (const country of String(alarms.smsCountries)
+    .split(',')
+    .map((code) => code.trim().toUpperCase())
+    .filter(Boolean)) {
+    resources[`SmsDelivery${country}Alarm`] = alarm(`SMS to ${country}: under 80 % delivered over an hour (AWS/SNS SMSSuccessRate)`, {
+      Namespace: 'AWS/SNS',
+      MetricName: 'SMSSuccessRate',
+      Dimensions: [
+        { Name: 'Country', Value: country },
+        { Name: 'SMSType', Value: 'Transactional' },
+      ],
+      Statistic: 'Average',
+      Period: 3600,
+      EvaluationPeriods: 1,
+      Threshold: 0.8,
+      ComparisonOperator: 'LessThanThreshold',
+    });
+  }
+  resources.SmsPublishFailuresAlarm = alarm(
+    'SNS refused or failed to take SMS: 5 or more publish failures in 5 minutes (WalletAuth sms_failed)',
+    {
+      Namespace: 'WalletAuth',
+      MetricName: 'sms_failed',
+      Dimensions: [{ Name: 'service', Value: 'wallet-auth' }],
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      Threshold: 5,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    },
+  );
+
+  const tableMetric = (metric, stat) => ({
+    Namespace: 'AWS/DynamoDB',
+    MetricName: metric,
+    Dimensions: [{ Name: 'TableName', Value: { Ref: 'WalletTable' } }],
+    Statistic: stat,
+    Period: 300,
+    EvaluationPeriods: 1,
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+  });
+  resources.TableReadThrottleAlarm = alarm('DynamoDB throttled reads of the table', {
+    ...tableMetric('ReadThrottleEvents', 'Sum'),
+    Threshold: 1,
+  });
+  resources.TableWriteThrottleAlarm = alarm('DynamoDB throttled writes to the table', {
+    ...tableMetric('WriteThrottleEvents', 'Sum'),
+    Threshold: 1,
+  });
+  resources.TableSystemErrorsAlarm = alarm('DynamoDB answered requests to the table with system errors (HTTP 500)', {
+    Metrics: [
+      ...TABLE_OPERATIONS.map((operation, index) => ({
+        Id: `op${index}`,
+        ReturnData: false,
+        MetricStat: {
+          Metric: {
+            Namespace: 'AWS/DynamoDB',
+            MetricName: 'SystemErrors',
+            Dimensions: [
+              { Name: 'TableName', Value: { Ref: 'WalletTable' } },
+              { Name: 'Operation', Value: operation },
+            ],
+          },
+          Period: 300,
+          Stat: 'Sum',
+        },
+      })),
+      { Id: 'total', Expression: TABLE_OPERATIONS.map((_, index) => `op${index}`).join(' + '), Label: 'system errors', ReturnData: true },
+    ],
+    EvaluationPeriods: 1,
+    Threshold: 1,
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+  });
+
+  return {
+    Conditions: { HasAlarmEmail: { 'Fn::Not': [{ 'Fn::Equals': [alarms.email, ''] }] } },
+    Resources: resources,
+    Outputs: { AlarmTopicArn: { Value: { Ref: 'AlarmTopic' } } },
+  };
+};
