@@ -8,6 +8,7 @@ import { type PackagedFunction, packageFunctions } from './bench/package-functio
 import { costPerMillion, PRICES } from './bench/prices.js';
 import { dollars, kilobytes, table } from './bench/report.js';
 import { runScenarios } from './bench/scenarios.js';
+import { measureSecretCost } from './bench/secret-cost.js';
 import { round } from './bench/stats.js';
 import type { ScenarioResult } from './bench/warm-latency.js';
 import { createLocalTable, freePort, startLocalDynamoDb } from './local/dynamodb-local.js';
@@ -71,13 +72,17 @@ async function warmPhase(): Promise<{ hashing: HashTimings; scenarios: ScenarioR
     const service = inProcessService(config);
     progress('hashing: OWASP scrypt settings, PIN settings and the configured ones');
     const hashing = await measureHashing(service.app.keys, Number(options['hash-runs']));
-    // The local SMS outbox echoes every message on the console; keep the report readable.
-    const log = console.log;
-    console.log = () => {};
+    // Every call writes its EMF metrics line, as on Lambda (its cost is in the figures); the
+    // lines themselves are dropped here to keep the report readable.
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) =>
+      String(chunk).startsWith('{"_aws"')
+        ? true
+        : (write as (...args: unknown[]) => boolean).call(process.stdout, chunk, ...rest)) as typeof write;
     try {
       return { hashing, scenarios: await runScenarios(service, calls, Number(options['real-hash-calls']), progress) };
     } finally {
-      console.log = log;
+      process.stdout.write = write;
     }
   } finally {
     process.off('SIGINT', stop);
@@ -94,7 +99,12 @@ function lambdaMs(result: ScenarioResult, memoryMb: number, hashing: HashTimings
   return Math.ceil(result.meanWaitMs + cpu / vcpu);
 }
 
-const CLIENT_NAMES: Record<string, string> = { 'client-dynamodb': 'DynamoDB', 'lib-dynamodb': 'DocumentClient', 'client-sns': 'SNS' };
+const CLIENT_NAMES: Record<string, string> = {
+  'client-dynamodb': 'DynamoDB',
+  'lib-dynamodb': 'DocumentClient',
+  'client-sns': 'SNS',
+  'client-ssm': 'SSM',
+};
 
 const describeCounts = (counts: Record<string, number>) =>
   Object.entries(counts)
@@ -114,6 +124,8 @@ async function main() {
   const functions: PackagedFunction[] = await packageFunctions(root);
   progress(`cold init: ${functions.length} functions and their floors, ${coldRuns} fresh processes each`);
   const cold: ColdInit[] = await measureColdInit(root, functions, coldRuns);
+  progress(`server secret from SSM: import and first read, ${coldRuns} fresh processes each`);
+  const secretCost = await measureSecretCost(root, coldRuns);
   const { hashing, scenarios } = await warmPhase();
 
   const warm = scenarios.map((result) => {
@@ -200,6 +212,13 @@ async function main() {
   out(
     `(${coldRuns} fresh processes per bundle, each function beside its floor in random order; the check is on the wall-time ratio;` +
       `\nlimits: ratio <= ${LIMITS.initRatio}, zip < ${LIMITS.zipBytes / 1024} KB)\n`,
+  );
+
+  out(
+    `Server secret from SSM Parameter Store, once per container: importing the SSM client adds ${secretCost.importSsmAddsMs} ms ` +
+      `(DynamoDB clients ${secretCost.importWithoutSsmMs} ms, with SSM ${secretCost.importWithSsmMs} ms); the first read takes ` +
+      `${secretCost.firstReadSsmMs} ms (${secretCost.firstReadSsmCpuMs} ms CPU) against a loopback SSM, plus AWS's network time, ` +
+      `where the local file takes ${secretCost.firstReadFileMs} ms; every later use ${secretCost.laterReadMs} ms (in memory)\n`,
   );
 
   out(`Warm calls in process against DynamoDB Local (${calls} calls per row unless shown; company cache warm)`);
@@ -316,6 +335,7 @@ async function main() {
     settings: { callsPerScenario: calls, coldRuns, benchOnlyScrypt: 'N=2^10 r=8 p=1 (injected in the bench process only)' },
     prices: PRICES,
     bundles: functions.map(({ entries: _entries, ...fn }) => ({ ...fn, ...cold.find((entry) => entry.name === fn.name) })),
+    secretCost,
     hashing,
     registrationMemory,
     warm,

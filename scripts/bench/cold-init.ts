@@ -37,6 +37,8 @@ const FLOOR_RECIPES: Record<string, string> = {
     "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';\n" + 'export const documents = DynamoDBDocumentClient.from(dynamo);\n',
   'client-sns':
     "import { SNSClient } from '@aws-sdk/client-sns';\n" + 'export const sns = new SNSClient({ region: process.env.AWS_REGION });\n',
+  'client-ssm':
+    "import { SSMClient } from '@aws-sdk/client-ssm';\n" + 'export const ssm = new SSMClient({ region: process.env.AWS_REGION });\n',
 };
 
 /** Options serverless-esbuild passes on to esbuild, read from serverless.yml's custom.esbuild. */
@@ -81,7 +83,7 @@ async function clientsUsed(root: string, options: BuildOptions, handler: string)
   return Object.keys(FLOOR_RECIPES).filter((name) => packages.has(name));
 }
 
-async function buildFloor(root: string, options: BuildOptions, clients: string[], outfile: string): Promise<number> {
+export async function buildFloor(root: string, options: BuildOptions, clients: string[], outfile: string): Promise<number> {
   const contents = clients.map((name) => FLOOR_RECIPES[name]).join('') || 'export {};\n';
   await build({ ...options, stdin: { contents, resolveDir: root, sourcefile: 'floor.mjs', loader: 'js' }, outfile, logLevel: 'silent' });
   return readFileSync(outfile).length;
@@ -100,13 +102,13 @@ const CHILD_ENV = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
-interface Timing {
+export interface Timing {
   ms: number;
   cpuMs: number;
 }
 
 /** Wall and CPU time to import one module in a fresh process, measured inside that process. */
-function timeImport(file: string, expectHandler: boolean): Timing {
+export function timeImport(file: string, expectHandler: boolean): Timing {
   const check = expectHandler ? "if (typeof module.handler !== 'function') throw new Error('no handler export');" : '';
   const script =
     `const cpu = process.cpuUsage(); const start = performance.now(); ` +

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { listenOnLoopback } from './loopback-server.js';
 
 // A loopback endpoint that answers like Amazon SNS's query API (form-encoded requests, XML
 // replies), so the real @aws-sdk/client-sns is exercised end to end without AWS.
@@ -61,13 +62,6 @@ export async function startFakeSns(): Promise<FakeSns> {
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  fake.endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  fake.close = () =>
-    new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  Object.assign(fake, await listenOnLoopback(server));
   return fake;
 }

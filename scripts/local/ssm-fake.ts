@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { listenOnLoopback } from './loopback-server.js';
 
 // A loopback endpoint that answers like AWS Systems Manager Parameter Store's GetParameter (the
 // JSON protocol: X-Amz-Target AmazonSSM.GetParameter), keeping every version of each parameter,
@@ -50,13 +51,6 @@ export async function startFakeSsm(): Promise<FakeSsm> {
       reply(200, { Parameter: { Name: name, Type: 'SecureString', Value: value, Version: version, DataType: 'text' } });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  fake.endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  fake.close = () =>
-    new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  Object.assign(fake, await listenOnLoopback(server));
   return fake;
 }
