@@ -1,4 +1,5 @@
-import { BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { writeInBatches } from './batch-write.js';
 import { conditionalWrite } from './conditional-write.js';
 import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
 import type { Table } from './table.js';
@@ -116,18 +117,10 @@ export function sessionDelete(table: Table, key: ItemKey): TransactItem {
   return { Delete: { TableName: table.name, Key: key } };
 }
 
-const BATCH_SIZE = 25;
-const MAX_BATCH_ROUNDS = 8;
-
 /** Deletes sessions 25 at a time, retrying what DynamoDB leaves unprocessed. */
 export async function deleteSessions(table: Table, keys: ItemKey[]): Promise<void> {
-  for (let start = 0; start < keys.length; start += BATCH_SIZE) {
-    let requests = keys.slice(start, start + BATCH_SIZE).map((key) => ({ DeleteRequest: { Key: key } }));
-    for (let round = 1; requests.length; round++) {
-      const { UnprocessedItems } = await table.client.send(new BatchWriteCommand({ RequestItems: { [table.name]: requests } }));
-      requests = (UnprocessedItems?.[table.name] ?? []) as typeof requests;
-      if (requests.length && round >= MAX_BATCH_ROUNDS) throw new Error(`${requests.length} sessions left undeleted after ${round} rounds`);
-      if (requests.length) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** round));
-    }
-  }
+  await writeInBatches(
+    table,
+    keys.map((key) => ({ DeleteRequest: { Key: key } })),
+  );
 }

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
 import { authenticate } from '../../lib/sessions/access-tokens.js';
 import { getCompany } from '../../lib/store/company-store.js';
 import { getUser } from '../../lib/store/user-store.js';
+import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
 import { invoke, logIn, newCompany, outboxMessages, sampleRegistration, signUp, testEnvironment, testService } from '../helpers.js';
 
 // The operator commands read their configuration from their environment, as on a deployed stage.
@@ -173,5 +175,37 @@ describe('npm run employee:create', () => {
       sessionId: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect((await getUser(service.app.table, companyId, userId))?.cretaed_by).toBe('operator');
+  });
+});
+
+describe('npm run table:copy', () => {
+  // As after a point-in-time restore: the restored table is a new one; a company is copied back.
+  it("copies one company's items, and only theirs, into another table, replacing items with the same key", async () => {
+    const endpoint = inject('dynamodbEndpoint');
+    const restored = await createOwnTable(endpoint, 'wallet-auth-restored');
+    const live = await createOwnTable(endpoint, 'wallet-auth-live');
+    const restoredService = testService({}, { tableName: restored });
+    const [company, other] = [await newCompany(restoredService), await newCompany(restoredService)];
+    const accounts = [await signUp(restoredService, company), await signUp(restoredService, company)];
+    await signUp(restoredService, other);
+    const scan = async (tableName: string, prefix: string) => {
+      const { Items = [] } = await restoredService.app.table.client.send(
+        new ScanCommand({ TableName: tableName, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': prefix } }),
+      );
+      return Items.sort((a, b) => `${a.pk}${a.sk}`.localeCompare(`${b.pk}${b.sk}`));
+    };
+
+    const { last } = await command('copy-table', ['--from', restored, '--to', live, '--company', company.company_id]);
+    const expected = await scan(restored, `C#${company.company_id}`);
+    expect(last).toEqual({ copied: expected.length });
+    expect(expected.length).toBeGreaterThan(2 * 5);
+    expect(await scan(live, `C#${company.company_id}`)).toEqual(expected);
+    expect(await scan(live, `C#${other.company_id}`)).toEqual([]);
+    // The copied users' sessions work against the live table.
+    const liveService = testService({}, { tableName: live, serverSecret: restoredService.app.config.serverSecret });
+    for (const account of accounts) {
+      expect(await authenticate(liveService.app, company.company_id, account.authorization)).toMatchObject({ userId: account.userId });
+    }
+    await expect(run(tsx, ['scripts/copy-table.ts', '--from', live, '--to', live], { cwd: root, env })).rejects.toMatchObject({ code: 2 });
   });
 });

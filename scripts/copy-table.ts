@@ -1,0 +1,54 @@
+// npm run table:copy -- --from TABLE --to TABLE [--company ID]
+// Copies items from one table to another: after a point-in-time restore (docs/operations.md),
+// from the restored table back into the stage's own. Each copied item replaces the item with
+// its key; items only the target holds are left as they are. With --company, only that
+// company's items (every key of theirs starts with C#<company id>); without it, everything,
+// the per-address counters included. Prints {"copied": n} as its last line. Uses the same
+// configuration as the other operator commands (AWS_REGION, DYNAMODB_ENDPOINT).
+
+import { parseArgs } from 'node:util';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { readConfig } from '../lib/config.js';
+import { writeInBatches } from '../lib/store/batch-write.js';
+import { companyPrefix } from '../lib/store/keys.js';
+import { createTable } from '../lib/store/table.js';
+
+const USAGE = 'usage: npm run table:copy -- --from <table> --to <table> [--company <company id>]';
+const { values } = parseArgs({ options: { from: { type: 'string' }, to: { type: 'string' }, company: { type: 'string' } } });
+const companyId = values.company?.trim().toLowerCase();
+if (!values.from || !values.to || values.from === values.to || (companyId !== undefined && !/^[0-9a-f]{32}$/.test(companyId))) {
+  console.error(USAGE);
+  process.exit(2);
+}
+
+const config = readConfig();
+const source = createTable({ ...config, tableName: values.from });
+const target = createTable({ ...config, tableName: values.to });
+let copied = 0;
+try {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await source.client.send(
+      new ScanCommand({
+        TableName: source.name,
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+        ...(companyId
+          ? { FilterExpression: 'begins_with(pk, :company)', ExpressionAttributeValues: { ':company': companyPrefix(companyId) } }
+          : {}),
+      }),
+    );
+    const items = page.Items ?? [];
+    await writeInBatches(
+      target,
+      items.map((Item) => ({ PutRequest: { Item } })),
+    );
+    copied += items.length;
+    start = page.LastEvaluatedKey;
+    if (items.length) console.error(`${copied} items copied`);
+  } while (start);
+  console.log(JSON.stringify({ copied }));
+} catch (error) {
+  console.error(`copy stopped after ${copied} items: ${(error as Error).message}`);
+  process.exit(1);
+}
