@@ -124,40 +124,27 @@ module.exports = async ({ resolveConfigurationProperty }) => {
     Properties: { TopicArn: { Ref: 'AlarmTopic' }, Protocol: 'email', Endpoint: alarms.email },
   };
 
+  /** A sum over 5 minutes of one of the API's own metrics, as an input of the rate below. */
+  const apiSum = (id, metricName) => ({
+    Id: id,
+    ReturnData: false,
+    MetricStat: {
+      Metric: {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: metricName,
+        Dimensions: [
+          { Name: 'ApiId', Value: { Ref: 'HttpApi' } },
+          { Name: 'Stage', Value: '$default' },
+        ],
+      },
+      Period: 300,
+      Stat: 'Sum',
+    },
+  });
   resources.Api5xxRateAlarm = alarm('The API answered 5xx to more than 1 % of requests over 5 minutes (its own 503s and 500s included)', {
     Metrics: [
-      {
-        Id: 'errors',
-        ReturnData: false,
-        MetricStat: {
-          Metric: {
-            Namespace: 'AWS/ApiGateway',
-            MetricName: '5xx',
-            Dimensions: [
-              { Name: 'ApiId', Value: { Ref: 'HttpApi' } },
-              { Name: 'Stage', Value: '$default' },
-            ],
-          },
-          Period: 300,
-          Stat: 'Sum',
-        },
-      },
-      {
-        Id: 'requests',
-        ReturnData: false,
-        MetricStat: {
-          Metric: {
-            Namespace: 'AWS/ApiGateway',
-            MetricName: 'Count',
-            Dimensions: [
-              { Name: 'ApiId', Value: { Ref: 'HttpApi' } },
-              { Name: 'Stage', Value: '$default' },
-            ],
-          },
-          Period: 300,
-          Stat: 'Sum',
-        },
-      },
+      apiSum('errors', '5xx'),
+      apiSum('requests', 'Count'),
       { Id: 'rate', Expression: 'IF(requests > 20, 100 * errors / requests, 0)', Label: '5xx %', ReturnData: true },
     ],
     EvaluationPeriods: 1,
