@@ -83,6 +83,6 @@ export class AppError extends Error {
 }
 
 /** A failure of one request field, with its own code. */
-export function fieldError(name: ErrorName, field: string, detail: string): AppError {
-  return new AppError(name, { detail, fields: [{ code: ErrorCodes[name].code, field, detail }] });
+export function fieldError(name: ErrorName, field: string, detail: string, options: Pick<AppErrorOptions, 'event'> = {}): AppError {
+  return new AppError(name, { ...options, detail, fields: [{ code: ErrorCodes[name].code, field, detail }] });
 }

@@ -1,5 +1,5 @@
 import type { Company } from '../companies/companies.js';
-import { AppError, ErrorCodes } from '../errors.js';
+import { fieldError } from '../errors.js';
 import { type PhoneFacts, phoneFacts } from '../users/phone-number.js';
 
 // Where SMS may go (API contract 3.2 and 6): the company's countries, and only numbers a mobile
@@ -10,11 +10,7 @@ import { type PhoneFacts, phoneFacts } from '../users/phone-number.js';
 const SMS_LINE_TYPES = new Set(['MOBILE', 'FIXED_LINE_OR_MOBILE']);
 
 const notAllowed = (detail: string) =>
-  new AppError('SMS_DESTINATION_NOT_ALLOWED', {
-    detail,
-    fields: [{ code: ErrorCodes.SMS_DESTINATION_NOT_ALLOWED.code, field: 'phone_number', detail }],
-    event: { event: 'destination_refused' },
-  });
+  fieldError('SMS_DESTINATION_NOT_ALLOWED', 'phone_number', detail, { event: { event: 'destination_refused' } });
 
 /** The facts of a destination SMS may go to, or SMS_DESTINATION_NOT_ALLOWED on phone_number. */
 export function allowedSmsDestination(company: Company, phoneE164: string): PhoneFacts {
