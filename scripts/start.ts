@@ -3,7 +3,7 @@
 // served by serverless-offline on http://localhost:3000 (PORT overrides it).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, unwatchFile, watchFile, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, watchFile, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createApp } from '../lib/app.js';
 import { LOCAL_DYNAMODB_PORT, LOCAL_STAGE, readConfig } from '../lib/config.js';
@@ -30,7 +30,7 @@ function localSecretFile(): string {
  * Prints each text message the service puts in the outbox from now on: the local stand-in for a
  * phone, kept out of the functions' own logs (which never hold a code).
  */
-function followOutbox(file: string): () => void {
+function followOutbox(file: string): void {
   let printed = existsSync(file) ? statSync(file).size : 0;
   watchFile(file, { interval: 250 }, (current) => {
     if (current.size < printed) printed = 0;
@@ -43,7 +43,6 @@ function followOutbox(file: string): () => void {
       console.log(`[sms outbox] ${phone_number}: ${message}`);
     }
   });
-  return () => unwatchFile(file);
 }
 
 let dynamo: LocalDynamoDb | undefined;
