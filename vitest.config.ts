@@ -1,20 +1,29 @@
 import { defineConfig } from 'vitest/config';
 
-/** Measures a burst of concurrent HTTP requests on this machine's cores: run alone, after the rest. */
-const ALONE = ['tests/e2e/burst-over-http.test.ts'];
+/**
+ * Measure bursts of concurrent HTTP requests on this machine's cores: run alone, after the rest, one by one.
+ * It uses the run's shared serverless-offline, which nothing else calls by then.
+ */
+const ALONE = ['tests/e2e/burst-over-http.test.ts', 'tests/e2e/registration-burst-over-http.test.ts'];
+
+/** What both projects run with. Not `extends: true`: a project that extends the root inherits its globalSetup and runs it again. */
+const shared = {
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  // Node 20 runs the tests; Lambda runs Node 22, which the AWS SDK's warning asks for.
+  env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+};
 
 export default defineConfig({
   test: {
-    globalSetup: ['tests/setup/dynamodb-local.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Run once per run, by the root project, whichever projects run; both see what it provides.
+    globalSetup: ['tests/setup/dynamodb-local.ts', 'tests/setup/shared-offline.ts'],
     // Two cores: scrypt-heavy files side by side would only queue on the same CPUs.
     maxWorkers: 2,
-    // Node 20 runs the tests; Lambda runs Node 22, which the AWS SDK's warning asks for.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
-      { extends: true, test: { name: 'service', include: ['tests/**/*.test.ts'], exclude: ALONE, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'burst', include: ALONE, sequence: { groupOrder: 1 } } },
+      { test: { ...shared, name: 'service', include: ['tests/**/*.test.ts'], exclude: ALONE, sequence: { groupOrder: 0 } } },
+      // One file at a time: two bursts side by side would each measure the other.
+      { test: { ...shared, name: 'burst', include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },
 });

@@ -3,11 +3,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import openApiDocument from '../docs/openapi.json' with { type: 'json' };
+import type { App } from '../lib/app.js';
 import { AppError } from '../lib/errors.js';
-import { guardedHandler } from '../lib/http/api-handler.js';
+import { guardedHandler, lambdaFunction } from '../lib/http/api-handler.js';
 import { failureResponse } from '../lib/http/envelope.js';
-import { createLogger } from '../lib/observability/logger.js';
-import { createMetrics } from '../lib/observability/metrics.js';
 
 // GET /docs: an interactive reference of docs/openapi.json (Swagger UI from its npm package,
 // no CDN) whose "Try it out" calls reach this same server. Local stage only: see serverless.yml.
@@ -50,18 +49,19 @@ function answer(contentType: string, body: string, isBase64Encoded = false): API
   return { statusCode: 200, headers: { 'content-type': contentType, 'cache-control': 'no-cache' }, body, isBase64Encoded };
 }
 
-const logger = createLogger('INFO');
+const apiDocsHandler = (app: App) =>
+  guardedHandler(app, async (event: APIGatewayProxyEventV2) => {
+    const path = event.rawPath.replace(/\/+$/, '');
+    if (path === '/docs') return answer('text/html; charset=utf-8', PAGE);
+    if (path === '/docs/docs-init.js') return answer('text/javascript; charset=utf-8', INIT);
+    if (path === '/docs/openapi.json') return answer('application/json', JSON.stringify(openApiDocument));
+    const asset = path.slice('/docs/'.length);
+    const contentType = ASSETS[asset];
+    if (!contentType) return failureResponse(new AppError('NOT_FOUND', { detail: 'no such document' }));
+    const content = await readFile(join(swaggerUiDirectory(), asset));
+    return contentType.startsWith('image/')
+      ? answer(contentType, content.toString('base64'), true)
+      : answer(contentType, content.toString('utf8'));
+  });
 
-export const handler = guardedHandler({ logger, metrics: createMetrics(logger) }, async (event: APIGatewayProxyEventV2) => {
-  const path = event.rawPath.replace(/\/+$/, '');
-  if (path === '/docs') return answer('text/html; charset=utf-8', PAGE);
-  if (path === '/docs/docs-init.js') return answer('text/javascript; charset=utf-8', INIT);
-  if (path === '/docs/openapi.json') return answer('application/json', JSON.stringify(openApiDocument));
-  const asset = path.slice('/docs/'.length);
-  const contentType = ASSETS[asset];
-  if (!contentType) return failureResponse(new AppError('NOT_FOUND', { detail: 'no such document' }));
-  const content = await readFile(join(swaggerUiDirectory(), asset));
-  return contentType.startsWith('image/')
-    ? answer(contentType, content.toString('base64'), true)
-    : answer(contentType, content.toString('utf8'));
-});
+export const handler = lambdaFunction(apiDocsHandler);

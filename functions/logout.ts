@@ -4,7 +4,6 @@ import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
 import { logout } from '../lib/sessions/logout.js';
 
 // POST /wallet/v3/auth/logout (API contract 3.5)
-export const logoutHandler = (app: App) =>
-  apiHandler(app, logoutEndpoint, ({ body, principal, origin }) => logout(app, principal, body, origin));
+export const logoutHandler = (app: App) => apiHandler(app, logoutEndpoint, (call) => logout(app, call));
 
 export const handler = lambdaFunction(logoutHandler);

@@ -4,9 +4,6 @@ import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
 import { referralProgram } from '../lib/referrals/referral-program.js';
 
 // GET /wallet/v3/reward_promotion/referral_program (API contract 3.4)
-export const referralProgramHandler = (app: App) =>
-  apiHandler(app, referralProgramEndpoint, ({ query, body, company, principal }) =>
-    referralProgram(app, company, principal, { ...query, bodyUserId: body.user_id }),
-  );
+export const referralProgramHandler = (app: App) => apiHandler(app, referralProgramEndpoint, (call) => referralProgram(app, call));
 
 export const handler = lambdaFunction(referralProgramHandler);

@@ -4,7 +4,6 @@ import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
 import { userRegister } from '../lib/users/user-register.js';
 
 // POST /wallet/v3/auth/user_register (API contract 3.1)
-export const userRegisterHandler = (app: App) =>
-  apiHandler(app, userRegisterEndpoint, ({ body, company, principal, origin }) => userRegister(app, company, body, principal, origin));
+export const userRegisterHandler = (app: App) => apiHandler(app, userRegisterEndpoint, (call) => userRegister(app, call));
 
 export const handler = lambdaFunction(userRegisterHandler);

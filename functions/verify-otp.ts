@@ -4,7 +4,6 @@ import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
 import { verifyOtp } from '../lib/otp/verify-otp.js';
 
 // POST /wallet/v3/auth/verify_otp (API contract 3.3)
-export const verifyOtpHandler = (app: App) =>
-  apiHandler(app, verifyOtpEndpoint, ({ body, company, principal, origin }) => verifyOtp(app, company, body, principal, origin));
+export const verifyOtpHandler = (app: App) => apiHandler(app, verifyOtpEndpoint, (call) => verifyOtp(app, call));
 
 export const handler = lambdaFunction(verifyOtpHandler);

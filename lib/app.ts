@@ -1,10 +1,12 @@
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, systemClock, systemTimer, type Timer } from './clock.js';
 import { ActiveCompanies } from './companies/companies.js';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
-import { configuredSecret, fileSecret, type SecretSource, ServerKeys } from './secrets/server-keys.js';
+import { FullSendShards } from './otp/send-limits.js';
+import { type CompareSecrets, configuredSecret, fileSecret, type SecretSource, ServerKeys } from './secrets/server-keys.js';
 import { ssmSecret } from './secrets/ssm-secret.js';
+import { createSmsSender, type SendText } from './sms/sms-sender.js';
 import { createTable, type Table } from './store/table.js';
 
 // The composition root: a configuration in, the service's shared parts out. Each function
@@ -14,18 +16,30 @@ import { createTable, type Table } from './store/table.js';
 export interface App {
   config: Config;
   clock: Clock;
+  timer: Timer;
   logger: Logger;
   metrics: Metrics;
   table: Table;
   keys: ServerKeys;
   companies: ActiveCompanies;
+  /** Sends a text message: through SNS, or into the local outbox (config.sms.sender). */
+  sms: SendText;
+  /** The company send-counter shards this container found full (lib/otp/send-limits.ts). */
+  fullSendShards: FullSendShards;
 }
 
-/** Parts a test or script may supply instead of the ones built from the configuration. */
+/**
+ * Parts a test or script may supply instead of the ones built from the configuration (as
+ * supabase/auth's API options do): every part not handed in is built from the configuration.
+ */
 export interface AppParts {
   clock?: Clock;
+  timer?: Timer;
   logger?: Logger;
   secretSource?: SecretSource;
+  /** The constant-time comparison every secret check uses (ServerKeys.equal). */
+  compareSecrets?: CompareSecrets;
+  sms?: SendText;
 }
 
 export function createApp(config: Config, parts: AppParts = {}): App {
@@ -35,11 +49,18 @@ export function createApp(config: Config, parts: AppParts = {}): App {
   return {
     config,
     clock,
+    timer: parts.timer ?? systemTimer,
     logger,
     metrics: createMetrics(logger),
     table,
-    keys: new ServerKeys(parts.secretSource ?? secretSource(config)),
+    keys: new ServerKeys(parts.secretSource ?? secretSource(config, clock), {
+      versionsKept: config.secretVersionsKept,
+      clock,
+      compare: parts.compareSecrets,
+    }),
     companies: new ActiveCompanies(table, clock, config.companyCacheSeconds),
+    sms: parts.sms ?? createSmsSender(config),
+    fullSendShards: new FullSendShards(),
   };
 }
 
@@ -48,9 +69,9 @@ export function createApp(config: Config, parts: AppParts = {}): App {
  * (npm start), else SSM Parameter Store (a deployed stage). With none, every call that needs it
  * answers 503 and the log says why.
  */
-function secretSource(config: Config): SecretSource {
+function secretSource(config: Config, clock: Clock): SecretSource {
   if (config.serverSecret) return configuredSecret(config.serverSecret);
   if (config.serverSecretFile) return fileSecret(config.serverSecretFile);
-  if (config.serverSecretParameter) return ssmSecret(config);
+  if (config.serverSecretParameter) return ssmSecret(config, clock);
   return configuredSecret(undefined);
 }

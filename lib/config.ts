@@ -16,6 +16,8 @@ export interface Config {
    * the SDK makes up to 3 attempts, which must all fit in the Lambda timeout.
    */
   dynamodbTimeoutMs: number;
+  /** Attempts of one DynamoDB call, the first included; all must fit in the Lambda timeout. */
+  dynamodbMaxAttempts: number;
   region: string;
   /**
    * Dummy AWS credentials for emulators (DynamoDB Local, the tests' loopback SNS): set when an
@@ -33,6 +35,15 @@ export interface Config {
   serverSecretParameter: string | undefined;
   /** Only for tests: an SSM endpoint other than AWS's. */
   ssmEndpoint: string | undefined;
+  /** Milliseconds before one attempt to read the secret from SSM is abandoned. */
+  ssmTimeoutMs: number;
+  /** Attempts of one read from SSM, the first included. */
+  ssmMaxAttempts: number;
+  /**
+   * How many versions of the server secret still verify, the current one included: anything
+   * naming an older version (or one above the current) is refused without asking the source.
+   */
+  secretVersionsKept: number;
   /** Lifetime of an access token, in seconds. */
   tokenTtlSeconds: number;
   /** A session unused this long is over, in seconds. */
@@ -50,6 +61,21 @@ export interface Config {
   functionTimeoutMs: number;
   /** How long before that timeout a request still at work is answered 503 (code 16). */
   deadlineMarginMs: number;
+  /**
+   * Shards of a user's referral count: a referred registration adds one to a random shard, so
+   * concurrent registrations with one code rarely touch the same item (docs/scaling.md).
+   */
+  referralCountShards: number;
+  /** Consecutive wrong PINs (each PIN counted on its own, over all the user's devices) before that PIN locks. */
+  pinMaxFailures: number;
+  /** Most devices bound to one user; binding one more removes the least recently used. */
+  maxDevicesPerUser: number;
+  /** How far a PIN login's signed timestamp may lie from the server's clock, in seconds (either way). */
+  pinLoginWindowSeconds: number;
+  /** How long after an OTP login its session may reset a PIN without a phone proof, in seconds. */
+  pinResetOtpSessionSeconds: number;
+  /** How long a transaction authorization can be redeemed, in seconds (PSD2 wants it short). */
+  authorizationTtlSeconds: number;
   otp: {
     /** How long a sent code stays valid, in seconds. */
     ttlSeconds: number;
@@ -59,8 +85,16 @@ export interface Config {
     sendIntervalSeconds: number;
     /** Most sends to one phone of one company within an hour. */
     sendsPerPhonePerHour: number;
-    /** Most sends of one company within a clock hour: the ceiling against SMS pumping. */
+    /**
+     * Most sends of one company within a clock hour: the ceiling against SMS pumping. This and the
+     * prefix and address limits below are defaults: a company may set its own (company-limits.ts).
+     */
     sendsPerCompanyPerHour: number;
+    /**
+     * Shards of a company's hourly send counter, each holding an equal share of the ceiling: the
+     * most writes a second one item takes is the company's send rate over this (docs/scaling.md).
+     */
+    companySendShards: number;
     /** Most sends of one company to one number range (prefix) within a clock hour; 0 turns it off. */
     sendsPerPrefixPerHour: number;
     /** Digits of the national number, after the country code, that name a number range. */
@@ -86,8 +120,24 @@ export interface Config {
     senderId: string | undefined;
     /** Optional origination number (E.164) registered in the AWS account. */
     originationNumber: string | undefined;
-    /** Milliseconds before one attempt to publish an SMS is abandoned (the SDK makes up to 2). */
+    /** Milliseconds before one attempt to publish an SMS is abandoned. */
     timeoutMs: number;
+    /** Attempts of one publish, the first included. */
+    maxAttempts: number;
+    /**
+     * A login code for a phone with no account sends nothing, but its answer waits about as long
+     * as a send would (lib/sms/text-dispatch.ts), so the answer time does not tell who has one.
+     */
+    decoy: {
+      /** Off only to measure what the wait hides (the bench, a test). */
+      enabled: boolean;
+      /**
+       * The wait before a container has timed enough real sends of its own: log-normal, with this
+       * median and 90th percentile in milliseconds (SNS Publish's usual time from Lambda).
+       */
+      priorMedianMs: number;
+      priorP90Ms: number;
+    };
   };
 }
 
@@ -97,6 +147,8 @@ const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const LOCAL_STAGE = 'local';
+/** How many versions of the server secret verify unless SECRET_VERSIONS_KEPT says otherwise. */
+export const DEFAULT_SECRET_VERSIONS_KEPT = 10;
 export const LOCAL_DYNAMODB_PORT = 8000;
 const LOCAL_DYNAMODB_ENDPOINT = `http://127.0.0.1:${LOCAL_DYNAMODB_PORT}`;
 
@@ -154,6 +206,7 @@ export function readConfig(env: Environment = process.env): Config {
     tableName: read.text('TABLE_NAME', `wallet-auth-${stage}`),
     dynamodbEndpoint: read.optional('DYNAMODB_ENDPOINT') ?? (local ? LOCAL_DYNAMODB_ENDPOINT : undefined),
     dynamodbTimeoutMs: read.integer('DYNAMODB_TIMEOUT_MS', 1000, { min: 1 }),
+    dynamodbMaxAttempts: read.integer('DYNAMODB_MAX_ATTEMPTS', 3, { min: 1 }),
     region: read.text('AWS_REGION', read.text('AWS_DEFAULT_REGION', 'us-east-1')),
     dummyCredentials: false,
     serverSecret: read.optional('SERVER_SECRET'),
@@ -162,6 +215,9 @@ export function readConfig(env: Environment = process.env): Config {
     // operator commands (STAGE=prod npm run employee:create ...) find it too.
     serverSecretParameter: read.optional('SERVER_SECRET_PARAMETER') ?? (local ? undefined : `/wallet-auth/${stage}/server-secret`),
     ssmEndpoint: read.optional('SSM_ENDPOINT'),
+    ssmTimeoutMs: read.integer('SSM_TIMEOUT_MS', 1000, { min: 1 }),
+    ssmMaxAttempts: read.integer('SSM_MAX_ATTEMPTS', 3, { min: 1 }),
+    secretVersionsKept: read.integer('SECRET_VERSIONS_KEPT', DEFAULT_SECRET_VERSIONS_KEPT, { min: 1 }),
     tokenTtlSeconds: read.integer('TOKEN_TTL_SECONDS', 30 * 24 * 3600, { min: 1 }),
     sessionIdleSeconds: read.integer('SESSION_IDLE_SECONDS', 14 * 24 * 3600, { min: 1 }),
     sessionTouchSeconds: read.integer('SESSION_TOUCH_SECONDS', 3600),
@@ -171,12 +227,19 @@ export function readConfig(env: Environment = process.env): Config {
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'INFO'),
     functionTimeoutMs: read.integer('FUNCTION_TIMEOUT_SECONDS', 10, { min: 1 }) * 1000,
     deadlineMarginMs: read.integer('DEADLINE_MARGIN_MS', 1000),
+    referralCountShards: read.integer('REFERRAL_COUNT_SHARDS', 10, { min: 1 }),
+    pinMaxFailures: read.integer('PIN_MAX_FAILURES', 5, { min: 1 }),
+    maxDevicesPerUser: read.integer('MAX_DEVICES_PER_USER', 10, { min: 1 }),
+    pinLoginWindowSeconds: read.integer('PIN_LOGIN_WINDOW_SECONDS', 300, { min: 1 }),
+    pinResetOtpSessionSeconds: read.integer('PIN_RESET_OTP_SESSION_SECONDS', 600, { min: 1 }),
+    authorizationTtlSeconds: read.integer('AUTHORIZATION_TTL_SECONDS', 120, { min: 1 }),
     otp: {
       ttlSeconds: read.integer('OTP_TTL_SECONDS', 300, { min: 1 }),
       maxAttempts: read.integer('OTP_MAX_ATTEMPTS', 5, { min: 1 }),
       sendIntervalSeconds: read.integer('OTP_SEND_INTERVAL_SECONDS', 60),
       sendsPerPhonePerHour: read.integer('OTP_SENDS_PER_PHONE_PER_HOUR', 5, { min: 1 }),
       sendsPerCompanyPerHour: read.integer('OTP_SENDS_PER_COMPANY_PER_HOUR', 1000, { min: 1 }),
+      companySendShards: read.integer('OTP_COMPANY_SEND_SHARDS', 10, { min: 1 }),
       sendsPerPrefixPerHour: read.integer('OTP_SENDS_PER_PREFIX_PER_HOUR', 20),
       prefixDigits: read.integer('OTP_PREFIX_DIGITS', 6, { min: 1 }),
       sendsPerAddressPerHour: read.integer('OTP_SENDS_PER_ADDRESS_PER_HOUR', 30),
@@ -192,12 +255,21 @@ export function readConfig(env: Environment = process.env): Config {
       senderId: read.optional('SMS_SENDER_ID'),
       originationNumber: read.optional('SMS_ORIGINATION_NUMBER'),
       timeoutMs: read.integer('SMS_TIMEOUT_MS', 2000, { min: 1 }),
+      maxAttempts: read.integer('SMS_MAX_ATTEMPTS', 2, { min: 1 }),
+      decoy: {
+        enabled: read.oneOf('SMS_DECOY_WAIT', ['on', 'off'] as const, 'on') === 'on',
+        priorMedianMs: read.integer('SMS_DECOY_PRIOR_MEDIAN_MS', 100, { min: 1 }),
+        priorP90Ms: read.integer('SMS_DECOY_PRIOR_P90_MS', 250, { min: 1 }),
+      },
     },
   };
   config.dummyCredentials =
     Boolean(config.dynamodbEndpoint || config.sms.snsEndpoint || config.ssmEndpoint) && !read.text('AWS_ACCESS_KEY_ID');
   if (config.deadlineMarginMs >= config.functionTimeoutMs) {
     read.problems.push('DEADLINE_MARGIN_MS must be less than FUNCTION_TIMEOUT_SECONDS');
+  }
+  if (config.sms.decoy.priorP90Ms < config.sms.decoy.priorMedianMs) {
+    read.problems.push('SMS_DECOY_PRIOR_P90_MS must be at least SMS_DECOY_PRIOR_MEDIAN_MS');
   }
   if (read.problems.length) throw new ConfigError(read.problems);
   return config;

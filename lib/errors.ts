@@ -19,6 +19,10 @@ export const ErrorCodes = {
   PHONE_NOT_VERIFIED: { code: 14, status: 400 },
   SMS_DESTINATION_NOT_ALLOWED: { code: 15, status: 400 },
   SERVICE_UNAVAILABLE: { code: 16, status: 503 },
+  PIN_INVALID: { code: 17, status: 400 },
+  PIN_LOCKED: { code: 18, status: 400 },
+  AUTHORIZATION_INVALID: { code: 19, status: 400 },
+  IDEMPOTENCY_KEY_REUSED: { code: 20, status: 409 },
   INTERNAL_ERROR: { code: 500, status: 500 },
 } as const;
 
@@ -45,19 +49,26 @@ export interface FieldError {
 }
 
 /** What a refusal is, as a security event (lib/observability/audit.ts): answered and logged in one place. */
-export interface RefusalEvent {
+interface RefusalEvent {
   event: 'limited' | 'destination_refused';
   limit?: LimitName;
   phoneRef?: string;
 }
 
-export interface AppErrorOptions {
+interface AppErrorOptions {
   detail?: string;
   event?: RefusalEvent;
   fields?: FieldError[];
   /** Response headers the failure needs, such as Retry-After. */
   headers?: Record<string, string>;
+  /** What the failure tells the client beyond its code, in data (a wrong PIN's attempts_left). */
+  data?: FailureDetails;
   cause?: unknown;
+}
+
+/** Fields a failure may add to its data. */
+export interface FailureDetails {
+  attempts_left?: number;
 }
 
 /** An expected failure: the HTTP chain answers it with its code and status, nothing else. */
@@ -67,6 +78,7 @@ export class AppError extends Error {
   readonly status: number;
   readonly fields: FieldError[] | undefined;
   readonly headers: Record<string, string> | undefined;
+  readonly data: FailureDetails | undefined;
   /** Set for refusals that are security events; the domain adds the phone_ref it knows. */
   readonly event: RefusalEvent | undefined;
 
@@ -78,6 +90,7 @@ export class AppError extends Error {
     this.status = ErrorCodes[name].status;
     this.fields = options.fields;
     this.headers = options.headers;
+    this.data = options.data;
     this.event = options.event;
   }
 }

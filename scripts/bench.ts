@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type AnswerTime, describeAnswerTime, measureAnswerTime } from './bench/answer-time.js';
 import { type ColdInit, measureColdInit } from './bench/cold-init.js';
 import { type HashTimings, measureHashing } from './bench/hash-cost.js';
 import { type PackagedFunction, packageFunctions } from './bench/package-functions.js';
@@ -12,7 +13,7 @@ import { measureSecretCost } from './bench/secret-cost.js';
 import { round } from './bench/stats.js';
 import type { ScenarioResult } from './bench/warm-latency.js';
 import { createLocalTable, freePort, startLocalDynamoDb } from './local/dynamodb-local.js';
-import { localConfig } from './local/environment.js';
+import { type LocalEnvironmentOptions, localConfig } from './local/environment.js';
 import { inProcessService } from './local/in-process-service.js';
 
 // npm run bench: bundle sizes, cold init against an SDK-only floor, warm latency and DynamoDB
@@ -27,14 +28,13 @@ const { values: options } = parseArgs({
     'cold-runs': { type: 'string', default: '21' },
     'real-hash-calls': { type: 'string', default: '20' },
     'hash-runs': { type: 'string', default: '10' },
+    'answer-time-pairs': { type: 'string', default: '60' },
     output: { type: 'string', default: 'bench/results.json' },
   },
 });
 const calls = Number(options.calls);
 const coldRuns = Number(options['cold-runs']);
 const root = resolve(import.meta.dirname, '..');
-// Node 20 here, 22 on Lambda: the SDK's warning about it would only clutter the report.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const started = performance.now();
 const progress = (line: string) => process.stderr.write(`[bench ${Math.round((performance.now() - started) / 1000)}s] ${line}\n`);
 
@@ -53,21 +53,22 @@ const BENCH_SETTINGS = {
   OTP_SENDS_PER_PREFIX_PER_HOUR: String(1e9),
 };
 
-async function warmPhase(): Promise<{ hashing: HashTimings; scenarios: ScenarioResult[] }> {
+async function warmPhase(): Promise<{ hashing: HashTimings; scenarios: ScenarioResult[]; answerTime: AnswerTime }> {
   progress('starting DynamoDB Local');
   const dynamo = await startLocalDynamoDb({ port: await freePort() });
   const scratch = mkdtempSync(join(tmpdir(), 'wallet-bench-'));
   const stop = () => void dynamo.stop().finally(() => process.exit(130));
   process.once('SIGINT', stop);
   try {
-    const config = localConfig({
+    const environment: LocalEnvironmentOptions = {
       stage: 'bench',
       dynamodbEndpoint: dynamo.endpoint,
       outboxFile: join(scratch, 'sms-outbox.jsonl'),
       // Refusals log at INFO; WARN keeps thousands of them off the report.
       logLevel: 'WARN',
       settings: BENCH_SETTINGS,
-    });
+    };
+    const config = localConfig(environment);
     await createLocalTable(dynamo.endpoint, config.tableName);
     const service = inProcessService(config);
     progress('hashing: OWASP scrypt settings, PIN settings and the configured ones');
@@ -80,7 +81,10 @@ async function warmPhase(): Promise<{ hashing: HashTimings; scenarios: ScenarioR
         ? true
         : (write as (...args: unknown[]) => boolean).call(process.stdout, chunk, ...rest)) as typeof write;
     try {
-      return { hashing, scenarios: await runScenarios(service, calls, Number(options['real-hash-calls']), progress) };
+      const scenarios = await runScenarios(service, calls, Number(options['real-hash-calls']), progress);
+      const pairs = Number(options['answer-time-pairs']);
+      progress(`login_phone answer time: ${pairs} registered and ${pairs} unregistered phones, with the wait and without`);
+      return { hashing, scenarios, answerTime: await measureAnswerTime(environment, pairs) };
     } finally {
       process.stdout.write = write;
     }
@@ -126,10 +130,10 @@ async function main() {
   const cold: ColdInit[] = await measureColdInit(root, functions, coldRuns);
   progress(`server secret from SSM: import and first read, ${coldRuns} fresh processes each`);
   const secretCost = await measureSecretCost(root, coldRuns);
-  const { hashing, scenarios } = await warmPhase();
+  const { hashing, scenarios, answerTime } = await warmPhase();
 
   const warm = scenarios.map((result) => {
-    const memoryMb = functions.find((fn) => fn.name === result.functionName)?.memoryMb ?? 1024;
+    const memoryMb = functions.find((fn) => fn.name === result.endpoint)?.memoryMb ?? 1024;
     const billedMs = lambdaMs(result, memoryMb, hashing);
     const cost = costPerMillion({
       memoryMb,
@@ -147,7 +151,7 @@ async function main() {
   });
 
   // Registration is CPU-bound (scrypt): what its memory size does to duration and cost.
-  const registration = warm.find((entry) => entry.endpoint === 'user_register' && entry.outcome === 'new user');
+  const registration = warm.find((entry) => entry.endpoint === 'userRegister' && entry.outcome === 'new user');
   const registrationMemory = !registration
     ? []
     : [1024, PRICES.mbPerVcpu].map((memoryMb) => {
@@ -264,6 +268,8 @@ async function main() {
       `\nRows with fewer than 100 calls show their slowest call as p99.\n`,
   );
 
+  out(describeAnswerTime(answerTime));
+
   const setting = ({ N, r, p }: { N: number; r: number; p: number }) => `N=2^${Math.log2(N)}, r=${r}, p=${p}`;
   out(`Hashing: passwords (scrypt, OWASP settings; ${hashing.runs} runs each for the configured one)`);
   out(
@@ -323,6 +329,12 @@ async function main() {
   out(
     `SMS: ${PRICES.smsUs} USD per message to a US number; Lambda arm64 ${PRICES.lambdaArmPerGbSecond} per GB-s + 0.20 per million requests.\n`,
   );
+  // A returning user's login: by OTP a send and a right code; by PIN one signed call.
+  const costOf = (endpoint: string, outcome: string) =>
+    Number(warm.find((entry) => entry.endpoint === endpoint && entry.outcome === outcome)?.costPerMillionCalls.total ?? Number.NaN);
+  const otpLogin = costOf('loginPhone', 'first send in window') + costOf('verifyOtp', 'right login code');
+  const pinLogin = costOf('loginPin', 'right PIN');
+  out(`A login per million: by OTP (login_phone + verify_otp) $${dollars(otpLogin)}; by PIN (login_pin) $${dollars(pinLogin)}.\n`);
 
   out(
     `Checks: init ratio <= ${LIMITS.initRatio}: ${checks.initRatios ? 'OK' : 'FAIL'}; zips < 500 KB: ${checks.zips ? 'OK' : 'FAIL'}; ` +
@@ -339,6 +351,8 @@ async function main() {
     hashing,
     registrationMemory,
     warm,
+    loginCostPerMillion: { otp: dollars(otpLogin), pin: dollars(pinLogin) },
+    answerTime,
     checks,
   };
   const output = resolve(root, options.output!);

@@ -3,9 +3,8 @@
 // the usual AWS credentials; with none set, the local stage's DynamoDB Local) and prints
 // {"company_id": "<32 hex>", "require_verified_phone": ..., "sms_countries": ...} as its last line.
 import { parseArgs } from 'node:util';
-import { createApp } from '../lib/app.js';
 import { createCompany } from '../lib/companies/companies.js';
-import { readConfig } from '../lib/config.js';
+import { operatorApp } from './operator-app.js';
 import { OptionError, printedSettings, smsCountriesOption, warnIfEveryCountry } from './operator-options.js';
 
 const USAGE =
@@ -28,12 +27,12 @@ try {
   process.exit(2);
 }
 
-const app = createApp(readConfig());
+const app = operatorApp();
 try {
   const company = await createCompany(app.table, app.clock, name, settings);
   console.error(`company "${company.name}" created in table ${app.table.name}`);
   warnIfEveryCountry(company.sms_countries);
-  console.log(JSON.stringify(printedSettings(company)));
+  console.log(JSON.stringify(printedSettings(company, app.config)));
 } catch (error) {
   console.error(`could not create the company in ${app.table.name}: ${(error as Error).message}`);
   process.exit(1);

@@ -5,13 +5,12 @@
 // company:create.
 import { text } from 'node:stream/consumers';
 import { parseArgs } from 'node:util';
-import { createApp } from '../lib/app.js';
-import { readConfig } from '../lib/config.js';
 import { AppError } from '../lib/errors.js';
-import { operatorPrincipal, userRegister } from '../lib/users/user-register.js';
+import { operatorRegistration, userRegister } from '../lib/users/user-register.js';
 import { userRegisterBody } from '../lib/users/user-register-input.js';
 import { UserType } from '../lib/users/user-types.js';
 import { parseInput } from '../lib/validation.js';
+import { operatorApp } from './operator-app.js';
 
 const { values } = parseArgs({ options: { company: { type: 'string' } } });
 const companyId = values.company?.trim().toLowerCase();
@@ -21,11 +20,11 @@ if (!companyId) {
 }
 
 try {
-  const app = createApp(readConfig());
+  const app = operatorApp();
   const body = JSON.parse(await text(process.stdin)) as Record<string, unknown>;
-  const input = parseInput(userRegisterBody, { ...body, user_type: UserType.EMPLOYEE });
+  const input = await parseInput(userRegisterBody, { ...body, user_type: UserType.EMPLOYEE });
   const company = await app.companies.require(companyId);
-  const result = await userRegister(app, company, input, operatorPrincipal(company.company_id));
+  const result = await userRegister(app, operatorRegistration(company, input));
   console.log(JSON.stringify({ user_id: result.user_id, token: result.token.token }));
 } catch (error) {
   if (error instanceof AppError) {

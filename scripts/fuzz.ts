@@ -1,20 +1,26 @@
-// npm run fuzz [-- --runs 5000 --seconds 0 --seed N --endpoint user_register]
+// npm run fuzz [-- --runs 5000 --seconds 0 --seed N --endpoint userRegister --faults 0.1]
 //
 // The long run of the hostile-input property that `npm test` runs a few hundred times per
 // endpoint (tests/hardening/hostile-input.test.ts), with the same generators and checks: every
 // generated request gets the envelope with a documented status and code, never a 5xx, and a
 // refusal changes nothing stored. Runs in process against its own in-memory DynamoDB Local.
 // Prints the outcomes per endpoint; on a failure, the counterexample and the seed to replay it.
-import { randomBytes } from 'node:crypto';
+// With --faults S, a share S of the service's DynamoDB requests go wrong in the fault proxy
+// (scripts/local/fault-proxy.ts) as a real network's do: then 503 code 16 with Retry-After is a
+// documented answer too, and a 503's outcome is unknown (it may have been applied), so it is not
+// held to "a refusal changes nothing". The checks read the table directly, past the proxy.
+import { randomBytes, randomInt } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { createLocalTable, freePort, startLocalDynamoDb } from './local/dynamodb-local.js';
+import { createLocalTable, freePort, localClient, startLocalDynamoDb } from './local/dynamodb-local.js';
 import { localConfig } from './local/environment.js';
+import { SHARED_FAULTS, startFaultProxy } from './local/fault-proxy.js';
 import { acceptedRegistration, type EndpointName, hostileRequest, PATHS, registrationRequest } from './local/hostile-input-arbitraries.js';
-import { hostileChecker, setUpHostileFixture } from './local/hostile-input-property.js';
+import { type FaultedRun, hostileChecker, setUpHostileFixture } from './local/hostile-input-property.js';
 import { inProcessService, randomPhoneNumber } from './local/in-process-service.js';
 
 const { values } = parseArgs({
@@ -24,28 +30,31 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     endpoint: { type: 'string', multiple: true },
     accepted: { type: 'string', default: '20' },
+    faults: { type: 'string', default: '0' },
   },
 });
 const runs = Number(values.runs);
 const seconds = Number(values.seconds);
 const acceptedRuns = Number(values.accepted);
+const faultShare = Number(values.faults);
 const seed = values.seed === undefined ? Date.now() ^ (Math.random() * 0x100000000) : Number(values.seed);
-if (![runs, seconds, acceptedRuns, seed].every(Number.isInteger) || runs < 1) {
+if (![runs, seconds, acceptedRuns, seed].every(Number.isInteger) || runs < 1 || !(faultShare >= 0 && faultShare < 1)) {
   console.error(
-    'usage: npm run fuzz -- [--runs N per endpoint] [--seconds N per endpoint, 0: no limit] [--seed N] [--endpoint NAME ...] [--accepted N]',
+    'usage: npm run fuzz -- [--runs N per endpoint] [--seconds N per endpoint, 0: no limit] [--seed N] [--endpoint NAME ...] [--accepted N] [--faults 0-0.99]',
   );
   process.exit(2);
 }
 
 async function main(): Promise<number> {
-  // Node 20 may run this; Lambda runs Node 22, which the AWS SDK's warning asks for.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const dynamo = await startLocalDynamoDb({ port: await freePort() });
+  const proxy = faultShare > 0 ? await startFaultProxy(dynamo.endpoint) : undefined;
+  const direct = DynamoDBDocumentClient.from(localClient(dynamo.endpoint));
+  const faultsByKind: Record<string, number> = {};
   const outbox = join(tmpdir(), `wallet-fuzz-outbox-${randomBytes(4).toString('hex')}.jsonl`);
   try {
     const config = localConfig({
       stage: 'fuzz',
-      dynamodbEndpoint: dynamo.endpoint,
+      dynamodbEndpoint: proxy?.endpoint ?? dynamo.endpoint,
       outboxFile: outbox,
       // Refusals are logged at INFO: thousands of lines that say nothing here.
       logLevel: 'ERROR',
@@ -53,12 +62,35 @@ async function main(): Promise<number> {
       settings: { COMPANY_CACHE_SECONDS: '0', OTP_SENDS_PER_ADDRESS_PER_HOUR: '0', OTP_VERIFIES_PER_ADDRESS: '0' },
     });
     await createLocalTable(dynamo.endpoint, config.tableName);
-    const checker = await hostileChecker(await setUpHostileFixture(inProcessService(config)));
+    const setup = await setUpHostileFixture(inProcessService(config));
+    let faulted: FaultedRun | undefined;
+    if (proxy) {
+      // Set up without faults; from here a share of the service's requests meet one.
+      let lateUntil = 0;
+      proxy.lateMs = config.dynamodbTimeoutMs + 300;
+      proxy.rule = () => {
+        if (Math.random() >= faultShare) return 'pass';
+        const mode = SHARED_FAULTS[randomInt(SHARED_FAULTS.length)]!;
+        faultsByKind[mode] = (faultsByKind[mode] ?? 0) + 1;
+        if (mode === 'late') lateUntil = performance.now() + proxy.lateMs + 300;
+        return mode;
+      };
+      const settled = async () => {
+        const wait = lateUntil - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      };
+      faulted = { direct, settled };
+    }
+    const checker = await hostileChecker(setup, faulted);
     const endpoints = (values.endpoint ?? Object.keys(PATHS)) as EndpointName[];
     const unknown = endpoints.filter((endpoint) => !(endpoint in PATHS));
     if (unknown.length) throw new Error(`unknown endpoint ${unknown.join(', ')}; one of ${Object.keys(PATHS).join(', ')}`);
     const limits = { seed, ...(seconds > 0 ? { interruptAfterTimeLimit: seconds * 1000, markInterruptAsFailure: false } : {}) };
-    console.log(`fuzz: seed ${seed}, up to ${runs} requests per endpoint${seconds > 0 ? ` or ${seconds} s` : ''}`);
+    console.log(
+      `fuzz: seed ${seed}, up to ${runs} requests per endpoint${seconds > 0 ? ` or ${seconds} s` : ''}${
+        proxy ? `, ${Math.round(faultShare * 100)} % of DynamoDB requests faulted` : ''
+      }`,
+    );
 
     let failed = false;
     const report = <T>(name: string, details: fc.RunDetails<T>, started: number, counted: EndpointName = name as EndpointName) => {
@@ -92,19 +124,34 @@ async function main(): Promise<number> {
         fc.asyncProperty(
           acceptedRegistration(() => randomPhoneNumber()),
           async (body) => {
-            const before = checker.counts.user_register['200'] ?? 0;
+            const before = checker.counts.userRegister['200'] ?? 0;
             const request = registrationRequest(checker.setup.company.company_id, body);
+            const unavailable = checker.counts.userRegister['503/16'] ?? 0;
             await checker.check(request, { mayRegister: true });
-            if ((checker.counts.user_register['200'] ?? 0) <= before) throw new Error('a valid registration was refused');
+            const answered503 = (checker.counts.userRegister['503/16'] ?? 0) > unavailable;
+            if ((checker.counts.userRegister['200'] ?? 0) <= before && !(proxy && answered503)) {
+              throw new Error('a valid registration was refused');
+            }
           },
         ),
         { numRuns: acceptedRuns, endOnFailure: true, ...limits },
       );
-      report('valid + extras', details, started, 'user_register');
+      report('valid + extras', details, started, 'userRegister');
     }
-    console.log(failed ? 'result: FAILED' : 'result: ok, every answer documented, no 5xx, no refusal changed stored data');
+    if (proxy) {
+      const kinds = Object.entries(faultsByKind).map(([kind, count]) => `${kind}: ${count}`);
+      const total = Object.values(faultsByKind).reduce((sum, count) => sum + count, 0);
+      console.log(`faults: ${total} of ${proxy.seen.length} DynamoDB requests (${kinds.join('  ')})`);
+    }
+    console.log(
+      failed
+        ? 'result: FAILED'
+        : `result: ok, every answer documented, no 5xx${proxy ? ' but 503 code 16' : ''}, no refusal changed stored data`,
+    );
     return failed ? 1 : 0;
   } finally {
+    await proxy?.close();
+    direct.destroy();
     await dynamo.stop();
     rmSync(outbox, { force: true });
   }

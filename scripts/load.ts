@@ -15,11 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { endpoints } from '../lib/api/endpoints.js';
 import { createApp } from '../lib/app.js';
 import { createCompany } from '../lib/companies/companies.js';
 import { readConfig } from '../lib/config.js';
 import { phoneClaimKey } from '../lib/store/keys.js';
-import { toE164 } from '../lib/users/phone-number.js';
+import { toE164 } from '../lib/users/phone-plan.js';
 import { createLocalTable, freePort, type LocalDynamoDb, localClient, startLocalDynamoDb } from './local/dynamodb-local.js';
 import { localEnvironment } from './local/environment.js';
 import { type OfflineService, startOfflineService } from './local/offline-service.js';
@@ -75,12 +76,6 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const STAGE = 'load';
 const TABLE = `wallet-auth-${STAGE}`;
-const PATHS = {
-  register: '/wallet/v3/auth/user_register',
-  send: '/wallet/v3/auth/login_phone',
-  verify: '/wallet/v3/auth/verify_otp',
-  list: '/wallet/v3/reward_promotion/referral_program',
-};
 
 const usedPhones = new Set<string>();
 /** A US number in area 202, valid under libphonenumber and never used before in this run. */
@@ -145,13 +140,13 @@ async function seedAccounts(baseUrl: string, headers: Record<string, string>) {
     return { status: response.status, body: (await response.json()) as Record<string, any> };
   };
   const referrerPhone = freshPhone();
-  const referrer = await post(PATHS.register, registration(referrerPhone, `referrer.${referrerPhone}@example.com`));
+  const referrer = await post(endpoints.userRegister.path, registration(referrerPhone, `referrer.${referrerPhone}@example.com`));
   if (referrer.status !== 200) throw new Error(`seeding failed: ${JSON.stringify(referrer.body)}`);
   const seeded = [{ userId: referrer.body.data.user_id as string, phone: referrerPhone }];
   for (let index = 0; index < 2; index++) {
     const phone = freshPhone();
     const body = JSON.parse(registration(phone, `referred.${phone}@example.com`));
-    const referred = await post(PATHS.register, JSON.stringify({ ...body, referral_code: referrer.body.data.referral_code }));
+    const referred = await post(endpoints.userRegister.path, JSON.stringify({ ...body, referral_code: referrer.body.data.referral_code }));
     if (referred.status !== 200) throw new Error(`seeding failed: ${JSON.stringify(referred.body)}`);
     seeded.push({ userId: referred.body.data.user_id, phone });
   }
@@ -238,7 +233,7 @@ async function main(): Promise<number> {
     const registering = Math.max(1, Math.round(connections / 5));
     const registrations: CannonRequest = {
       method: 'POST',
-      path: PATHS.register,
+      path: endpoints.userRegister.path,
       headers,
       setupRequest: (request, context) => {
         context.duplicate = registeredPhones.length > 0 && Math.random() < 0.2;
@@ -260,7 +255,7 @@ async function main(): Promise<number> {
     };
     const sessions: CannonRequest = {
       method: 'POST',
-      path: PATHS.send,
+      path: endpoints.loginPhone.path,
       headers,
       setupRequest: (request, context) => {
         const phone = registeredPhones[randomInt(registeredPhones.length)]!;
@@ -269,12 +264,24 @@ async function main(): Promise<number> {
           context.request = kind;
           return { ...request, method: 'POST', path, headers: { ...headers, ...extra }, body: JSON.stringify(body) };
         };
-        if (pick < 30) return post('login code', PATHS.send, { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1 });
+        if (pick < 30)
+          return post('login code', endpoints.loginPhone.path, { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1 });
         if (pick < 45)
-          return post('verification code', PATHS.send, { dial_code: '+1', phone_number: freshPhone(), user_type: 2, otp_type: 2 });
+          return post('verification code', endpoints.loginPhone.path, {
+            dial_code: '+1',
+            phone_number: freshPhone(),
+            user_type: 2,
+            otp_type: 2,
+          });
         if (pick < 60) {
           const guess = String(randomInt(1_000_000)).padStart(6, '0');
-          return post('code guess', PATHS.verify, { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1, otp: guess });
+          return post('code guess', endpoints.verifyOtp.path, {
+            dial_code: '+1',
+            phone_number: phone,
+            user_type: 2,
+            otp_type: 1,
+            otp: guess,
+          });
         }
         if (pick < 95) {
           const cursor = context.cursor && pick < 80 ? `&cursor=${encodeURIComponent(context.cursor)}` : '';
@@ -282,12 +289,12 @@ async function main(): Promise<number> {
           return {
             ...request,
             method: 'GET',
-            path: `${PATHS.list}?limit=1${cursor}`,
+            path: `${endpoints.referralProgram.path}?limit=1${cursor}`,
             headers: { ...headers, authorization: referrerToken },
             body: undefined,
           };
         }
-        return post('bad CompanyID', PATHS.send, {}, { companyid: 'not-a-company' });
+        return post('bad CompanyID', endpoints.loginPhone.path, {}, { companyid: 'not-a-company' });
       },
       onResponse: (status, body, context) => {
         const cursor = checkEnvelope(status, body, context.request)?.data.next_cursor;

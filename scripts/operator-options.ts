@@ -1,5 +1,10 @@
 import { getCountries } from 'libphonenumber-js';
 import type { CompanySettings } from '../lib/companies/companies.js';
+import { type CompanyLimitAttribute, type CompanyLimits, companyLimits } from '../lib/companies/company-limits.js';
+import type { Config } from '../lib/config.js';
+import type { SmsSize } from '../lib/sms/sms-segments.js';
+import type { SmsTextChanges } from '../lib/sms/sms-text.js';
+import type { CompanyRecord } from '../lib/store/company-store.js';
 
 // The company settings the operator commands take (company:create, company:update), checked the
 // same way by both. Each command prints a JSON object as its last line; problems go to stderr.
@@ -29,6 +34,59 @@ export function onOffOption(name: string, value: string | undefined): boolean | 
   throw new OptionError(`--${name} takes on or off`);
 }
 
+/** The company limits' options (company-limits.ts), each N or "default" (the configured one). */
+export const LIMIT_OPTIONS: Record<string, { attribute: CompanyLimitAttribute; min: number }> = {
+  'sms-per-hour': { attribute: 'sms_per_hour', min: 1 },
+  'sms-per-prefix-per-hour': { attribute: 'sms_per_prefix_per_hour', min: 0 },
+  'sends-per-address-per-hour': { attribute: 'sends_per_address_per_hour', min: 0 },
+  'verifies-per-address': { attribute: 'verifies_per_address', min: 0 },
+};
+
+/** The limits given as options, as settings; undefined when none is given. */
+export function limitsOption(values: Record<string, unknown>): CompanySettings['limits'] {
+  const limits: NonNullable<CompanySettings['limits']> = {};
+  for (const [option, { attribute, min }] of Object.entries(LIMIT_OPTIONS)) {
+    const value = values[option];
+    if (typeof value !== 'string') continue;
+    const number = Number(value.trim());
+    if (value.trim() === 'default') limits[attribute] = 'default';
+    else if (value.trim() !== '' && Number.isSafeInteger(number) && number >= min) limits[attribute] = number;
+    else throw new OptionError(`--${option} takes a whole number of at least ${min}${min === 0 ? ' (0: no limit)' : ''}, or default`);
+  }
+  return Object.keys(limits).length ? limits : undefined;
+}
+
+/** The SMS text options of company:update; an empty value removes a setting (lib/sms/sms-text.ts checks the rest). */
+export function smsTextOptions(values: {
+  'sms-template'?: string[] | undefined;
+  'sms-default-language'?: string | undefined;
+  'sms-app-hash'?: string | undefined;
+  'sms-webotp-domain'?: string | undefined;
+}): SmsTextChanges | undefined {
+  const orNull = (value: string | undefined) => (value === undefined ? undefined : value.trim() === '' ? null : value.trim());
+  const templates = values['sms-template']?.map((option) => {
+    const separator = option.indexOf('=');
+    if (separator < 1) throw new OptionError(`--sms-template takes LANG=TEXT (LANG= removes one); not ${JSON.stringify(option)}`);
+    const text = option.slice(separator + 1);
+    return { language: option.slice(0, separator), text: text === '' ? null : text };
+  });
+  const changes: SmsTextChanges = {
+    ...(templates ? { templates } : {}),
+    ...(values['sms-default-language'] !== undefined ? { default_language: orNull(values['sms-default-language']) } : {}),
+    ...(values['sms-app-hash'] !== undefined ? { app_hash: orNull(values['sms-app-hash']) } : {}),
+    ...(values['sms-webotp-domain'] !== undefined ? { webotp_domain: orNull(values['sms-webotp-domain']) } : {}),
+  };
+  return Object.keys(changes).length ? changes : undefined;
+}
+
+/** Tells the operator how many SMS each message takes, as sent with the longest values. */
+export function reportSmsSizes(sizes: Record<string, SmsSize>, warnings: string[]): void {
+  for (const [language, size] of Object.entries(sizes)) {
+    console.error(`sms text ${language}: ${size.segments} SMS (${size.encoding}, ${size.units} units with a 6-digit code)`);
+  }
+  for (const warning of warnings) console.error(`warning: ${warning}`);
+}
+
 /** Warns the operator when SMS may go to every country. */
 export function warnIfEveryCountry(countries: string[] | undefined): void {
   if (!countries) {
@@ -39,17 +97,19 @@ export function warnIfEveryCountry(countries: string[] | undefined): void {
   }
 }
 
-/** The settings as the command prints them. */
-export function printedSettings(company: {
-  company_id: string;
-  status: string;
-  require_verified_phone?: boolean | undefined;
-  sms_countries?: string[] | undefined;
-}) {
+/** The settings as the command prints them, with the limits in force (the company's own or the default). */
+export function printedSettings(company: CompanyRecord, config: Pick<Config, 'otp'>) {
+  const limits: CompanyLimits = companyLimits(company, config);
   return {
     company_id: company.company_id,
     status: company.status,
     require_verified_phone: company.require_verified_phone ?? false,
     sms_countries: company.sms_countries ?? 'all',
+    sms_per_hour: limits.smsPerHour,
+    sms_per_prefix_per_hour: limits.smsPerPrefixPerHour,
+    sends_per_address_per_hour: limits.sendsPerAddressPerHour,
+    verifies_per_address: limits.verifiesPerAddress,
+    // Only for a company that has its own SMS text: the others print as they always did.
+    ...(company.sms_text ? { sms_text: company.sms_text } : {}),
   };
 }

@@ -1,19 +1,39 @@
 // npm run company:update -- --company ID [--status active|disabled] [--sms-countries IN,US|all] [--require-verified-phone on|off]
-// Changes a company's settings (API contract 6) and prints them as a JSON object, its last line.
+//   [--sms-per-hour N|default] [--sms-per-prefix-per-hour N|default] [--sends-per-address-per-hour N|default] [--verifies-per-address N|default]
+//   [--sms-template LANG=TEXT ...] [--sms-default-language LANG] [--sms-app-hash HASH] [--sms-webotp-domain DOMAIN]
+// Changes a company's settings (API contract 6 and 7) and prints them as a JSON object, its last
+// line, with the limits in force (the company's own, or the configured default).
+// `--sms-template LANG=` removes a template; an empty value removes the other SMS text settings. A refused SMS text exits 2 with every problem on stderr and changes nothing.
 // Warm functions keep a company for COMPANY_CACHE_SECONDS (30 s): new requests see the change
 // within that time. Same configuration as company:create.
 import { parseArgs } from 'node:util';
-import { createApp } from '../lib/app.js';
-import { updateCompanySettings } from '../lib/companies/companies.js';
-import { readConfig } from '../lib/config.js';
+import { type CompanySettings, updateCompanySettings } from '../lib/companies/companies.js';
 import { AppError } from '../lib/errors.js';
-import { OptionError, onOffOption, printedSettings, smsCountriesOption, warnIfEveryCountry } from './operator-options.js';
+import { HEX_ID_PATTERN } from '../lib/ids.js';
+import { SmsTextRefused } from '../lib/sms/sms-text.js';
+import { operatorApp } from './operator-app.js';
+import {
+  LIMIT_OPTIONS,
+  limitsOption,
+  OptionError,
+  onOffOption,
+  printedSettings,
+  reportSmsSizes,
+  smsCountriesOption,
+  smsTextOptions,
+  warnIfEveryCountry,
+} from './operator-options.js';
 
 const USAGE =
-  'usage: npm run company:update -- --company <company id> [--status active|disabled] [--sms-countries IN,US|all] [--require-verified-phone on|off]';
+  'usage: npm run company:update -- --company <company id> [--status active|disabled] [--sms-countries IN,US|all] [--require-verified-phone on|off]\n' +
+  '  [--sms-template LANG=TEXT (repeatable; {code}, {brand}, {minutes}; LANG= removes one)] [--sms-default-language LANG]\n' +
+  '  [--sms-app-hash HASH (11 characters)] [--sms-webotp-domain DOMAIN] (an empty value removes a setting)' +
+  `\n  ${Object.keys(LIMIT_OPTIONS)
+    .map((option) => `[--${option} N|default]`)
+    .join(' ')}`;
 
 let companyId = '';
-let settings: Parameters<typeof updateCompanySettings>[3] = {};
+let settings: CompanySettings = {};
 try {
   const { values } = parseArgs({
     options: {
@@ -21,16 +41,23 @@ try {
       status: { type: 'string' },
       'sms-countries': { type: 'string' },
       'require-verified-phone': { type: 'string' },
+      ...Object.fromEntries(Object.keys(LIMIT_OPTIONS).map((option) => [option, { type: 'string' as const }])),
+      'sms-template': { type: 'string', multiple: true },
+      'sms-default-language': { type: 'string' },
+      'sms-app-hash': { type: 'string' },
+      'sms-webotp-domain': { type: 'string' },
     },
   });
   companyId = values.company?.trim().toLowerCase() ?? '';
-  if (!/^[0-9a-f]{32}$/.test(companyId)) throw new OptionError('--company takes a company id (32 hex characters)');
+  if (!HEX_ID_PATTERN.test(companyId)) throw new OptionError('--company takes a company id (32 hex characters)');
   const status = values.status;
   if (status !== undefined && status !== 'active' && status !== 'disabled') throw new OptionError('--status takes active or disabled');
   settings = {
     status,
     require_verified_phone: onOffOption('require-verified-phone', values['require-verified-phone']),
     sms_countries: smsCountriesOption(values['sms-countries']),
+    limits: limitsOption(values),
+    sms_text: smsTextOptions(values),
   };
   if (Object.values(settings).every((value) => value === undefined)) throw new OptionError('nothing to change');
 } catch (error) {
@@ -38,13 +65,18 @@ try {
   process.exit(2);
 }
 
-const app = createApp(readConfig());
+const app = operatorApp();
 try {
-  const company = await updateCompanySettings(app.table, app.clock, companyId, settings);
+  const { company, smsText } = await updateCompanySettings(app.table, app.clock, companyId, settings, app.config.otp.ttlSeconds);
   console.error(`company ${companyId} updated; functions see it within ${app.config.companyCacheSeconds} s`);
   warnIfEveryCountry(company.sms_countries);
-  console.log(JSON.stringify(printedSettings(company)));
+  if (smsText) reportSmsSizes(smsText.sizes, smsText.warnings);
+  console.log(JSON.stringify(printedSettings(company, app.config)));
 } catch (error) {
+  if (error instanceof SmsTextRefused) {
+    console.error(`SMS text refused, nothing changed:\n${error.message}`);
+    process.exit(2);
+  }
   console.error(
     error instanceof AppError
       ? `no company ${companyId} in table ${app.table.name}`

@@ -2,34 +2,170 @@
 // function from this list, and tests/deploy/function-permissions.test.ts runs every flow of each
 // function against DynamoDB Local and checks it does exactly this (no less, or AWS refuses it; no
 // more, or the role grants what nobody uses).
-//   table             DynamoDB actions on the table (a transaction needs the action of each of its
-//                     items; a BatchWriteItem needs BatchWriteItem)
-//   recordSessionUse  UpdateItem of last_used_at only (a session's last use), nothing else of any item
-//   secret            ssm:GetParameter on the server secret's parameter (keys of PINs, codes, cursors, phone refs)
-//   sms               sns:Publish to phone numbers
+//   table   grants, each some DynamoDB actions on some kinds of item (serverless/key-kinds.cjs, named
+//           after the lib/store/keys.ts functions; the role holds each grant to their partition keys).
+//           A transaction needs the action of each of its items; a BatchWriteItem needs BatchWriteItem.
+//           With attributes: an update that writes only those (and the key) and returns nothing.
+//   secret  ssm:GetParameter on the server secret's parameter (keys of PINs, codes, cursors, phone refs)
+//   sms     sns:Publish to phone numbers
+
+// Every function that takes a token records its use: last_used_at of a session and nothing else,
+// not even the TTL attribute, which would let the role delete any item by expiring it.
+const recordSessionUse = { actions: ['UpdateItem'], keys: ['session'], attributes: ['last_used_at'] };
+// Every call reads its company (CompanyID) and, given a token, the session.
+const readCompanyAndSession = { actions: ['GetItem'], keys: ['company', 'session'] };
+
 module.exports = {
   userRegister: {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'Query', 'BatchWriteItem'],
+    table: [
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'referralCode'] },
+      { actions: ['PutItem'], keys: ['user', 'session', 'notification', 'phoneClaim', 'emailClaim', 'referralCode'] },
+      // A shard of the referrer's count, and their unread count with the referral notification.
+      { actions: ['UpdateItem'], keys: ['referralCount', 'unreadCount'] },
+      // The reclaimed holder's status, the parent's existence.
+      { actions: ['UpdateItem', 'ConditionCheckItem'], keys: ['user'] },
+      // The new user's first device: its index and list items.
+      { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'] },
+      // A phone proof used up; a reclaimed holder's email claim and sessions.
+      { actions: ['DeleteItem'], keys: ['phoneProof', 'emailClaim', 'session'] },
+      { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
+      recordSessionUse,
+    ],
     secret: true,
   },
   loginPhone: {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    table: [
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['phoneClaim', 'phoneFailures'] },
+      { actions: ['UpdateItem'], keys: ['addressLimit', 'phoneSendLimit', 'companySendLimit', 'prefixSendLimit'] },
+      { actions: ['PutItem'], keys: ['otp', 'phoneSendLimit'] },
+      // A failed send gives the phone's count back: its counters as before, or none.
+      { actions: ['DeleteItem'], keys: ['phoneSendLimit'] },
+      recordSessionUse,
+    ],
     secret: true,
     sms: true,
   },
   verifyOtp: {
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    table: [
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['phoneClaim'] },
+      // Tries taken before a code is compared (the address, the code, the phone's failures), a code
+      // used up, and the user's side of a session.
+      { actions: ['UpdateItem'], keys: ['addressLimit', 'otp', 'phoneFailures', 'user'] },
+      // A phone's try given back that leaves its window empty; an OTP login clears the login PIN's tries.
+      { actions: ['DeleteItem'], keys: ['phoneFailures', 'pinTries'] },
+      { actions: ['PutItem'], keys: ['session', 'phoneProof', 'phoneFailures'] },
+      // A device bound with the login: the user's list, the binding, its notice; the least recently
+      // used device removed with its sessions when the user has the most allowed.
+      { actions: ['Query'], keys: ['userDevice', 'session'] },
+      { actions: ['GetItem'], keys: ['deviceIndex'] },
+      { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice', 'unreadCount'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice', 'session'] },
+      { actions: ['BatchWriteItem'], keys: ['session'] },
+      recordSessionUse,
+    ],
+    secret: true,
+  },
+  // No token: the device's signature and the PIN are the proof.
+  loginPin: {
+    table: [
+      { actions: ['GetItem'], keys: ['company', 'deviceIndex', 'user'] },
+      { actions: ['PutItem'], keys: ['deviceNonce', 'session', 'notification'] },
+      // The PIN's try, its hash made again under a new key version, and the grant: the user, the
+      // device still bound and its last use; a lock's notice counted unread.
+      { actions: ['UpdateItem'], keys: ['pinTries', 'user', 'userDevice', 'unreadCount'] },
+      { actions: ['ConditionCheckItem'], keys: ['deviceIndex'] },
+      { actions: ['DeleteItem'], keys: ['pinTries'] },
+    ],
+    secret: true,
+  },
+  devices: {
+    table: [readCompanyAndSession, { actions: ['Query'], keys: ['userDevice'] }, recordSessionUse],
+  },
+  devicesRemove: {
+    table: [
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['deviceIndex'] },
+      { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice', 'session'] },
+      // One off the user's device count.
+      { actions: ['UpdateItem'], keys: ['user'] },
+      recordSessionUse,
+    ],
+  },
+  // A new PIN for either PIN, ending every other session: the current PIN counted (change), a
+  // phone proof used up (reset), the PIN's tries cleared, a notice (and one when a wrong PIN locks it).
+  changePin: {
+    table: [
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['UpdateItem'], keys: ['pinTries', 'user', 'unreadCount'] },
+      { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['session', 'pinTries'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      recordSessionUse,
+    ],
+    secret: true,
+  },
+  resetPin: {
+    table: [
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['UpdateItem'], keys: ['user', 'unreadCount'] },
+      { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['session', 'pinTries', 'phoneProof'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      recordSessionUse,
+    ],
     secret: true,
   },
   logout: {
-    table: ['GetItem', 'DeleteItem', 'Query', 'BatchWriteItem'],
-    recordSessionUse: true,
+    table: [readCompanyAndSession, { actions: ['DeleteItem', 'Query', 'BatchWriteItem'], keys: ['session'] }, recordSessionUse],
   },
   // Reads only, but for the one attribute that records a session's use (docs/operations.md).
   referralProgram: {
-    table: ['GetItem', 'Query'],
-    recordSessionUse: true,
+    table: [
+      readCompanyAndSession,
+      // The user with their referral count shards (one Query), and the notifications.
+      { actions: ['Query'], keys: ['user', 'notification'] },
+      recordSessionUse,
+    ],
     secret: true,
+  },
+  // Reads only, but for a session's use, as referralProgram: the page and the unread count's shards.
+  notifications: {
+    table: [readCompanyAndSession, { actions: ['Query'], keys: ['notification', 'unreadCount'] }, recordSessionUse],
+    secret: true,
+  },
+  // Marks notifications read (is_read, updated_date) and takes them off the unread count.
+  notificationsRead: {
+    table: [
+      readCompanyAndSession,
+      { actions: ['Query'], keys: ['notification', 'unreadCount'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'] },
+      { actions: ['UpdateItem'], keys: ['notification'], attributes: ['is_read', 'updated_date'] },
+      recordSessionUse,
+    ],
+  },
+  transactionAuthorization: {
+    table: [
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      // A try taken before the PIN is compared; the unread count of a PIN-locked notice.
+      { actions: ['UpdateItem'], keys: ['pinTries', 'unreadCount'] },
+      { actions: ['PutItem'], keys: ['authorization', 'authorizationReference', 'notification'] },
+      // A right PIN clears its tries (in the authorization's transaction, or alone when it is refused).
+      { actions: ['DeleteItem'], keys: ['pinTries'] },
+      recordSessionUse,
+    ],
+    secret: true,
+  },
+  // Invoked by the payment service: one conditional update of an authorization, and nothing else.
+  redeemAuthorization: {
+    table: [{ actions: ['UpdateItem'], keys: ['authorization'] }],
   },
   notFound: {},
 };

@@ -4,6 +4,10 @@
 // needs, all notifying one topic.
 // docs/operations.md says what to do when each fires.
 
+const KEY_KINDS = require('./key-kinds.cjs');
+/** The service's own metrics (lib/observability/metrics.ts): one namespace, the service as dimension. */
+const METRICS = require('../lib/observability/metric-names.json');
+
 const TABLE_ACTIONS = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'Query', 'BatchWriteItem']);
 /** The operations whose DynamoDB system errors the table alarm sums. */
 const TABLE_OPERATIONS = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'TransactWriteItems', 'BatchWriteItem'];
@@ -11,6 +15,25 @@ const TABLE_OPERATIONS = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Que
 const capitalized = (name) => name[0].toUpperCase() + name.slice(1);
 const sub = (text) => ({ 'Fn::Sub': text });
 const tableArn = { 'Fn::GetAtt': ['WalletTable', 'Arn'] };
+
+/**
+ * One grant of custom.permissions as a statement: its actions on the table, for items whose
+ * partition key is of the grant's kinds only (ForAllValues: every item of a batch or a query);
+ * with attributes, an update that writes only those, and returns no attribute of the item.
+ */
+function tableStatement(name, grant) {
+  for (const action of grant.actions)
+    if (!TABLE_ACTIONS.has(action)) throw new Error(`custom.permissions.${name}: unknown table action ${action}`);
+  for (const kind of grant.keys)
+    if (!Object.hasOwn(KEY_KINDS, kind)) throw new Error(`custom.permissions.${name}: unknown kind of item ${kind}`);
+  const partitions = [...new Set(grant.keys.map((kind) => KEY_KINDS[kind]))];
+  const condition = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } };
+  if (grant.attributes) {
+    condition['ForAllValues:StringEquals'] = { 'dynamodb:Attributes': ['pk', 'sk', ...grant.attributes] };
+    condition.StringEqualsIfExists = { 'dynamodb:ReturnValues': 'NONE' };
+  }
+  return { Effect: 'Allow', Action: grant.actions.map((action) => `dynamodb:${action}`), Resource: tableArn, Condition: condition };
+}
 
 /** The role of one function: its log stream, and nothing it does not do. */
 function role(service, stage, name, permissions, secretParameter) {
@@ -21,22 +44,7 @@ function role(service, stage, name, permissions, secretParameter) {
       Resource: sub(`arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/${service}-${stage}-${name}:*`),
     },
   ];
-  const table = permissions.table ?? [];
-  for (const action of table) if (!TABLE_ACTIONS.has(action)) throw new Error(`custom.permissions.${name}: unknown table action ${action}`);
-  if (table.length) statements.push({ Effect: 'Allow', Action: table.map((action) => `dynamodb:${action}`), Resource: tableArn });
-  if (permissions.recordSessionUse) {
-    // Only the last use of a session: last_used_at of an item (named with its key), nothing else,
-    // not even the TTL attribute, which would let the role delete any item by expiring it.
-    statements.push({
-      Effect: 'Allow',
-      Action: ['dynamodb:UpdateItem'],
-      Resource: tableArn,
-      Condition: {
-        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
-        StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
-      },
-    });
-  }
+  for (const grant of permissions.table ?? []) statements.push(tableStatement(name, grant));
   if (permissions.secret) {
     statements.push({
       Effect: 'Allow',
@@ -83,6 +91,31 @@ const lambdaAlarm = (fn, metric, statistic, threshold, description) =>
     ComparisonOperator: 'GreaterThanOrEqualToThreshold',
   });
 
+// An IAM role's ARN, the one kind of principal redeemAuthorization may be granted to: never a
+// wildcard, a whole account or a service.
+const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
+
+/**
+ * lambda:InvokeFunction on redeemAuthorization for the payment service's role (PAYMENT_SERVICE_ROLE_ARN),
+ * and no permission at all when it is unset. Anything but one role's ARN refuses to package.
+ */
+function paymentServiceInvoke(roleArn) {
+  if (!roleArn) return {};
+  if (!ROLE_ARN.test(roleArn)) {
+    throw new Error(`PAYMENT_SERVICE_ROLE_ARN must be one IAM role's ARN (arn:aws:iam::<account>:role/<name>), not ${roleArn}`);
+  }
+  return {
+    RedeemAuthorizationPaymentServicePermission: {
+      Type: 'AWS::Lambda::Permission',
+      Properties: {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: { 'Fn::GetAtt': ['RedeemAuthorizationLambdaFunction', 'Arn'] },
+        Principal: roleArn,
+      },
+    },
+  };
+}
+
 module.exports = async ({ resolveConfigurationProperty }) => {
   const service = await resolveConfigurationProperty(['service']);
   const stage = await resolveConfigurationProperty(['custom', 'stage']);
@@ -90,6 +123,7 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   const timeoutSeconds = await resolveConfigurationProperty(['provider', 'timeout']);
   const secretParameter = await resolveConfigurationProperty(['custom', 'serverSecretParameter']);
   const alarms = await resolveConfigurationProperty(['custom', 'alarms']);
+  const paymentServiceRoleArn = await resolveConfigurationProperty(['custom', 'paymentServiceRoleArn']);
 
   const resources = {};
   for (const [name, granted] of Object.entries(permissions)) {
@@ -116,6 +150,8 @@ module.exports = async ({ resolveConfigurationProperty }) => {
       `${name}: a call took over 80 % of the ${timeoutSeconds} s timeout (its deadline answers 503 at 90 %)`,
     );
   }
+
+  Object.assign(resources, paymentServiceInvoke(paymentServiceRoleArn));
 
   resources.AlarmTopic = { Type: 'AWS::SNS::Topic', Properties: { DisplayName: `${service} ${stage} alarms` } };
   resources.AlarmEmailSubscription = {
@@ -181,11 +217,11 @@ module.exports = async ({ resolveConfigurationProperty }) => {
     });
   }
   resources.SmsPublishFailuresAlarm = alarm(
-    'SNS refused or failed to take SMS: 5 or more publish failures in 5 minutes (WalletAuth sms_failed)',
+    `SNS refused or failed to take SMS: 5 or more publish failures in 5 minutes (${METRICS.namespace} sms_failed)`,
     {
-      Namespace: 'WalletAuth',
+      Namespace: METRICS.namespace,
       MetricName: 'sms_failed',
-      Dimensions: [{ Name: 'service', Value: 'wallet-auth' }],
+      Dimensions: [{ Name: 'service', Value: METRICS.service }],
       Statistic: 'Sum',
       Period: 300,
       EvaluationPeriods: 1,
@@ -239,6 +275,10 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   return {
     Conditions: { HasAlarmEmail: { 'Fn::Not': [{ 'Fn::Equals': [alarms.email, ''] }] } },
     Resources: resources,
-    Outputs: { AlarmTopicArn: { Value: { Ref: 'AlarmTopic' } } },
+    Outputs: {
+      AlarmTopicArn: { Value: { Ref: 'AlarmTopic' } },
+      // What the payment service invokes (aws lambda invoke --function-name ...).
+      RedeemAuthorizationFunctionArn: { Value: { 'Fn::GetAtt': ['RedeemAuthorizationLambdaFunction', 'Arn'] } },
+    },
   };
 };

@@ -1,55 +1,55 @@
-import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, inject } from 'vitest';
 import type { AppParts } from '../lib/app.js';
+import { HOUR_SECONDS } from '../lib/clock.js';
+import type { Company } from '../lib/companies/companies.js';
 import { type Environment, readConfig } from '../lib/config.js';
 import { StatusNames } from '../lib/errors.js';
-import type { SendText } from '../lib/sms/sms-sender.js';
-import { type LocalEnvironmentOptions, localEnvironment } from '../scripts/local/environment.js';
-import { type Answer, codeIn, type InProcessService, inProcessService, outboxMessages } from '../scripts/local/in-process-service.js';
+import { shardCeiling } from '../lib/otp/send-limits.js';
+import { companySendLimitKey } from '../lib/store/keys.js';
+import type { LocalEnvironmentOptions } from '../scripts/local/environment.js';
+import {
+  type Answer,
+  codeIn,
+  type InProcessService,
+  inProcessService,
+  invoke,
+  outboxMessages,
+} from '../scripts/local/in-process-service.js';
 
 export * from '../scripts/local/in-process-service.js';
 
-import { TEST_TABLE } from './setup/dynamodb-local.js';
+import { serviceEnvironment, TEST_TABLE } from './setup/test-environment.js';
 
 export { TEST_TABLE };
 
 /** The service's environment in the tests: DynamoDB Local of this run, an outbox of its own. */
 export function testEnvironment(settings: Environment = {}, options: Partial<LocalEnvironmentOptions> = {}): Record<string, string> {
-  return localEnvironment({
-    stage: 'test',
-    tableName: TEST_TABLE,
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    outboxFile: join(tmpdir(), `wallet-outbox-${randomUUID()}.jsonl`),
-    ...(options.serverSecretFile ? {} : { serverSecret: '5e'.repeat(32) }),
-    logLevel: 'WARN',
-    ...options,
-    settings: {
-      // A loaded CI machine can stall DynamoDB Local for a moment; the fault tests set their own.
-      DYNAMODB_TIMEOUT_MS: '3000',
-      // A change to a company shows at once.
-      COMPANY_CACHE_SECONDS: '0',
-      // In process, one "container" serves many concurrent calls, which Lambda never does: the
-      // function's deadline (10 s, tested on its own) would only make races flaky on 2 cores.
-      FUNCTION_TIMEOUT_SECONDS: '60',
-      // Every test calls from 127.0.0.1 and most send to Washington numbers (area 202): the
-      // per-address and per-range limits are off but where a test sets them (tests/otp/fraud-guard.test.ts).
-      OTP_SENDS_PER_ADDRESS_PER_HOUR: '0',
-      OTP_VERIFIES_PER_ADDRESS: '0',
-      OTP_SENDS_PER_PREFIX_PER_HOUR: '0',
-      ...settings,
-    },
-  });
+  return serviceEnvironment(inject('dynamodbEndpoint'), settings, options);
 }
 
 /** The service in this process against the tests' DynamoDB Local, with settings of the test's own. */
 export function testService(
   settings: Environment = {},
-  options: Partial<LocalEnvironmentOptions> & Omit<AppParts, 'clock'> & { sms?: SendText } = {},
+  options: Partial<LocalEnvironmentOptions> & Omit<AppParts, 'clock'> = {},
 ): InProcessService {
-  const { logger, secretSource, sms, ...environment } = options;
-  return inProcessService(readConfig(testEnvironment(settings, environment)), { logger, secretSource, sms });
+  const { logger, secretSource, compareSecrets, timer, sms, ...environment } = options;
+  return inProcessService(readConfig(testEnvironment(settings, environment)), { logger, secretSource, compareSecrets, timer, sms });
+}
+
+/** The status an access token gets from an endpoint that requires one (the referral list): 200 while its session lives, else 401. */
+export async function tokenStatus(service: InProcessService, company: Company, authorization: string): Promise<number> {
+  const headers = { CompanyID: company.company_id, Authorization: authorization };
+  return (await invoke(service.handlers.referralProgram, { method: 'GET', path: '/p', headers })).status;
+}
+
+/**
+ * The start of the next clock hour (epoch seconds). A test that counts within an hour, or a
+ * shorter window, freezes its service's clock at it plus an offset: no boundary falls inside the
+ * test, wherever the wall clock is, and what was stored before is in the past.
+ */
+export function nextHourStart(): number {
+  return (Math.floor(Date.now() / 1000 / HOUR_SECONDS) + 1) * HOUR_SECONDS;
 }
 
 /** The code in the latest SMS the service's outbox holds for a number. */
@@ -69,4 +69,29 @@ export function expectUnavailable(answer: Answer): void {
   expectFailure(answer, 503, 16);
   expect(answer.body).toEqual({ success: 0, error: [16], data: { message: 'SERVICE_UNAVAILABLE' } });
   expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+}
+
+/** Items of a company's send-counter shards for one hour (any hour when undefined), as stored. */
+export function companyHourShards<Item extends { pk: string; sk: string }>(items: Item[], companyId: string, hour?: number): Item[] {
+  const shardPrefix = companySendLimitKey(companyId, 0, 0).pk.slice(0, -1);
+  return items.filter((item) => item.pk.startsWith(shardPrefix) && (hour === undefined || item.sk === `HOUR#${hour}`));
+}
+
+/** The company's sends counted in an hour: the sum of its shards. */
+export function companyHourSent(items: { pk: string; sk: string; sent?: unknown }[], companyId: string, hour?: number): number {
+  return companyHourShards(items, companyId, hour).reduce((sum, item) => sum + Number(item.sent ?? 0), 0);
+}
+
+/** Fills a company's hour up to `room` sends below its ceiling, spread over every shard the way sends fill them. */
+export async function fillCompanyHour(service: InProcessService, companyId: string, hour: number, room = 0): Promise<void> {
+  const { table, config } = service.app;
+  const ceiling = config.otp.sendsPerCompanyPerHour;
+  const shards = Math.min(config.otp.companySendShards, ceiling);
+  await Promise.all(
+    Array.from({ length: shards }, (_, shard) => {
+      // The room left is taken off the first shards, one each.
+      const sent = shardCeiling(ceiling, shards, shard) - Math.floor(room / shards) - (shard < room % shards ? 1 : 0);
+      return table.client.send(new PutCommand({ TableName: table.name, Item: { ...companySendLimitKey(companyId, hour, shard), sent } }));
+    }),
+  );
 }

@@ -5,6 +5,15 @@ import type { ErrorName } from '../errors.js';
 // What the API promises for one operation. Handlers take their auth and schemas from it; the
 // OpenAPI document, the deploy test and the conformance tests read the same definitions.
 // Route, function file, endpoint module, domain function and operationId share one name.
+// Its schemas are z.lazy, built on the first call rather than at a cold start's import, and a
+// phone check loads the numbering plan on first use too (docs/performance.md, "cold starts").
+
+/** The groups of operations in the API document, and what each holds. */
+export const API_TAGS = {
+  auth: 'Registration and phone login',
+  referrals: 'The referral program',
+  notifications: 'Notifications and their read state',
+} as const;
 
 /** Whether a call needs a token: "optional" still refuses a bad one, since a client that sends one expects it to count. */
 export type AuthRequirement = 'required' | 'optional' | 'none';
@@ -14,14 +23,18 @@ export interface Endpoint {
   method: 'GET' | 'POST';
   path: string;
   summary: string;
+  /** The group the document lists it under. */
+  tag: keyof typeof API_TAGS;
   /** Built from the configuration, so the document states the limits the service applies. */
   description: (config: Config) => string;
   auth: AuthRequirement;
   body?: z.core.$ZodType;
+  /** Whether a call must send the body (default true); false where an absent body means the schema's defaults. */
+  bodyRequired?: boolean;
   query?: z.core.$ZodType;
   /** The data of the success envelope. */
   result: z.core.$ZodType;
-  /** Refusals this operation can give beyond those every operation can. */
+  /** Refusals this operation can give beyond those of the middleware chain (lib/http/middleware.ts, chainErrors). */
   errors: ErrorName[];
   examples: { request?: unknown; result: unknown };
 }

@@ -1,15 +1,60 @@
+import { changePinEndpoint } from './change-pin-endpoint.js';
+import { devicesEndpoint } from './devices-endpoint.js';
+import { devicesRemoveEndpoint } from './devices-remove-endpoint.js';
 import type { Endpoint } from './endpoint.js';
 import { loginPhoneEndpoint } from './login-phone-endpoint.js';
+import { loginPinEndpoint } from './login-pin-endpoint.js';
 import { logoutEndpoint } from './logout-endpoint.js';
+import { notificationsEndpoint } from './notifications-endpoint.js';
+import { notificationsReadEndpoint } from './notifications-read-endpoint.js';
 import { referralProgramEndpoint } from './referral-program-endpoint.js';
+import { resetPinEndpoint } from './reset-pin-endpoint.js';
+import { transactionAuthorizationEndpoint } from './transaction-authorization-endpoint.js';
 import { userRegisterEndpoint } from './user-register-endpoint.js';
 import { verifyOtpEndpoint } from './verify-otp-endpoint.js';
 
-/** Every operation of the API, in the order the document lists them. */
-export const endpoints: readonly Endpoint[] = [
-  userRegisterEndpoint,
-  loginPhoneEndpoint,
-  verifyOtpEndpoint,
-  logoutEndpoint,
-  referralProgramEndpoint,
-];
+// The route table: every operation of the API by its one name, in the order the document lists
+// them. The name is the operationId, the function's key in serverless.yml and serverless/
+// permissions.cjs, and in kebab case its files: functions/login-phone.ts, lib/api/login-phone-endpoint.ts.
+//
+//   userRegister              POST /wallet/v3/auth/user_register                 lib/users
+//   loginPhone                POST /wallet/v3/auth/login_phone                   lib/otp
+//   verifyOtp                 POST /wallet/v3/auth/verify_otp                    lib/otp
+//   loginPin                  POST /wallet/v3/auth/login_pin                     lib/pins
+//   devices                   GET  /wallet/v3/auth/devices                       lib/devices
+//   devicesRemove             POST /wallet/v3/auth/devices/remove                lib/devices
+//   changePin                 POST /wallet/v3/auth/change_pin                    lib/pins
+//   resetPin                  POST /wallet/v3/auth/reset_pin                     lib/pins
+//   logout                    POST /wallet/v3/auth/logout                        lib/sessions
+//   referralProgram           GET  /wallet/v3/reward_promotion/referral_program  lib/referrals
+//   notifications             GET  /wallet/v3/notifications                      lib/notifications
+//   notificationsRead         POST /wallet/v3/notifications/read                 lib/notifications
+//   transactionAuthorization  POST /wallet/v3/auth/transaction_authorization     lib/authorizations
+//
+// Any other route is notFound (functions/not-found.ts), which has no endpoint of its own.
+// redeemAuthorization has no route at all: the payment service invokes it through the Lambda API
+// (functions/redeem-authorization.ts, its payload in lib/authorizations/redeem-authorization-payload.ts).
+
+export const endpoints = {
+  userRegister: userRegisterEndpoint,
+  loginPhone: loginPhoneEndpoint,
+  verifyOtp: verifyOtpEndpoint,
+  loginPin: loginPinEndpoint,
+  devices: devicesEndpoint,
+  devicesRemove: devicesRemoveEndpoint,
+  changePin: changePinEndpoint,
+  resetPin: resetPinEndpoint,
+  logout: logoutEndpoint,
+  referralProgram: referralProgramEndpoint,
+  notifications: notificationsEndpoint,
+  notificationsRead: notificationsReadEndpoint,
+  transactionAuthorization: transactionAuthorizationEndpoint,
+} as const satisfies Record<string, Endpoint>;
+
+export type OperationName = keyof typeof endpoints;
+
+/** Every function behind HTTP: each operation, and the one that answers any other route. */
+export type FunctionName = OperationName | 'notFound';
+
+/** The functions other services invoke through the Lambda API, with no HTTP route. */
+export type InvokedFunctionName = 'redeemAuthorization';

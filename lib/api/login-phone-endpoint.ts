@@ -1,5 +1,5 @@
-import { loginPhoneBody } from '../otp/otp-input.js';
-import { loginPhoneResult } from '../otp/otp-results.js';
+import { loginPhoneBody } from '../otp/login-phone-input.js';
+import { loginPhoneResult } from '../otp/login-phone-result.js';
 import { duration, type Endpoint } from './endpoint.js';
 
 export const loginPhoneEndpoint = {
@@ -7,6 +7,7 @@ export const loginPhoneEndpoint = {
   method: 'POST',
   path: '/wallet/v3/auth/login_phone',
   summary: 'Send a one-time code by SMS',
+  tag: 'auth',
   description: ({ otp }) =>
     `Sends a 6-digit code, valid ${duration(otp.ttlSeconds)}, to the phone. otp_type: 1 login, 2 phone verification, ` +
     "3 wallet top-up, 4 KYC document; 3 and 4 need the phone owner's token. A login code for a phone with no " +
@@ -15,7 +16,8 @@ export const loginPhoneEndpoint = {
     `${duration(otp.sendIntervalSeconds)} and ${otp.sendsPerPhonePerHour} per hour per phone; ` +
     `${otp.sendsPerAddressPerHour || 'no limit of'} send requests per hour per source address; ` +
     `${otp.sendsPerPrefixPerHour || 'no limit of'} sends per hour to one number range and ${otp.sendsPerCompanyPerHour} per company; ` +
-    `none to a phone with ${otp.failuresPerPhone} wrong codes in ${duration(otp.failureWindowSeconds)}.`,
+    `none to a phone with ${otp.failuresPerPhone} wrong codes in ${duration(otp.failureWindowSeconds)}. ` +
+    'The address, range and company limits are defaults: a company may have its own.',
   auth: 'optional',
   body: loginPhoneBody,
   result: loginPhoneResult,

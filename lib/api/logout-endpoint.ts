@@ -1,4 +1,5 @@
-import { logoutBody, logoutResult } from '../sessions/logout-input.js';
+import { logoutBody } from '../sessions/logout-input.js';
+import { logoutResult } from '../sessions/logout-result.js';
 import type { Endpoint } from './endpoint.js';
 
 export const logoutEndpoint = {
@@ -6,12 +7,15 @@ export const logoutEndpoint = {
   method: 'POST',
   path: '/wallet/v3/auth/logout',
   summary: 'End sessions: this one, every other one, or all',
+  tag: 'auth',
   description: () =>
     'Ends sessions of the token’s user. scope "current" (the default, also when the body is empty) ends the ' +
     'presented token; "others" every other session of the user; "all" every session, this one included. ' +
     'Answers how many sessions ended. An ended token answers 401 on its next call.',
   auth: 'required',
   body: logoutBody,
+  // Contract 3.5: no body means scope "current".
+  bodyRequired: false,
   result: logoutResult,
   errors: [],
   examples: {

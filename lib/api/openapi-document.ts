@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { ErrorCodes, type ErrorName, StatusNames } from '../errors.js';
+import { IDEMPOTENCY_WINDOW_SECONDS } from '../http/idempotency.js';
+import { chainErrors } from '../http/middleware.js';
 import { HEX_ID_PATTERN } from '../ids.js';
-import { byteSize, duration, type Endpoint } from './endpoint.js';
+import { ABSENT_VALUES } from '../validation.js';
+import { API_TAGS, byteSize, duration, type Endpoint } from './endpoint.js';
 import { endpoints } from './endpoints.js';
 
 // The OpenAPI 3.1 description of the API, generated from the same zod schemas that validate
@@ -12,22 +15,12 @@ import { endpoints } from './endpoints.js';
 
 type JsonSchema = Record<string, unknown>;
 
-/** Refusals every operation can give: from the middleware chain, before the handler runs. */
-const COMMON_ERRORS: ErrorName[] = [
-  'BAD_REQUEST',
-  'COMPANY_ID_INVALID',
-  'COMPANY_NOT_FOUND',
-  'PAYLOAD_TOO_LARGE',
-  'INTERNAL_ERROR',
-  'SERVICE_UNAVAILABLE',
-];
-
-function jsonSchema(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
+export function jsonSchema(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' });
   return rest;
 }
 
-const fieldErrorSchema: JsonSchema = {
+export const fieldErrorSchema: JsonSchema = {
   type: 'object',
   properties: {
     code: { type: 'integer' },
@@ -39,7 +32,7 @@ const fieldErrorSchema: JsonSchema = {
 };
 
 /** The failure envelope for one status (0: any status), listing the codes it can carry. */
-function failureEnvelope(status: number, names: ErrorName[]): JsonSchema {
+export function failureEnvelope(status: number, names: ErrorName[]): JsonSchema {
   return {
     type: 'object',
     properties: {
@@ -50,6 +43,9 @@ function failureEnvelope(status: number, names: ErrorName[]): JsonSchema {
         properties: {
           message: status ? { const: StatusNames[status] } : { enum: [...new Set(Object.values(StatusNames))] },
           errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' } },
+          ...(status === 0 || names.includes('PIN_INVALID')
+            ? { attempts_left: { type: 'integer', minimum: 0, description: 'With code 17: wrong PINs left before the PIN locks' } }
+            : {}),
         },
         required: ['message'],
         additionalProperties: false,
@@ -60,7 +56,7 @@ function failureEnvelope(status: number, names: ErrorName[]): JsonSchema {
   };
 }
 
-function successEnvelope(data: JsonSchema): JsonSchema {
+export function successEnvelope(data: JsonSchema): JsonSchema {
   return {
     type: 'object',
     properties: { success: { const: 1 }, error: { type: 'array', maxItems: 0 }, data },
@@ -71,18 +67,19 @@ function successEnvelope(data: JsonSchema): JsonSchema {
 
 function errorNamesByStatus(endpoint: Endpoint): Map<number, ErrorName[]> {
   const byStatus = new Map<number, ErrorName[]>();
-  // A token that is sent must be valid, so any endpoint that reads one can answer 401.
-  const tokenErrors: ErrorName[] = endpoint.auth === 'none' ? [] : ['UNAUTHORIZED'];
-  for (const name of new Set([...COMMON_ERRORS, ...tokenErrors, ...endpoint.errors])) {
+  for (const name of new Set([...chainErrors(endpoint), ...endpoint.errors])) {
     const { status } = ErrorCodes[name];
     byStatus.set(status, [...(byStatus.get(status) ?? []), name]);
   }
   return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
 }
 
+/** How the document says a value counts as absent (lib/validation.ts, ABSENT_VALUES). */
+const absentSchemas: JsonSchema[] = ABSENT_VALUES.map((value) => (value === null ? { type: 'null' } : { const: value }));
+
 /**
- * A request schema as clients may really send it: optional fields may also be "" or null
- * (both count as absent), and unknown fields are ignored rather than refused.
+ * A request schema as clients may really send it: an optional field may also be one of the
+ * values that count as absent, and unknown fields are ignored rather than refused.
  */
 function requestSchema(schema: z.core.$ZodType): JsonSchema {
   const object = jsonSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
@@ -90,7 +87,7 @@ function requestSchema(schema: z.core.$ZodType): JsonSchema {
     Object.entries(object.properties ?? {}).map(([name, property]) => {
       const { description, ...rest } = property;
       if (object.required?.includes(name) || Object.keys(rest).length === 0) return [name, property];
-      return [name, { ...(description ? { description } : {}), anyOf: [rest, { const: '' }, { type: 'null' }] }];
+      return [name, { ...(description ? { description } : {}), anyOf: [rest, ...absentSchemas] }];
     }),
   );
   return { ...object, properties };
@@ -105,6 +102,12 @@ function queryParameters(endpoint: Endpoint): JsonSchema[] {
     required: schema.required?.includes(name) ?? false,
     schema: property,
   }));
+}
+
+function retryAfterOf(status: number): string {
+  return status === 409
+    ? 'Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request)'
+    : 'Seconds to wait';
 }
 
 const securityOf: Record<Endpoint['auth'], unknown[]> = {
@@ -129,8 +132,13 @@ function operation(endpoint: Endpoint, config: Config): JsonSchema {
   for (const [status, names] of errorNamesByStatus(endpoint)) {
     responses[status] = {
       description: `${StatusNames[status]}: ${names.map((name) => `${ErrorCodes[name].code} ${name}`).join(', ')}`,
-      ...(status === 429 || status === 503
-        ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } }
+      ...(status === 429 || status === 503 || (status === 409 && names.includes('IDEMPOTENCY_KEY_REUSED'))
+        ? {
+            headers: {
+              // Every 429 and 503 carries it; a 409 only with code 20.
+              'Retry-After': { description: retryAfterOf(status), required: status !== 409, schema: { type: 'integer' } },
+            },
+          }
         : {}),
       content: { 'application/json': { schema: failureEnvelope(status, names) } },
     };
@@ -140,13 +148,17 @@ function operation(endpoint: Endpoint, config: Config): JsonSchema {
     operationId: endpoint.operationId,
     summary: endpoint.summary,
     description: endpoint.description(config),
-    tags: [endpoint.path.includes('/auth/') ? 'auth' : 'referrals'],
-    parameters: [{ $ref: '#/components/parameters/CompanyID' }, ...queryParameters(endpoint)],
+    tags: [endpoint.tag],
+    parameters: [
+      { $ref: '#/components/parameters/CompanyID' },
+      ...(endpoint.method === 'POST' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+      ...queryParameters(endpoint),
+    ],
     security: securityOf[endpoint.auth],
     ...(hasJsonBody
       ? {
           requestBody: {
-            required: true,
+            required: endpoint.bodyRequired ?? true,
             content: { 'application/json': { schema: requestSchema(endpoint.body!), example: endpoint.examples.request } },
           },
         }
@@ -162,7 +174,7 @@ function errorTable(): string {
 
 export function openApiDocument(config: Config): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const endpoint of endpoints) {
+  for (const endpoint of Object.values(endpoints)) {
     paths[endpoint.path] = { ...paths[endpoint.path], [endpoint.method.toLowerCase()]: operation(endpoint, config) };
   }
   return {
@@ -188,10 +200,7 @@ export function openApiDocument(config: Config): JsonSchema {
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/', description: 'The server this document is served from' }],
-    tags: [
-      { name: 'auth', description: 'Registration and phone login' },
-      { name: 'referrals', description: 'The referral program' },
-    ],
+    tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: {
@@ -209,6 +218,19 @@ export function openApiDocument(config: Config): JsonSchema {
           required: true,
           description: 'The company, 32 hexadecimal characters',
           schema: { type: 'string', pattern: HEX_ID_PATTERN.source },
+        },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: [
+            'Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID.',
+            `Within ${duration(IDEMPOTENCY_WINDOW_SECONDS)}, the same key with the same body, company and token gets the first`,
+            'answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write.',
+            'The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`.',
+            'Answers the service could not finish (503, 429) are not kept: the retry runs afresh.',
+          ].join(' '),
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
         },
       },
       schemas: {

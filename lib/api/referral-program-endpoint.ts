@@ -7,6 +7,7 @@ export const referralProgramEndpoint = {
   method: 'GET',
   path: '/wallet/v3/reward_promotion/referral_program',
   summary: "List a user's referral notifications",
+  tag: 'referrals',
   description: () =>
     "A user's referral notifications, newest first, with the user's referral code and count. " +
     "user_id comes from the query string, else a JSON body, else the token's own user; only an " +

@@ -7,6 +7,7 @@ export const userRegisterEndpoint = {
   method: 'POST',
   path: '/wallet/v3/auth/user_register',
   summary: 'Register a user',
+  tag: 'auth',
   description: (config) =>
     'Registers a customer (user_type 2, no token needed) or an employee (user_type 1, needs an ' +
     "employee's token). Answers a session token (valid " +

@@ -1,5 +1,5 @@
-import { verifyOtpBody } from '../otp/otp-input.js';
-import { verifyOtpResult } from '../otp/otp-results.js';
+import { verifyOtpBody } from '../otp/verify-otp-input.js';
+import { verifyOtpResult } from '../otp/verify-otp-result.js';
 import { duration, type Endpoint, sampleToken, sampleUserId } from './endpoint.js';
 
 export const verifyOtpEndpoint = {
@@ -7,6 +7,7 @@ export const verifyOtpEndpoint = {
   method: 'POST',
   path: '/wallet/v3/auth/verify_otp',
   summary: 'Verify a one-time code',
+  tag: 'auth',
   description: ({ otp, verificationTokenTtlSeconds }) =>
     'Checks a code sent by login_phone. A right login code (otp_type 1) answers a session, like ' +
     'registration, and marks the user phone-verified; other types answer verified: 1 and a verification_token, ' +
@@ -14,7 +15,7 @@ export const verifyOtpEndpoint = {
     'takes as phone_verification_token. A phone-verification code verified with the token of the user holding the ' +
     `phone marks that user phone-verified. A code is single use and dies after ${otp.maxAttempts} wrong tries; a phone ` +
     `locks (code 11) after ${otp.failuresPerPhone} wrong codes in ${duration(otp.failureWindowSeconds)}, whatever the codes; ` +
-    `${otp.verifiesPerAddress || 'unlimited'} attempts per ${duration(otp.verifyAddressWindowSeconds)} per source address (429).`,
+    `${otp.verifiesPerAddress || 'unlimited'} attempts per ${duration(otp.verifyAddressWindowSeconds)} per source address (429; a company may have its own).`,
   auth: 'optional',
   body: verifyOtpBody,
   result: verifyOtpResult,

@@ -4,15 +4,17 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as z from 'zod/mini';
 import type { Endpoint, InputOf } from '../api/endpoint.js';
 import { type App, createApp } from '../app.js';
-import type { Company } from '../companies/companies.js';
+import type { Call, RequestKey, RequestTime } from '../call.js';
 import { readConfig } from '../config.js';
 import type { RequestOrigin } from '../observability/audit.js';
 import { createLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import type { Principal } from '../sessions/access-tokens.js';
+import { requestWork } from '../store/table.js';
 import { parseInput } from '../validation.js';
 import { failureResponse, successResponse } from './envelope.js';
 import { answerFailure, originOf, serviceUnavailable } from './failures.js';
+import { idempotency } from './idempotency.js';
 import {
   type ApiEvent,
   activeCompany,
@@ -28,33 +30,34 @@ export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context
 
 export type { RequestOrigin };
 
-/** What a handler receives: validated input, who is calling for which company, and from where. */
-export interface ApiCall<E extends Endpoint> {
-  body: InputOf<E['body']>;
-  query: InputOf<E['query']>;
-  company: Company;
-  /** Always present where the endpoint requires a token. */
-  principal: E['auth'] extends 'required' ? Principal : Principal | undefined;
-  origin: RequestOrigin;
-}
+/** What a handler receives, the call of lib/call.ts typed by the endpoint: the principal is always there where it requires a token. */
+export type ApiCall<E extends Endpoint> = Call<
+  InputOf<E['body']>,
+  InputOf<E['query']>,
+  E['auth'] extends 'required' ? Principal : Principal | undefined
+> &
+  RequestTime &
+  RequestKey;
 
 type Handle<E extends Endpoint> = (call: ApiCall<E>) => Promise<z.output<E['result']>>;
 
-function parse<Schema extends z.core.$ZodType | undefined>(schema: Schema, input: Record<string, unknown>): InputOf<Schema> {
+async function parse<Schema extends z.core.$ZodType | undefined>(schema: Schema, input: Record<string, unknown>): Promise<InputOf<Schema>> {
   // An endpoint without a schema for a part takes nothing from it.
-  return (schema ? parseInput(schema, input) : {}) as InputOf<Schema>;
+  return (schema ? await parseInput(schema, input) : {}) as InputOf<Schema>;
 }
 
-function callOf<E extends Endpoint>(endpoint: E, event: ApiEvent): ApiCall<E> {
+async function callOf<E extends Endpoint>(endpoint: E, event: ApiEvent): Promise<ApiCall<E>> {
   const { company, principal, jsonBody: body = {} } = event;
   if (!company) throw new Error('the chain left no company');
   if (endpoint.auth === 'required' && !principal) throw new Error('the chain left no principal');
   return {
-    body: parse<E['body']>(endpoint.body, body),
-    query: parse<E['query']>(endpoint.query, event.queryStringParameters ?? {}),
+    body: await parse<E['body']>(endpoint.body, body),
+    query: await parse<E['query']>(endpoint.query, event.queryStringParameters ?? {}),
     company,
     principal: principal as ApiCall<E>['principal'],
     origin: originOf(event),
+    idempotencyRef: event.idempotency?.recordKey.pk,
+    timeLeftMs: () => (event.answerBy ?? Number.POSITIVE_INFINITY) - Date.now(),
   };
 }
 
@@ -75,7 +78,8 @@ export function apiHandler<E extends Endpoint>(app: App, endpoint: E, handle: Ha
     .use(jsonBody(app))
     .use(activeCompany(app))
     .use(authorization(app, endpoint.auth))
-    .handler(async (event: ApiEvent) => successResponse(await handle(callOf(endpoint, event))));
+    .use(idempotency(app, endpoint.method === 'POST'))
+    .handler(async (event: ApiEvent) => successResponse(await handle(await callOf(endpoint, event))));
   return guardedHandler(app, withDeadline(app, chain));
 }
 
@@ -101,17 +105,18 @@ function timeLeftMs({ config }: Pick<App, 'config'>, event: APIGatewayProxyEvent
 function withDeadline(app: Pick<App, 'config' | 'logger'>, inner: LambdaHttpHandler): LambdaHttpHandler {
   return async (event, context) => {
     let timer: NodeJS.Timeout | undefined;
+    const timeLeft = Math.max(0, timeLeftMs(app, event, context));
+    (event as ApiEvent).answerBy = Date.now() + timeLeft;
+    const work = new AbortController();
     const outOfTime = new Promise<APIGatewayProxyStructuredResultV2>((resolve) => {
-      timer = setTimeout(
-        () => {
-          app.logger.error('request ran out of time', { route: event.routeKey, timeout_ms: app.config.functionTimeoutMs });
-          resolve(failureResponse(serviceUnavailable('out of time')));
-        },
-        Math.max(0, timeLeftMs(app, event, context)),
-      );
+      timer = setTimeout(() => {
+        app.logger.error('request ran out of time', { route: event.routeKey, timeout_ms: app.config.functionTimeoutMs });
+        work.abort();
+        resolve(failureResponse(serviceUnavailable('out of time')));
+      }, timeLeft);
     });
     try {
-      return await Promise.race([inner(event, context), outOfTime]);
+      return await Promise.race([requestWork.run(work.signal, () => inner(event, context)), outOfTime]);
     } finally {
       clearTimeout(timer);
     }

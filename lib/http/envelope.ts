@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type AppError, type FieldError, StatusNames } from '../errors.js';
+import { type AppError, type FailureDetails, type FieldError, StatusNames } from '../errors.js';
 
 // The response envelope of every answer, success or failure (API contract, section 1).
 
@@ -12,22 +12,32 @@ export interface SuccessEnvelope<Data> {
 export interface FailureEnvelope {
   success: 0;
   error: number[];
-  data: { message: string; errors?: FieldError[] };
+  data: { message: string; errors?: FieldError[] } & FailureDetails;
 }
 
 // Answers may carry tokens and are specific to one caller: no cache may keep them.
 const BASE_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
 
+export function successBody<Data>(data: Data): SuccessEnvelope<Data> {
+  return { success: 1, error: [], data };
+}
+
 export function successResponse<Data>(data: Data): APIGatewayProxyStructuredResultV2 {
-  const body: SuccessEnvelope<Data> = { success: 1, error: [], data };
-  return { statusCode: 200, headers: { ...BASE_HEADERS }, body: JSON.stringify(body) };
+  return { statusCode: 200, headers: { ...BASE_HEADERS }, body: JSON.stringify(successBody(data)) };
+}
+
+export function failureBody(error: AppError): FailureEnvelope {
+  return {
+    success: 0,
+    error: [error.code],
+    data: {
+      message: StatusNames[error.status] ?? 'INTERNAL_SERVER_ERROR',
+      ...(error.fields ? { errors: error.fields } : {}),
+      ...error.data,
+    },
+  };
 }
 
 export function failureResponse(error: AppError): APIGatewayProxyStructuredResultV2 {
-  const body: FailureEnvelope = {
-    success: 0,
-    error: [error.code],
-    data: { message: StatusNames[error.status] ?? 'INTERNAL_SERVER_ERROR', ...(error.fields ? { errors: error.fields } : {}) },
-  };
-  return { statusCode: error.status, headers: { ...BASE_HEADERS, ...error.headers }, body: JSON.stringify(body) };
+  return { statusCode: error.status, headers: { ...BASE_HEADERS, ...error.headers }, body: JSON.stringify(failureBody(error)) };
 }

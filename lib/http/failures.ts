@@ -1,9 +1,11 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { App } from '../app.js';
 import { AppError } from '../errors.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
 import { ServerSecretUnavailable } from '../secrets/server-keys.js';
+import { RequestAbandoned } from '../store/table.js';
 import { failureResponse } from './envelope.js';
 
 // What every failure is answered with, in one place: a refusal with its own code; a dependency
@@ -19,26 +21,53 @@ export function serviceUnavailable(detail: string): AppError {
 
 type SdkError = Parameters<typeof isTransientError>[0];
 
-/** An AWS SDK error that says the service behind it is down, slow or throttling, not that our request was wrong. */
+/** Why a transaction cancelled for contention is cancelled: retrying later may pass. */
+const CONTENTION_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+/**
+ * An AWS SDK error that says the service behind it is down, slow or throttling, not that our
+ * request was wrong; a transaction still cancelled for contention after lib/store/transactions.ts
+ * spent its retries counts as one.
+ */
 function isDependencyUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof TransactionCanceledException) {
+    return (error.CancellationReasons ?? []).some((reason) => CONTENTION_REASONS.has(reason.Code ?? ''));
+  }
   const sdkError = error as SdkError & { $fault?: string };
   return isThrottlingError(sdkError) || isTransientError(sdkError) || isServerError(sdkError) || sdkError.$fault === 'server';
 }
 
-/** Where a request came from, read from the event API Gateway built (never from a client's header). */
+/** Where a request came from, read from the event API Gateway built (the address never from a client's header). */
 export function originOf(event: APIGatewayProxyEventV2 | undefined): RequestOrigin {
-  const headers = event?.headers ?? {};
-  const userAgent = Object.entries(headers).find(([name]) => name.toLowerCase() === 'user-agent')?.[1];
-  return { sourceIp: event?.requestContext?.http?.sourceIp ?? '', userAgent };
+  const headers = Object.entries(event?.headers ?? {});
+  // A failure may be answered before the chain has lower-cased the names.
+  const header = (wanted: string) => headers.find(([name]) => name.toLowerCase() === wanted)?.[1];
+  return {
+    sourceIp: event?.requestContext?.http?.sourceIp ?? '',
+    userAgent: header('user-agent'),
+    acceptLanguage: header('accept-language'),
+  };
 }
 
 /** The answer to an error, logged; a refusal that is a security event is recorded as one. */
 export function answerFailure(
-  { logger, metrics }: Pick<App, 'logger' | 'metrics'>,
+  app: Pick<App, 'logger' | 'metrics'>,
   error: unknown,
   event: APIGatewayProxyEventV2 | undefined,
 ): APIGatewayProxyStructuredResultV2 {
+  return failureResponse(failureOf(app, error, event));
+}
+
+/**
+ * What an error is answered as, logged: itself when it is a refusal, 503 (code 16) when a
+ * dependency is down, 500 for anything else. Also the answer of a function invoked without HTTP.
+ */
+export function failureOf(
+  { logger, metrics }: Pick<App, 'logger' | 'metrics'>,
+  error: unknown,
+  event: APIGatewayProxyEventV2 | undefined,
+): AppError {
   const route = event?.routeKey;
   if (error instanceof AppError) {
     const log = error.status >= 500 ? logger.error.bind(logger) : logger.info.bind(logger);
@@ -53,16 +82,20 @@ export function answerFailure(
         ...(error.event.limit ? { limit: error.event.limit } : {}),
       });
     }
-    return failureResponse(error);
+    return error;
   }
   if (error instanceof ServerSecretUnavailable) {
     logger.error('server secret unavailable', { route, reason: error.message });
-    return failureResponse(serviceUnavailable('server secret unavailable'));
+    return serviceUnavailable('server secret unavailable');
+  }
+  if (error instanceof RequestAbandoned) {
+    logger.warn('work stopped after the deadline', { route });
+    return serviceUnavailable('out of time');
   }
   if (isDependencyUnavailable(error)) {
     logger.error('dependency unavailable', { route, error: error as Error });
-    return failureResponse(serviceUnavailable('dependency unavailable'));
+    return serviceUnavailable('dependency unavailable');
   }
   logger.error('request failed', { route, error: error as Error });
-  return failureResponse(new AppError('INTERNAL_ERROR'));
+  return new AppError('INTERNAL_ERROR');
 }

@@ -1,13 +1,13 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { AuthRequirement } from '../api/endpoint.js';
+import type { AuthRequirement, Endpoint } from '../api/endpoint.js';
 import type { App } from '../app.js';
 import type { Company } from '../companies/companies.js';
-import { AppError } from '../errors.js';
+import { AppError, type ErrorName } from '../errors.js';
 import { HEX_ID_PATTERN } from '../ids.js';
-import { startRequestMetrics } from '../observability/metrics.js';
 import { authenticate, type Principal } from '../sessions/access-tokens.js';
 import { answerFailure } from './failures.js';
+import type { IdempotentRequest } from './idempotency.js';
 
 // The middy middlewares every endpoint shares, in the order they run. Each is made from the
 // parts of the app it needs.
@@ -17,9 +17,33 @@ export interface ApiEvent extends APIGatewayProxyEventV2 {
   company?: Company;
   principal?: Principal | undefined;
   jsonBody?: Record<string, unknown>;
+  /** When the request is answered 503 for running out of time (Date.now() milliseconds): set before the chain runs. */
+  answerBy?: number;
+  /** Set when the request holds its Idempotency-Key record: its answer is stored for a replay. */
+  idempotency?: IdempotentRequest;
 }
 
 export type ApiMiddleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>;
+
+/**
+ * What the chain itself can refuse, before or around any handler, for an endpoint with this token
+ * requirement and method: the refusals of the middlewares below and of the validation of its input, and the
+ * 500 and 503 of failures.ts. The API document lists them for every operation.
+ */
+export function chainErrors({ auth, method }: Pick<Endpoint, 'auth' | 'method'>): ErrorName[] {
+  return [
+    'BAD_REQUEST', // jsonBody, and parseInput (lib/validation.ts) on the endpoint's schemas
+    'COMPANY_ID_INVALID', // companyIdHeader
+    'COMPANY_NOT_FOUND', // activeCompany
+    'PAYLOAD_TOO_LARGE', // jsonBody
+    'INTERNAL_ERROR', // answerFailure: anything unforeseen
+    'SERVICE_UNAVAILABLE', // answerFailure: a dependency down; the deadline (api-handler.ts)
+    // authorization: a token that is sent must be valid, so any endpoint that reads one can answer 401.
+    ...(auth === 'none' ? [] : (['UNAUTHORIZED'] as const)),
+    // idempotency.ts: every POST takes an Idempotency-Key, refused when reused for another request.
+    ...(method === 'POST' ? (['IDEMPOTENCY_KEY_REUSED'] as const) : []),
+  ];
+}
 
 /** API Gateway lowercases header names, other callers may not: the chain reads lowercase only. */
 export const normalizeHeaders: ApiMiddleware = {
@@ -43,11 +67,9 @@ export function envelope(app: Pick<App, 'logger' | 'metrics'>): ApiMiddleware {
 
 /** Writes the request's metrics as one EMF log line (with its request id) when it ends, if it counted any. */
 export function flushMetrics({ metrics }: Pick<App, 'metrics'>): ApiMiddleware {
-  const flush = () => {
-    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
-  };
+  const flush = () => metrics.publish();
   return {
-    before: (request) => startRequestMetrics(metrics, request.context.awsRequestId),
+    before: (request) => metrics.startRequest(request.context.awsRequestId),
     after: flush,
     onError: flush,
   };

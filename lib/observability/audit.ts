@@ -1,13 +1,13 @@
 import { createHmac } from 'node:crypto';
 import type { ServerKeys } from '../secrets/server-keys.js';
 import type { Logger } from './logger.js';
-import { countMetric, type LimitName, type MetricName, type Metrics } from './metrics.js';
+import type { LimitName, MetricName, Metrics } from './metrics.js';
 
 // Security events (OWASP ASVS V16): one structured log line per outcome, with who, what, when
 // (the line's timestamp) and where (source address, user agent), and never a secret. A phone
 // appears only as phone_ref, a keyed hash that correlates a number's events without revealing it.
 
-export type AuditEventName =
+type AuditEventName =
   | 'user_registered'
   | 'phone_reclaimed'
   | 'code_sent'
@@ -17,16 +17,30 @@ export type AuditEventName =
   | 'login'
   | 'logout'
   | 'sessions_revoked'
+  | 'device_bound'
+  | 'device_removed'
+  | 'pin_login_refused'
+  | 'pin_verified'
+  | 'pin_failed'
+  | 'pin_locked'
+  | 'pin_changed'
+  | 'pin_reset'
   | 'limited'
-  | 'destination_refused';
+  | 'destination_refused'
+  | 'transaction_authorized'
+  | 'transaction_authorization_refused'
+  | 'authorization_redeemed'
+  | 'authorization_redeem_refused';
 
 /** Where a request came from, as API Gateway saw it (never from a header a client can set). */
 export interface RequestOrigin {
   sourceIp: string;
   userAgent: string | undefined;
+  /** The Accept-Language header: the language of the SMS a request sends (never logged). */
+  acceptLanguage?: string | undefined;
 }
 
-export interface AuditFields {
+interface AuditFields {
   company_id: string;
   user_id?: string | undefined;
   phone_ref?: string | undefined;
@@ -46,7 +60,7 @@ function metricOf(event: AuditEventName, outcome: string): MetricName | undefine
   return undefined;
 }
 
-export interface Auditor {
+interface Auditor {
   logger: Logger;
   metrics: Metrics;
 }
@@ -59,7 +73,7 @@ export function audit({ logger, metrics }: Auditor, origin: RequestOrigin | unde
     user_agent: origin?.userAgent,
   });
   const metric = metricOf(event, fields.outcome);
-  if (metric) countMetric(metrics, metric, fields.limit);
+  if (metric) metrics.count(metric, fields.limit);
 }
 
 /**

@@ -1,11 +1,11 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metrics as EmfMetrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Logger } from './logger.js';
+// Also read by serverless/stack.cjs, whose alarms watch these metrics.
+import metricNames from './metric-names.json' with { type: 'json' };
 
 // Business metrics as CloudWatch Embedded Metric Format: log lines that CloudWatch turns into
 // metrics, so counting costs no request at run time. Dimensions are the service and, for
 // `limited`, the limit's name: a handful of values, so the metric count stays bounded.
-
-export const METRICS_NAMESPACE = 'WalletAuth';
 
 export type MetricName = 'registrations' | 'sms_sent' | 'sms_failed' | 'codes_verified' | 'codes_failed' | 'limited';
 
@@ -19,28 +19,36 @@ export type LimitName =
   | 'number_range'
   | 'company_hourly';
 
-export function createMetrics(logger: Logger): Metrics {
-  return new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'wallet-auth', logger });
-}
+/**
+ * A container's metrics: Powertools' EMF writer and the request it is counting for, whose id
+ * every EMF line carries, as every log line does.
+ */
+export class Metrics {
+  private requestId: string | undefined;
+  constructor(private readonly emf: EmfMetrics) {}
 
-/** The request each Metrics is counting for: its EMF lines carry the id, as every log line does. */
-const requestIds = new WeakMap<Metrics, string>();
-
-export function startRequestMetrics(metrics: Metrics, requestId: string): void {
-  requestIds.set(metrics, requestId);
-  metrics.addMetadata('function_request_id', requestId);
-}
-
-export function countMetric(metrics: Metrics, name: MetricName, limit?: LimitName): void {
-  if (limit) {
-    // Its own EMF line: the dimension belongs to this data point only.
-    const single = metrics.singleMetric();
-    const requestId = requestIds.get(metrics);
-    if (requestId) single.addMetadata('function_request_id', requestId);
-    single.addDimension('limit', limit).addMetric(name, MetricUnit.Count, 1);
-    return;
+  startRequest(requestId: string): void {
+    this.requestId = requestId;
+    this.emf.addMetadata('function_request_id', requestId);
   }
-  metrics.addMetric(name, MetricUnit.Count, 1);
+
+  count(name: MetricName, limit?: LimitName): void {
+    if (limit) {
+      // Its own EMF line: the dimension belongs to this data point only.
+      const single = this.emf.singleMetric();
+      if (this.requestId) single.addMetadata('function_request_id', this.requestId);
+      single.addDimension('limit', limit).addMetric(name, MetricUnit.Count, 1);
+      return;
+    }
+    this.emf.addMetric(name, MetricUnit.Count, 1);
+  }
+
+  /** Writes what the request counted as one EMF log line, if it counted anything. */
+  publish(): void {
+    if (this.emf.hasStoredMetrics()) this.emf.publishStoredMetrics();
+  }
 }
 
-export type { Metrics };
+export function createMetrics(logger: Logger): Metrics {
+  return new Metrics(new EmfMetrics({ namespace: metricNames.namespace, serviceName: metricNames.service, logger }));
+}

@@ -1,42 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import type { App } from '../app.js';
+import type { RequestTime } from '../call.js';
 import { epochSeconds } from '../clock.js';
-import type { Company } from '../companies/companies.js';
 import { AppError } from '../errors.js';
-import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
-import type { Principal } from '../sessions/access-tokens.js';
-import type { SendText } from '../sms/sms-sender.js';
+import { audit, phoneRef } from '../observability/audit.js';
+import { otpSmsText } from '../sms/otp-sms-text.js';
+import type { TextDispatch } from '../sms/text-dispatch.js';
 import { putOtp } from '../store/otp-store.js';
+import { OtpType } from './code-target.js';
+import type { LoginPhoneCall } from './login-phone-input.js';
+import type { LoginPhoneResult } from './login-phone-result.js';
 import { codeKey, currentOtpCodeHash, newOtpCode } from './otp-codes.js';
-import { type LoginPhoneInput, OtpType } from './otp-input.js';
-import type { LoginPhoneResult } from './otp-results.js';
 import { phoneOwnerFor } from './phone-owner.js';
 import { checkSender, reserveSend } from './send-limits.js';
 import { allowedSmsDestination, numberRange } from './sms-destinations.js';
-
-function smsText(company: Company, code: string, ttlSeconds: number): string {
-  const minutes = Math.round(ttlSeconds / 60);
-  return `${code} is your ${company.name} verification code. It expires in ${minutes} minutes. Never share it.`;
-}
 
 /**
  * Sends a one-time code by SMS (API contract 3.2). The destination is checked first (the
  * company's countries, mobile lines only) and costs nothing when refused. Every other request
  * counts against the send limits, registered phone or not. A login code for a (phone, user type)
  * with no active user gets the same answer and the same stored record, but one that no code
- * matches, and no SMS: neither the answer nor a later verify reveals an account.
+ * matches, and no SMS, answered after about the time an SMS takes: neither the answer, nor its
+ * time, nor a later verify reveals an account.
  */
-export async function loginPhone(
-  app: App,
-  sms: SendText,
-  company: Company,
-  input: LoginPhoneInput,
-  principal: Principal | undefined,
-  origin: RequestOrigin,
-): Promise<LoginPhoneResult> {
-  const ref = await phoneRef(app.keys, input.phone_e164);
+export async function loginPhone(app: App, call: LoginPhoneCall & RequestTime, texts: TextDispatch): Promise<LoginPhoneResult> {
+  const ref = await phoneRef(app.keys, call.body.phone_e164);
   try {
-    return await sendCode(app, sms, company, input, principal, origin, ref);
+    return await sendCode(app, call, texts, ref);
   } catch (error) {
     // A refusal that is a security event is recorded with the phone it concerns.
     if (error instanceof AppError && error.event) error.event.phoneRef = ref;
@@ -46,17 +36,14 @@ export async function loginPhone(
 
 async function sendCode(
   app: App,
-  sms: SendText,
-  company: Company,
-  input: LoginPhoneInput,
-  principal: Principal | undefined,
-  origin: RequestOrigin,
+  { body: input, company, principal, origin, timeLeftMs }: LoginPhoneCall & RequestTime,
+  texts: TextDispatch,
   ref: string,
 ): Promise<LoginPhoneResult> {
   const companyId = company.company_id;
   const { ttlSeconds, prefixDigits } = app.config.otp;
   const answer = { message: 'OTP sent to your mobile number', expires_in: ttlSeconds };
-  const destination = allowedSmsDestination(company, input.phone_e164);
+  const destination = await allowedSmsDestination(company, input.phone_e164);
 
   // The code's HMAC first: without the server secret nothing is counted or sent.
   const code = newOtpCode();
@@ -65,17 +52,22 @@ async function sendCode(
   // Who holds the phone, the source address's count and the phone's lockout: side by side.
   const [ownerId] = await Promise.all([
     input.otp_type === OtpType.PHONE_VERIFICATION ? undefined : phoneOwnerFor(app.table, companyId, input, principal),
-    checkSender(app, companyId, input.phone_e164, origin.sourceIp),
+    checkSender(app, company, input.phone_e164, origin.sourceIp),
   ]);
-  const reservation = await reserveSend(app, companyId, input.phone_e164, numberRange(destination, prefixDigits));
+  const reservation = await reserveSend(app, company, input.phone_e164, numberRange(destination, prefixDigits));
   const noAccount = input.otp_type === OtpType.LOGIN && !ownerId;
   const event = { company_id: companyId, user_id: ownerId, phone_ref: ref, otp_type: input.otp_type, country: destination.country };
 
   if (noAccount) {
     audit(app, origin, 'code_suppressed', { ...event, outcome: 'no_active_user' });
+    // The wait leaves one DynamoDB attempt's time to store the code before the deadline.
+    await texts.withhold(timeLeftMs() - app.config.dynamodbTimeoutMs);
   } else {
     try {
-      await sms({ phoneNumber: input.phone_e164, text: smsText(company, code, ttlSeconds) });
+      await texts.send({
+        phoneNumber: input.phone_e164,
+        text: otpSmsText(company, { code, ttlSeconds, acceptLanguage: origin.acceptLanguage }),
+      });
     } catch (error) {
       audit(app, origin, 'code_sent', { ...event, outcome: 'failed' });
       await reservation.release();
@@ -90,7 +82,6 @@ async function sendCode(
     code_hash: noAccount ? randomBytes(32).toString('base64url') : codeHash,
     key_version: keyVersion,
     send_id: randomBytes(12).toString('base64url'),
-    attempts: 0,
     user_id: ownerId,
     created_at: now,
     expires_at: now + ttlSeconds,

@@ -2,6 +2,9 @@ import { createHmac, randomInt } from 'node:crypto';
 import type { ServerKeys } from '../secrets/server-keys.js';
 import { type ItemKey, otpKey } from '../store/keys.js';
 
+/** A code as sent and as typed: 6 digits. */
+export const OTP_CODE_PATTERN = /^[0-9]{6}$/;
+
 /** What a code is for: one phone, one user type, one purpose. */
 export interface CodeTarget {
   phone_e164: string;

@@ -2,10 +2,9 @@ import { AppError } from '../errors.js';
 import type { Principal } from '../sessions/access-tokens.js';
 import type { Table } from '../store/table.js';
 import { getPhoneClaim } from '../store/user-store.js';
+import { UserStatus } from '../users/user-status.js';
+import { OWNER_ONLY_OTP_TYPES } from './code-target.js';
 import type { CodeTarget } from './otp-codes.js';
-import { OWNER_ONLY_OTP_TYPES } from './otp-input.js';
-
-const ACTIVE = 1;
 
 /**
  * The active user holding (phone, user type), or undefined: a user who is not active (disabled,
@@ -21,7 +20,7 @@ export async function phoneOwnerFor(
   const ownerOnly = OWNER_ONLY_OTP_TYPES.includes(target.otp_type);
   if (ownerOnly && !principal) throw new AppError('UNAUTHORIZED', { detail: 'this otp_type needs the phone owner’s token' });
   const claim = await getPhoneClaim(table, companyId, target.phone_e164, target.user_type);
-  const ownerId = (claim?.status_id ?? ACTIVE) === ACTIVE ? claim?.user_id : undefined;
+  const ownerId = (claim?.status_id ?? UserStatus.ACTIVE) === UserStatus.ACTIVE ? claim?.user_id : undefined;
   if (ownerOnly && ownerId !== principal?.userId) throw new AppError('FORBIDDEN', { detail: 'the token’s user does not own this phone' });
   return ownerId;
 }

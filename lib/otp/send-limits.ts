@@ -1,8 +1,11 @@
+import { randomInt } from 'node:crypto';
 import type { App } from '../app.js';
 import { epochSeconds, HOUR_SECONDS as HOUR } from '../clock.js';
+import type { Company } from '../companies/companies.js';
+import { companyLimits } from '../companies/company-limits.js';
 import { AppError } from '../errors.js';
 import type { LimitName } from '../observability/metrics.js';
-import { addressLimitKey, companySendLimitKey, type ItemKey, prefixSendLimitKey } from '../store/keys.js';
+import { addressLimitKey, companySendLimitKey, prefixSendLimitKey } from '../store/keys.js';
 import {
   countInWindow,
   countSendInNewWindow,
@@ -17,16 +20,85 @@ import { addressKeyOf } from './source-address.js';
 // Limits on sending codes (API contract 3.2, 3.3 and 6), each enforced by a conditional update so
 // no race passes it: per source address, sends an hour; per phone, one send per interval, a few
 // an hour, and none while too many wrong codes lock it; per company, an hourly ceiling, and one
-// per number range against SMS pumping runs through consecutive numbers.
+// per number range against SMS pumping runs through consecutive numbers. The company's hour is
+// counted in shards (companySendLimitKey), so its sends spread over items and partitions.
 
-type LimitParts = Pick<App, 'table' | 'clock' | 'config'>;
+type LimitParts = Pick<App, 'table' | 'clock' | 'config' | 'fullSendShards'>;
+
+/** How long a container skips a shard it found full: a give-back may reopen it, which this bounds. */
+const FULL_SHARD_MEMORY_SECONDS = 60;
+
+/**
+ * The company hour shards this container found full, skipped for a minute so a refused send
+ * does not knock on every shard again: at the ceiling, a refusal costs no write most of the time.
+ */
+export class FullSendShards {
+  private readonly full = new Map<string, number>();
+
+  isFull(companyId: string, hour: number, shard: number, now: number): boolean {
+    const key = `${companyId}#${hour}#${shard}`;
+    const until = this.full.get(key);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.full.delete(key);
+    return false;
+  }
+
+  remember(companyId: string, hour: number, shard: number, now: number): void {
+    // Past hours' entries go: the map holds at most the shards of the companies seen this hour.
+    for (const [key, until] of this.full) if (until <= now) this.full.delete(key);
+    this.full.set(`${companyId}#${hour}#${shard}`, Math.min(now + FULL_SHARD_MEMORY_SECONDS, (hour + 1) * HOUR));
+  }
+
+  forget(companyId: string, hour: number, shard: number): void {
+    this.full.delete(`${companyId}#${hour}#${shard}`);
+  }
+}
+
+/** Shard `index`'s share of a ceiling split over `shards`: the shares add up to the ceiling exactly. */
+export function shardCeiling(ceiling: number, shards: number, index: number): number {
+  return Math.floor(ceiling / shards) + (index < ceiling % shards ? 1 : 0);
+}
+
+/** Shards in a random order: the first takes the send, the rest are where a refusal falls over to. */
+function shardOrder(shards: number): number[] {
+  const order = Array.from({ length: shards }, (_, index) => index);
+  for (let index = shards - 1; index > 0; index--) {
+    const other = randomInt(index + 1);
+    [order[index], order[other]] = [order[other]!, order[index]!];
+  }
+  return order;
+}
+
+/**
+ * Counts one send in the company's hour: in a random shard, falling over to the next when one is
+ * full, so the total never passes the ceiling (each shard holds its share) and the sends left are
+ * found wherever they are. The shard that counted it, or undefined when every shard is full.
+ */
+async function countCompanySend(
+  { table, config, fullSendShards }: LimitParts,
+  companyId: string,
+  ceiling: number,
+  now: number,
+): Promise<number | undefined> {
+  const hour = Math.floor(now / HOUR);
+  // A shard must hold at least one send: a ceiling below the shard count uses as many shards.
+  const shards = Math.min(config.otp.companySendShards, ceiling);
+  for (const shard of shardOrder(shards)) {
+    if (fullSendShards.isFull(companyId, hour, shard, now)) continue;
+    const key = companySendLimitKey(companyId, hour, shard);
+    if (await countInWindow(table, key, 'sent', shardCeiling(ceiling, shards, shard), (hour + 2) * HOUR)) return shard;
+    fullSendShards.remember(companyId, hour, shard, now);
+  }
+  return undefined;
+}
 
 /** A counted send; release() gives it back when the SMS could not be sent. */
-export interface SendReservation {
+interface SendReservation {
   release(): Promise<void>;
 }
 
-export function tooManyRequests(retryAfterSeconds: number, limit: LimitName, detail = 'send limit reached'): AppError {
+function tooManyRequests(retryAfterSeconds: number, limit: LimitName, detail = 'send limit reached'): AppError {
   return new AppError('TOO_MANY_REQUESTS', {
     detail,
     headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
@@ -34,17 +106,12 @@ export function tooManyRequests(retryAfterSeconds: number, limit: LimitName, det
   });
 }
 
-/** When a phone locked by wrong codes opens again (epoch seconds), or undefined when it is not locked. */
-export async function phoneLockedUntil(
-  { table, config }: LimitParts,
-  companyId: string,
-  phone: string,
-  now: number,
-): Promise<number | undefined> {
+/** When a phone locked by wrong codes opens again (epoch seconds), or undefined when it is not locked: what a send checks. */
+async function phoneLockedUntil({ table, config }: LimitParts, companyId: string, phone: string, now: number): Promise<number | undefined> {
   const { failuresPerPhone, failureWindowSeconds } = config.otp;
   const failures = await getPhoneFailures(table, companyId, phone);
   const open = failures && failures.window_start > now - failureWindowSeconds;
-  return open && failures.failures >= failuresPerPhone ? failures.window_start + failureWindowSeconds : undefined;
+  return open && (failures.tries?.size ?? 0) >= failuresPerPhone ? failures.window_start + failureWindowSeconds : undefined;
 }
 
 /**
@@ -73,11 +140,11 @@ export async function countAddress(
  * What a send checks before its phone is counted, side by side with reading who holds the
  * phone: the source address's hourly sends, and whether wrong codes lock the phone.
  */
-export async function checkSender(app: LimitParts, companyId: string, phone: string, sourceIp: string): Promise<void> {
+export async function checkSender(app: LimitParts, company: Company, phone: string, sourceIp: string): Promise<void> {
   const now = epochSeconds(app.clock);
   const [, lockedUntil] = await Promise.all([
-    countAddress(app, sourceIp, 'SENDS', app.config.otp.sendsPerAddressPerHour, HOUR, now),
-    phoneLockedUntil(app, companyId, phone, now),
+    countAddress(app, sourceIp, 'SENDS', companyLimits(company, app.config).sendsPerAddressPerHour, HOUR, now),
+    phoneLockedUntil(app, company.company_id, phone, now),
   ]);
   if (lockedUntil) throw tooManyRequests(lockedUntil - now, 'phone_lockout', 'too many wrong codes for this phone');
 }
@@ -107,35 +174,39 @@ async function countPhoneSend(
 }
 
 /**
- * Counts a send against the phone, then against the company's hour and the number range's hour
- * side by side; any refusal gives back what was counted. `range` is the destination's number
- * range (sms-destinations.ts numberRange).
+ * Counts a send against the phone, then against the company's hour (a shard of it) and the
+ * number range's hour side by side; any refusal gives back what was counted. `range` is the
+ * destination's number range (sms-destinations.ts numberRange).
  */
-export async function reserveSend(app: LimitParts, companyId: string, phone: string, range: string): Promise<SendReservation> {
-  const { table, config } = app;
+export async function reserveSend(app: LimitParts, company: Company, phone: string, range: string): Promise<SendReservation> {
+  const { table, fullSendShards } = app;
+  const companyId = company.company_id;
+  const limits = companyLimits(company, app.config);
   const now = epochSeconds(app.clock);
   const phoneSend = await countPhoneSend(app, companyId, phone, now);
   const hour = Math.floor(now / HOUR);
-  const expires = (hour + 2) * HOUR;
-  const hourly: { key: ItemKey; ceiling: number; limit: LimitName }[] = [
-    { key: companySendLimitKey(companyId, hour), ceiling: config.otp.sendsPerCompanyPerHour, limit: 'company_hourly' },
-    ...(config.otp.sendsPerPrefixPerHour > 0
-      ? [{ key: prefixSendLimitKey(companyId, range, hour), ceiling: config.otp.sendsPerPrefixPerHour, limit: 'number_range' as const }]
-      : []),
-  ];
-  const releasePhone = () => uncountPhoneSend(table, companyId, phone, now, phoneSend.before);
-  const outcomes = await Promise.allSettled(hourly.map(({ key, ceiling }) => countInWindow(table, key, 'sent', ceiling, expires)));
-  const counted = hourly.filter((_, index) => outcomes[index]?.status === 'fulfilled' && outcomes[index].value === true);
+  const rangeKey = prefixSendLimitKey(companyId, range, hour);
+  const [companyOutcome, rangeOutcome] = await Promise.allSettled([
+    countCompanySend(app, companyId, limits.smsPerHour, now),
+    limits.smsPerPrefixPerHour > 0 ? countInWindow(table, rangeKey, 'sent', limits.smsPerPrefixPerHour, (hour + 2) * HOUR) : true,
+  ]);
+  const shard = companyOutcome.status === 'fulfilled' ? companyOutcome.value : undefined;
+  const rangeCounted = rangeOutcome.status === 'fulfilled' && rangeOutcome.value === true;
   const release = async () => {
-    await Promise.all([releasePhone(), ...counted.map(({ key }) => uncountInWindow(table, key, 'sent'))]);
+    await Promise.all([
+      uncountPhoneSend(table, companyId, phone, now, phoneSend.before),
+      shard !== undefined &&
+        uncountInWindow(table, companySendLimitKey(companyId, hour, shard), 'sent').then(() =>
+          fullSendShards.forget(companyId, hour, shard),
+        ),
+      rangeCounted && limits.smsPerPrefixPerHour > 0 && uncountInWindow(table, rangeKey, 'sent'),
+    ]);
   };
-  if (counted.length < hourly.length) {
+  if (shard === undefined || !rangeCounted) {
     // The send will not happen: give back what was counted (best effort when the table is failing).
-    const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     await release().catch(() => undefined);
-    if (failure) throw failure.reason;
-    const refusedBy = hourly.find((entry) => !counted.includes(entry))!;
-    throw tooManyRequests((hour + 1) * HOUR - now, refusedBy.limit);
+    for (const outcome of [companyOutcome, rangeOutcome]) if (outcome.status === 'rejected') throw outcome.reason;
+    throw tooManyRequests((hour + 1) * HOUR - now, shard === undefined ? 'company_hourly' : 'number_range');
   }
   return { release };
 }

@@ -1,6 +1,6 @@
 import type { Company } from '../companies/companies.js';
 import { fieldError } from '../errors.js';
-import { type PhoneFacts, phoneFacts } from '../users/phone-number.js';
+import { type PhoneFacts, phonePlan } from '../users/phone-number.js';
 
 // Where SMS may go (API contract 3.2 and 6): the company's countries, and only numbers a mobile
 // can answer. Checked before any limit is spent: a refused destination is sent nothing and costs
@@ -13,8 +13,8 @@ const notAllowed = (detail: string) =>
   fieldError('SMS_DESTINATION_NOT_ALLOWED', 'phone_number', detail, { event: { event: 'destination_refused' } });
 
 /** The facts of a destination SMS may go to, or SMS_DESTINATION_NOT_ALLOWED on phone_number. */
-export function allowedSmsDestination(company: Company, phoneE164: string): PhoneFacts {
-  const facts = phoneFacts(phoneE164);
+export async function allowedSmsDestination(company: Company, phoneE164: string): Promise<PhoneFacts> {
+  const facts = (await phonePlan()).phoneFacts(phoneE164);
   if (!facts) throw notAllowed('is not a number SMS can be sent to');
   if (company.sms_countries && !(facts.country && company.sms_countries.includes(facts.country))) {
     throw notAllowed(`is in a country (${facts.country ?? 'unknown'}) this company does not send SMS to`);

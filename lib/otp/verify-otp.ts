@@ -1,32 +1,34 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { App } from '../app.js';
 import { epochSeconds } from '../clock.js';
-import type { Company } from '../companies/companies.js';
-import { AppError } from '../errors.js';
-import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
+import { companyLimits } from '../companies/company-limits.js';
+import { createBoundSession, deviceBindingOf } from '../devices/device-binding.js';
+import { AppError, fieldError } from '../errors.js';
+import { audit, phoneRef } from '../observability/audit.js';
+import type { VersionedKey } from '../secrets/server-keys.js';
 import { createSession, type Principal, TOKEN_TYPE } from '../sessions/access-tokens.js';
-import { type ConsumeResult, consumeOtp, countWrongTry } from '../store/otp-store.js';
-import { countPhoneFailure } from '../store/send-limit-store.js';
+import { consumeCode, giveCodeTryBack, type OtpRecord, takeCodeTry } from '../store/otp-store.js';
+import { pinTriesClear } from '../store/pin-store.js';
+import { givePhoneTryBack, takePhoneTry } from '../store/send-limit-store.js';
 import { getPhoneClaim, markPhoneVerified } from '../store/user-store.js';
-import { codeKey, currentOtpCodeHash, otpCodeHash } from './otp-codes.js';
-import { OtpType, OWNER_ONLY_OTP_TYPES, type VerifyOtpInput } from './otp-input.js';
-import type { VerifyOtpResult } from './otp-results.js';
+import { OtpType, OWNER_ONLY_OTP_TYPES } from './code-target.js';
+import { codeKey, otpCodeHash } from './otp-codes.js';
 import { phoneOwnerFor } from './phone-owner.js';
 import { issuePhoneProof } from './phone-proofs.js';
-import { countAddress, phoneLockedUntil } from './send-limits.js';
+import { countAddress } from './send-limits.js';
+import type { VerifyOtpCall, VerifyOtpInput } from './verify-otp-input.js';
+import type { VerifyOtpResult } from './verify-otp-result.js';
 
 /**
- * Consumes the code if it matches. The HMAC is made with the current key; a code stored under
- * an older key (the secret was rotated since it was sent) is tried once more under its own.
+ * Whether the code typed is the one stored, compared in constant time under the key version the
+ * stored HMAC names (a code sent before the secret was rotated is checked with its own key).
  */
-async function consumeMatching(app: App, companyId: string, input: VerifyOtpInput, now: number): Promise<ConsumeResult> {
-  const key = codeKey(companyId, input);
-  const { codeHash, keyVersion } = await currentOtpCodeHash(app.keys, companyId, input, input.otp);
-  const result = await consumeOtp(app.table, key, codeHash, now, app.config.otp.maxAttempts);
-  const storedVersion = result.consumed ? keyVersion : result.seen?.key_version;
-  if (result.consumed || storedVersion === undefined || storedVersion === keyVersion) return result;
-  const olderKey = await app.keys.atVersion('otp', storedVersion);
-  if (!olderKey) return result;
-  return consumeOtp(app.table, key, otpCodeHash(olderKey, companyId, input, input.otp), now, app.config.otp.maxAttempts);
+async function codeMatches(app: App, current: VersionedKey, companyId: string, input: VerifyOtpInput, record: OtpRecord): Promise<boolean> {
+  const key = record.key_version === current.version ? current.key : await app.keys.atVersion('otp', record.key_version);
+  if (!key) return false;
+  const typed = Buffer.from(otpCodeHash(key, companyId, input, input.otp), 'base64url');
+  const stored = Buffer.from(record.code_hash, 'base64url');
+  return app.keys.equal(typed, stored);
 }
 
 /**
@@ -41,32 +43,32 @@ async function proveThePhone(
   principal: Principal | undefined,
   ownerId: string | undefined,
 ) {
+  let proofUser = ownerId;
   if (input.otp_type === OtpType.PHONE_VERIFICATION && principal) {
     const claim = await getPhoneClaim(app.table, companyId, input.phone_e164, input.user_type);
-    if (claim?.user_id === principal.userId) await markPhoneVerified(app.table, companyId, principal.userId);
+    if (claim?.user_id === principal.userId) {
+      await markPhoneVerified(app.table, companyId, principal.userId);
+      // Verified with the holder's own token: the proof names the user, and reset_pin takes it from them only.
+      proofUser = principal.userId;
+    }
   }
-  const verificationToken = await issuePhoneProof(app, companyId, input, ownerId);
+  const verificationToken = await issuePhoneProof(app, companyId, input, proofUser);
   return { message: 'OTP verified', verified: 1 as const, verification_token: verificationToken };
 }
 
 /**
- * Checks a code (API contract 3.3). A right code is consumed in the same atomic step that
- * checks it; a wrong one counts a try against that very send, so a code dies after
- * config.otp.maxAttempts wrong tries however many arrive at once, and a wrong code for the phone
- * across codes, so a phone locks after config.otp.failuresPerPhone of them in a window. Every
+ * Checks a code (API contract 3.3). Every attempt takes a try of the code and a try of the phone
+ * before it compares anything (checkCode), so a code dies after config.otp.maxAttempts wrong
+ * tries and a phone locks after config.otp.failuresPerPhone wrong codes in a window, however many
+ * guesses arrive at once; a right code gives the phone's try back and is used up once. Every
  * attempt counts against its source address.
  */
-export async function verifyOtp(
-  app: App,
-  company: Company,
-  input: VerifyOtpInput,
-  principal: Principal | undefined,
-  origin: RequestOrigin,
-): Promise<VerifyOtpResult> {
+export async function verifyOtp(app: App, call: VerifyOtpCall): Promise<VerifyOtpResult> {
+  const { body: input, company, principal, origin } = call;
   const ref = await phoneRef(app.keys, input.phone_e164);
   const event = { company_id: company.company_id, phone_ref: ref, otp_type: input.otp_type };
   try {
-    const result = await checkCode(app, company, input, principal, origin);
+    const result = await checkCode(app, call);
     const userId = 'user_id' in result ? result.user_id : principal?.userId;
     audit(app, origin, 'code_verified', { ...event, user_id: userId, outcome: 'verified' });
     if (input.otp_type === OtpType.LOGIN) audit(app, origin, 'login', { ...event, user_id: userId, outcome: 'session_started' });
@@ -100,42 +102,99 @@ const FAILED_CODES = new Map<string, string>([
   ['OTP_ATTEMPTS_EXCEEDED', 'locked'],
 ]);
 
-async function checkCode(
-  app: App,
-  company: Company,
-  input: VerifyOtpInput,
-  principal: Principal | undefined,
-  origin: RequestOrigin,
-): Promise<VerifyOtpResult> {
+/** What one verification attempt has taken before it compares anything, and how to give it back. */
+interface TakenTries {
+  phone?: { windowStart: number; alone: boolean };
+  code?: { sendId: string };
+}
+
+async function checkCode(app: App, { body: input, company, principal, origin, idempotencyRef }: VerifyOtpCall): Promise<VerifyOtpResult> {
   const companyId = company.company_id;
-  const { maxAttempts, verifiesPerAddress, verifyAddressWindowSeconds, failureWindowSeconds } = app.config.otp;
+  if (input.device_public_key && input.otp_type !== OtpType.LOGIN) {
+    throw fieldError('BAD_REQUEST', 'device_public_key', 'binds a device with otp_type 1 (login) only');
+  }
+  const { maxAttempts, verifyAddressWindowSeconds, failuresPerPhone, failureWindowSeconds } = app.config.otp;
+  const { verifiesPerAddress } = companyLimits(company, app.config);
   const now = epochSeconds(app.clock);
-  // Independent checks, side by side: the owner (top-up, KYC), the source address, the phone's lockout.
-  const [ownerId, , lockedUntil] = await Promise.all([
-    OWNER_ONLY_OTP_TYPES.includes(input.otp_type) ? phoneOwnerFor(app.table, companyId, input, principal) : undefined,
+  const key = codeKey(companyId, input);
+  // The key first: without the server secret nothing is counted.
+  const currentKey = await app.keys.current('otp');
+  // Every try this attempt takes is marked with its id: a write the SDK retries counts nothing twice.
+  // A request sent again with its Idempotency-Key is the same attempt: a code its first run used up
+  // before failing (503) is still its own, so the right code is never answered "expired".
+  const attemptId = idempotencyRef
+    ? createHash('sha256').update(idempotencyRef).digest('base64url').slice(0, 16)
+    : randomBytes(12).toString('base64url');
+  // Top-up and KYC codes act on an account: the owner's token first, so no one else's attempt takes a try.
+  const ownerId = OWNER_ONLY_OTP_TYPES.includes(input.otp_type) ? await phoneOwnerFor(app.table, companyId, input, principal) : undefined;
+
+  // Count first, compare second: the source address, a try of the phone's wrong codes and a try of
+  // the code are each taken by a conditional write, side by side, before the code is looked at. However
+  // many guesses arrive at once, at most maxAttempts of them compare against one code, and at most
+  // failuresPerPhone wrong codes count against a phone in a window.
+  const [address, phoneTry, codeTry] = await Promise.allSettled([
     countAddress(app, origin.sourceIp, 'VERIFIES', verifiesPerAddress, verifyAddressWindowSeconds, now),
-    phoneLockedUntil(app, companyId, input.phone_e164, now),
+    takePhoneTry(app.table, companyId, input.phone_e164, {
+      id: attemptId,
+      now,
+      windowSeconds: failureWindowSeconds,
+      maxTries: failuresPerPhone,
+    }),
+    takeCodeTry(app.table, key, attemptId, now, maxAttempts),
   ]);
-  if (lockedUntil) throw new AppError('OTP_ATTEMPTS_EXCEEDED', { detail: 'too many wrong codes for this phone; it opens again later' });
-
-  const result = await consumeMatching(app, companyId, input, now);
-
-  if (result.consumed) {
-    if (input.otp_type !== OtpType.LOGIN) return proveThePhone(app, companyId, input, principal, ownerId);
-    const userId = result.record.user_id;
-    if (!userId) throw new Error('login code stored without its user');
-    // The code reached the phone: the user is phone-verified from this login on.
-    const token = await createSession(app, companyId, userId, input.user_type, { phoneVerified: true });
-    return { message: 'Logged in successfully', token: { type: TOKEN_TYPE, token }, user_id: userId };
+  const taken: TakenTries = {
+    phone: phoneTry.status === 'fulfilled' && phoneTry.value.taken ? phoneTry.value : undefined,
+    code: codeTry.status === 'fulfilled' && codeTry.value.taken ? { sendId: codeTry.value.record.send_id } : undefined,
+  };
+  // A try of the code, once taken, is spent: only a dependency failing (the attempt was never
+  // judged) gives it back. The phone's try is given back whenever no code was compared.
+  const giveBack = async (tries: TakenTries) => {
+    // Best effort: a try that cannot be given back stays counted, which errs on the safe side.
+    await Promise.allSettled([
+      tries.phone && givePhoneTryBack(app.table, companyId, input.phone_e164, { id: attemptId, ...tries.phone }),
+      tries.code && giveCodeTryBack(app.table, key, tries.code.sendId, attemptId),
+    ]);
+  };
+  const failed = [address, phoneTry, codeTry].find((outcome) => outcome.status === 'rejected');
+  if (failed) {
+    await giveBack(failed.reason instanceof AppError ? { phone: taken.phone } : taken);
+    throw failed.reason;
+  }
+  if (!taken.phone) throw new AppError('OTP_ATTEMPTS_EXCEEDED', { detail: 'too many wrong codes for this phone; it opens again later' });
+  if (codeTry.status !== 'fulfilled' || !codeTry.value.taken) {
+    // Nothing compared: not a wrong code for the phone.
+    await giveBack({ phone: taken.phone });
+    // Absent, used and expired look alike: DynamoDB deletes expired items late, if at all.
+    const seen = codeTry.status === 'fulfilled' && !codeTry.value.taken ? codeTry.value.seen : undefined;
+    if (!seen || seen.consumed_by || seen.expires_at <= now) throw new CodeFailure('OTP_EXPIRED', 'no live code', seen?.user_id);
+    throw new CodeFailure('OTP_ATTEMPTS_EXCEEDED', 'code is dead', seen.user_id);
   }
 
-  // Absent and expired look alike: DynamoDB deletes expired items late, if at all.
-  const seen = result.seen;
-  if (!seen || seen.expires_at <= now) throw new CodeFailure('OTP_EXPIRED', 'no live code', seen?.user_id);
-  if (seen.attempts >= maxAttempts) throw new CodeFailure('OTP_ATTEMPTS_EXCEEDED', 'code is dead', seen.user_id);
-  await Promise.all([
-    countWrongTry(app.table, codeKey(companyId, input), seen.send_id, maxAttempts),
-    countPhoneFailure(app.table, companyId, input.phone_e164, now, failureWindowSeconds),
-  ]);
-  throw new CodeFailure('OTP_INVALID', 'wrong code', seen.user_id);
+  const record = codeTry.value.record;
+  // A wrong code keeps both tries counted.
+  if (!(await codeMatches(app, currentKey, companyId, input, record))) throw new CodeFailure('OTP_INVALID', 'wrong code', record.user_id);
+  // A right code is not a wrong one: the phone's try goes back as the code is used up.
+  const [consumed] = await Promise.all([consumeCode(app.table, key, record.send_id, attemptId), giveBack({ phone: taken.phone })]);
+  if (!consumed) throw new CodeFailure('OTP_EXPIRED', 'used or replaced meanwhile', record.user_id);
+
+  if (input.otp_type !== OtpType.LOGIN) return proveThePhone(app, companyId, input, principal, ownerId);
+  const userId = record.user_id;
+  if (!userId) throw new Error('login code stored without its user');
+  // The code reached the phone: the user is phone-verified from this login on, and their login PIN
+  // unlocked (contract 3.6: an OTP login clears its wrong tries).
+  const grant = {
+    terms: { phoneVerified: true },
+    items: [{ label: 'pin', item: pinTriesClear(app.table, { companyId, userId, pinType: 'login' }) }],
+  };
+  const binding = deviceBindingOf(companyId, userId, input);
+  const target = { companyId, userId, userType: input.user_type };
+  const token = binding
+    ? await createBoundSession(app, origin, target, binding, { began: 'otp' }, grant)
+    : await createSession(app, companyId, userId, input.user_type, { began: 'otp' }, grant);
+  return {
+    message: 'Logged in successfully',
+    token: { type: TOKEN_TYPE, token },
+    user_id: userId,
+    ...(binding ? { device_key: binding.deviceKey } : {}),
+  };
 }

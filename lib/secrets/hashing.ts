@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
 import type { ServerKeys } from './server-keys.js';
 
 // Stored hashes name their scheme and settings, so settings can change while what is stored
@@ -46,23 +46,24 @@ async function scryptFields(secret: Buffer | string, setting: ScryptSetting): Pr
 }
 
 /** Checks a secret against the fields N$r$p$salt$hash. */
-async function scryptMatches(secret: Buffer | string, fields: string[]): Promise<boolean> {
+async function scryptMatches(keys: ServerKeys, secret: Buffer | string, fields: string[]): Promise<boolean> {
   const [n, r, p, salt, hash] = fields;
   if (fields.length !== 5 || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
   const setting = { N: Number(n), r: Number(r), p: Number(p) };
   if (!Object.values(setting).every(Number.isSafeInteger) || expected.length === 0) return false;
   const key = await scryptAsync(secret, Buffer.from(salt, 'base64'), expected.length, { ...setting, maxmem: SCRYPT_MAXMEM });
-  return timingSafeEqual(key, expected);
+  return keys.equal(key, expected);
 }
 
 export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${await scryptFields(password, PASSWORD_SCRYPT)}`;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+/** Takes the keys for their constant-time comparison only: a password is not keyed. */
+export async function verifyPassword(keys: ServerKeys, password: string, stored: string): Promise<boolean> {
   const [scheme, ...fields] = stored.split('$');
-  return scheme === 'scrypt' && scryptMatches(password, fields);
+  return scheme === 'scrypt' && scryptMatches(keys, password, fields);
 }
 
 /** PINs have few possible values, so they are keyed with the server pepper before hashing. */
@@ -73,13 +74,47 @@ export async function hashPin(keys: ServerKeys, pin: string): Promise<string> {
   return `hmac-scrypt$${version}$${await scryptFields(pepperedPin(key, pin), PIN_SCRYPT)}`;
 }
 
-export async function verifyPin(keys: ServerKeys, pin: string, stored: string): Promise<boolean> {
+interface PinHash {
+  /** The key version whose pepper made it. */
+  version: number;
+  /** N$r$p$salt$hash. */
+  scryptPart: string[];
+  /** The scheme before key versions. */
+  legacy: boolean;
+}
+
+function parsePinHash(stored: string): PinHash | undefined {
   const [scheme, ...fields] = stored.split('$');
   // The scheme before key versions: the pepper of version 1, at the password's scrypt cost.
-  const [version, scryptPart] = scheme === 'scrypt' ? [1, fields] : scheme === 'hmac-scrypt' ? [Number(fields[0]), fields.slice(1)] : [];
-  if (!version || !scryptPart) return false;
-  const pepper = await keys.atVersion('pin-pepper', version);
-  return pepper !== undefined && scryptMatches(pepperedPin(pepper, pin), scryptPart);
+  if (scheme === 'scrypt') return { version: 1, scryptPart: fields, legacy: true };
+  const version = Number(fields[0]);
+  if (scheme === 'hmac-scrypt' && Number.isSafeInteger(version) && version > 0)
+    return { version, scryptPart: fields.slice(1), legacy: false };
+  return undefined;
+}
+
+/** The key version a stored PIN hash names (1 for the scheme before versions); undefined if it is no PIN hash. */
+export function pinHashVersion(stored: string): number | undefined {
+  return parsePinHash(stored)?.version;
+}
+
+/**
+ * Whether a PIN hash should be made again once its PIN is known (checked right): it names a key
+ * version older than the current one, the scheme before versions, or another scrypt setting.
+ */
+export function pinHashIsStale(stored: string, currentVersion: number): boolean {
+  const parsed = parsePinHash(stored);
+  if (!parsed) return false;
+  const [n, r, p] = parsed.scryptPart.map(Number);
+  const setting = n === PIN_SCRYPT.N && r === PIN_SCRYPT.r && p === PIN_SCRYPT.p;
+  return parsed.legacy || parsed.version < currentVersion || !setting;
+}
+
+export async function verifyPin(keys: ServerKeys, pin: string, stored: string): Promise<boolean> {
+  const parsed = parsePinHash(stored);
+  if (!parsed) return false;
+  const pepper = await keys.atVersion('pin-pepper', parsed.version);
+  return pepper !== undefined && scryptMatches(keys, pepperedPin(pepper, pin), parsed.scryptPart);
 }
 
 /** Tokens carry at least 128 random bits, so a fast hash is enough to make a table dump useless. */

@@ -5,6 +5,7 @@ import type { ItemKey } from '../store/keys.js';
 import { deleteSessions, querySessions, sessionDelete } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { getPhoneClaim, getUser, phoneClaimStatus, type UserRecord, userStatusChange } from '../store/user-store.js';
+import type { UserStatus } from '../users/user-status.js';
 
 /** Sessions ended in the same transaction as the change they follow; beyond this they are ended first, in batches. */
 export const MAX_SESSIONS_IN_TRANSACTION = 80;
@@ -17,7 +18,7 @@ const MAX_ROUNDS = 5;
  * granted only to an active user (session-store.ts sessionGrant), so once the change commits no
  * new one appears. Returns how many sessions ended.
  */
-export async function changeEndingSessions(
+async function changeEndingSessions(
   app: Pick<App, 'table'>,
   companyId: string,
   userId: string,
@@ -42,7 +43,7 @@ export async function changeEndingSessions(
   }
 }
 
-export function sessionDeletes(app: Pick<App, 'table'>, sessions: ItemKey[]): LabelledItem<'session'>[] {
+function sessionDeletes(app: Pick<App, 'table'>, sessions: ItemKey[]): LabelledItem<'session'>[] {
   return sessions.map((key) => ({ label: 'session', item: sessionDelete(app.table, key) }));
 }
 
@@ -51,7 +52,7 @@ export async function setStatusEndingSessions(
   app: Pick<App, 'table' | 'clock'>,
   companyId: string,
   userId: string,
-  statusId: number,
+  statusId: UserStatus,
 ): Promise<number> {
   return changeEndingSessions(app, companyId, userId, async (user, version) => {
     const claim = await getPhoneClaim(app.table, companyId, user.phone_e164, user.user_type, true);

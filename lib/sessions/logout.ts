@@ -1,17 +1,18 @@
 import type { App } from '../app.js';
 import { epochSeconds } from '../clock.js';
-import { audit, type RequestOrigin } from '../observability/audit.js';
+import { audit } from '../observability/audit.js';
 import { SESSION_PREFIX } from '../store/keys.js';
 import { deleteSession, deleteSessions, querySessions } from '../store/session-store.js';
-import { type Principal, sessionIsLive } from './access-tokens.js';
-import type { LogoutInput, LogoutResult } from './logout-input.js';
+import { sessionIsLive } from './access-tokens.js';
+import type { LogoutCall } from './logout-input.js';
+import type { LogoutResult } from './logout-result.js';
 
 /**
  * Ends sessions of the caller (API contract 3.5): this one, every other one, or all. The other
  * sessions are found with one Query on the user's partition, so the work grows with that user's
  * sessions only. A session granted after the Query is not ended: it began after the logout.
  */
-export async function logout(app: App, principal: Principal, input: LogoutInput, origin: RequestOrigin): Promise<LogoutResult> {
+export async function logout(app: App, { body: input, principal, origin }: LogoutCall): Promise<LogoutResult> {
   const { companyId, userId, sessionId } = principal;
   if (input.scope === 'current') {
     const revoked = (await deleteSession(app.table, companyId, userId, sessionId)) ? 1 : 0;

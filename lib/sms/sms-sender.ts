@@ -1,9 +1,8 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { type AwsConfig, awsClient } from '../aws/clients.js';
 import type { Config } from '../config.js';
-import { DUMMY_CREDENTIALS } from '../store/table.js';
 
 // Text messages leave the service here: through Amazon SNS on a deployed stage, or into a
 // local outbox file for npm start, chosen by config.sms.sender.
@@ -16,24 +15,20 @@ export interface TextMessage {
 
 export type SendText = (message: TextMessage) => Promise<void>;
 
-type SmsConfig = Pick<Config, 'sms' | 'region' | 'dummyCredentials'>;
+type SmsConfig = AwsConfig & Pick<Config, 'sms'>;
 
 /**
  * Publishes straight to the phone number as a transactional SMS (higher delivery priority). A
- * stuck SNS is abandoned after two timed-out attempts (the SDK's default is to wait 5 minutes),
- * so the caller gets its answer, and its send back, well inside the Lambda timeout.
+ * stuck SNS is abandoned after sms.maxAttempts timed-out attempts (the SDK's default is to wait 5
+ * minutes), so the caller gets its answer, and its send back, well inside the Lambda timeout. The
+ * client is built on the first send: every function has a sender, only one sends.
  */
 function snsSender(config: SmsConfig): SendText {
   const { sms } = config;
-  const client = new SNSClient({
-    region: config.region,
-    ...(sms.snsEndpoint ? { endpoint: sms.snsEndpoint } : {}),
-    ...(config.dummyCredentials ? { credentials: DUMMY_CREDENTIALS } : {}),
-    maxAttempts: 2,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: sms.timeoutMs, requestTimeout: sms.timeoutMs, throwOnRequestTimeout: true }),
-  });
+  let client: SNSClient | undefined;
   const attribute = (value: string) => ({ DataType: 'String', StringValue: value });
   return async ({ phoneNumber, text }) => {
+    client ??= awsClient(SNSClient, config, 'sns');
     await client.send(
       new PublishCommand({
         PhoneNumber: phoneNumber,

@@ -6,6 +6,18 @@ import { putIfAbsent } from './transactions.js';
 
 export type CompanyStatus = 'active' | 'disabled';
 
+/** A company's own SMS text (contract 7); checked by lib/sms/sms-text.ts before it is stored. */
+export interface SmsTextSettings {
+  /** Template by BCP 47 language tag (canonical case, such as "hi" or "es-MX"). */
+  templates: Record<string, string>;
+  /** The language whose template is sent when Accept-Language matches none. */
+  default_language?: string | undefined;
+  /** Android SMS Retriever app hash: 11 characters. */
+  app_hash?: string | undefined;
+  /** WebOTP (origin-bound one-time code) domain. */
+  webotp_domain?: string | undefined;
+}
+
 export interface CompanyRecord {
   company_id: string;
   name: string;
@@ -14,6 +26,13 @@ export interface CompanyRecord {
   require_verified_phone?: boolean | undefined;
   /** ISO 3166 alpha-2 codes SMS may go to; absent: every country. */
   sms_countries?: string[] | undefined;
+  /** The company's own limits (lib/companies/company-limits.ts); absent: the configured default. */
+  sms_per_hour?: number | undefined;
+  sms_per_prefix_per_hour?: number | undefined;
+  sends_per_address_per_hour?: number | undefined;
+  verifies_per_address?: number | undefined;
+  /** Absent: the built-in English text. It travels with the company record, cached by every function. */
+  sms_text?: SmsTextSettings | undefined;
   created_at: number;
   updated_at?: number | undefined;
 }
@@ -30,19 +49,39 @@ export async function putNewCompany(table: Table, company: CompanyRecord): Promi
   return outcome.written;
 }
 
-/** Sets the given attributes of a company (and removes sms_countries when asked); undefined when there is no such company. */
+export interface CompanyUpdate {
+  /** Attributes to remove. */
+  remove?: (keyof CompanyRecord)[];
+  /** Writes only while sms_text is still this (null: still absent), so no other change to it is lost. */
+  smsTextWas?: SmsTextSettings | null;
+}
+
+/**
+ * Sets the given attributes of a company and removes the ones asked; undefined when there is no
+ * such company, or when its sms_text is no longer the one expected.
+ */
 export async function updateCompany(
   table: Table,
   companyId: string,
   changes: Partial<CompanyRecord>,
-  removeSmsCountries: boolean,
+  { remove = [], smsTextWas }: CompanyUpdate = {},
 ): Promise<CompanyRecord | undefined> {
   const set = Object.entries(changes).filter(([, value]) => value !== undefined);
-  const names = Object.fromEntries(set.map(([name], index) => [`#a${index}`, name]));
-  const values = Object.fromEntries(set.map(([, value], index) => [`:v${index}`, value]));
+  const names: Record<string, string> = Object.fromEntries(set.map(([name], index) => [`#a${index}`, name]));
+  const values: Record<string, unknown> = Object.fromEntries(set.map(([, value], index) => [`:v${index}`, value]));
+  const conditions = ['attribute_exists(pk)'];
+  if (smsTextWas !== undefined) {
+    names['#smsText'] = 'sms_text';
+    if (smsTextWas === null) conditions.push('attribute_not_exists(#smsText)');
+    else {
+      // DynamoDB compares maps whole.
+      conditions.push('#smsText = :smsTextWas');
+      values[':smsTextWas'] = smsTextWas;
+    }
+  }
   const clauses = [
     set.length ? `SET ${set.map((_, index) => `#a${index} = :v${index}`).join(', ')}` : '',
-    removeSmsCountries ? 'REMOVE sms_countries' : '',
+    remove.length ? `REMOVE ${remove.join(', ')}` : '',
   ]
     .filter(Boolean)
     .join(' ');
@@ -52,8 +91,9 @@ export async function updateCompany(
         TableName: table.name,
         Key: companyKey(companyId),
         UpdateExpression: clauses,
-        ConditionExpression: 'attribute_exists(pk)',
-        ...(set.length ? { ExpressionAttributeNames: names, ExpressionAttributeValues: values } : {}),
+        ConditionExpression: conditions.join(' AND '),
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
         ReturnValues: 'ALL_NEW',
       }),
     ),

@@ -6,7 +6,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
  * condition, with the item the condition saw (when the write asked for it with
  * ReturnValuesOnConditionCheckFailure: ALL_OLD).
  */
-export type ConditionalWrite<Result> = { written: true; result: Result } | { written: false; seen: Record<string, unknown> | undefined };
+type ConditionalWrite<Result> = { written: true; result: Result } | { written: false; seen: Record<string, unknown> | undefined };
 
 /** Awaits a conditional write: a failed condition is an outcome; any other error is thrown. */
 export async function conditionalWrite<Result>(write: Promise<Result>): Promise<ConditionalWrite<Result>> {

@@ -15,8 +15,27 @@ export function companyKey(companyId: string): ItemKey {
   return { pk: companyPrefix(companyId), sk: 'COMPANY' };
 }
 
+/** Partition prefix of a company's users (each user's partition also holds their sessions and notifications). */
+export function userPartitionPrefix(companyId: string): string {
+  return `${companyPrefix(companyId)}#USER#`;
+}
+
+/** Sort key of a user's own item. */
+export const USER_SORT_KEY = 'PROFILE';
+
 export function userKey(companyId: string, userId: string): ItemKey {
-  return { pk: `${companyPrefix(companyId)}#USER#${userId}`, sk: 'PROFILE' };
+  return { pk: `${userPartitionPrefix(companyId)}${userId}`, sk: USER_SORT_KEY };
+}
+
+/** Sort-key prefix of a user's referral count shards, which sort right after the user's own item. */
+export const REFERRAL_COUNT_PREFIX = `${USER_SORT_KEY}#REFCOUNT#`;
+
+/**
+ * One shard of a user's referral count, in the user's partition: each referred registration adds
+ * one to a shard of its own choosing, and the list sums them in the Query that reads the user.
+ */
+export function referralCountKey(companyId: string, userId: string, shard: number): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: `${REFERRAL_COUNT_PREFIX}${shard}` };
 }
 
 /** Claims one (E.164 phone, user type) for one user: the uniqueness record and login lookup. */
@@ -60,9 +79,13 @@ export function phoneSendLimitKey(companyId: string, phoneE164: string): ItemKey
   return { pk: `${companyPrefix(companyId)}#SENDS#${phoneE164}`, sk: 'LIMIT' };
 }
 
-/** A company's send counter for one clock hour (hours since the epoch). */
-export function companySendLimitKey(companyId: string, hour: number): ItemKey {
-  return { pk: `${companyPrefix(companyId)}#SENDS`, sk: `HOUR#${hour}` };
+/**
+ * One shard of a company's send counter for one clock hour (hours since the epoch): the hour's
+ * ceiling is split over shards, each an item (and partition) of its own, so no one item takes
+ * every send of a company (lib/otp/send-limits.ts).
+ */
+export function companySendLimitKey(companyId: string, hour: number, shard: number): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#SENDS#SHARD#${shard}`, sk: `HOUR#${hour}` };
 }
 
 /** A company's sends to one number range (country code and leading national digits) in one clock hour. */
@@ -88,6 +111,68 @@ export const NOTIFICATION_PREFIX = 'NOTIF#';
 
 /** Newest-first order comes from the creation time leading the sort key. */
 export function notificationKey(companyId: string, userId: string, createdAtMs: number, notificationId: string): ItemKey {
-  const created = String(createdAtMs).padStart(15, '0');
-  return { pk: userKey(companyId, userId).pk, sk: `${NOTIFICATION_PREFIX}${created}#${notificationId}` };
+  return { pk: userKey(companyId, userId).pk, sk: `${notificationTimeBound(createdAtMs)}#${notificationId}` };
+}
+
+/** A sort key that falls after every notification created before createdAtMs and before every other one. */
+export function notificationTimeBound(createdAtMs: number): string {
+  return `${NOTIFICATION_PREFIX}${String(createdAtMs).padStart(15, '0')}`;
+}
+
+/**
+ * The wrong tries of one of a user's PINs ("login" or "transaction"), in the user's partition: a
+ * PIN locks when they reach the limit, and a right PIN, an OTP login (login PIN) or a reset clears them.
+ */
+export function pinTriesKey(companyId: string, userId: string, pinType: 'login' | 'transaction'): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: `PINTRIES#${pinType}` };
+}
+
+/** Sort-key prefix of the shards of a user's unread count (none of them starts with NOTIFICATION_PREFIX). */
+export const UNREAD_COUNT_PREFIX = 'NOTIFS#UNREAD#';
+
+/**
+ * One shard of a user's unread notifications count, kept by the writes that add or read them
+ * (never by counting on read); the count is the sum of the shards, which may each go below 0.
+ */
+export function unreadCountKey(companyId: string, userId: string, shard: number): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: `${UNREAD_COUNT_PREFIX}${shard}` };
+}
+
+/** A transaction authorization, found by the hash of its token (contract 3.8). */
+export function authorizationKey(companyId: string, tokenHash: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#AUTHZ#${tokenHash}`, sk: 'AUTHZ' };
+}
+
+/** One payment reference of one user, claimed while an authorization of it lives. */
+export function authorizationReferenceKey(companyId: string, userId: string, reference: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#AUTHREF#${userId}#${reference}`, sk: 'CLAIM' };
+}
+
+/**
+ * The first outcome of a request sent with an Idempotency-Key, found by a hash of the key, the
+ * caller's Authorization and the company: the same key under another token is another record.
+ */
+export function idempotencyRecordKey(companyId: string, scopeHash: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#IDEMPOTENCY#${scopeHash}`, sk: 'ANSWER' };
+}
+
+/**
+ * A bound device, found by its device_key alone (PIN login has no token to name the user): who it
+ * belongs to and its public key. The device's nonces share its partition.
+ */
+export function deviceIndexKey(companyId: string, deviceKey: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#DEVICE#${deviceKey}`, sk: 'DEVICE' };
+}
+
+/** A nonce a PIN login used on a device: accepted once per device (put if absent), kept past the timestamp window. */
+export function deviceNonceKey(companyId: string, deviceKey: string, nonce: string): ItemKey {
+  return { pk: deviceIndexKey(companyId, deviceKey).pk, sk: `NONCE#${nonce}` };
+}
+
+/** Sort-key prefix of a user's devices, which live in the user's own partition (the list, least recently used first to go). */
+export const USER_DEVICE_PREFIX = 'DEVICE#';
+
+/** One device of a user as the user's list shows it: labels, when bound, when last used. */
+export function userDeviceKey(companyId: string, userId: string, deviceKey: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: `${USER_DEVICE_PREFIX}${deviceKey}` };
 }

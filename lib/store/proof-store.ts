@@ -1,10 +1,11 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionalWrite } from './conditional-write.js';
 import { phoneProofKey } from './keys.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
 
 /** What a verified code proves: that its holder received a code on this phone, for this purpose. */
-export interface PhoneProofRecord {
+interface PhoneProofRecord {
   phone_e164: string;
   user_type: number;
   otp_type: number;
@@ -15,9 +16,14 @@ export interface PhoneProofRecord {
   expires_at: number;
 }
 
+/**
+ * Stores a new proof. Its key is the hash of 256 random bits, so an item already there is this
+ * write itself, applied by an attempt whose answer was lost and retried by the SDK: done.
+ */
 export async function putPhoneProof(table: Table, companyId: string, proofHash: string, record: PhoneProofRecord): Promise<void> {
-  const { Put } = putIfAbsent(table, phoneProofKey(companyId, proofHash), record);
-  await table.client.send(new PutCommand(Put!));
+  const { Put } = putIfAbsent(table, phoneProofKey(companyId, proofHash), { ...record, proof_hash: proofHash });
+  const outcome = await conditionalWrite(table.client.send(new PutCommand({ ...Put!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })));
+  if (!outcome.written && outcome.seen?.proof_hash !== proofHash) throw new Error('a phone proof key is taken by another proof');
 }
 
 /**
@@ -29,19 +35,22 @@ export function phoneProofConsume(
   table: Table,
   companyId: string,
   proofHash: string,
-  expected: { phoneE164: string; userType: number; otpType: number; now: number },
+  expected: { phoneE164: string; userType: number; otpType: number; now: number; userId?: string },
 ): TransactItem {
   return {
     Delete: {
       TableName: table.name,
       Key: phoneProofKey(companyId, proofHash),
       ConditionExpression:
-        'attribute_exists(pk) AND phone_e164 = :phone AND user_type = :userType AND otp_type = :otpType AND expires_at > :now',
+        'attribute_exists(pk) AND phone_e164 = :phone AND user_type = :userType AND otp_type = :otpType AND expires_at > :now' +
+        // Verified while presenting this user's token (verify-otp.ts): a proof anyone else got does not count.
+        (expected.userId ? ' AND user_id = :user' : ''),
       ExpressionAttributeValues: {
         ':phone': expected.phoneE164,
         ':userType': expected.userType,
         ':otpType': expected.otpType,
         ':now': expected.now,
+        ...(expected.userId ? { ':user': expected.userId } : {}),
       },
     },
   };

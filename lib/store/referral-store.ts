@@ -1,7 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { NOTIFICATION_PREFIX, notificationKey, referralCodeKey, userKey } from './keys.js';
+import { REFERRAL_COUNT_PREFIX, referralCodeKey, referralCountKey, USER_SORT_KEY, userKey } from './keys.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
+import type { UserRecord } from './user-store.js';
 
 /** Claims a referral code for its owner; fails if the code is taken in this company. */
 export function referralCodePut(table: Table, companyId: string, referralCode: string, ownerId: string): TransactItem {
@@ -15,53 +16,45 @@ export async function getReferralCodeOwner(table: Table, companyId: string, refe
   return Item?.user_id as string | undefined;
 }
 
-/** Stores a notification in its recipient's partition, ordered by creation time. */
-export function notificationPut(
-  table: Table,
-  companyId: string,
-  notification: { id: string; user_id: string },
-  createdAtMs: number,
-): TransactItem {
+/**
+ * One more referral on a shard of the referrer's count, for the registration's transaction. No
+ * condition: the referrer was found by their code, and users are never deleted. The referrer's
+ * own item is not touched, so a busy referrer's sign-ups do not cancel each other there.
+ */
+export function referralCountAdd(table: Table, companyId: string, referrerId: string, shard: number): TransactItem {
   return {
-    Put: {
+    Update: {
       TableName: table.name,
-      Item: { ...notification, ...notificationKey(companyId, notification.user_id, createdAtMs, notification.id) },
+      Key: referralCountKey(companyId, referrerId, shard),
+      UpdateExpression: 'ADD referral_count :one',
+      ExpressionAttributeValues: { ':one': 1 },
     },
   };
 }
 
-export interface NotificationPage<Field extends string> {
-  notifications: Record<Field, unknown>[];
-  /** Sort key of the last listed notification when more follow it, else undefined. */
-  lastSortKey: string | undefined;
+/**
+ * The referral count of a user's item and of their count shards: the sum of every shard, plus
+ * what the user item itself holds (counted there before the shards).
+ */
+export function referralCountIn(items: { sk: string; referral_count?: unknown }[]): number {
+  return items
+    .filter((item) => item.sk === USER_SORT_KEY || item.sk.startsWith(REFERRAL_COUNT_PREFIX))
+    .reduce((sum, item) => sum + Number(item.referral_count ?? 0), 0);
 }
 
-/**
- * A page of a user's notifications, newest first, with only the given fields, from one Query on
- * the user's own partition. One item more than the page is read, so the last page is known as
- * such without an extra call.
- */
-export async function queryNotifications<Field extends string>(
+/** A user and their referral count, from one Query: the user's item and the shards that sort after it. */
+export async function getUserWithReferralCount(
   table: Table,
   companyId: string,
   userId: string,
-  page: { fields: readonly Field[]; limit: number; afterSortKey: string | undefined },
-): Promise<NotificationPage<Field>> {
-  const pk = userKey(companyId, userId).pk;
+): Promise<{ user: UserRecord; referralCount: number } | undefined> {
   const { Items = [] } = await table.client.send(
     new QueryCommand({
       TableName: table.name,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': NOTIFICATION_PREFIX },
-      ProjectionExpression: ['sk', ...page.fields].join(', '),
-      ScanIndexForward: false,
-      Limit: page.limit + 1,
-      ...(page.afterSortKey ? { ExclusiveStartKey: { pk, sk: page.afterSortKey } } : {}),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :profile)',
+      ExpressionAttributeValues: { ':pk': userKey(companyId, userId).pk, ':profile': USER_SORT_KEY },
     }),
   );
-  const listed = Items.slice(0, page.limit);
-  const notifications = listed.map(
-    (item) => Object.fromEntries(page.fields.map((field) => [field, item[field]])) as Record<Field, unknown>,
-  );
-  return { notifications, lastSortKey: Items.length > page.limit ? (listed.at(-1)?.sk as string) : undefined };
+  const user = Items.find((item) => item.sk === USER_SORT_KEY) as UserRecord | undefined;
+  return user && { user, referralCount: referralCountIn(Items as { sk: string }[]) };
 }

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { HOUR_SECONDS as HOUR } from '../clock.js';
+import { removeTry, TRY_ROOM_LEFT, tryValues } from './attempt-sets.js';
 import { conditionalWrite } from './conditional-write.js';
 import { type ItemKey, phoneFailuresKey, phoneSendLimitKey } from './keys.js';
 import type { Table } from './table.js';
@@ -7,7 +9,7 @@ import type { Table } from './table.js';
 // Send counters, changed only by conditional updates: a limit holds however many sends race.
 
 /** One phone's sends: an hour-long window opened by its first send, and the latest send. */
-export interface PhoneSends {
+interface PhoneSends {
   window_start: number;
   window_count: number;
   last_sent_at: number;
@@ -26,21 +28,32 @@ async function conditionalUpdate(
   condition: string,
   values: Record<string, unknown>,
 ): Promise<PhoneSendResult> {
+  // The send's id goes in with it: a write the SDK retried after its answer was lost is refused
+  // by the interval it set itself, and recognised here by its id as counted.
+  const sendId = randomUUID();
   const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: key,
-        UpdateExpression: update,
+        UpdateExpression: `${update}, send_id = :sendId, previous_sent_at = if_not_exists(last_sent_at, :zero)`,
         ConditionExpression: condition,
-        ExpressionAttributeValues: values,
+        ExpressionAttributeValues: { ...values, ':sendId': sendId, ':zero': 0 },
         ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     ),
   );
-  if (!outcome.written) return { counted: false, seen: outcome.seen as PhoneSends | undefined };
-  return { counted: true, before: outcome.result.Attributes as PhoneSends | undefined };
+  if (outcome.written) return { counted: true, before: outcome.result.Attributes as PhoneSends | undefined };
+  const seen = outcome.seen as (PhoneSends & { send_id?: string; previous_sent_at?: number }) | undefined;
+  if (seen?.send_id !== sendId) return { counted: false, seen };
+  // Counted by an attempt whose answer was lost: what it replaced, as far as a release needs it
+  // (a send that opened its window replaced nothing still in force).
+  const before =
+    seen.window_count > 1
+      ? { window_start: seen.window_start, window_count: seen.window_count - 1, last_sent_at: seen.previous_sent_at ?? 0 }
+      : undefined;
+  return { counted: true, before };
 }
 
 /** Counts a send that opens a new window: the phone has no open window and no recent send. */
@@ -95,43 +108,52 @@ export async function uncountPhoneSend(table: Table, companyId: string, phone: s
 /**
  * Counts one more in a fixed window (a clock hour, a 5-minute slot): one conditional ADD, so no
  * race passes the ceiling. False when the ceiling is reached. The item expires with its window.
+ * The count's id is kept as the latest: a write the SDK retried after its answer was lost is
+ * refused by that marker and recognised as counted, so it is not counted twice.
  */
 export async function countInWindow(table: Table, key: ItemKey, attribute: string, ceiling: number, expiresAt: number): Promise<boolean> {
+  const countId = randomUUID();
   const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: key,
-        UpdateExpression: 'ADD #count :one SET expires_at = :expires',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :ceiling',
-        ExpressionAttributeNames: { '#count': attribute },
-        ExpressionAttributeValues: { ':one': 1, ':ceiling': ceiling, ':expires': expiresAt },
+        UpdateExpression: 'ADD #count :one SET expires_at = :expires, #latest = :id',
+        ConditionExpression: '(attribute_not_exists(#count) OR #count < :ceiling) AND (attribute_not_exists(#latest) OR #latest <> :id)',
+        ExpressionAttributeNames: { '#count': attribute, '#latest': `${attribute}_latest` },
+        ExpressionAttributeValues: { ':one': 1, ':ceiling': ceiling, ':expires': expiresAt, ':id': countId },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     ),
   );
-  return outcome.written;
+  return outcome.written || outcome.seen?.[`${attribute}_latest`] === countId;
 }
 
-/** Gives back one count of a fixed window (a send that did not happen). */
+/** Gives back one count of a fixed window (a send that did not happen); a retried write gives back nothing twice. */
 export async function uncountInWindow(table: Table, key: ItemKey, attribute: string): Promise<void> {
   await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: key,
-        UpdateExpression: 'ADD #count :minusOne',
-        ConditionExpression: '#count > :zero',
-        ExpressionAttributeNames: { '#count': attribute },
-        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+        UpdateExpression: 'ADD #count :minusOne SET #latest = :id',
+        ConditionExpression: '#count > :zero AND (attribute_not_exists(#latest) OR #latest <> :id)',
+        ExpressionAttributeNames: { '#count': attribute, '#latest': `${attribute}_latest` },
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0, ':id': randomUUID() },
       }),
     ),
   );
 }
 
-/** One phone's wrong codes: a window opened by the first one, and how many it holds. */
-export interface PhoneFailures {
+/**
+ * One phone's wrong codes in a window opened by the first: the attempts that took a try (a string
+ * set of attempt ids, so a retried write counts nothing twice). A try is taken before a code is
+ * compared and given back when the code was right or nothing was compared, so the set holds the
+ * wrong codes and the attempts still in flight.
+ */
+interface PhoneFailures {
   window_start: number;
-  failures: number;
+  tries?: Set<string> | undefined;
 }
 
 export async function getPhoneFailures(table: Table, companyId: string, phone: string): Promise<PhoneFailures | undefined> {
@@ -141,37 +163,88 @@ export async function getPhoneFailures(table: Table, companyId: string, phone: s
   return Item as PhoneFailures | undefined;
 }
 
+type PhoneTry =
+  /** Taken in the window that opened at windowStart; `alone` when no other try is in it. */
+  | { taken: true; windowStart: number; alone: boolean }
+  /** Refused: the phone holds its most wrong codes until then (epoch seconds). */
+  | { taken: false; lockedUntil: number };
+
 /**
- * Counts a wrong code for a phone: in its open window, or in a window it opens (one request);
- * only a window that has run out needs a second one, which opens a new window now.
+ * Takes one try for a phone before a code is compared: in its open window while it has room (one
+ * conditional update), or in a window it opens when the last one ran out.
  */
-export async function countPhoneFailure(table: Table, companyId: string, phone: string, now: number, windowSeconds: number): Promise<void> {
+export async function takePhoneTry(
+  table: Table,
+  companyId: string,
+  phone: string,
+  attempt: { id: string; now: number; windowSeconds: number; maxTries: number },
+): Promise<PhoneTry> {
   const key = phoneFailuresKey(companyId, phone);
-  for (let round = 0; round < 3; round++) {
+  const { id, now, windowSeconds, maxTries } = attempt;
+  const windowAgo = now - windowSeconds;
+  for (let round = 0; ; round++) {
     const counted = await conditionalWrite(
       table.client.send(
         new UpdateCommand({
           TableName: table.name,
           Key: key,
           UpdateExpression:
-            'SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires) ADD failures :one',
-          ConditionExpression: 'attribute_not_exists(window_start) OR window_start > :windowAgo',
-          ExpressionAttributeValues: { ':one': 1, ':now': now, ':expires': now + windowSeconds, ':windowAgo': now - windowSeconds },
+            'SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires) ADD tries :attempt',
+          ConditionExpression: `(attribute_not_exists(window_start) OR window_start > :windowAgo) AND ${TRY_ROOM_LEFT}`,
+          ExpressionAttributeValues: { ...tryValues(id, maxTries), ':now': now, ':expires': now + windowSeconds, ':windowAgo': windowAgo },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
     );
-    if (counted.written) return;
+    if (counted.written) {
+      const stored = counted.result.Attributes as PhoneFailures;
+      return { taken: true, windowStart: stored.window_start, alone: stored.tries?.size === 1 };
+    }
+    const seen = counted.seen as PhoneFailures | undefined;
+    if (seen && seen.window_start > windowAgo) return { taken: false, lockedUntil: seen.window_start + windowSeconds };
+    // The window ran out: open a new one with this try, unless another attempt just did.
     const opened = await conditionalWrite(
       table.client.send(
         new PutCommand({
           TableName: table.name,
-          Item: { ...key, window_start: now, failures: 1, expires_at: now + windowSeconds },
+          Item: { ...key, window_start: now, tries: new Set([id]), expires_at: now + windowSeconds },
           ConditionExpression: 'window_start <= :windowAgo',
-          ExpressionAttributeValues: { ':windowAgo': now - windowSeconds },
+          ExpressionAttributeValues: { ':windowAgo': windowAgo },
         }),
       ),
     );
-    if (opened.written) return;
-    // Another wrong code opened a window meanwhile: count in it.
+    if (opened.written) return { taken: true, windowStart: now, alone: true };
+    if (round >= 2) throw new Error('the phone failure window kept changing');
   }
+}
+
+/**
+ * Gives a phone's try back (the code was right, or nothing was compared), in the window it was
+ * taken in. A window left with no try in it goes too, so an attempt that compared nothing leaves
+ * no trace (a window opens with the first wrong code).
+ */
+export async function givePhoneTryBack(
+  table: Table,
+  companyId: string,
+  phone: string,
+  taken: { id: string; windowStart: number; alone: boolean },
+): Promise<void> {
+  const key = phoneFailuresKey(companyId, phone);
+  const values = { ':attempt': new Set([taken.id]), ':windowStart': taken.windowStart };
+  if (taken.alone) {
+    const removed = await conditionalWrite(
+      table.client.send(
+        new DeleteCommand({
+          TableName: table.name,
+          Key: key,
+          ConditionExpression: 'window_start = :windowStart AND tries = :attempt',
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
+    if (removed.written) return;
+    // Another try joined it meanwhile: take out this one only.
+  }
+  await removeTry(table, key, taken.id, { expression: 'window_start = :windowStart', values: { ':windowStart': taken.windowStart } });
 }

@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UserStatus } from '../users/user-status.js';
 import { writeInBatches } from './batch-write.js';
 import { conditionalWrite } from './conditional-write.js';
 import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
@@ -7,8 +8,15 @@ import { putIfAbsent, type TransactItem } from './transactions.js';
 
 // Sessions: one item per access token, in its user's partition (keys.ts sessionKey).
 
+/** How a session began: registration, an OTP login, a PIN login. */
+export type SessionStart = 'register' | 'otp' | 'pin';
+
 export interface SessionRecord {
   user_type: number;
+  /** How the session began (sessions from before this was kept have none). */
+  began?: SessionStart | undefined;
+  /** The bound device it began on, if any: removing the device ends the session. */
+  device_key?: string | undefined;
   created_at: number;
   /** Epoch seconds of the last recorded use (recorded at most once per touch interval). */
   last_used_at: number;
@@ -24,19 +32,48 @@ export function sessionPut(table: Table, companyId: string, userId: string, toke
   return putIfAbsent(table, sessionKey(companyId, userId, tokenHash), record);
 }
 
+/** What the user's side of a session grant also changes or requires. */
+export interface GrantTerms {
+  /** The code reached the phone: the user is phone-verified from now on. */
+  phoneVerified?: boolean;
+  /** The PIN compared was this version of that PIN (a change or reset since refuses the grant). */
+  pinVersion?: { attribute: string; seen: number };
+  /** Devices bound and removed with the session: added to the user's device count; with max, refused at that maximum. */
+  deviceCount?: { add: number; max?: number };
+}
+
 /**
  * The user's side of a new session, in the same transaction: only an active user may have one,
  * and session_version counts every session ever granted, so that whatever ends all sessions
  * (end-sessions.ts) can tell that one was granted while it worked.
  */
-export function sessionGrant(table: Table, companyId: string, userId: string, extra?: { phoneVerified: boolean }): TransactItem {
+export function sessionGrant(table: Table, companyId: string, userId: string, terms: GrantTerms = {}): TransactItem {
+  const adds = ['session_version :one'];
+  const conditions = ['attribute_exists(pk)', 'status_id = :active'];
+  const values: Record<string, unknown> = { ':one': 1, ':active': UserStatus.ACTIVE };
+  const names: Record<string, string> = {};
+  if (terms.pinVersion) {
+    names['#pinVersion'] = terms.pinVersion.attribute;
+    values[':pinVersion'] = terms.pinVersion.seen;
+    // A PIN never changed has no version: 0.
+    conditions.push(`(#pinVersion = :pinVersion${terms.pinVersion.seen === 0 ? ' OR attribute_not_exists(#pinVersion)' : ''})`);
+  }
+  if (terms.deviceCount && terms.deviceCount.add !== 0) {
+    adds.push('device_count :devices');
+    values[':devices'] = terms.deviceCount.add;
+  }
+  if (terms.deviceCount?.max !== undefined) {
+    values[':maxDevices'] = terms.deviceCount.max;
+    conditions.push('(attribute_not_exists(device_count) OR device_count < :maxDevices)');
+  }
   return {
     Update: {
       TableName: table.name,
       Key: userKey(companyId, userId),
-      UpdateExpression: `ADD session_version :one${extra?.phoneVerified ? ' SET phone_verified = :one' : ''}`,
-      ConditionExpression: 'attribute_exists(pk) AND status_id = :active',
-      ExpressionAttributeValues: { ':one': 1, ':active': 1 },
+      UpdateExpression: `ADD ${adds.join(', ')}${terms.phoneVerified ? ' SET phone_verified = :one' : ''}`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeValues: values,
+      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
     },
   };
 }
@@ -56,9 +93,10 @@ export async function touchSession(table: Table, key: ItemKey, seenLastUsedAt: n
       new UpdateCommand({
         TableName: table.name,
         Key: key,
-        // last_used_at only: the IAM role of referral_program allows this one attribute (serverless/stack.cjs).
+        // last_used_at only: for some roles the one attribute of a user's partition they may write
+        // (serverless/permissions.cjs). Never an item anew: IAM cannot require this condition.
         UpdateExpression: 'SET last_used_at = :now',
-        ConditionExpression: 'last_used_at = :seen',
+        ConditionExpression: 'attribute_exists(pk) AND last_used_at = :seen',
         ExpressionAttributeValues: { ':now': now, ':seen': seenLastUsedAt },
       }),
     ),
@@ -83,10 +121,15 @@ export interface StoredSession {
   key: ItemKey;
   expiresAt: number;
   lastUsedAt: number;
+  /** The device it is bound to, if any. */
+  deviceKey: string | undefined;
 }
 
-/** Every stored session of a user (expired ones included, as DynamoDB deletes them late), read strongly consistently. */
-export async function querySessions(table: Table, companyId: string, userId: string): Promise<StoredSession[]> {
+/**
+ * Every stored session of a user (expired ones included, as DynamoDB deletes them late), read
+ * strongly consistently; or only those bound to one device.
+ */
+export async function querySessions(table: Table, companyId: string, userId: string, deviceKey?: string): Promise<StoredSession[]> {
   const pk = userKey(companyId, userId).pk;
   const sessions: StoredSession[] = [];
   let start: Record<string, unknown> | undefined;
@@ -95,8 +138,9 @@ export async function querySessions(table: Table, companyId: string, userId: str
       new QueryCommand({
         TableName: table.name,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': SESSION_PREFIX },
-        ProjectionExpression: 'pk, sk, expires_at, last_used_at',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': SESSION_PREFIX, ...(deviceKey ? { ':device': deviceKey } : {}) },
+        ...(deviceKey ? { FilterExpression: 'device_key = :device' } : {}),
+        ProjectionExpression: 'pk, sk, expires_at, last_used_at, device_key',
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
@@ -106,6 +150,7 @@ export async function querySessions(table: Table, companyId: string, userId: str
         key: { pk: item.pk as string, sk: item.sk as string },
         expiresAt: item.expires_at as number,
         lastUsedAt: item.last_used_at as number,
+        deviceKey: item.device_key as string | undefined,
       });
     start = page.LastEvaluatedKey;
   } while (start);

@@ -1,10 +1,23 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { type AwsConfig, awsClient } from '../aws/clients.js';
 import type { Config } from '../config.js';
 
-/** Emulators accept any credentials; these keep the SDK from looking for real ones. */
-export const DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+/**
+ * The signal of the request whose work is running: aborted once it has been answered 503 for its
+ * deadline. The client then sends none of its later calls, so work that was given up stops
+ * writing; a call already in flight may still land (Idempotency-Key makes that harmless).
+ */
+export const requestWork = new AsyncLocalStorage<AbortSignal>();
+
+/** Thrown instead of a DynamoDB call made for a request that was already answered 503. */
+export class RequestAbandoned extends Error {
+  constructor() {
+    super('the request was answered for its deadline: its work stops here');
+    this.name = 'RequestAbandoned';
+  }
+}
 
 /** The service's one DynamoDB table and the client that reaches it: what every store function takes. */
 export interface Table {
@@ -13,26 +26,20 @@ export interface Table {
 }
 
 /**
- * The table of a configuration, with a client whose every attempt is abandoned after
- * dynamodbTimeoutMs (throwOnRequestTimeout: without it the SDK only logs a warning and keeps
- * waiting), so a stuck table costs at most 3 attempts and their backoff: with the 1 s default
- * about 3.5 s, well inside the 10 s Lambda timeout.
+ * The table of a configuration. A stuck table costs at most dynamodbMaxAttempts attempts of
+ * dynamodbTimeoutMs and their backoff: with the defaults (3 of 1 s) about 3.5 s, well inside the
+ * 10 s Lambda timeout.
  */
-export function createTable(
-  config: Pick<Config, 'region' | 'dynamodbEndpoint' | 'dynamodbTimeoutMs' | 'tableName' | 'dummyCredentials'>,
-): Table {
-  const client = new DynamoDBClient({
-    region: config.region,
-    // DynamoDB Local accepts any credentials; dummy ones keep the SDK from looking for real ones.
-    ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {}),
-    ...(config.dummyCredentials ? { credentials: DUMMY_CREDENTIALS } : {}),
-    maxAttempts: 3,
-    requestHandler: new NodeHttpHandler({
-      connectionTimeout: config.dynamodbTimeoutMs,
-      requestTimeout: config.dynamodbTimeoutMs,
-      throwOnRequestTimeout: true,
-    }),
-  });
+export function createTable(config: AwsConfig & Pick<Config, 'tableName'>): Table {
+  const client = awsClient(DynamoDBClient, config, 'dynamodb');
+  // Inside the retry loop, so neither a first attempt nor a retry leaves after the deadline.
+  client.middlewareStack.add(
+    (next) => (args) => {
+      if (requestWork.getStore()?.aborted) throw new RequestAbandoned();
+      return next(args);
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'stopAbandonedWork' },
+  );
   return {
     client: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
     name: config.tableName,

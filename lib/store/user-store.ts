@@ -1,4 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UserStatus } from '../users/user-status.js';
 import { emailClaimKey, phoneClaimKey, userKey } from './keys.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
@@ -36,6 +37,11 @@ export interface UserRecord {
   phone_verified: 0 | 1;
   /** How many sessions the user was ever granted: lets a change that ends them all see one granted meanwhile. */
   session_version: number;
+  /** Devices bound (API contract 3.6), kept by the writes that bind and remove them; absent: none. */
+  device_count?: number | undefined;
+  /** Changes and resets of each PIN: a PIN login compared against an older one is refused its session. Absent: 0. */
+  login_pin_version?: number | undefined;
+  transaction_pin_version?: number | undefined;
   cretaed_by: string;
   created_at: number;
   updated_at: number;
@@ -50,9 +56,11 @@ export function userPut(table: Table, user: UserRecord): TransactItem {
  * code can be refused to a user who is not active without reading the user. Claims written
  * before status was kept on them have none: active.
  */
-export interface PhoneClaim {
+interface PhoneClaim {
   user_id: string;
   status_id?: number | undefined;
+  /** The Idempotency-Key record of the request that registered the user, when it had one. */
+  registered_by_request?: string | undefined;
 }
 
 /** Claims (phone, user type) for a user: fails when someone already holds it. */
@@ -63,8 +71,13 @@ export function phoneClaimPut(
   userType: number,
   userId: string,
   statusId: number,
+  requestRef?: string,
 ): TransactItem {
-  return putIfAbsent(table, phoneClaimKey(companyId, phoneE164, userType), { user_id: userId, status_id: statusId });
+  return putIfAbsent(table, phoneClaimKey(companyId, phoneE164, userType), {
+    user_id: userId,
+    status_id: statusId,
+    registered_by_request: requestRef,
+  });
 }
 
 /** Keeps the user's status on their phone claim, only while they hold it. */
@@ -98,19 +111,6 @@ export function userExistsCheck(table: Table, companyId: string, userId: string)
   };
 }
 
-/** An atomic +1 on a user's referral count; fails if the user does not exist. */
-export function referralCountIncrement(table: Table, companyId: string, userId: string, nowSeconds: number): TransactItem {
-  return {
-    Update: {
-      TableName: table.name,
-      Key: userKey(companyId, userId),
-      UpdateExpression: 'ADD referral_count :one SET updated_at = :now',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':one': 1, ':now': nowSeconds },
-    },
-  };
-}
-
 export async function getUser(table: Table, companyId: string, userId: string, consistent = false): Promise<UserRecord | undefined> {
   const { Item } = await table.client.send(
     new GetCommand({ TableName: table.name, Key: userKey(companyId, userId), ConsistentRead: consistent }),
@@ -139,7 +139,10 @@ export function userStatusChange(
   };
 }
 
-/** The held-but-unproven owner of a phone gives it up: status 3, only while still unverified and with no session granted since read. */
+/**
+ * The held-but-unproven owner of a phone gives it up (PHONE_RECLAIMED), only while still active (an
+ * operator's disable is never overwritten), still unverified, and with no session granted since read.
+ */
 export function userPhoneReclaimed(
   table: Table,
   companyId: string,
@@ -147,29 +150,32 @@ export function userPhoneReclaimed(
   sessionVersion: number,
   nowSeconds: number,
 ): TransactItem {
-  const update = userStatusChange(table, companyId, userId, 3, sessionVersion, nowSeconds).Update!;
+  const update = userStatusChange(table, companyId, userId, UserStatus.PHONE_RECLAIMED, sessionVersion, nowSeconds).Update!;
   return {
     Update: {
       ...update,
-      ConditionExpression: `${update.ConditionExpression} AND (attribute_not_exists(phone_verified) OR phone_verified <> :one)`,
-      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':one': 1 },
+      ConditionExpression: `${update.ConditionExpression} AND status_id = :active AND (attribute_not_exists(phone_verified) OR phone_verified <> :one)`,
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':one': 1, ':active': UserStatus.ACTIVE },
     },
   };
 }
 
-/** Moves the claim on (phone, user type) from one user to another, only if the first still holds it. */
+/**
+ * Moves the claim on (phone, user type) from one user to another, only if the first still holds
+ * it; the claim carries its new holder's own status (a user registered disabled gets no login SMS).
+ */
 export function phoneClaimMove(
   table: Table,
   companyId: string,
   phoneE164: string,
   userType: number,
-  toUserId: string,
+  to: { userId: string; statusId: number },
   fromUserId: string,
 ): TransactItem {
   return {
     Put: {
       TableName: table.name,
-      Item: { ...phoneClaimKey(companyId, phoneE164, userType), user_id: toUserId, status_id: 1 },
+      Item: { ...phoneClaimKey(companyId, phoneE164, userType), user_id: to.userId, status_id: to.statusId },
       ConditionExpression: 'user_id = :from',
       ExpressionAttributeValues: { ':from': fromUserId },
     },
@@ -232,7 +238,7 @@ export async function getPhoneClaim(
     new GetCommand({
       TableName: table.name,
       Key: phoneClaimKey(companyId, phoneE164, userType),
-      ProjectionExpression: 'user_id, status_id',
+      ProjectionExpression: 'user_id, status_id, registered_by_request',
       ConsistentRead: consistent,
     }),
   );

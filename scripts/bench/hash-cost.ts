@@ -9,7 +9,7 @@ import { median, round } from './stats.js';
 // service's code is untouched: the bench swaps node:crypto's scrypt in its own process.
 
 /** The cost the bench injects while it measures registration's non-hashing path. */
-export const BENCH_ONLY_SCRYPT = { N: 2 ** 10, r: 8, p: 1 };
+const BENCH_ONLY_SCRYPT = { N: 2 ** 10, r: 8, p: 1 };
 
 const realScrypt = crypto.scrypt;
 
@@ -23,7 +23,7 @@ export function useBenchOnlyScrypt(enabled: boolean): void {
 }
 
 /** OWASP Password Storage Cheat Sheet scrypt settings: equal work, memory traded for parallelism. */
-export const OWASP_SCRYPT_SETTINGS = [
+const OWASP_SCRYPT_SETTINGS = [
   { N: 2 ** 17, r: 8, p: 1 },
   { N: 2 ** 16, r: 8, p: 2 },
   { N: 2 ** 15, r: 8, p: 3 },
@@ -32,7 +32,7 @@ export const OWASP_SCRYPT_SETTINGS = [
 ];
 
 /** Cheaper scrypt settings a PIN could use (docs/security.md weighs them against the pepper). */
-export const PIN_SCRYPT_CANDIDATES = [
+const PIN_SCRYPT_CANDIDATES = [
   { N: 2 ** 10, r: 8, p: 1 },
   { N: 2 ** 12, r: 8, p: 1 },
   { N: 2 ** 14, r: 8, p: 1 },

@@ -1,3 +1,5 @@
+import type { FunctionName, InvokedFunctionName } from '../../lib/api/endpoints.js';
+
 // The fewest DynamoDB requests each endpoint and outcome needs, with a warm company cache and
 // no Authorization header unless the outcome says so. docs/performance.md explains each one;
 // the bench checks every measured call against this table.
@@ -11,8 +13,8 @@ export interface Minimum {
   work: string;
 }
 
-export const MINIMUM_ROUND_TRIPS: Record<string, Record<string, Minimum>> = {
-  user_register: {
+export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Record<string, Minimum>> = {
+  userRegister: {
     'new user': { requests: 1, sequential: 1, work: 'TransactWriteItems (user, phone, email, referral code, session)' },
     'new user, proven phone': { requests: 1, sequential: 1, work: 'TransactWriteItems (+ the proof used up)' },
     'phone reclaimed from an unverified holder': {
@@ -25,12 +27,12 @@ export const MINIMUM_ROUND_TRIPS: Record<string, Record<string, Minimum>> = {
     'new user, referred': {
       requests: 2,
       sequential: 2,
-      work: 'GetItem referral code; TransactWriteItems (+ referrer count, notification)',
+      work: 'GetItem referral code; TransactWriteItems (+ a shard of the referrer count, notification, unread count)',
     },
     'duplicate phone': { requests: 1, sequential: 1, work: 'TransactWriteItems, cancelled on the phone claim' },
     'unknown referral code': { requests: 1, sequential: 1, work: 'GetItem referral code' },
   },
-  login_phone: {
+  loginPhone: {
     'first send in window': {
       requests: 7,
       sequential: 4,
@@ -57,34 +59,157 @@ export const MINIMUM_ROUND_TRIPS: Record<string, Record<string, Minimum>> = {
     },
     'destination refused (400, code 15)': { requests: 0, sequential: 0, work: 'none: checked against the numbering plan before any limit' },
   },
-  verify_otp: {
+  verifyOtp: {
+    // Count first, compare second: every attempt takes its tries before the code is looked at.
     'wrong code': {
-      requests: 5,
-      sequential: 3,
-      work: 'UpdateItem address window | GetItem phone failures; DeleteItem code (refused, returns it); UpdateItem tries | UpdateItem phone failures',
+      requests: 3,
+      sequential: 1,
+      work: 'UpdateItem address window | UpdateItem phone try (ADD) | UpdateItem code try (ADD, returns the code); compared in memory',
     },
     'right login code': {
-      requests: 4,
+      requests: 6,
       sequential: 3,
-      work: 'UpdateItem address window | GetItem phone failures; DeleteItem code; TransactWriteItems (session, user: active? phone verified, session count)',
+      work:
+        'UpdateItem address window | UpdateItem phone try | UpdateItem code try; UpdateItem code used up | DeleteItem phone try given back; ' +
+        'TransactWriteItems (session, user: active? phone verified, session count)',
     },
     'code already used': {
-      requests: 3,
+      requests: 4,
       sequential: 2,
-      work: 'UpdateItem address window | GetItem phone failures; DeleteItem code (refused, nothing there)',
+      work: 'UpdateItem address window | UpdateItem phone try | UpdateItem code try (refused: used); DeleteItem phone try given back',
     },
   },
-  referral_program: {
-    'own list, first page': { requests: 3, sequential: 2, work: 'GetItem session (consistent); GetItem user | Query notifications' },
-    'own list, next page': { requests: 3, sequential: 2, work: 'GetItem session (consistent); GetItem user | Query notifications' },
+  loginPin: {
+    'right PIN': {
+      requests: 5,
+      sequential: 4,
+      work:
+        'GetItem device; PutItem nonce (if absent) | GetItem user; UpdateItem PIN try (ADD); ' +
+        'TransactWriteItems (session, user: active? same PIN version, device still bound and its session count, last use, tries cleared)',
+    },
+    'wrong PIN (400, code 17)': {
+      requests: 4,
+      sequential: 3,
+      work: 'GetItem device; PutItem nonce | GetItem user; UpdateItem PIN try (ADD); compared in memory',
+    },
+    'PIN locked (400, code 18)': {
+      requests: 4,
+      sequential: 3,
+      work: 'GetItem device; PutItem nonce | GetItem user; UpdateItem PIN try (refused: locked)',
+    },
+    'bad signature (401)': { requests: 1, sequential: 1, work: 'GetItem device; the signature checked in memory, nothing written' },
+  },
+  devices: {
+    'own devices': { requests: 2, sequential: 2, work: "GetItem session (consistent); Query the user's devices" },
+  },
+  devicesRemove: {
+    'a device with one session': {
+      requests: 5,
+      sequential: 4,
+      work:
+        "GetItem session; GetItem device | Query the device's sessions; TransactWriteItems (device, list item, sessions, count); " +
+        "Query the device's sessions (any granted while it worked)",
+    },
+  },
+  changePin: {
+    'PIN changed': {
+      requests: 7,
+      sequential: 6,
+      work:
+        'GetItem session; GetItem user (consistent); UpdateItem PIN try (ADD); GetItem user | Query sessions; ' +
+        'TransactWriteItems (new hash and PIN version, tries cleared, notice and unread count, other sessions deleted); ' +
+        'Query sessions (any granted while it worked)',
+    },
+    'wrong current PIN (400, code 17)': {
+      requests: 3,
+      sequential: 3,
+      work: 'GetItem session; GetItem user (consistent); UpdateItem PIN try (ADD); compared in memory',
+    },
+  },
+  resetPin: {
+    'with a phone proof': {
+      requests: 6,
+      sequential: 5,
+      work:
+        'GetItem session; GetItem user (its phone); GetItem user | Query sessions; ' +
+        'TransactWriteItems (proof used up, new hash, tries cleared, notice, other sessions deleted); Query sessions',
+    },
+    'no proof (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session' },
+  },
+  referralProgram: {
+    'own list, first page': {
+      requests: 3,
+      sequential: 2,
+      work: 'GetItem session (consistent); Query user and count shards | Query notifications (consistent)',
+    },
+    'own list, next page': {
+      requests: 3,
+      sequential: 2,
+      work: 'GetItem session (consistent); Query user and count shards | Query notifications (consistent)',
+    },
     "another user's list (403)": { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
+  },
+  notifications: {
+    'own list, first page': {
+      requests: 3,
+      sequential: 2,
+      work: 'GetItem session (consistent); Query notifications (consistent) | Query unread count shards (consistent)',
+    },
+    'own list, next page': {
+      requests: 3,
+      sequential: 2,
+      work: 'GetItem session (consistent); Query notifications (consistent) | Query unread count shards (consistent)',
+    },
+  },
+  notificationsRead: {
+    'by id': {
+      requests: 3,
+      sequential: 3,
+      work: 'GetItem session (consistent); TransactWriteItems (notification read if unread, unread count - 1); Query unread count shards (consistent)',
+    },
+    'by id, already read': {
+      requests: 3,
+      sequential: 3,
+      work: 'GetItem session (consistent); TransactWriteItems (refused: read); Query unread count shards (consistent)',
+    },
+    'all (one unread)': {
+      requests: 4,
+      sequential: 4,
+      work: "GetItem session (consistent); Query the user's unread notifications; TransactWriteItems (as by id); Query unread count shards (consistent)",
+    },
+    'all, none unread': {
+      requests: 3,
+      sequential: 3,
+      work: "GetItem session (consistent); Query the user's unread notifications (none); Query unread count shards (consistent)",
+    },
   },
   logout: {
     'this session': { requests: 2, sequential: 2, work: 'GetItem session; DeleteItem session' },
     'other sessions (one)': { requests: 3, sequential: 3, work: "GetItem session; Query the user's sessions; BatchWriteItem deletes" },
     'all sessions (one)': { requests: 3, sequential: 3, work: "GetItem session; Query the user's sessions; BatchWriteItem deletes" },
   },
-  not_found: {
+  // Count first, compare second (lib/pins/pin-attempts.ts): the PIN's try is taken before it is compared.
+  transactionAuthorization: {
+    'right PIN': {
+      requests: 4,
+      sequential: 4,
+      work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try; TransactWriteItems (authorization, reference claim, tries cleared)',
+    },
+    'wrong PIN (17)': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try' },
+    'wrong PIN that locks it (17, attempts_left 0)': {
+      requests: 4,
+      sequential: 4,
+      work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try; TransactWriteItems (notification, unread count)',
+    },
+    'locked (18)': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try (refused)' },
+  },
+  // One conditional write decides every outcome: no read first.
+  redeemAuthorization: {
+    redeemed: { requests: 1, sequential: 1, work: 'UpdateItem authorization (conditional on every value, unexpired, unredeemed)' },
+    'other values (19)': { requests: 1, sequential: 1, work: 'UpdateItem authorization (refused, returns the item for the audit)' },
+    'used (19)': { requests: 1, sequential: 1, work: 'UpdateItem authorization (refused, returns the item for the audit)' },
+  },
+  notFound: {
     'unknown route': { requests: 0, sequential: 0, work: 'none' },
   },
 };

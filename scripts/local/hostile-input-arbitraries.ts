@@ -1,5 +1,8 @@
 import fc from 'fast-check';
+import type { Endpoint } from '../../lib/api/endpoint.js';
+import { endpoints } from '../../lib/api/endpoints.js';
 import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
+import { OTP_CODE_PATTERN } from '../../lib/otp/otp-codes.js';
 
 // Generators of hostile requests for every endpoint: wrong types, missing and extra fields,
 // huge and empty strings, Unicode edge cases, numbers as strings and the reverse, nested
@@ -39,21 +42,31 @@ export interface HostileRequest {
   isBase64Encoded: boolean;
 }
 
+const route = ({ method, path }: Endpoint) => ({ method, path });
+
 export const PATHS: Record<EndpointName, { method: string; path: string }> = {
-  user_register: { method: 'POST', path: '/wallet/v3/auth/user_register' },
-  login_phone: { method: 'POST', path: '/wallet/v3/auth/login_phone' },
-  verify_otp: { method: 'POST', path: '/wallet/v3/auth/verify_otp' },
-  referral_program: { method: 'GET', path: '/wallet/v3/reward_promotion/referral_program' },
+  userRegister: route(endpoints.userRegister),
+  loginPhone: route(endpoints.loginPhone),
+  verifyOtp: route(endpoints.verifyOtp),
+  referralProgram: route(endpoints.referralProgram),
+  loginPin: route(endpoints.loginPin),
+  devices: route(endpoints.devices),
+  devicesRemove: route(endpoints.devicesRemove),
+  changePin: route(endpoints.changePin),
+  resetPin: route(endpoints.resetPin),
+  notifications: route(endpoints.notifications),
+  notificationsRead: route(endpoints.notificationsRead),
+  transactionAuthorization: route(endpoints.transactionAuthorization),
   // After the others: a logout that succeeds ends one of the fixture's sessions.
-  logout: { method: 'POST', path: '/wallet/v3/auth/logout' },
-  not_found: { method: 'POST', path: '/wallet/v3/auth/nothing_here' },
+  logout: route(endpoints.logout),
+  notFound: { method: 'POST', path: '/wallet/v3/auth/nothing_here' },
 };
 
 /** The service's body limit (MAX_BODY_BYTES default): an accepted body must fit in it. */
 const MAX_BODY_BYTES = 16 * 1024;
 
 /** A referral code no user can hold (real ones have 8 characters): registration stops at it, before hashing. */
-export const UNKNOWN_REFERRAL_CODE = 'NOSUCHCODE';
+const UNKNOWN_REFERRAL_CODE = 'NOSUCHCODE';
 
 const UNICODE_EDGE_CASES = [
   '\u0000',
@@ -115,7 +128,7 @@ const PRIVILEGED_KEYS = [
   'expires_at',
 ];
 
-export const hostileString: fc.Arbitrary<string> = fc.oneof(
+const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('', ' ', ...UNICODE_EDGE_CASES, ...INJECTION_STRINGS, ...NUMBER_LIKE_STRINGS) },
   { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
@@ -123,7 +136,7 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 101, max: 20_000 }).map((length) => 'x'.repeat(length)) },
 );
 
-export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
+const hostileNumber: fc.Arbitrary<number> = fc.oneof(
   fc.constantFrom(0, -0, 1, 2, 3, 4, 5, -1, 1.5, 2 ** 53, -(2 ** 53), 1e308, 631152000000, 4102444800000, 2025550143),
   fc.integer(),
   fc.double(),
@@ -132,7 +145,7 @@ export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
 const hostileKey = fc.oneof(fc.constantFrom(...PROTO_KEYS, ...PRIVILEGED_KEYS), hostileString);
 
 /** Any JSON value a client could send, nested objects and arrays included. */
-export const hostileValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
+const hostileValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', maxDepth: 3 },
     hostileString,
@@ -159,7 +172,7 @@ function stringify(value: unknown): string {
 }
 
 /** A JSON object from entries, in order, duplicates and __proto__ kept as written. */
-export function jsonObject(entries: [string, unknown][]): RawJson {
+function jsonObject(entries: [string, unknown][]): RawJson {
   return new RawJson(`{${entries.map(([key, value]) => `${JSON.stringify(key)}:${stringify(value)}`).join(',')}}`);
 }
 
@@ -201,6 +214,9 @@ const NEAR_MISSES: Record<string, unknown[]> = {
   referral_code: ['abc', 'x'.repeat(33), 'AB CD', 12345678, UNKNOWN_REFERRAL_CODE.toLowerCase()],
   cretaed_by: ['operator', 'f'.repeat(32), 1],
   user_id: ['f'.repeat(31), 'g'.repeat(32), 'F'.repeat(32), 12],
+  currency: ['eur', 'EURO', 'XXX', 978, ' EUR'],
+  payee: ['', 'x'.repeat(129), 'a\u0000b', 7],
+  reference: ['', 'x'.repeat(129), 'a\nb', ['order-1']],
 };
 
 type Mutation =
@@ -265,8 +281,8 @@ function brokenBody(validText: fc.Arbitrary<string>): fc.Arbitrary<string | unde
   );
 }
 
-const FIELDS: Record<Exclude<EndpointName, 'not_found'>, string[]> = {
-  user_register: [
+const FIELDS: Record<Exclude<EndpointName, 'notFound'>, string[]> = {
+  userRegister: [
     'dial_code',
     'phone_number',
     'user_type',
@@ -293,11 +309,37 @@ const FIELDS: Record<Exclude<EndpointName, 'not_found'>, string[]> = {
     'phone_verification_token',
     'cretaed_by',
   ],
-  login_phone: ['dial_code', 'phone_number', 'user_type', 'otp_type'],
-  verify_otp: ['dial_code', 'phone_number', 'user_type', 'otp_type', 'otp'],
-  referral_program: ['user_id'],
+  loginPhone: ['dial_code', 'phone_number', 'user_type', 'otp_type'],
+  verifyOtp: ['dial_code', 'phone_number', 'user_type', 'otp_type', 'otp'],
+  referralProgram: ['user_id'],
+  loginPin: ['device_key', 'login_pin', 'timestamp', 'nonce', 'signature'],
+  // It takes no body: whatever one holds is ignored.
+  devices: ['device_key'],
+  devicesRemove: ['device_key'],
+  changePin: ['pin_type', 'current_pin', 'new_pin'],
+  resetPin: ['pin_type', 'new_pin', 'phone_verification_token'],
+  notifications: ['unread'],
+  notificationsRead: ['ids', 'all', 'before'],
+  transactionAuthorization: ['transaction_pin', 'amount', 'currency', 'payee', 'reference'],
   logout: ['scope'],
 };
+
+/** A PIN login of the right shape for a device no one bound (no signature can be right): refused 401 before any write. */
+function loginPinBase(): fc.Arbitrary<Record<string, unknown>> {
+  return fc
+    .record({
+      deviceKey: fc.stringMatching(/^[0-9a-f]{32}$/),
+      nonce: fc.stringMatching(/^[A-Za-z0-9_-]{16,64}$/),
+      signature: fc.base64String({ minLength: 88, maxLength: 96 }),
+    })
+    .map(({ deviceKey, nonce, signature }) => ({
+      device_key: deviceKey,
+      login_pin: '2580',
+      timestamp: Math.floor(Date.now() / 1000),
+      nonce,
+      signature,
+    }));
+}
 
 /** The seed's sample registration, with a number from the fixture and an unknown referral code. */
 function registrationBase(fixture: HostileFixture): fc.Arbitrary<Record<string, unknown>> {
@@ -316,7 +358,7 @@ function codeTargetBase(fixture: HostileFixture, withOtp: boolean): fc.Arbitrary
       phone: fc.constantFrom(...fixture.phoneNumbers),
       userType: fc.constantFrom(1, 2),
       otpType: fc.constantFrom(1, 2, 3, 4),
-      otp: fc.stringMatching(/^[0-9]{6}$/),
+      otp: fc.stringMatching(OTP_CODE_PATTERN),
     })
     .map(({ phone, userType, otpType, otp }) => ({
       dial_code: '+1',
@@ -337,23 +379,52 @@ const keepsUnknownReferralCode = (mutations: Mutation[]) =>
       change.kind === 'add' || change.field !== 'referral_code' || (change.kind !== 'drop' && change.value !== '' && change.value !== null),
   );
 
+/** An authorization for an amount of 0: refused before the PIN is counted, whatever else a run changes. */
+const AUTHORIZATION_BASE = { ...endpoints.transactionAuthorization.examples.request, amount: '0' };
+const keepsZeroAmount = (mutations: Mutation[]) =>
+  mutations.every(
+    (change) => change.kind === 'add' || change.field !== 'amount' || change.kind === 'drop' || change.value === AUTHORIZATION_BASE.amount,
+  );
+
 function bodyFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<string | undefined> {
-  if (endpoint === 'not_found') return brokenBody(fc.constant('{}'));
+  if (endpoint === 'notFound') return brokenBody(fc.constant('{}'));
   const base =
-    endpoint === 'user_register'
+    endpoint === 'userRegister'
       ? registrationBase(fixture)
-      : endpoint === 'referral_program'
+      : endpoint === 'referralProgram'
         ? fc.constantFrom(...fixture.userIds).map((userId) => ({ user_id: userId }))
         : endpoint === 'logout'
           ? fc.constantFrom<Record<string, unknown>>({}, { scope: 'current' }, { scope: 'others' }, { scope: 'all' })
-          : codeTargetBase(fixture, endpoint === 'verify_otp');
-  const keep = endpoint === 'user_register' ? keepsUnknownReferralCode : undefined;
+          : endpoint === 'loginPin'
+            ? loginPinBase()
+            : endpoint === 'devices'
+              ? fc.constant({})
+              : endpoint === 'devicesRemove'
+                ? fc.stringMatching(/^[0-9a-f]{32}$/).map((deviceKey) => ({ device_key: deviceKey }))
+                : endpoint === 'changePin'
+                  ? // A current PIN no fixture user has: a change is refused (17, then 18), never made.
+                    fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, current_pin: '8642', new_pin: '7153' }))
+                  : endpoint === 'resetPin'
+                    ? // The fixture's sessions began by registration: without a valid proof, 14, never made.
+                      fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, new_pin: '7153' }))
+                    : endpoint === 'notifications'
+                      ? fc.constant({})
+                      : endpoint === 'notificationsRead'
+                        ? fc.constantFrom<Record<string, unknown>>({ all: 1 }, { all: 1, before: 1_795_000_000 }, { ids: fixture.userIds })
+                        : endpoint === 'transactionAuthorization'
+                          ? fc.constant<Record<string, unknown>>(AUTHORIZATION_BASE)
+                          : codeTargetBase(fixture, endpoint === 'verifyOtp');
+  const keep =
+    endpoint === 'userRegister' ? keepsUnknownReferralCode : endpoint === 'transactionAuthorization' ? keepsZeroAmount : undefined;
   const valid = base.map((body) => JSON.stringify(body));
   return fc.oneof(
-    { weight: 8, arbitrary: mutatedBody(base, FIELDS[endpoint], endpoint === 'user_register' ? 1 : 0, keep) },
+    { weight: 8, arbitrary: mutatedBody(base, FIELDS[endpoint], endpoint === 'userRegister' ? 1 : 0, keep) },
     { weight: 2, arbitrary: brokenBody(valid) },
     // A GET's body is optional: often none at all.
-    { weight: endpoint === 'referral_program' ? 3 : 0, arbitrary: fc.constant(undefined) },
+    {
+      weight: endpoint === 'referralProgram' || endpoint === 'devices' || endpoint === 'notifications' ? 3 : 0,
+      arbitrary: fc.constant(undefined),
+    },
   );
 }
 
@@ -366,12 +437,12 @@ function queryFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary
     fc.constantFrom(...fixture.cursors).map((cursor) => cursor.split('.').reverse().join('.')),
   );
   const key = fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom('user_id', 'limit', 'cursor') },
+    { weight: 4, arbitrary: fc.constantFrom('user_id', 'limit', 'cursor', 'unread') },
     fc.constantFrom(...PROTO_KEYS),
     hostileString,
   );
   const query = fc.array(fc.tuple(key, value), { maxLength: 4 }).map((entries) => Object.fromEntries(entries));
-  return endpoint === 'referral_program'
+  return endpoint === 'referralProgram' || endpoint === 'notifications'
     ? fc.oneof(query, fc.constant(undefined))
     : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, query);
 }
@@ -474,8 +545,8 @@ export function hostileRequest(endpoint: EndpointName, fixture: HostileFixture):
 /** The user_register request of a company for a JSON body, in the form the hostile-input checks take. */
 export function registrationRequest(companyId: string, body: string) {
   return {
-    endpoint: 'user_register' as const,
-    ...PATHS.user_register,
+    endpoint: 'userRegister' as const,
+    ...PATHS.userRegister,
     headers: { CompanyID: companyId, 'content-type': 'application/json' },
     query: undefined,
     body,

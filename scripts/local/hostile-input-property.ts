@@ -1,8 +1,9 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Company } from '../../lib/companies/companies.js';
 import { ErrorCodes, StatusNames } from '../../lib/errors.js';
 import { HEX_ID_PATTERN } from '../../lib/ids.js';
-import { encodeCursor } from '../../lib/referrals/referral-cursor.js';
+import { encodeCursor } from '../../lib/paging/list-cursor.js';
 import type { HostileFixture, HostileRequest } from './hostile-input-arbitraries.js';
 import {
   type Account,
@@ -16,7 +17,16 @@ import {
   randomPhoneNumber,
   signUp,
 } from './in-process-service.js';
-import { diffSnapshots, identityProblems, isUnchanged, type Snapshot, type SnapshotDiff, scanItems, snapshotOf } from './table-snapshot.js';
+import {
+  canonical,
+  diffSnapshots,
+  identityProblems,
+  isUnchanged,
+  type Snapshot,
+  type SnapshotDiff,
+  scanItems,
+  snapshotOf,
+} from './table-snapshot.js';
 
 // The property every hostile request must satisfy, shared by the bounded test and scripts/fuzz.ts:
 // the answer is the envelope with a documented status and code (never a 5xx), it names no
@@ -25,12 +35,20 @@ import { diffSnapshots, identityProblems, isUnchanged, type Snapshot, type Snaps
 
 /** The refusals each endpoint documents (API contract, section 4), CompanyID's aside. */
 const ENDPOINT_CODES: Record<EndpointName, number[]> = {
-  user_register: [1, 4, 5, 7, 8, 13, 14],
-  login_phone: [1, 4, 5, 12, 13, 15],
-  verify_otp: [1, 4, 5, 9, 10, 11, 12, 13],
-  referral_program: [1, 4, 5, 6, 13],
+  userRegister: [1, 4, 5, 7, 8, 13, 14],
+  loginPhone: [1, 4, 5, 12, 13, 15],
+  verifyOtp: [1, 4, 5, 9, 10, 11, 12, 13],
+  referralProgram: [1, 4, 5, 6, 13],
+  loginPin: [1, 4, 13, 17, 18],
+  devices: [1, 4, 13],
+  devicesRemove: [1, 4, 6, 13],
+  changePin: [1, 4, 13, 17, 18],
+  resetPin: [1, 4, 13, 14],
+  notifications: [1, 4, 13],
+  notificationsRead: [1, 4, 13],
   logout: [1, 4, 13],
-  not_found: [6],
+  transactionAuthorization: [1, 4, 13, 17, 18],
+  notFound: [6],
 };
 const DOCUMENTED = new Map<number, number>(
   Object.values(ErrorCodes)
@@ -41,7 +59,7 @@ const DOCUMENTED = new Map<number, number>(
 const prototypeShape = () =>
   [Object.prototype, Array.prototype, Function.prototype].map((proto) => Object.getOwnPropertyNames(proto).sort().join()).join('|');
 
-export interface HostileSetup {
+interface HostileSetup {
   service: InProcessService;
   fixture: HostileFixture;
   company: Company;
@@ -60,7 +78,7 @@ export async function setUpHostileFixture(service: InProcessService): Promise<Ho
   ]);
   const phoneOf = (account: Account) => String(account.registration.phone_number);
   // A live login code, so wrong guesses meet a real code (and count tries on it).
-  const sent = await invoke(service.handlers.login_phone, {
+  const sent = await invoke(service.handlers.loginPhone, {
     path: '/l',
     headers: { CompanyID: company.company_id },
     body: { dial_code: '+1', phone_number: phoneOf(customer), user_type: 2, otp_type: 1 },
@@ -75,8 +93,8 @@ export async function setUpHostileFixture(service: InProcessService): Promise<Ho
     userIds: [customer.userId, employee.userId, outsider.userId],
     phoneNumbers: [phoneOf(customer), phoneOf(employee), phoneOf(outsider), randomPhoneNumber()],
     cursors: await Promise.all([
-      encodeCursor(service.app.keys, company.company_id, customer.userId, sortKey),
-      encodeCursor(service.app.keys, other.company_id, outsider.userId, sortKey),
+      encodeCursor(service.app.keys, { list: 'referrals', companyId: company.company_id, userId: customer.userId }, sortKey),
+      encodeCursor(service.app.keys, { list: 'referrals', companyId: other.company_id, userId: outsider.userId }, sortKey),
     ]),
   };
   return {
@@ -91,10 +109,25 @@ export async function setUpHostileFixture(service: InProcessService): Promise<Ho
   };
 }
 
-export type OutcomeCounts = Record<EndpointName, Record<string, number>>;
+type OutcomeCounts = Record<EndpointName, Record<string, number>>;
 
-export function emptyCounts(): OutcomeCounts {
-  return { user_register: {}, login_phone: {}, verify_otp: {}, referral_program: {}, logout: {}, not_found: {} };
+function emptyCounts(): OutcomeCounts {
+  return {
+    userRegister: {},
+    loginPhone: {},
+    verifyOtp: {},
+    referralProgram: {},
+    loginPin: {},
+    devices: {},
+    devicesRemove: {},
+    changePin: {},
+    resetPin: {},
+    notifications: {},
+    notificationsRead: {},
+    transactionAuthorization: {},
+    logout: {},
+    notFound: {},
+  };
 }
 
 /** The CompanyID the chain will see: header names lower-cased, the last of a name wins. */
@@ -121,6 +154,7 @@ function answerProblems(
   result: APIGatewayProxyStructuredResultV2,
   setup: HostileSetup,
   mayRegister: boolean,
+  faulted: boolean,
 ): string[] {
   const problems: string[] = [];
   const status = result.statusCode ?? 0;
@@ -130,8 +164,10 @@ function answerProblems(
   } catch {
     return [`answer ${status} is not JSON: ${String(result.body).slice(0, 200)}`];
   }
-  if (status >= 500) problems.push(`answered ${status}`);
   const headers = (result.headers ?? {}) as Record<string, string>;
+  // Under faults a request that reaches the table may find it unavailable: 503 code 16, to retry later.
+  if (status >= 500 && !(faulted && status === 503)) problems.push(`answered ${status}`);
+  if (status === 503 && !headers['retry-after']) problems.push('503 without Retry-After');
   if (headers['content-type'] !== 'application/json') problems.push(`content-type ${headers['content-type']}`);
   if (headers['cache-control'] !== 'no-store') problems.push(`cache-control ${headers['cache-control']}`);
   if (!body || typeof body !== 'object' || Object.keys(body).sort().join() !== 'data,error,success') {
@@ -141,14 +177,17 @@ function answerProblems(
 
   if (body.success === 1) {
     if (status !== 200 || body.error.length !== 0) problems.push(`success with status ${status} and errors ${body.error}`);
-    if (request.endpoint === 'user_register' && !mayRegister) problems.push('a body that must be refused registered');
-    if (request.endpoint === 'not_found') problems.push('an unknown route succeeded');
+    if (request.endpoint === 'userRegister' && !mayRegister) problems.push('a body that must be refused registered');
+    if (request.endpoint === 'notFound') problems.push('an unknown route succeeded');
   } else if (body.success === 0) {
     const [code, ...more] = Array.isArray(body.error) ? body.error : [];
     if (more.length || typeof code !== 'number') problems.push(`error is not one code: ${JSON.stringify(body.error)}`);
     if (DOCUMENTED.get(code) !== status) problems.push(`code ${code} with status ${status} is not documented`);
     if (body.data.message !== StatusNames[status]) problems.push(`message ${body.data.message} for ${status}`);
-    const extraKeys = Object.keys(body.data).filter((key) => key !== 'message' && key !== 'errors');
+    // A wrong PIN (17) also says how many tries are left.
+    const extraKeys = Object.keys(body.data).filter(
+      (key) => key !== 'message' && key !== 'errors' && !(key === 'attempts_left' && code === ErrorCodes.PIN_INVALID.code),
+    );
     if (extraKeys.length) problems.push(`failure data carries ${extraKeys}`);
     if (body.data.errors !== undefined) {
       const wellFormed =
@@ -159,7 +198,7 @@ function answerProblems(
         );
       if (!wellFormed) problems.push(`malformed data.errors: ${JSON.stringify(body.data.errors)}`);
     }
-    problems.push(...precedenceProblems(request, status, code, body, setup));
+    problems.push(...precedenceProblems(request, status, code, body, setup, faulted));
   } else {
     problems.push(`success is ${body.success}`);
   }
@@ -175,13 +214,22 @@ function answerProblems(
 }
 
 /** The code the chain must answer, as far as the request alone decides it. */
-function precedenceProblems(request: HostileRequest, status: number, code: number, body: any, setup: HostileSetup): string[] {
+function precedenceProblems(
+  request: HostileRequest,
+  status: number,
+  code: number,
+  body: any,
+  setup: HostileSetup,
+  faulted: boolean,
+): string[] {
   const knownCompanies = [setup.company.company_id, setup.other.company_id];
-  if (request.endpoint === 'not_found') return status === 404 && code === 6 ? [] : [`unknown route answered ${status}/${code}`];
+  if (request.endpoint === 'notFound') return status === 404 && code === 6 ? [] : [`unknown route answered ${status}/${code}`];
   const companyId = effectiveCompanyId(request.headers);
   if (!companyId || !HEX_ID_PATTERN.test(companyId)) return code === 2 ? [] : [`bad CompanyID answered ${code}, not 2`];
   if (bodyBytes(request) > setup.service.app.config.maxBodyBytes) return code === 13 ? [] : [`oversized body answered ${code}, not 13`];
   if (code === 2 || code === 13) return [`code ${code} for a valid CompanyID and body size`];
+  // Past those two checks the company is read from the table, which faults may make unavailable.
+  if (code === ErrorCodes.SERVICE_UNAVAILABLE.code) return faulted ? [] : ['unavailable without faults'];
   const known = knownCompanies.includes(companyId.toLowerCase());
   if (code === 3) return known ? ['a known company answered 3'] : [];
   if (!known) {
@@ -193,24 +241,36 @@ function precedenceProblems(request: HostileRequest, status: number, code: numbe
 }
 
 /**
- * Changes a refused request may make: a wrong code counts one try against that code and one
- * wrong code against the phone (a window item, added or changed), nothing else.
+ * Changes a refused request may make: a verify spends one try of the live code (its `tries` set
+ * gains one attempt id, nothing else changes), and a wrong code (9) also counts one wrong code
+ * against the phone (a window item, added or changed); a wrong PIN (17) counts a try of that PIN,
+ * and the try that locks it adds a notice with its unread count; nothing else.
  */
 function refusalChangeProblems(request: HostileRequest, code: number, diff: SnapshotDiff): string[] {
   if (isUnchanged(diff)) return [];
+  const pinTry = ({ sk }: { sk: string }) => sk.startsWith('PINTRIES#') || sk.startsWith('NOTIF');
+  const wrongPin =
+    code === ErrorCodes.PIN_INVALID.code &&
+    !diff.removed.length &&
+    [...diff.added, ...diff.changed.map(({ after }) => after)].every((item) => pinTry(item as { sk: string }));
+  if (wrongPin) return [];
   const codes = diff.changed.filter(({ after }) => after.sk === 'OTP');
   const failures = [...diff.changed.map(({ after }) => after), ...diff.added].filter(
     (item) => item.sk === 'WINDOW' && item.pk.includes('#FAILS#'),
   );
-  const countedTry =
-    request.endpoint === 'verify_otp' &&
-    code === ErrorCodes.OTP_INVALID.code &&
-    !diff.removed.length &&
+  const triesOf = (item: Record<string, any>) => [...(item.tries ?? [])] as string[];
+  const withoutTries = ({ tries: _tries, ...rest }: Record<string, any>) => canonical(rest);
+  const spentOneTry =
     codes.length === 1 &&
-    codes[0]!.after.attempts === codes[0]!.before.attempts + 1 &&
-    JSON.stringify({ ...codes[0]!.after, attempts: 0 }) === JSON.stringify({ ...codes[0]!.before, attempts: 0 }) &&
-    failures.length === 1 &&
-    diff.changed.length + diff.added.length === 2;
+    triesOf(codes[0]!.after).length === triesOf(codes[0]!.before).length + 1 &&
+    withoutTries(codes[0]!.after) === withoutTries(codes[0]!.before);
+  const wrongCode = code === ErrorCodes.OTP_INVALID.code;
+  const countedTry =
+    request.endpoint === 'verifyOtp' &&
+    !diff.removed.length &&
+    spentOneTry &&
+    failures.length === (wrongCode ? 1 : 0) &&
+    diff.changed.length + diff.added.length === (wrongCode ? 2 : 1);
   if (countedTry) return [];
   const keys = (items: { pk: string; sk: string }[]) => items.map((item) => `${item.pk}|${item.sk}`);
   return [
@@ -229,12 +289,20 @@ export interface HostileChecker {
   check(request: HostileRequest, options?: { mayRegister?: boolean }): Promise<void>;
 }
 
-export async function hostileChecker(setup: HostileSetup): Promise<HostileChecker> {
+/** A run whose service reaches DynamoDB through the fault proxy (scripts/local/fault-proxy.ts). */
+export interface FaultedRun {
+  /** A client that reaches DynamoDB directly, for the checks' own reads. */
+  direct: DynamoDBDocumentClient;
+  /** Resolves when writes the proxy still holds ('late') have landed, so a scan sees them. */
+  settled: () => Promise<void>;
+}
+
+export async function hostileChecker(setup: HostileSetup, faults?: FaultedRun): Promise<HostileChecker> {
   const knownCompanies = [setup.company.company_id, setup.other.company_id];
   const counts = emptyCounts();
   const prototypes = prototypeShape();
   const { app, handlers } = setup.service;
-  const scan = () => scanItems(app.table.client, app.table.name);
+  const scan = () => scanItems(faults?.direct ?? app.table.client, app.table.name);
   let stored: Snapshot = snapshotOf(await scan());
 
   return {
@@ -248,15 +316,18 @@ export async function hostileChecker(setup: HostileSetup): Promise<HostileChecke
       if (!request.query) delete event.queryStringParameters;
       const result = await handlers[request.endpoint](event, lambdaContext());
 
-      const problems = answerProblems(request, result, setup, mayRegister);
+      const problems = answerProblems(request, result, setup, mayRegister, faults !== undefined);
       const answer = JSON.parse(result.body ?? '{}');
       const code: number | undefined = answer.error?.[0];
       const outcome = `${result.statusCode}${code === undefined ? '' : `/${code}`}`;
       counts[request.endpoint][outcome] = (counts[request.endpoint][outcome] ?? 0) + 1;
 
+      await faults?.settled();
       const items = await scan();
       const now = snapshotOf(items);
-      if (answer.success !== 1) problems.push(...refusalChangeProblems(request, code ?? 0, diffSnapshots(stored, now)));
+      // A 503 under faults may have been applied with its answer lost: its outcome is unknown, not a refusal.
+      if (answer.success !== 1 && result.statusCode !== 503)
+        problems.push(...refusalChangeProblems(request, code ?? 0, diffSnapshots(stored, now)));
       for (const company of knownCompanies)
         problems.push(
           ...identityProblems(

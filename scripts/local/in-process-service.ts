@@ -1,20 +1,30 @@
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { changePinHandler } from '../../functions/change-pin.js';
+import { devicesHandler } from '../../functions/devices.js';
+import { devicesRemoveHandler } from '../../functions/devices-remove.js';
 import { loginPhoneHandler } from '../../functions/login-phone.js';
+import { loginPinHandler } from '../../functions/login-pin.js';
 import { logoutHandler } from '../../functions/logout.js';
 import { handler as notFound } from '../../functions/not-found.js';
+import { notificationsHandler } from '../../functions/notifications.js';
+import { notificationsReadHandler } from '../../functions/notifications-read.js';
+import { redeemAuthorizationHandler } from '../../functions/redeem-authorization.js';
 import { referralProgramHandler } from '../../functions/referral-program.js';
+import { resetPinHandler } from '../../functions/reset-pin.js';
+import { transactionAuthorizationHandler } from '../../functions/transaction-authorization.js';
 import { userRegisterHandler } from '../../functions/user-register.js';
 import { verifyOtpHandler } from '../../functions/verify-otp.js';
+import type { FunctionName, InvokedFunctionName } from '../../lib/api/endpoints.js';
 import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 import { type App, type AppParts, createApp } from '../../lib/app.js';
 import { type Company, createCompany } from '../../lib/companies/companies.js';
 import type { Config } from '../../lib/config.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
-import type { SendText } from '../../lib/sms/sms-sender.js';
-import { toE164 } from '../../lib/users/phone-number.js';
-import { operatorPrincipal, userRegister } from '../../lib/users/user-register.js';
+import type { InvokedHandler } from '../../lib/invoke/invoked-handler.js';
+import { toE164 } from '../../lib/users/phone-plan.js';
+import { operatorRegistration, userRegister } from '../../lib/users/user-register.js';
 import { userRegisterBody } from '../../lib/users/user-register-input.js';
 import { parseInput } from '../../lib/validation.js';
 import { AdjustableClock } from './adjustable-clock.js';
@@ -23,27 +33,42 @@ import { AdjustableClock } from './adjustable-clock.js';
 // builds it in Lambda: for the tests, the bench and the fuzzer. Also the few actions they share
 // (a company, an account, a request) and the seed's sample registration.
 
-export type EndpointName = 'user_register' | 'login_phone' | 'verify_otp' | 'referral_program' | 'logout' | 'not_found';
+/** An endpoint's one name: its operationId and its function's key (lib/api/endpoints.ts). */
+export type EndpointName = FunctionName;
 
 export interface InProcessService {
   app: App;
   clock: AdjustableClock;
   handlers: Record<EndpointName, LambdaHttpHandler>;
+  /** The functions with no HTTP route, as the Lambda API invokes them. */
+  invoked: Record<InvokedFunctionName, InvokedHandler<unknown>>;
 }
 
-export function inProcessService(config: Config, parts: AppParts & { sms?: SendText } = {}): InProcessService {
-  const clock = new AdjustableClock();
+/** parts.clock, when given, is shared: services built on one config and clock act as containers of one deployment. */
+export function inProcessService(config: Config, parts: AppParts & { clock?: AdjustableClock } = {}): InProcessService {
+  const clock = parts.clock ?? new AdjustableClock();
   const app = createApp(config, { clock, ...parts });
   return {
     app,
     clock,
     handlers: {
-      user_register: userRegisterHandler(app),
-      login_phone: loginPhoneHandler(app, parts.sms),
-      verify_otp: verifyOtpHandler(app),
-      referral_program: referralProgramHandler(app),
+      userRegister: userRegisterHandler(app),
+      loginPhone: loginPhoneHandler(app),
+      verifyOtp: verifyOtpHandler(app),
+      loginPin: loginPinHandler(app),
+      devices: devicesHandler(app),
+      devicesRemove: devicesRemoveHandler(app),
+      changePin: changePinHandler(app),
+      resetPin: resetPinHandler(app),
+      referralProgram: referralProgramHandler(app),
+      notifications: notificationsHandler(app),
+      notificationsRead: notificationsReadHandler(app),
       logout: logoutHandler(app),
-      not_found: notFound,
+      transactionAuthorization: transactionAuthorizationHandler(app),
+      notFound: notFound,
+    },
+    invoked: {
+      redeemAuthorization: redeemAuthorizationHandler(app),
     },
   };
 }
@@ -152,7 +177,7 @@ export interface Account {
 /** A customer registered through the registration endpoint. */
 export async function signUp(service: InProcessService, company: Company, overrides: Record<string, unknown> = {}): Promise<Account> {
   const registration = sampleRegistration(overrides);
-  const answer = await invoke(service.handlers.user_register, {
+  const answer = await invoke(service.handlers.userRegister, {
     path: '/wallet/v3/auth/user_register',
     headers: { CompanyID: company.company_id },
     body: registration,
@@ -165,8 +190,8 @@ export async function signUp(service: InProcessService, company: Company, overri
 /** An employee of the company, registered by an operator, with a working token. */
 export async function newEmployee(service: InProcessService, company: Company): Promise<Account> {
   const registration = sampleRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined });
-  const input = parseInput(userRegisterBody, registration);
-  const result = await userRegister(service.app, company, input, operatorPrincipal(company.company_id));
+  const input = await parseInput(userRegisterBody, registration);
+  const result = await userRegister(service.app, operatorRegistration(company, input));
   return { userId: result.user_id, referralCode: result.referral_code, authorization: `Token ${result.token.token}`, registration };
 }
 
@@ -179,6 +204,14 @@ export function outboxMessages(file: string, phoneE164: string): string[] {
     .map((line) => JSON.parse(line) as { phone_number: string; message: string })
     .filter((entry) => entry.phone_number === phoneE164)
     .map((entry) => entry.message);
+}
+
+/** What login_phone and verify_otp name a code by, as a client sends it: CodeTarget (lib/otp/otp-codes.ts) before E.164. */
+export interface CodeTargetBody {
+  dial_code: string;
+  phone_number: string;
+  user_type: number;
+  otp_type: number;
 }
 
 /** The code in a text message. */
@@ -195,29 +228,29 @@ export async function provePhone(
   phoneNumber: string,
   options: { userType?: number; authorization?: string } = {},
 ): Promise<string> {
-  const target = { dial_code: '+1', phone_number: phoneNumber, user_type: options.userType ?? 2, otp_type: 2 };
+  const target: CodeTargetBody = { dial_code: '+1', phone_number: phoneNumber, user_type: options.userType ?? 2, otp_type: 2 };
   const headers = { CompanyID: company.company_id, ...(options.authorization ? { Authorization: options.authorization } : {}) };
-  const sent = await invoke(service.handlers.login_phone, { path: '/l', headers, body: target });
+  const sent = await invoke(service.handlers.loginPhone, { path: '/l', headers, body: target });
   if (sent.status !== 200) throw new Error(`code not sent: ${JSON.stringify(sent.body)}`);
   const code = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${phoneNumber}`).at(-1));
-  const verified = await invoke(service.handlers.verify_otp, { path: '/v', headers, body: { ...target, otp: code } });
+  const verified = await invoke(service.handlers.verifyOtp, { path: '/v', headers, body: { ...target, otp: code } });
   if (verified.status !== 200) throw new Error(`code not verified: ${JSON.stringify(verified.body)}`);
   return verified.body.data.verification_token;
 }
 
 /** A session got by a login code (otp_type 1) sent to the outbox: the Authorization header value. */
 export async function logIn(service: InProcessService, company: Company, account: Account): Promise<string> {
-  const target = {
+  const target: CodeTargetBody = {
     dial_code: '+1',
     phone_number: String(account.registration.phone_number),
     user_type: Number(account.registration.user_type ?? 2),
     otp_type: 1,
   };
   const headers = { CompanyID: company.company_id };
-  const sent = await invoke(service.handlers.login_phone, { path: '/l', headers, body: target });
+  const sent = await invoke(service.handlers.loginPhone, { path: '/l', headers, body: target });
   if (sent.status !== 200) throw new Error(`login code not sent: ${JSON.stringify(sent.body)}`);
   const code = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${target.phone_number}`).at(-1));
-  const verified = await invoke(service.handlers.verify_otp, { path: '/v', headers, body: { ...target, otp: code } });
+  const verified = await invoke(service.handlers.verifyOtp, { path: '/v', headers, body: { ...target, otp: code } });
   if (verified.status !== 200) throw new Error(`login code not verified: ${JSON.stringify(verified.body)}`);
   return `Token ${verified.body.data.token.token}`;
 }

@@ -10,20 +10,24 @@ const root = resolve(import.meta.dirname, '../..');
 
 export interface OfflineService {
   baseUrl: string;
+  /** serverless-offline's Lambda API (LAMBDA_PORT): POST /2015-03-31/functions/<name>/invocations. */
+  lambdaUrl: string;
   output: () => string;
   stop: () => Promise<void>;
 }
 
-export interface OfflineOptions {
+interface OfflineOptions {
   /** The serverless stage; it names the table (wallet-auth-<stage>). */
   stage: string;
   /** Added to this process's environment for the service. */
   env?: Record<string, string>;
   /** More serverless-offline options, such as --useInProcess. */
   args?: string[];
+  /** Called with the service's output as it comes (for a reader in another process). */
+  onOutput?: (text: string) => void;
 }
 
-export async function startOfflineService({ stage, env = {}, args = [] }: OfflineOptions): Promise<OfflineService> {
+export async function startOfflineService({ stage, env = {}, args = [], onOutput }: OfflineOptions): Promise<OfflineService> {
   const [port, lambdaPort] = [await freePort(), await freePort()];
   const workFolder = `.esbuild-${stage}-${port}`;
   const child = spawn(process.execPath, ['node_modules/serverless/bin/serverless.js', 'offline', 'start', '--stage', stage, ...args], {
@@ -34,9 +38,13 @@ export async function startOfflineService({ stage, env = {}, args = [] }: Offlin
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const collect = (chunk: Buffer) => (output += chunk.toString());
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
+  const collect = (text: string) => {
+    output += text;
+    onOutput?.(text);
+  };
+  // Decoded as a stream, so a character split between chunks (the λ of its log lines) stays whole.
+  child.stdout.setEncoding('utf8').on('data', collect);
+  child.stderr.setEncoding('utf8').on('data', collect);
 
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -61,5 +69,5 @@ export async function startOfflineService({ stage, env = {}, args = [] }: Offlin
     }
     await new Promise((done) => setTimeout(done, 200));
   }
-  return { baseUrl: `http://127.0.0.1:${port}`, output: () => output, stop };
+  return { baseUrl: `http://127.0.0.1:${port}`, lambdaUrl: `http://127.0.0.1:${lambdaPort}`, output: () => output, stop };
 }

@@ -5,7 +5,7 @@ import { listenOnLoopback } from './loopback-server.js';
 // A loopback endpoint that answers like Amazon SNS's query API (form-encoded requests, XML
 // replies), so the real @aws-sdk/client-sns is exercised end to end without AWS.
 
-export interface PublishedSms {
+interface PublishedSms {
   action: string;
   phoneNumber: string;
   message: string;
@@ -19,6 +19,11 @@ export interface FakeSns {
   failWith: string | undefined;
   /** While true, Publish calls get no answer at all: a stuck SNS. */
   hang: boolean;
+  /**
+   * Decides, per Publish, whether the SMS goes out and then its answer is dropped (the
+   * connection reset): the sender cannot tell it went. Off unless set.
+   */
+  dropAnswer: (message: PublishedSms) => boolean;
   close(): Promise<void>;
 }
 
@@ -31,7 +36,7 @@ function attributesOf(form: URLSearchParams): Record<string, string> {
 }
 
 export async function startFakeSns(): Promise<FakeSns> {
-  const fake: FakeSns = { endpoint: '', published: [], failWith: undefined, hang: false, close: async () => {} };
+  const fake: FakeSns = { endpoint: '', published: [], failWith: undefined, hang: false, dropAnswer: () => false, close: async () => {} };
   const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
@@ -49,12 +54,17 @@ export async function startFakeSns(): Promise<FakeSns> {
         );
         return;
       }
-      fake.published.push({
+      const published = {
         action: form.get('Action') ?? '',
         phoneNumber: form.get('PhoneNumber') ?? '',
         message: form.get('Message') ?? '',
         attributes: attributesOf(form),
-      });
+      };
+      fake.published.push(published);
+      if (fake.dropAnswer(published)) {
+        request.socket.destroy();
+        return;
+      }
       response.end(
         `<PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><PublishResult>` +
           `<MessageId>${randomUUID()}</MessageId></PublishResult>` +

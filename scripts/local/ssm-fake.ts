@@ -11,8 +11,10 @@ export interface FakeSsm {
   put(name: string, value: string): number;
   /** Every GetParameter name asked for, in order (with ":version" when one was). */
   requests: string[];
-  /** The error code the next calls fail with (AccessDeniedException, ...), or undefined. */
+  /** The error code the next calls fail with (AccessDeniedException, ThrottlingException, ...), or undefined. */
   failWith: string | undefined;
+  /** How many calls fail with failWith before it is cleared; undefined: every call until it is. */
+  failuresLeft: number | undefined;
   close(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function startFakeSsm(): Promise<FakeSsm> {
     endpoint: '',
     requests: [],
     failWith: undefined,
+    failuresLeft: undefined,
     put: (name, value) => {
       const list = versions.get(name) ?? [];
       list.push(value);
@@ -40,7 +43,11 @@ export async function startFakeSsm(): Promise<FakeSsm> {
       };
       const { Name = '' } = JSON.parse(body || '{}') as { Name?: string };
       fake.requests.push(Name);
-      if (fake.failWith) return reply(400, { __type: fake.failWith, message: `Simulated ${fake.failWith}` });
+      if (fake.failWith) {
+        const code = fake.failWith;
+        if (fake.failuresLeft !== undefined && --fake.failuresLeft <= 0) [fake.failWith, fake.failuresLeft] = [undefined, undefined];
+        return reply(400, { __type: code, message: `Simulated ${code}` });
+      }
       const [name = '', selector] = Name.split(':');
       const list = versions.get(name);
       if (!list) return reply(400, { __type: 'ParameterNotFound', message: `Parameter ${name} not found.` });

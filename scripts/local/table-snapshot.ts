@@ -1,5 +1,8 @@
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { NotificationType } from '../../lib/notifications/notification-record.js';
 import { companyPrefix, emailClaimKey, phoneClaimKey, referralCodeKey, userKey } from '../../lib/store/keys.js';
+import { referralCountIn } from '../../lib/store/referral-store.js';
+import { UserStatus } from '../../lib/users/user-status.js';
 
 // Reads a table the way a test or script checks it: every item (of one company), as stored.
 // No vitest here: scripts/fuzz.ts and scripts/load.ts use it too.
@@ -33,7 +36,7 @@ export async function scanItems(client: DynamoDBDocumentClient, tableName: strin
 const itemId = (item: { pk: string; sk: string }) => `${item.pk} | ${item.sk}`;
 
 /** Key-sorted JSON, so two reads of an unchanged item compare equal. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object' && !(value instanceof Set)) {
     const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1));
@@ -67,8 +70,6 @@ export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotDiff {
   return diff;
 }
 
-const RECLAIMED = 3;
-
 export const isUnchanged = (diff: SnapshotDiff) => !diff.added.length && !diff.removed.length && !diff.changed.length;
 
 /**
@@ -91,20 +92,25 @@ export function identityProblems(items: StoredItem[], companyId: string): string
     const id = user.user_id as string;
     const phoneClaim = find(phoneClaimKey(companyId, user.phone_e164, user.user_type));
     const emailClaim = user.email ? find(emailClaimKey(companyId, user.email, user.user_type)) : undefined;
-    if (user.status_id === RECLAIMED) {
+    if (user.status_id === UserStatus.PHONE_RECLAIMED) {
       if (phoneClaim?.user_id === id || emailClaim?.user_id === id) problems.push(`reclaimed user ${id} still holds a claim`);
       const sessions = items.filter((item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith('SESSION#'));
       if (sessions.length) problems.push(`reclaimed user ${id} still has ${sessions.length} session(s)`);
     } else {
       if (phoneClaim?.user_id !== id) problems.push(`user ${id} lacks its phone claim`);
       if (user.email && emailClaim?.user_id !== id) problems.push(`user ${id} lacks its email claim`);
-      if (phoneClaim?.user_id === id && (phoneClaim.status_id ?? 1) !== (user.status_id ?? 1))
+      if (phoneClaim?.user_id === id && (phoneClaim.status_id ?? UserStatus.ACTIVE) !== (user.status_id ?? UserStatus.ACTIVE))
         problems.push(`user ${id}'s phone claim has another status`);
     }
     if (find(referralCodeKey(companyId, user.referral_code))?.user_id !== id) problems.push(`user ${id} lacks its referral code claim`);
-    const notifications = items.filter((item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith('NOTIF#'));
-    if ((user.referral_count ?? 0) !== notifications.length) {
-      problems.push(`user ${id} has referral_count ${user.referral_count} but ${notifications.length} notifications`);
+    // Security notices (a PIN locked or changed, a new device) share the list; only referral notices are counted.
+    const notifications = items.filter(
+      (item) =>
+        item.pk === userKey(companyId, id).pk && item.sk.startsWith('NOTIF#') && item.notification_type === NotificationType.REFERRAL,
+    );
+    const referralCount = referralCountIn(items.filter((item) => item.pk === userKey(companyId, id).pk));
+    if (referralCount !== notifications.length) {
+      problems.push(`user ${id} has referral_count ${referralCount} but ${notifications.length} notifications`);
     }
     for (const notification of notifications) {
       if (!userIds.has(notification.referred_user_id)) problems.push(`notification ${notification.id} names a missing user`);

@@ -1,17 +1,36 @@
 import { execFile } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
+import { readConfig } from '../../lib/config.js';
+import { checkPin } from '../../lib/pins/pin-hashes.js';
 import { authenticate } from '../../lib/sessions/access-tokens.js';
 import { getCompany } from '../../lib/store/company-store.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
-import { invoke, logIn, newCompany, outboxMessages, sampleRegistration, signUp, testEnvironment, testService } from '../helpers.js';
+import { startFakeSsm } from '../../scripts/local/ssm-fake.js';
+import {
+  inProcessService,
+  invoke,
+  logIn,
+  newCompany,
+  outboxMessages,
+  randomPhoneNumber,
+  sampleRegistration,
+  signUp,
+  testEnvironment,
+  testService,
+} from '../helpers.js';
 
 // The operator commands read their configuration from their environment, as on a deployed stage.
 const env = { ...process.env, ...testEnvironment() };
 const service = testService({}, { serverSecret: env.SERVER_SECRET });
+
+/** The limits every company has until it sets its own: the test environment's configured defaults. */
+const OWN_ADDRESS = `198.18.${randomInt(256)}.${randomInt(256)}`;
+const DEFAULT_LIMITS = { sms_per_hour: 1000, sms_per_prefix_per_hour: 0, sends_per_address_per_hour: 0, verifies_per_address: 0 };
 
 const root = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -31,6 +50,7 @@ describe('npm run company:create', () => {
       status: 'active',
       require_verified_phone: false,
       sms_countries: 'all',
+      ...DEFAULT_LIMITS,
     });
     expect(await getCompany(service.app.table, last.company_id)).toMatchObject({ name: 'Acme', status: 'active' });
     expect(stderr).toMatch(/warning: SMS may go to every country/);
@@ -59,9 +79,15 @@ describe('npm run company:update', () => {
     const { last: created } = await command('create-company', ['--name', 'Changing']);
     const companyId = created.company_id as string;
     const { last } = await command('update-company', ['--company', companyId, '--require-verified-phone', 'on', '--sms-countries', 'IN']);
-    expect(last).toEqual({ company_id: companyId, status: 'active', require_verified_phone: true, sms_countries: ['IN'] });
+    expect(last).toEqual({
+      company_id: companyId,
+      status: 'active',
+      require_verified_phone: true,
+      sms_countries: ['IN'],
+      ...DEFAULT_LIMITS,
+    });
     const company = await getCompany(service.app.table, companyId);
-    const refused = await invoke(service.handlers.user_register, {
+    const refused = await invoke(service.handlers.userRegister, {
       path: '/r',
       headers: { CompanyID: companyId },
       body: sampleRegistration(),
@@ -76,11 +102,17 @@ describe('npm run company:update', () => {
       '--sms-countries',
       'all',
     ]);
-    expect(reset).toEqual({ company_id: companyId, status: 'active', require_verified_phone: false, sms_countries: 'all' });
+    expect(reset).toEqual({
+      company_id: companyId,
+      status: 'active',
+      require_verified_phone: false,
+      sms_countries: 'all',
+      ...DEFAULT_LIMITS,
+    });
     expect(stderr).toMatch(/warning: SMS may go to every country/);
     expect(await getCompany(service.app.table, companyId)).not.toHaveProperty('sms_countries');
     expect(company?.updated_at).toEqual(expect.any(Number));
-    const accepted = await invoke(service.handlers.user_register, {
+    const accepted = await invoke(service.handlers.userRegister, {
       path: '/r',
       headers: { CompanyID: companyId },
       body: sampleRegistration(),
@@ -91,7 +123,7 @@ describe('npm run company:update', () => {
   it('disables a company (every call 404, code 3, as for an unknown one) and enables it again', async () => {
     const company = await newCompany(service);
     const register = () =>
-      invoke(service.handlers.user_register, { path: '/r', headers: { CompanyID: company.company_id }, body: sampleRegistration() });
+      invoke(service.handlers.userRegister, { path: '/r', headers: { CompanyID: company.company_id }, body: sampleRegistration() });
     const { last } = await command('update-company', ['--company', company.company_id, '--status', 'disabled']);
     expect(last).toMatchObject({ company_id: company.company_id, status: 'disabled' });
     const refused = await register();
@@ -102,6 +134,56 @@ describe('npm run company:update', () => {
     await expect(
       run(tsx, ['scripts/update-company.ts', '--company', company.company_id, '--status', 'paused'], { cwd: root, env }),
     ).rejects.toMatchObject({ code: 2 });
+  });
+
+  it("sets a company's own limits, in force for new requests, and puts them back to the default", async () => {
+    const company = await newCompany(service);
+    const { last } = await command('update-company', [
+      '--company',
+      company.company_id,
+      '--sms-per-hour',
+      '2',
+      '--sms-per-prefix-per-hour',
+      '7',
+      '--sends-per-address-per-hour',
+      '50',
+      '--verifies-per-address',
+      '60',
+    ]);
+    expect(last).toMatchObject({ sms_per_hour: 2, sms_per_prefix_per_hour: 7, sends_per_address_per_hour: 50, verifies_per_address: 60 });
+    expect(await getCompany(service.app.table, company.company_id)).toMatchObject({ sms_per_hour: 2, verifies_per_address: 60 });
+    const send = () =>
+      invoke(service.handlers.loginPhone, {
+        path: '/l',
+        headers: { CompanyID: company.company_id },
+        body: { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 2 },
+        // An address of its own: per-address counters are shared by every test of the run (127.0.0.1 is the HTTP tests').
+        sourceIp: OWN_ADDRESS,
+      });
+    expect([(await send()).status, (await send()).status, (await send()).status]).toEqual([200, 200, 429]);
+
+    const { last: reset } = await command('update-company', [
+      '--company',
+      company.company_id,
+      '--sms-per-hour',
+      'default',
+      '--verifies-per-address',
+      'default',
+    ]);
+    expect(reset).toMatchObject({ sms_per_hour: 1000, sms_per_prefix_per_hour: 7, verifies_per_address: 0 });
+    expect(await getCompany(service.app.table, company.company_id)).not.toHaveProperty('sms_per_hour');
+    expect((await send()).status).toBe(200);
+    for (const bad of [
+      ['--sms-per-hour', '0'],
+      ['--verifies-per-address', '-1'],
+      ['--sms-per-prefix-per-hour', 'many'],
+    ]) {
+      await expect(
+        run(tsx, ['scripts/update-company.ts', '--company', company.company_id, ...bad], { cwd: root, env }),
+      ).rejects.toMatchObject({
+        code: 2,
+      });
+    }
   });
 
   it('refuses an unknown company (exit 1) and bad options (exit 2)', async () => {
@@ -117,6 +199,142 @@ describe('npm run company:update', () => {
   });
 });
 
+describe('npm run company:update, SMS text (contract 7)', () => {
+  const HINDI = '{code} आपका {brand} सत्यापन कोड है। {minutes} मिनट तक मान्य।';
+
+  /** Runs company:update expecting a refusal: exit 2, nothing on stdout, the reason on stderr. */
+  async function refused(args: string[]): Promise<string> {
+    const failure = await run(tsx, ['scripts/update-company.ts', ...args], { cwd: root, env }).then(
+      () => {
+        throw new Error(`company:update ${args.join(' ')} was not refused`);
+      },
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(failure.code).toBe(2);
+    expect(failure.stdout).toBe('');
+    return failure.stderr;
+  }
+
+  it('sets templates, the default language, the app hash and the WebOTP domain; a send in Hindi shows them', async () => {
+    const { last: created } = await command('create-company', ['--name', 'Chai Pay']);
+    const companyId = created.company_id as string;
+    const { last, stderr } = await command('update-company', [
+      '--company',
+      companyId,
+      '--sms-template',
+      `hi=${HINDI}`,
+      '--sms-template',
+      'EN=Your {brand} code is {code}.',
+      '--sms-default-language',
+      'en',
+      '--sms-app-hash',
+      'FA+9qCX9VSu',
+    ]);
+    expect(last).toEqual({
+      company_id: companyId,
+      status: 'active',
+      require_verified_phone: false,
+      sms_countries: 'all',
+      ...DEFAULT_LIMITS,
+      sms_text: { templates: { hi: HINDI, en: 'Your {brand} code is {code}.' }, default_language: 'en', app_hash: 'FA+9qCX9VSu' },
+    });
+    expect(stderr).toMatch(/sms text hi: 1 SMS \(UCS-2, 65 units with a 6-digit code\)/);
+    expect(await getCompany(service.app.table, companyId)).toMatchObject({ sms_text: last.sms_text });
+
+    const send = async (acceptLanguage: string) => {
+      const phone = randomPhoneNumber();
+      const answer = await invoke(service.handlers.loginPhone, {
+        path: '/l',
+        headers: { CompanyID: companyId, 'Accept-Language': acceptLanguage },
+        body: { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 },
+      });
+      expect(answer.status).toBe(200);
+      return outboxMessages(service.app.config.sms.outboxFile, `+1${phone}`)[0];
+    };
+    expect(await send('hi-IN,hi;q=0.9,en;q=0.8')).toMatch(/^\d{6} आपका Chai Pay सत्यापन कोड है। 5 मिनट तक मान्य।\nFA\+9qCX9VSu$/);
+    expect(await send('fr')).toMatch(/^Your Chai Pay code is \d{6}\.\nFA\+9qCX9VSu$/);
+
+    // LANG= removes a template, an empty value a setting; with nothing left the company prints as before.
+    const { last: webOtp } = await command('update-company', [
+      '--company',
+      companyId,
+      '--sms-template',
+      'hi=',
+      '--sms-webotp-domain',
+      'Wallet.Example.com',
+    ]);
+    expect(webOtp.sms_text).toEqual({
+      templates: { en: 'Your {brand} code is {code}.' },
+      default_language: 'en',
+      app_hash: 'FA+9qCX9VSu',
+      webotp_domain: 'wallet.example.com',
+    });
+    expect(await send('hi')).toMatch(/^Your Chai Pay code is (\d{6})\.\nFA\+9qCX9VSu\n@wallet\.example\.com #\1$/);
+    const { last: cleared } = await command('update-company', [
+      '--company',
+      companyId,
+      '--sms-template',
+      'en=',
+      '--sms-default-language',
+      '',
+      '--sms-app-hash',
+      '',
+      '--sms-webotp-domain',
+      '',
+    ]);
+    expect(cleared).toEqual({
+      company_id: companyId,
+      status: 'active',
+      require_verified_phone: false,
+      sms_countries: 'all',
+      ...DEFAULT_LIMITS,
+    });
+    expect(await getCompany(service.app.table, companyId)).not.toHaveProperty('sms_text');
+    expect(await send('hi')).toMatch(/^\d{6} is your Chai Pay verification code\. It expires in 5 minutes\. Never share it\.$/);
+  });
+
+  it('refuses, with exit 2 and the reason on stderr, and changes nothing', async () => {
+    const company = await newCompany(service);
+    const id = ['--company', company.company_id];
+    // Every problem of a command at once, one a line.
+    const problems = await refused([
+      ...id,
+      '--sms-template',
+      'en=Your code',
+      '--sms-template',
+      'fr={code} pour {name}',
+      '--sms-template',
+      'en_US={code}',
+      '--sms-app-hash',
+      'FA+9qCX9V',
+      '--sms-webotp-domain',
+      'https://wallet.example.com',
+    ]);
+    expect(problems).toMatch(/template en: no \{code\}/);
+    expect(problems).toMatch(/template fr: unknown placeholder \{name\}/);
+    expect(problems).toMatch(/template "en_US": not a BCP 47 language tag/);
+    expect(problems).toMatch(/app hash "FA\+9qCX9V": an SMS Retriever app hash is 11 characters/);
+    expect(problems).toMatch(/WebOTP domain "https:\/\/wallet.example.com": not a domain name/);
+    expect(await refused([...id, '--sms-template', '{code}'])).toMatch(/--sms-template takes LANG=TEXT/);
+    expect(await refused([...id, '--sms-default-language', 'hi'])).toMatch(/default language hi: the company has no template in it/);
+    // 3 SMS: 301 characters and a 6-digit code in GSM-7; 129 Devanagari letters and a code in UCS-2.
+    const sizes = await refused([...id, '--sms-template', `en={code}${'a'.repeat(301)}`, '--sms-template', `hi={code}${'क'.repeat(129)}`]);
+    expect(sizes).toMatch(/template en: the message would need 3 SMS \(307 GSM-7 characters.*\); at most 2/);
+    expect(sizes).toMatch(/template hi: the message would need 3 SMS \(135 UCS-2 \(UTF-16\) units/);
+    expect(await getCompany(service.app.table, company.company_id)).not.toHaveProperty('sms_text');
+  });
+
+  it('refuses an app hash that would push a stored template over 2 SMS, counting the hash line', async () => {
+    const company = await newCompany(service);
+    const id = ['--company', company.company_id];
+    // 128 + a code: 134 UCS-2 units, 2 SMS exactly; the hash line makes it 146.
+    const { last } = await command('update-company', [...id, '--sms-template', `hi={code}${'क'.repeat(128)}`]);
+    expect(last.sms_text.templates.hi).toHaveLength(134);
+    expect(await refused([...id, '--sms-app-hash', 'FA+9qCX9VSu'])).toMatch(/template hi: the message would need 3 SMS \(146 UCS-2/);
+    expect((await getCompany(service.app.table, company.company_id))?.sms_text).toEqual({ templates: last.sms_text.templates });
+  });
+});
+
 describe('npm run user:disable', () => {
   it('sets status_id 2, ends every session of the user, and the user gets no login SMS (the answer stays 200)', async () => {
     const company = await newCompany(service);
@@ -126,7 +344,7 @@ describe('npm run user:disable', () => {
     expect(last).toEqual({ user_id: account.userId, status_id: 2, sessions_ended: 2 });
     expect(await getUser(service.app.table, company.company_id, account.userId)).toMatchObject({ status_id: 2 });
     for (const authorization of [account.authorization, second]) {
-      const answer = await invoke(service.handlers.referral_program, {
+      const answer = await invoke(service.handlers.referralProgram, {
         method: 'GET',
         path: '/p',
         headers: { CompanyID: company.company_id, Authorization: authorization },
@@ -136,7 +354,7 @@ describe('npm run user:disable', () => {
     const phone = String(account.registration.phone_number);
     const before = outboxMessages(service.app.config.sms.outboxFile, `+1${phone}`).length;
     service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
-    const send = await invoke(service.handlers.login_phone, {
+    const send = await invoke(service.handlers.loginPhone, {
       path: '/l',
       headers: { CompanyID: company.company_id },
       body: { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1 },
@@ -173,6 +391,7 @@ describe('npm run employee:create', () => {
       userId,
       userType: 1,
       sessionId: expect.stringMatching(/^[0-9a-f]{64}$/),
+      session: { began: 'register', beganAt: expect.any(Number), deviceKey: undefined },
     });
     expect((await getUser(service.app.table, companyId, userId))?.cretaed_by).toBe('operator');
   });
@@ -207,5 +426,59 @@ describe('npm run table:copy', () => {
       expect(await authenticate(liveService.app, company.company_id, account.authorization)).toMatchObject({ userId: account.userId });
     }
     await expect(run(tsx, ['scripts/copy-table.ts', '--from', live, '--to', live], { cwd: root, env })).rejects.toMatchObject({ code: 2 });
+  });
+});
+
+describe('npm run secret:versions', () => {
+  it('counts PIN hashes by secret version, and the count moves as right PIN checks hash them again', async () => {
+    // The secret in a loopback SSM, as on a deployed stage: the command reads its current version there.
+    const ssm = await startFakeSsm();
+    try {
+      const parameter = `/wallet-auth/test-${randomBytes(4).toString('hex')}/server-secret`;
+      const ssmEnv = { ...env, SERVER_SECRET: '', SERVER_SECRET_PARAMETER: parameter, SSM_ENDPOINT: ssm.endpoint };
+      const container = () => inProcessService(readConfig(ssmEnv));
+      ssm.put(parameter, randomBytes(32).toString('base64'));
+      const before = container();
+      const company = await newCompany(before);
+      const [first] = [await signUp(before, company), await signUp(before, company)];
+      ssm.put(parameter, randomBytes(32).toString('base64'));
+      const after = container();
+      await signUp(after, company);
+      const versions = async () => {
+        const { stdout } = await run(tsx, ['scripts/secret-versions.ts', '--company', company.company_id], { cwd: root, env: ssmEnv });
+        return JSON.parse(stdout.trim().split('\n').at(-1)!);
+      };
+      expect(await versions()).toEqual({ pin_hashes: { 1: 4, 2: 2 }, current_version: 2, oldest_kept: 1, oldest_in_use: 1 });
+
+      const user = (await getUser(after.app.table, company.company_id, first!.userId))!;
+      const pin = String(first!.registration.login_pin);
+      const check = {
+        companyId: company.company_id,
+        userId: first!.userId,
+        pinType: 'login' as const,
+        pin,
+        storedHash: user.login_pin_hash,
+      };
+      expect(await checkPin(after.app, check)).toBe(true);
+      expect(await versions()).toEqual({ pin_hashes: { 1: 3, 2: 3 }, current_version: 2, oldest_kept: 1, oldest_in_use: 1 });
+      await expect(run(tsx, ['scripts/secret-versions.ts', '--company', 'nope'], { cwd: root, env: ssmEnv })).rejects.toMatchObject({
+        code: 2,
+      });
+    } finally {
+      await ssm.close();
+    }
+  });
+
+  it('without --company counts the whole table', async () => {
+    const table = await createOwnTable(inject('dynamodbEndpoint'), 'wallet-auth-versions');
+    const own = testService({}, { tableName: table, serverSecret: env.SERVER_SECRET });
+    await Promise.all([newCompany(own), newCompany(own)].map(async (company) => signUp(own, await company)));
+    const { stdout } = await run(tsx, ['scripts/secret-versions.ts'], { cwd: root, env: { ...env, TABLE_NAME: table } });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+      pin_hashes: { 1: 4 },
+      current_version: 1,
+      oldest_kept: 1,
+      oldest_in_use: 1,
+    });
   });
 });

@@ -1,53 +1,98 @@
 // The IAM role of each function (serverless/permissions.cjs) against what the function does: every
 // flow of each function runs against DynamoDB Local while the DynamoDB requests it sends are
-// recorded (as AWS authorizes them: a transaction needs the action of each of its items), as are
-// its uses of the server secret and of SMS. A role that lacks an action fails in production only;
-// one that grants an unused action is more than least privilege allows.
+// recorded as AWS authorizes them: each item's action (a transaction needs the action of each of
+// its items) and the kind of item its key is (serverless/key-kinds.cjs, the dynamodb:LeadingKeys
+// patterns), with what an update writes; its uses of the server secret and of SMS too. A role that
+// lacks a grant fails in production only; one that grants what no flow does is more than least
+// privilege allows.
 import { randomInt, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BatchWriteCommand, DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
+import { readConfig } from '../../lib/config.js';
+import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
+import { newId } from '../../lib/ids.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
-import { ServerKeys } from '../../lib/secrets/server-keys.js';
+import { configuredSecret, type SecretSource } from '../../lib/secrets/server-keys.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../../lib/sessions/end-sessions.js';
 import { createSmsSender, type SendText } from '../../lib/sms/sms-sender.js';
-import { sessionKey } from '../../lib/store/keys.js';
+import {
+  addressLimitKey,
+  authorizationKey,
+  authorizationReferenceKey,
+  companyKey,
+  companySendLimitKey,
+  deviceIndexKey,
+  deviceNonceKey,
+  emailClaimKey,
+  type ItemKey,
+  NOTIFICATION_PREFIX,
+  notificationKey,
+  otpKey,
+  phoneClaimKey,
+  phoneFailuresKey,
+  phoneProofKey,
+  phoneSendLimitKey,
+  pinTriesKey,
+  prefixSendLimitKey,
+  REFERRAL_COUNT_PREFIX,
+  referralCodeKey,
+  referralCountKey,
+  SESSION_PREFIX,
+  sessionKey,
+  UNREAD_COUNT_PREFIX,
+  USER_DEVICE_PREFIX,
+  unreadCountKey,
+  userDeviceKey,
+  userKey,
+} from '../../lib/store/keys.js';
+import { pinTriesClear } from '../../lib/store/pin-store.js';
+import { AdjustableClock } from '../../scripts/local/adjustable-clock.js';
+import { newDeviceKeyPair } from '../../scripts/local/device-keys.js';
+import { otpLogin, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
 import {
   type Account,
   codeIn,
   type EndpointName,
+  inProcessService,
   invoke,
+  lambdaContext,
   logIn,
   newCompany,
+  newEmployee,
   outboxMessages,
   provePhone,
   randomPhoneNumber,
+  sampleRegistration,
   signUp,
-  testService,
+  testEnvironment,
 } from '../helpers.js';
 
+/** Some actions on some kinds of item; with attributes, an update that writes only those and returns nothing. */
+interface TableGrant {
+  actions: string[];
+  keys: string[];
+  attributes?: string[];
+}
 interface Granted {
-  table?: string[];
-  recordSessionUse?: boolean;
+  table?: TableGrant[];
   secret?: boolean;
   sms?: boolean;
 }
-const permissions = createRequire(import.meta.url)('../../serverless/permissions.cjs') as Record<string, Granted>;
+const require = createRequire(import.meta.url);
+const permissions = require('../../serverless/permissions.cjs') as Record<string, Granted>;
+const keyKinds = require('../../serverless/key-kinds.cjs') as Record<string, string>;
 
-const FUNCTION_OF: Record<EndpointName, string> = {
-  user_register: 'userRegister',
-  login_phone: 'loginPhone',
-  verify_otp: 'verifyOtp',
-  logout: 'logout',
-  referral_program: 'referralProgram',
-  not_found: 'notFound',
-};
-
+/** What one (action, kind of item) pair was seen to do: the attributes its updates name, the ReturnValues asked. */
+interface TableUse {
+  attributes: Set<string>;
+  returnValues: Set<string>;
+}
 interface Used {
-  table: Set<string>;
-  recordSessionUse: boolean;
+  /** By "<action> <kind of item>". */
+  table: Map<string, TableUse>;
   secret: boolean;
   sms: boolean;
 }
@@ -55,78 +100,173 @@ const used = new Map<string, Used>();
 let running: string | undefined;
 const use = (): Used | undefined => {
   if (!running) return undefined;
-  if (!used.has(running)) used.set(running, { table: new Set(), recordSessionUse: false, secret: false, sms: false });
+  if (!used.has(running)) used.set(running, { table: new Map(), secret: false, sms: false });
   return used.get(running);
 };
 
 // Every limit on: the per-address and per-range counters are writes of their own.
-const settings = { OTP_SENDS_PER_ADDRESS_PER_HOUR: '100', OTP_VERIFIES_PER_ADDRESS: '100', OTP_SENDS_PER_PREFIX_PER_HOUR: '100' };
+// Two devices per user, so a third binding removes one.
+const settings = {
+  OTP_SENDS_PER_ADDRESS_PER_HOUR: '100',
+  OTP_VERIFIES_PER_ADDRESS: '100',
+  OTP_SENDS_PER_PREFIX_PER_HOUR: '100',
+  MAX_DEVICES_PER_USER: '2',
+};
+const config = readConfig(testEnvironment(settings));
+const clock = new AdjustableClock();
 let outbox: SendText | undefined;
 let smsFails = false;
-const service = testService(settings, {
-  sms: async (message) => {
-    const user = use();
-    if (user) user.sms = true;
-    if (smsFails) throw Object.assign(new Error('SNS is down (test)'), { name: 'InternalErrorException', $fault: 'server' });
-    outbox ??= createSmsSender(service.app.config);
-    await outbox(message);
-  },
-});
+const sms: SendText = async (message) => {
+  const user = use();
+  if (user) user.sms = true;
+  if (smsFails) throw Object.assign(new Error('SNS is down (test)'), { name: 'InternalErrorException', $fault: 'server' });
+  outbox ??= createSmsSender(config);
+  await outbox(message);
+};
+/** The test's own view of the service: the table, the clock and the configuration every function shares. */
+const service = inProcessService(config, { clock, sms });
 
-/** The DynamoDB actions of one request body, as IAM sees them. */
-function actionsOf(operation: string, body: Record<string, any>): { action: string; updates?: string }[] {
-  if (operation === 'TransactWriteItems') {
-    return body.TransactItems.flatMap((item: Record<string, any>) =>
-      Object.entries(item).map(([kind, request]) => ({
-        action: kind === 'ConditionCheck' ? 'ConditionCheckItem' : `${kind}Item`,
-        updates: (request as { UpdateExpression?: string }).UpdateExpression,
-      })),
-    );
-  }
-  if (operation === 'BatchWriteItem') {
-    return [{ action: 'BatchWriteItem' }];
-  }
-  return [{ action: operation, updates: body.UpdateExpression }];
+/** The server secret of the configuration, noting each read under the function running. */
+function recordingSecret(): SecretSource {
+  const source = configuredSecret(config.serverSecret);
+  const noted = <T>(read: Promise<T>) => {
+    const user = use();
+    if (user) user.secret = true;
+    return read;
+  };
+  return { current: () => noted(source.current()), version: (version) => noted(source.version(version)) };
 }
 
-const SESSION_USE = 'SET last_used_at = :now';
+/** An IAM StringLike pattern as a regular expression: ? is one character, * any run. */
+const likePattern = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replaceAll('*', '.*')
+      .replaceAll('?', '.')}$`,
+  );
+const partitions = Object.entries(keyKinds).map(([kind, pattern]) => ({ kind, pattern, matches: likePattern(pattern) }));
+/** The kinds that share a partition pattern (a user's, a device's), which IAM cannot tell apart, by their sort keys. */
+const BY_SORT_KEY: [string, (sk: string) => boolean][] = [
+  ['session', (sk) => sk.startsWith(SESSION_PREFIX)],
+  ['notification', (sk) => sk.startsWith(NOTIFICATION_PREFIX)],
+  ['referralCount', (sk) => sk.startsWith(REFERRAL_COUNT_PREFIX)],
+  ['unreadCount', (sk) => sk.startsWith(UNREAD_COUNT_PREFIX)],
+  ['user', (sk) => sk === userKey(newId(), newId()).sk],
+  ['pinTries', (sk) => sk.startsWith('PINTRIES#')],
+  ['userDevice', (sk) => sk.startsWith(USER_DEVICE_PREFIX)],
+  ['deviceIndex', (sk) => sk === deviceIndexKey(newId(), newId()).sk],
+  ['deviceNonce', (sk) => sk === deviceNonceKey(newId(), newId(), 'n').sk.slice(0, -1) || sk.startsWith('NONCE#')],
+];
+
+/** The kind of item a key is: the one partition pattern it matches, and in a user's partition its sort key. */
+function kindOf({ pk, sk }: ItemKey): string {
+  const patterns = new Set(partitions.filter(({ matches }) => matches.test(pk)).map(({ pattern }) => pattern));
+  if (patterns.size !== 1) throw new Error(`${pk} matches ${patterns.size} partition patterns of serverless/key-kinds.cjs`);
+  const kinds = partitions.filter(({ pattern }) => patterns.has(pattern)).map(({ kind }) => kind);
+  if (kinds.length === 1) return kinds[0]!;
+  const kind = BY_SORT_KEY.find(([name, holds]) => kinds.includes(name) && holds(sk))?.[0];
+  if (!kind) throw new Error(`${pk} ${sk}: no kind of item of serverless/key-kinds.cjs`);
+  return kind;
+}
+
+type Marshalled = Record<string, { S?: string }>;
+const keyOf = (item: Marshalled): ItemKey => ({ pk: item.pk?.S ?? '', sk: item.sk?.S ?? '' });
+
+const EXPRESSION_WORDS = new Set(['SET', 'ADD', 'REMOVE', 'DELETE', 'AND', 'OR', 'NOT', 'BETWEEN', 'IN']);
+const EXPRESSION_FUNCTIONS = /^(attribute_exists|attribute_not_exists|attribute_type|begins_with|contains|size|if_not_exists|list_append)$/;
+
+/** The attributes an update names, in what it writes and in its condition (#names resolved). */
+function attributesNamed(request: Record<string, any>): string[] {
+  const expressions = `${request.UpdateExpression ?? ''} ${request.ConditionExpression ?? ''}`;
+  const names = expressions.match(/(?<![:\w#])#?[A-Za-z_]\w*/g) ?? [];
+  return names
+    .filter((name) => !EXPRESSION_WORDS.has(name) && !EXPRESSION_FUNCTIONS.test(name))
+    .map((name) => request.ExpressionAttributeNames?.[name] ?? name);
+}
+
+interface ItemRequest {
+  action: string;
+  key: ItemKey;
+  attributes?: string[];
+  returnValues?: string;
+}
+
+/** Each item one request body touches, as IAM authorizes it. */
+function itemRequests(operation: string, body: Record<string, any>): ItemRequest[] {
+  switch (operation) {
+    case 'GetItem':
+    case 'DeleteItem':
+      return [{ action: operation, key: keyOf(body.Key), returnValues: body.ReturnValues }];
+    case 'PutItem':
+      return [{ action: operation, key: keyOf(body.Item), returnValues: body.ReturnValues }];
+    case 'UpdateItem':
+      return [{ action: operation, key: keyOf(body.Key), attributes: attributesNamed(body), returnValues: body.ReturnValues }];
+    case 'Query': {
+      const value = (pattern: RegExp) => body.ExpressionAttributeValues[body.KeyConditionExpression.match(pattern)?.[1]]?.S ?? '';
+      // The sort key's lower bound: begins_with's prefix, or BETWEEN's first value.
+      return [{ action: operation, key: { pk: value(/\bpk = (:\w+)/), sk: value(/(?:begins_with\(sk, |sk BETWEEN )(:\w+)/) } }];
+    }
+    case 'TransactWriteItems':
+      return body.TransactItems.flatMap((item: Record<string, any>) =>
+        Object.entries(item).map(([kind, request]) => ({
+          action: kind === 'ConditionCheck' ? 'ConditionCheckItem' : `${kind}Item`,
+          key: keyOf(request.Key ?? request.Item),
+          ...(kind === 'Update' ? { attributes: attributesNamed(request) } : {}),
+          returnValues: request.ReturnValues,
+        })),
+      );
+    case 'BatchWriteItem':
+      return Object.values(body.RequestItems as Record<string, Record<string, any>[]>)
+        .flat()
+        .map((request) => ({ action: operation, key: keyOf(request.PutRequest?.Item ?? request.DeleteRequest.Key) }));
+    default:
+      throw new Error(`a DynamoDB operation the permissions test does not know: ${operation}`);
+  }
+}
+
 const SOURCE_IP = `198.18.${randomInt(256)}.${randomInt(256)}`;
 
-beforeAll(() => {
-  service.app.table.client.middlewareStack.add(
+/** Records each DynamoDB request a client sends, item by item, under the function running. */
+function recordTableActions(client: DynamoDBDocumentClient): void {
+  client.middlewareStack.add(
     (next) => async (args) => {
       const request = args.request as { headers: Record<string, string>; body: string };
       const operation = request.headers['x-amz-target']?.split('.')[1];
       const user = use();
       if (user && operation) {
         const body = typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body);
-        for (const { action, updates } of actionsOf(operation, JSON.parse(body))) {
-          if (action === 'UpdateItem' && updates === SESSION_USE && permissions[running!]?.recordSessionUse) user.recordSessionUse = true;
-          else user.table.add(action);
+        for (const item of itemRequests(operation, JSON.parse(body))) {
+          const entry = `${item.action} ${kindOf(item.key)}`;
+          const seen = user.table.get(entry) ?? { attributes: new Set(), returnValues: new Set() };
+          for (const name of item.attributes ?? []) seen.attributes.add(name);
+          seen.returnValues.add(item.returnValues ?? 'NONE');
+          user.table.set(entry, seen);
         }
       }
       return next(args);
     },
     { step: 'finalizeRequest', name: 'recordTableActions' },
   );
-  for (const method of ['current', 'atVersion'] as const) {
-    const original = ServerKeys.prototype[method];
-    vi.spyOn(ServerKeys.prototype, method).mockImplementation(function (this: ServerKeys, ...args: any[]) {
-      const user = use();
-      if (user) user.secret = true;
-      return (original as (...a: unknown[]) => unknown).apply(this, args) as never;
-    });
-  }
-});
+}
 
-afterAll(() => vi.restoreAllMocks());
+/**
+ * The handler of each function from an App of its own, as each function runs in containers of
+ * its own on Lambda: its keys read the secret (noted by the recording source) on the function's
+ * first need of one, and its table client records what the function asks of DynamoDB.
+ */
+function ownHandler(endpoint: EndpointName): LambdaHttpHandler {
+  const own = inProcessService(config, { clock, sms, secretSource: recordingSecret() });
+  recordTableActions(own.app.table.client);
+  return own.handlers[endpoint];
+}
 
 /** The handlers, each recording under its function's name while it runs (the flows run one call at a time). */
 const handlers = Object.fromEntries(
-  Object.entries(service.handlers).map(([endpoint, handler]) => [
-    endpoint,
-    (async (event, context) => {
-      running = FUNCTION_OF[endpoint as EndpointName];
+  (Object.keys(service.handlers) as EndpointName[]).map((endpoint) => {
+    const handler = ownHandler(endpoint);
+    const recording: LambdaHttpHandler = async (event, context) => {
+      running = endpoint;
       // An address of this file's own: the per-address counters are shared by every test.
       event.requestContext.http.sourceIp = SOURCE_IP;
       try {
@@ -134,16 +274,38 @@ const handlers = Object.fromEntries(
       } finally {
         running = undefined;
       }
-    }) as typeof handler,
-  ]),
+    };
+    return [endpoint, recording];
+  }),
 ) as typeof service.handlers;
-const recorded = { ...service, handlers };
+/** The functions with no HTTP route, each from an App of its own too, recording the same way. */
+const invoked = Object.fromEntries(
+  (Object.keys(service.invoked) as (keyof typeof service.invoked)[])
+    .map((name) => {
+      const own = inProcessService(config, { clock, sms, secretSource: recordingSecret() });
+      recordTableActions(own.app.table.client);
+      const handler = own.invoked[name];
+      return [name, handler] as const;
+    })
+    .map(([name, handler]) => [
+      name,
+      (async (payload, context) => {
+        running = name;
+        try {
+          return await handler(payload, context);
+        } finally {
+          running = undefined;
+        }
+      }) as typeof handler,
+    ]),
+) as typeof service.invoked;
+const recorded = { ...service, handlers, invoked };
 
 let company: Company;
 const headers = (authorization?: string) => ({ CompanyID: company.company_id, ...(authorization ? { Authorization: authorization } : {}) });
 
-/** Sessions for a user, stored directly (as many logins would, without their codes). */
-async function storeSessions(account: Account, count: number): Promise<void> {
+/** Sessions for a user, stored directly (as many logins would, without their codes); bound to a device when given one. */
+async function storeSessions(account: Account, count: number, deviceKey?: string): Promise<void> {
   const now = epochSeconds(service.clock);
   for (let start = 0; start < count; start += 25) {
     const items = Array.from({ length: Math.min(25, count - start) }, () => ({
@@ -152,6 +314,7 @@ async function storeSessions(account: Account, count: number): Promise<void> {
       created_at: now,
       last_used_at: now,
       expires_at: now + 3600,
+      ...(deviceKey ? { device_key: deviceKey } : {}),
     }));
     await service.app.table.client.send(
       new BatchWriteCommand({ RequestItems: { [service.app.table.name]: items.map((Item) => ({ PutRequest: { Item } })) } }),
@@ -174,33 +337,47 @@ async function everyFlow(): Promise<void> {
   await storeSessions(holder, MAX_SESSIONS_IN_TRANSACTION + 1);
   const reclaimProof = await provePhone(recorded, company, String(holder.registration.phone_number));
   await signUp(recorded, company, { phone_number: holder.registration.phone_number, phone_verification_token: reclaimProof });
-  expect((await invoke(handlers.user_register, { path: '/r', headers: headers(), body: referred.registration })).status).toBe(409);
+  expect((await invoke(handlers.userRegister, { path: '/r', headers: headers(), body: referred.registration })).status).toBe(409);
 
   // Codes: a login, a wrong code, a code for nobody, a top-up proof with a token.
   const session = await logIn(recorded, company, referrer);
   const target = { dial_code: '+1', phone_number: String(referred.registration.phone_number), user_type: 2, otp_type: 1 };
-  expect((await invoke(handlers.login_phone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
+  expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
   const right = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${target.phone_number}`).at(-1));
   const wrong = right === '000000' ? '111111' : '000000';
-  expect((await invoke(handlers.verify_otp, { path: '/v', headers: headers(), body: { ...target, otp: wrong } })).status).toBe(400);
-  expect((await invoke(handlers.verify_otp, { path: '/v', headers: headers(), body: { ...target, otp: right } })).status).toBe(200);
+  expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: wrong } })).status).toBe(400);
+  expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: right } })).status).toBe(200);
   // A send SNS fails, for a phone sent to before and for one never sent to: the counts are given back.
   service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
   smsFails = true;
-  expect((await invoke(handlers.login_phone, { path: '/l', headers: headers(), body: target })).status).toBe(503);
+  expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(503);
   const neverSent = { ...target, phone_number: String((await signUp(recorded, company)).registration.phone_number) };
-  expect((await invoke(handlers.login_phone, { path: '/l', headers: headers(), body: neverSent })).status).toBe(503);
+  expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: neverSent })).status).toBe(503);
   smsFails = false;
   const nobody = { ...target, phone_number: randomPhoneNumber() };
-  expect((await invoke(handlers.login_phone, { path: '/l', headers: headers(), body: nobody })).status).toBe(200);
-  expect((await invoke(handlers.verify_otp, { path: '/v', headers: headers(), body: { ...nobody, otp: wrong } })).status).toBe(400);
-  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: nobody })).status).toBe(200);
+  expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...nobody, otp: wrong } })).status).toBe(400);
+  // A token unused for longer than the touch interval: each function that takes one records its
+  // use. login_phone sends a top-up code, verify_otp takes it with another session of the phone's
+  // owner, and an employee registers a customer.
+  const employee = await newEmployee(service, company);
+  const sameOwner = await logIn(recorded, company, referrer);
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
   const topUp = { ...target, phone_number: String(referrer.registration.phone_number), otp_type: 3 };
-  expect((await invoke(handlers.login_phone, { path: '/l', headers: headers(session), body: topUp })).status).toBe(200);
+  expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(session), body: topUp })).status).toBe(200);
+  const topUpCode = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${topUp.phone_number}`).at(-1));
+  const proved = await invoke(handlers.verifyOtp, { path: '/v', headers: headers(sameOwner), body: { ...topUp, otp: topUpCode } });
+  expect(proved.status, JSON.stringify(proved.body)).toBe(200);
+  const byEmployee = await invoke(handlers.userRegister, {
+    path: '/r',
+    headers: headers(employee.authorization),
+    body: sampleRegistration(),
+  });
+  expect(byEmployee.status, JSON.stringify(byEmployee.body)).toBe(200);
 
   // Referrals: a page and the next one, after an hour so the session's use is recorded.
   service.clock.advance(3601);
-  const page = await invoke(handlers.referral_program, {
+  const page = await invoke(handlers.referralProgram, {
     method: 'GET',
     path: '/p',
     headers: headers(referrer.authorization),
@@ -209,7 +386,7 @@ async function everyFlow(): Promise<void> {
   expect(page.status, JSON.stringify(page.body)).toBe(200);
   const cursor = page.body.data.next_cursor;
   expect(cursor).toEqual(expect.any(String));
-  const next = await invoke(handlers.referral_program, {
+  const next = await invoke(handlers.referralProgram, {
     method: 'GET',
     path: '/p',
     headers: headers(referrer.authorization),
@@ -217,29 +394,196 @@ async function everyFlow(): Promise<void> {
   });
   expect(next.status, JSON.stringify(next.body)).toBe(200);
 
+  // Notifications: a page, the next, the unread ones; marked read by id (one naming its key, one
+  // random id found by a walk), then all before a time, then all; after an hour each, so the
+  // session's use is recorded.
+  service.clock.advance(3601);
+  const listNotifications = (query: Record<string, string>) =>
+    invoke(handlers.notifications, { method: 'GET', path: '/n', headers: headers(referrer.authorization), query });
+  const firstNotifications = await listNotifications({ limit: '1' });
+  expect(firstNotifications.status, JSON.stringify(firstNotifications.body)).toBe(200);
+  expect((await listNotifications({ limit: '1', cursor: firstNotifications.body.data.next_cursor })).status).toBe(200);
+  expect((await listNotifications({ unread: '1' })).status).toBe(200);
+  service.clock.advance(3601);
+  const markRead = async (body: unknown) => {
+    const answer = await invoke(handlers.notificationsRead, { path: '/m', headers: headers(referrer.authorization), body });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    return answer.body.data.marked as number;
+  };
+  expect(await markRead({ ids: [firstNotifications.body.data.notification[0].id, `0000${newId().slice(4)}`] })).toBe(1);
+  expect(await markRead({ all: 1, before: epochSeconds(service.clock) })).toBe(1);
+  expect(await markRead({ all: 1 })).toBe(0);
+
   // Logout: others, current, all; after an hour, so the session's use is recorded here too.
   service.clock.advance(3601);
   const others = await logIn(recorded, company, referred);
   expect((await invoke(handlers.logout, { path: '/o', headers: headers(others), body: { scope: 'others' } })).status).toBe(200);
   expect((await invoke(handlers.logout, { path: '/o', headers: headers(others) })).status).toBe(200);
   expect((await invoke(handlers.logout, { path: '/o', headers: headers(session), body: { scope: 'all' } })).status).toBe(200);
-  expect((await invoke(handlers.not_found, { path: '/nowhere', headers: headers() })).status).toBe(404);
+
+  // A wrong code once the phone's window of wrong codes has run out opens a new window.
+  service.clock.advance(service.app.config.otp.failureWindowSeconds + 1);
+  expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
+  const dayLater = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${target.phone_number}`).at(-1));
+  const wrongAgain = dayLater === '000000' ? '111111' : '000000';
+  expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: wrongAgain } })).status).toBe(400);
+  expect((await invoke(handlers.notFound, { path: '/nowhere', headers: headers() })).status).toBe(404);
+
+  // Transaction authorization, after an hour so the session's use is recorded: a right PIN, the
+  // same reference again (the tries cleared alone), wrong PINs to the lock (its notice), locked.
+  const payer = await signUp(recorded, company);
+  service.clock.advance(3601);
+  const payment = { amount: '10.50', currency: 'EUR', payee: 'Acme Coffee', reference: `order-${newId()}` };
+  const authorize = (pin: string) =>
+    invoke(handlers.transactionAuthorization, {
+      path: '/a',
+      headers: headers(payer.authorization),
+      body: { ...payment, transaction_pin: pin },
+    });
+  const authorized = await authorize(String(payer.registration.transaction_pin));
+  expect(authorized.status, JSON.stringify(authorized.body)).toBe(200);
+  expect((await authorize(String(payer.registration.transaction_pin))).body.error).toEqual([1]);
+  for (let attempt = 0; attempt < service.app.config.pinMaxFailures; attempt++) expect((await authorize('2468')).body.error).toEqual([17]);
+  expect((await authorize('2468')).body.error).toEqual([18]);
+  const transactionPin = { companyId: company.company_id, userId: payer.userId, pinType: 'transaction' as const };
+  await service.app.table.client.send(new DeleteCommand(pinTriesClear(service.app.table, transactionPin).Delete!));
+  // Redeemed by the payment service: other values, then the approved ones.
+  const redeem = { ...payment, company_id: company.company_id, authorization_token: authorized.body.data.authorization_token };
+  expect(await invoked.redeemAuthorization({ ...redeem, amount: '10.51' }, lambdaContext())).toMatchObject({ error: [19] });
+  expect(await invoked.redeemAuthorization(redeem, lambdaContext())).toMatchObject({ success: 1 });
+  await deviceFlows();
+  await pinFlows();
+}
+
+/** change_pin (wrong until locked, right with a few and with many other sessions) and reset_pin (by a recent OTP login, by a proof). */
+async function pinFlows(): Promise<void> {
+  const account = await signUp(recorded, company, PINS);
+  const change = (authorization: string, body: unknown) =>
+    invoke(handlers.changePin, { path: '/c', headers: headers(authorization), body });
+  const reset = (authorization: string, body: unknown) => invoke(handlers.resetPin, { path: '/r', headers: headers(authorization), body });
+  for (let i = 0; i < service.app.config.pinMaxFailures; i++) {
+    expect((await change(account.authorization, { pin_type: 2, current_pin: '1357', new_pin: '8052' })).status).toBe(400);
+  }
+  // After an hour unused, so the session's use is recorded.
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  await logIn(recorded, company, account);
+  const changed = await change(account.authorization, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' });
+  expect(changed.body.data.revoked, JSON.stringify(changed.body)).toBe(1);
+  await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1);
+  expect((await change(account.authorization, { pin_type: 1, current_pin: '8052', new_pin: '5207' })).status).toBe(200);
+  // A reset by a proof verified with the user's token, after an hour (the session's use recorded), with
+  // another session to end; then one by a session begun by OTP login, with many.
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  const older = await logIn(recorded, company, account);
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  const proving = await logIn(recorded, company, account);
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  const proof = await provePhone(recorded, company, String(account.registration.phone_number), { authorization: proving });
+  const byProof = await reset(older, { pin_type: 1, new_pin: '2580', phone_verification_token: proof });
+  expect(byProof.body.data.revoked, JSON.stringify(byProof.body)).toBeGreaterThan(0);
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  const otpSession = await logIn(recorded, company, account);
+  await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1);
+  expect((await reset(otpSession, { pin_type: 2, new_pin: '730264' })).status).toBe(200);
+}
+
+/** Binding at registration and OTP login (a new key, the same key, a third removing the least recently used), PIN login, the list and removal. */
+async function deviceFlows(): Promise<void> {
+  const { account, device } = await signUpWithDevice(recorded, company);
+  const second = newDeviceKeyPair();
+  const bound = await otpLogin(recorded, company, account, { device_public_key: second.publicKey });
+  expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+  // PIN logins: right, a bad signature, an unknown device, wrong until locked, locked.
+  expect((await pinLogin(recorded, company, device, PINS.login_pin)).status).toBe(200);
+  expect((await pinLogin(recorded, company, { ...newDeviceKeyPair(), deviceKey: device.deviceKey }, PINS.login_pin)).status).toBe(401);
+  expect((await pinLogin(recorded, company, { ...device, deviceKey: newId() }, PINS.login_pin)).status).toBe(401);
+  for (let i = 0; i < service.app.config.pinMaxFailures; i++) expect((await pinLogin(recorded, company, device, '1357')).status).toBe(400);
+  expect((await pinLogin(recorded, company, device, PINS.login_pin)).body.error).toEqual([18]);
+  // The same key again: the second device is now the most recently used.
+  expect((await otpLogin(recorded, company, account, { device_public_key: second.publicKey })).status).toBe(200);
+  // The first device, the least recently used, with more sessions than one transaction ends, goes for a third.
+  await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1, device.deviceKey);
+  const third = await otpLogin(recorded, company, account, { device_public_key: newDeviceKeyPair().publicKey });
+  expect(third.status, JSON.stringify(third.body)).toBe(200);
+  // A fourth removes the second, whose few sessions end in the binding's transaction.
+  const fourth = await otpLogin(recorded, company, account, { device_public_key: newDeviceKeyPair().publicKey });
+  expect(fourth.status, JSON.stringify(fourth.body)).toBe(200);
+  const plain = await otpLogin(recorded, company, account);
+  const token = `Token ${plain.body.data.token.token}`;
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await invoke(handlers.devices, { method: 'GET', path: '/d', headers: headers(token) })).status).toBe(200);
+  // Removal: a device with its one session; one with more sessions than one transaction ends; one not the user's.
+  const remove = (deviceKey: string) =>
+    invoke(handlers.devicesRemove, { path: '/x', headers: headers(token), body: { device_key: deviceKey } });
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await remove(third.body.data.device_key)).body.data.revoked).toBe(1);
+  await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1, fourth.body.data.device_key);
+  expect((await remove(fourth.body.data.device_key)).status).toBe(200);
+  expect((await remove(newId())).status).toBe(404);
 }
 
 describe('the role of each function (serverless/permissions.cjs)', () => {
   beforeAll(everyFlow, 120_000);
 
   for (const [name, granted] of Object.entries(permissions)) {
-    it(`${name}: grants exactly what its flows do`, () => {
-      const did = used.get(name) ?? { table: new Set(), recordSessionUse: false, secret: false, sms: false };
-      expect([...did.table].sort()).toEqual([...(granted.table ?? [])].sort());
-      expect(did.recordSessionUse).toBe(granted.recordSessionUse ?? false);
+    it(`${name}: grants exactly what its flows do, each action on each kind of item`, () => {
+      const did = used.get(name) ?? { table: new Map<string, TableUse>(), secret: false, sms: false };
+      const grants = (granted.table ?? []).flatMap((grant) =>
+        grant.actions.flatMap((action) => grant.keys.map((kind) => [`${action} ${kind}`, grant] as const)),
+      );
+      const byEntry = new Map(grants);
+      expect(byEntry.size, 'an action on a kind of item granted twice').toBe(grants.length);
+      expect([...did.table.keys()].sort()).toEqual([...byEntry.keys()].sort());
+      for (const [entry, grant] of byEntry) {
+        if (!grant.attributes) continue;
+        const seen = did.table.get(entry)!;
+        const allowed = ['pk', 'sk', ...grant.attributes];
+        expect(
+          [...seen.attributes].filter((attribute) => !allowed.includes(attribute)),
+          entry,
+        ).toEqual([]);
+        expect([...seen.returnValues], entry).toEqual(['NONE']);
+      }
       expect(did.secret).toBe(granted.secret ?? false);
       expect(did.sms).toBe(granted.sms ?? false);
     });
   }
 
   it('names every function of the service', () => {
-    expect(Object.keys(permissions).sort()).toEqual(Object.values(FUNCTION_OF).sort());
+    expect(Object.keys(permissions).sort()).toEqual([...Object.keys(service.handlers), ...Object.keys(service.invoked)].sort());
+  });
+});
+
+describe('the kinds of item (serverless/key-kinds.cjs)', () => {
+  it('are named after the lib/store/keys.ts functions, and each key matches its own kind only', () => {
+    const [company, user, phone] = [newId(), newId(), '+12025550123'];
+    const keys: Record<string, ItemKey> = {
+      company: companyKey(company),
+      user: userKey(company, user),
+      session: sessionKey(company, user, hashToken(randomUUID())),
+      notification: notificationKey(company, user, Date.now(), newId()),
+      referralCount: referralCountKey(company, user, 3),
+      unreadCount: unreadCountKey(company, user, 3),
+      phoneClaim: phoneClaimKey(company, phone, 2),
+      // Anything may follow a kind's marker: an email with another kind's marker in it stays an email claim.
+      emailClaim: emailClaimKey(company, 'a#OTP#b#USER#c@example.com', 2),
+      referralCode: referralCodeKey(company, 'OTP123'),
+      phoneProof: phoneProofKey(company, hashToken(randomUUID())),
+      otp: otpKey(company, phone, 2, 1),
+      phoneSendLimit: phoneSendLimitKey(company, phone),
+      companySendLimit: companySendLimitKey(company, 490_000, 7),
+      prefixSendLimit: prefixSendLimitKey(company, '+1202555', 490_000),
+      phoneFailures: phoneFailuresKey(company, phone),
+      addressLimit: addressLimitKey('2001:db8::1', 'VERIFIES', 1),
+      pinTries: pinTriesKey(company, user, 'transaction'),
+      authorization: authorizationKey(company, hashToken(randomUUID())),
+      // A reference may hold another kind's marker and stays a reference claim.
+      authorizationReference: authorizationReferenceKey(company, user, 'order#PHONE#1'),
+      userDevice: userDeviceKey(company, user, newId()),
+      deviceIndex: deviceIndexKey(company, newId()),
+      deviceNonce: deviceNonceKey(company, newId(), 'nonce-0123456789ab'),
+    };
+    expect(Object.keys(keys).sort()).toEqual(Object.keys(keyKinds).sort());
+    for (const [kind, key] of Object.entries(keys)) expect(kindOf(key), `${key.pk} ${key.sk}`).toBe(kind);
   });
 });

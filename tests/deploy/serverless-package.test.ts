@@ -1,49 +1,57 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { inflateRawSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { endpoints } from '../../lib/api/endpoints.js';
 import { TTL_ATTRIBUTE, tableDefinition } from '../../lib/store/table-definition.js';
 
 const root = resolve(import.meta.dirname, '../..');
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; Condition?: string };
-type Statement = { Effect: string; Action: string[]; Resource?: unknown; NotResource?: unknown; Condition?: unknown };
+type Statement = { Effect: string; Action: string[]; Resource?: unknown; NotResource?: unknown; Condition?: Record<string, any> };
 let template: { Resources: Record<string, Resource>; Conditions: Record<string, unknown> };
 let resources: Record<string, Resource>;
 let packagedText: string;
 let outDir: string;
-const permissions = createRequire(import.meta.url)('../../serverless/permissions.cjs') as Record<
+const require = createRequire(import.meta.url);
+const permissions = require('../../serverless/permissions.cjs') as Record<
   string,
-  { table?: string[]; secret?: boolean }
+  { table?: { actions: string[]; keys: string[]; attributes?: string[] }[]; secret?: boolean }
 >;
+const keyKinds = require('../../serverless/key-kinds.cjs') as Record<string, string>;
 /** Set while packaging: it must reach no template and no function. */
 const SECRET_IN_ENVIRONMENT = `canary-${'7f'.repeat(24)}`;
+/** What points the functions at this machine's stand-ins: only the local stages take them (serverless/local-endpoints.cjs). */
+const LOCAL_SETTINGS = ['DYNAMODB_ENDPOINT', 'SNS_ENDPOINT', 'SSM_ENDPOINT', 'SMS_SENDER', 'SMS_OUTBOX_FILE', 'SERVER_SECRET_FILE'];
+
+/** `serverless package --stage ci` (or another) into outDir, offline, with no AWS credentials and no local settings but those given. */
+const packageStage = (outDir: string, env: Record<string, string>, stage = 'ci') => {
+  const inherited = Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_') && !LOCAL_SETTINGS.includes(name));
+  return promisify(execFile)(
+    process.execPath,
+    ['node_modules/serverless/bin/serverless.js', 'package', '--stage', stage, '--package', outDir],
+    { cwd: root, env: { ...Object.fromEntries(inherited), HOME: mkdtempSync(join(tmpdir(), 'wallet-home-')), ...env } },
+  );
+};
 
 const roleIds = () => Object.keys(resources).filter((id) => resources[id]!.Type === 'AWS::IAM::Role');
 const statementsOf = (roleId: string): Statement[] =>
   resources[roleId]!.Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
 const allStatements = () => roleIds().flatMap(statementsOf);
+const tableStatementsOf = (roleId: string) =>
+  statementsOf(roleId).filter((statement) => statement.Action.some((action) => action.startsWith('dynamodb:')));
+const leadingKeys = (statement: Statement): string[] | undefined =>
+  statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+const functionName = (roleId: string) => roleId[0]!.toLowerCase() + roleId.slice(1, -'Role'.length);
 
 // `serverless package` must work offline, with no AWS credentials at all.
-beforeAll(async () => {
+async function packageCi(): Promise<void> {
   outDir = mkdtempSync(join(tmpdir(), 'wallet-package-'));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
-  await promisify(execFile)(
-    process.execPath,
-    ['node_modules/serverless/bin/serverless.js', 'package', '--stage', 'ci', '--package', outDir],
-    {
-      cwd: root,
-      env: {
-        ...env,
-        SERVER_SECRET: SECRET_IN_ENVIRONMENT,
-        HOME: mkdtempSync(join(tmpdir(), 'wallet-home-')),
-        ESBUILD_WORK_FOLDER: '.esbuild-test-package',
-      },
-    },
-  );
+  await packageStage(outDir, { SERVER_SECRET: SECRET_IN_ENVIRONMENT, ESBUILD_WORK_FOLDER: '.esbuild-test-package' });
   rmSync(join(root, '.esbuild-test-package'), { recursive: true, force: true });
   packagedText = readdirSync(outDir)
     .filter((name) => name.endsWith('.json'))
@@ -51,11 +59,67 @@ beforeAll(async () => {
     .join('\n');
   template = JSON.parse(readFileSync(join(outDir, 'cloudformation-template-update-stack.json'), 'utf8'));
   resources = template.Resources;
-}, 180_000);
+}
+
+/** The functions serverless.yml declares for a stage: its own, and the local ones that stage merges. */
+function declaredFunctions(stage: string): Record<string, { handler: string }> {
+  const { functions } = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { functions: unknown[] };
+  const local = parse(readFileSync(join(root, 'serverless/local-functions.yml'), 'utf8')) as Record<string, object>;
+  const declared: Record<string, { handler: string }> = {};
+  for (const entry of functions) {
+    if (typeof entry === 'object') Object.assign(declared, entry);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless's own ${} variables
+    else expect(entry).toBe("${file(./serverless/local-functions.yml):${sls:stage}, ''}");
+  }
+  return { ...declared, ...(local[stage] ?? {}) } as Record<string, { handler: string }>;
+}
+
+/** The files of a zip archive, stored or deflated as serverless packages them. */
+function unzip(file: string): Map<string, Buffer> {
+  const zip = readFileSync(file);
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const files = new Map<string, Buffer>();
+  let entry = zip.readUInt32LE(end + 16);
+  for (let index = 0; index < zip.readUInt16LE(end + 10); index++) {
+    const [method, size, nameLength] = [zip.readUInt16LE(entry + 10), zip.readUInt32LE(entry + 20), zip.readUInt16LE(entry + 28)];
+    const local = zip.readUInt32LE(entry + 42);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(start, start + size);
+    files.set(zip.toString('utf8', entry + 46, entry + 46 + nameLength), method === 8 ? inflateRawSync(data) : data);
+    entry += 46 + nameLength + zip.readUInt16LE(entry + 30) + zip.readUInt16LE(entry + 32);
+  }
+  return files;
+}
+
+/** What an ES module exports, as a fresh Node process imports it with the given environment. */
+async function exportsOf(file: string, env: Record<string, string>): Promise<Record<string, string>> {
+  const script = [
+    "const { pathToFileURL } = await import('node:url');",
+    'const module = await import(pathToFileURL(process.argv[1]));',
+    'console.log(JSON.stringify(Object.fromEntries(Object.entries(module).map(([name, value]) => [name, typeof value]))));',
+  ].join('\n');
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, file], {
+    env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!);
+}
+
+/** How a template holds redeemAuthorization: its role, whether any HTTP integration reaches it, who may invoke it. */
+function redeemFunctionShape(all: Record<string, Resource>) {
+  const reaches = (resource: Resource) => JSON.stringify(resource.Properties ?? {}).includes('RedeemAuthorizationLambdaFunction');
+  const of = (type: string) => Object.values(all).filter((resource) => resource.Type === type && reaches(resource));
+  return {
+    role: all.RedeemAuthorizationLambdaFunction?.Properties.Role,
+    routed: of('AWS::ApiGatewayV2::Integration').length > 0,
+    invokers: of('AWS::Lambda::Permission').map((permission) => [permission.Properties.Action, permission.Properties.Principal]),
+  };
+}
 
 const ofType = (type: string) => Object.values(resources).filter((resource) => resource.Type === type);
 
 describe('the packaged CloudFormation', () => {
+  beforeAll(packageCi, 180_000);
+
   it('declares the one table: on demand, point-in-time recovery, TTL, kept on stack deletion', () => {
     const [table, ...others] = ofType('AWS::DynamoDB::Table');
     expect(others).toHaveLength(0);
@@ -80,7 +144,7 @@ describe('the packaged CloudFormation', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route')
       .map((route) => route.Properties.RouteKey)
       .sort();
-    const documented = endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path}`);
+    const documented = Object.values(endpoints).map((endpoint) => `${endpoint.method} ${endpoint.path}`);
     expect(routes).toEqual(['$default', ...documented].sort());
   });
 
@@ -97,31 +161,21 @@ describe('the packaged CloudFormation', () => {
 
   it('runs every function on nodejs22.x, arm64', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions.length).toBeGreaterThanOrEqual(2);
+    expect(functions).toHaveLength(Object.keys(declaredFunctions('ci')).length);
     for (const fn of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
     }
   });
 
-  it('gives each function a role of its own, with the actions of serverless/permissions.cjs on the table only', () => {
+  it('gives each function a role of its own, with nothing on every resource', () => {
     const functions = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::Lambda::Function');
     expect(functions.map(([id]) => id.replace(/LambdaFunction$/, '')).sort()).toEqual(
       Object.keys(permissions)
         .map((name) => name[0]!.toUpperCase() + name.slice(1))
         .sort(),
     );
-    for (const [id, fn] of functions) {
-      const roleId = id.replace(/LambdaFunction$/, 'Role');
-      expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
-      const name = roleId[0]!.toLowerCase() + roleId.slice(1, -'Role'.length);
-      const table = statementsOf(roleId).filter(
-        (statement) => statement.Action.some((action) => action.startsWith('dynamodb:')) && !statement.Condition,
-      );
-      const granted = permissions[name]!.table ?? [];
-      expect(table.flatMap((statement) => statement.Action).sort(), name).toEqual(granted.map((action) => `dynamodb:${action}`).sort());
-      for (const statement of table) expect(statement.Resource).toEqual({ 'Fn::GetAtt': ['WalletTable', 'Arn'] });
-    }
+    for (const [id, fn] of functions) expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [id.replace(/LambdaFunction$/, 'Role'), 'Arn'] });
     // No role may do anything to every resource but write its own log stream.
     const everything = allStatements().filter(
       (statement) => statement.Resource === '*' || JSON.stringify(statement.Resource ?? '').includes(':*:*:*'),
@@ -129,6 +183,55 @@ describe('the packaged CloudFormation', () => {
     expect(everything).toEqual([]);
     expect(allStatements().flatMap((statement) => statement.Action)).not.toContain('dynamodb:Scan');
     expect(ofType('AWS::IAM::Role')).toHaveLength(Object.keys(permissions).length);
+  });
+
+  it('holds each table statement to the partition keys of the kinds of item its grant names (dynamodb:LeadingKeys)', () => {
+    for (const roleId of roleIds()) {
+      const name = functionName(roleId);
+      const statements = tableStatementsOf(roleId);
+      expect(
+        statements.map((statement) => ({ actions: statement.Action, partitions: leadingKeys(statement) })),
+        name,
+      ).toEqual(
+        (permissions[name]!.table ?? []).map((grant) => ({
+          actions: grant.actions.map((action) => `dynamodb:${action}`),
+          partitions: [...new Set(grant.keys.map((kind) => keyKinds[kind]))],
+        })),
+      );
+      for (const statement of statements) expect(statement.Resource, name).toEqual({ 'Fn::GetAtt': ['WalletTable', 'Arn'] });
+    }
+  });
+
+  it('lets verify_otp delete no code and nothing but wrong-code windows, evicted devices and their sessions, and login_phone and referral_program write nothing of a user but a session’s last use', () => {
+    const deletes = (roleId: string) =>
+      tableStatementsOf(roleId)
+        .filter((statement) => statement.Action.some((action) => action === 'dynamodb:DeleteItem' || action === 'dynamodb:BatchWriteItem'))
+        .map(leadingKeys);
+    // An emptied wrong-code window; at an OTP login binding an 11th device, the least recently used one (its index and
+    // listing item) and its sessions, in the user's partition. Never a code, a claim or a proof.
+    const verifyDeletes = deletes('VerifyOtpRole').flat();
+    expect([...new Set(verifyDeletes)].sort()).toEqual([keyKinds.deviceIndex, keyKinds.phoneFailures, keyKinds.userDevice].sort());
+    expect(verifyDeletes).not.toContain(keyKinds.otp);
+    // login_phone and referral_program write a user's partition only to record a session's use.
+    for (const roleId of ['LoginPhoneRole', 'ReferralProgramRole']) {
+      const writesToUsers = tableStatementsOf(roleId).filter(
+        (statement) =>
+          leadingKeys(statement)!.includes(keyKinds.user!) &&
+          statement.Action.some((action) => action !== 'dynamodb:GetItem' && action !== 'dynamodb:Query'),
+      );
+      expect(writesToUsers, roleId).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['dynamodb:UpdateItem'],
+          Resource: { 'Fn::GetAtt': ['WalletTable', 'Arn'] },
+          Condition: {
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keyKinds.session] },
+            'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
+            StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+          },
+        },
+      ]);
+    }
   });
 
   it('lets only login_phone publish SMS, and only to phone numbers', () => {
@@ -140,14 +243,14 @@ describe('the packaged CloudFormation', () => {
   });
 
   it('lets referral_program read, and write nothing but the last use of a session', () => {
-    const actions = statementsOf('ReferralProgramRole').flatMap((statement) => statement.Action);
-    expect(actions.filter((action) => action.startsWith('dynamodb:')).sort()).toEqual([
-      'dynamodb:GetItem',
-      'dynamodb:Query',
-      'dynamodb:UpdateItem',
-    ]);
-    const [update] = statementsOf('ReferralProgramRole').filter((statement) => statement.Action.includes('dynamodb:UpdateItem'));
-    expect(update!.Condition).toEqual({
+    const actions = tableStatementsOf('ReferralProgramRole').flatMap((statement) => statement.Action);
+    expect([...new Set(actions)].sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    const [update, ...others] = tableStatementsOf('ReferralProgramRole').filter((statement) =>
+      statement.Action.includes('dynamodb:UpdateItem'),
+    );
+    expect(others).toEqual([]);
+    expect(update!.Action).toEqual(['dynamodb:UpdateItem']);
+    expect(update!.Condition).toMatchObject({
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
       StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
     });
@@ -158,7 +261,7 @@ describe('the packaged CloudFormation', () => {
     const parameter = { 'Fn::Sub': 'arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter/wallet-auth/ci/server-secret' };
     for (const roleId of roleIds()) {
       const ssm = statementsOf(roleId).filter((statement) => statement.Action.some((action) => action.startsWith('ssm:')));
-      const name = roleId[0]!.toLowerCase() + roleId.slice(1, -'Role'.length);
+      const name = functionName(roleId);
       expect(ssm, roleId).toEqual(
         permissions[name]!.secret ? [{ Effect: 'Allow', Action: ['ssm:GetParameter'], Resource: parameter }] : [],
       );
@@ -175,6 +278,13 @@ describe('the packaged CloudFormation', () => {
     expect(packagedText).not.toContain(SECRET_IN_ENVIRONMENT);
     for (const fn of ofType('AWS::Lambda::Function'))
       expect(Object.keys(fn.Properties.Environment.Variables)).not.toContain('SERVER_SECRET');
+  });
+
+  it('points no function at a local stand-in: each local setting is empty', () => {
+    for (const fn of ofType('AWS::Lambda::Function')) {
+      const variables = fn.Properties.Environment.Variables;
+      for (const name of LOCAL_SETTINGS) expect(variables[name] ?? '', `${fn.Properties.Handler} ${name}`).toBe('');
+    }
   });
 
   it('reserves concurrency for registration, and only there', () => {
@@ -227,10 +337,54 @@ describe('the packaged CloudFormation', () => {
     expect(template.Conditions.HasAlarmEmail).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
   });
 
-  it('bundles each function into one ESM file', () => {
-    expect(statSync(join(outDir, 'userRegister.zip')).size).toBeGreaterThan(0);
-    const [fn] = ofType('AWS::Lambda::Function').filter((resource) => resource.Properties.Handler === 'functions/user-register.handler');
-    expect(fn).toBeDefined();
+  it('packages every function of serverless.yml, each as one ESM file that exports its handler', async () => {
+    const declared = declaredFunctions('ci');
+    expect(Object.keys(declared).length).toBeGreaterThan(0);
+    const packaged = Object.entries(resources)
+      .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
+      .map(([id, resource]) => [id.replace(/LambdaFunction$/, ''), resource.Properties.Handler]);
+    const capitalized = (name: string) => name[0]!.toUpperCase() + name.slice(1);
+    expect(packaged.sort()).toEqual(
+      Object.entries(declared)
+        .map(([name, fn]) => [capitalized(name), fn.handler])
+        .sort(),
+    );
+    const zips = readdirSync(outDir).filter((name) => name.endsWith('.zip'));
+    expect(zips.sort()).toEqual(
+      Object.keys(declared)
+        .map((name) => `${name}.zip`)
+        .sort(),
+    );
+
+    const unpacked = mkdtempSync(join(tmpdir(), 'wallet-unpacked-'));
+    for (const [name, fn] of Object.entries(declared)) {
+      const files = unzip(join(outDir, `${name}.zip`));
+      // functions/user-register.handler: the export handler of functions/user-register.mjs.
+      const handlerFile = fn.handler.replace(/\.handler$/, '.mjs');
+      expect([...files.keys()], name).toEqual([handlerFile]);
+      const file = join(unpacked, name, handlerFile);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, files.get(handlerFile)!);
+      const environment = resources[`${capitalized(name)}LambdaFunction`]!.Properties.Environment.Variables;
+      expect(await exportsOf(file, environment), name).toMatchObject({ handler: 'function' });
+    }
+    rmSync(unpacked, { recursive: true, force: true });
+  });
+
+  it('gives redeemAuthorization no HTTP route, a role that redeems and nothing else, and, without PAYMENT_SERVICE_ROLE_ARN, no invoke grant', () => {
+    expect(redeemFunctionShape(resources)).toEqual({
+      role: { 'Fn::GetAtt': ['RedeemAuthorizationRole', 'Arn'] },
+      routed: false,
+      invokers: [],
+    });
+    expect(tableStatementsOf('RedeemAuthorizationRole').map((statement) => [statement.Action, leadingKeys(statement)])).toEqual([
+      [['dynamodb:UpdateItem'], [keyKinds.authorization]],
+    ]);
+    expect(
+      statementsOf('RedeemAuthorizationRole')
+        .flatMap((statement) => statement.Action)
+        .sort(),
+    ).toEqual(['dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']);
   });
 
   // Cold starts grow with the bundle: npm run bench measures them, this keeps the size in check.
@@ -239,4 +393,61 @@ describe('the packaged CloudFormation', () => {
     expect(zips.length).toBe(ofType('AWS::Lambda::Function').length);
     for (const zip of zips) expect(statSync(join(outDir, zip)).size, zip).toBeLessThan(500 * 1024);
   });
+});
+
+// Apart from the packaged template above: a refusal stops before anything is built.
+describe('packaging a deployed stage', () => {
+  it('refuses to package a deployed stage from a shell set up for local work, naming each local setting set', async () => {
+    const refusedDir = mkdtempSync(join(tmpdir(), 'wallet-refused-'));
+    const local = { DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000', SMS_SENDER: 'outbox', SERVER_SECRET_FILE: '.data/server-secret' };
+    const refused = await packageStage(refusedDir, { ...local, ESBUILD_WORK_FOLDER: '.esbuild-test-refused' }).then(
+      () => undefined,
+      (error: { stdout: string; stderr: string }) => `${error.stdout}${error.stderr}`,
+    );
+    rmSync(join(root, '.esbuild-test-refused'), { recursive: true, force: true });
+    expect(refused, 'packaged anyway').toBeDefined();
+    expect(refused).toContain('stage "ci" takes no local settings, but DYNAMODB_ENDPOINT, SMS_SENDER, SERVER_SECRET_FILE are set');
+    expect(readdirSync(refusedDir)).toEqual([]);
+  }, 120_000);
+});
+
+describe('packaging the prod stage with the payment service named', () => {
+  const PAYMENT_ROLE = 'arn:aws:iam::123456789012:role/payment-service';
+
+  it('shows redeemAuthorization with its own role, no HTTP event, and invoke granted to that one role', async () => {
+    const prodDir = mkdtempSync(join(tmpdir(), 'wallet-prod-'));
+    try {
+      await packageStage(prodDir, { PAYMENT_SERVICE_ROLE_ARN: PAYMENT_ROLE, ESBUILD_WORK_FOLDER: '.esbuild-test-prod' }, 'prod');
+      const prod = JSON.parse(readFileSync(join(prodDir, 'cloudformation-template-update-stack.json'), 'utf8')) as typeof template;
+      expect(redeemFunctionShape(prod.Resources)).toEqual({
+        role: { 'Fn::GetAtt': ['RedeemAuthorizationRole', 'Arn'] },
+        routed: false,
+        invokers: [['lambda:InvokeFunction', PAYMENT_ROLE]],
+      });
+      expect(prod.Resources.RedeemAuthorizationLambdaFunction!.Properties.FunctionName).toBe('wallet-auth-prod-redeemAuthorization');
+      const { functions } = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { functions: any[] };
+      expect(functions[0].redeemAuthorization.events).toBeUndefined();
+    } finally {
+      rmSync(join(root, '.esbuild-test-prod'), { recursive: true, force: true });
+      rmSync(prodDir, { recursive: true, force: true });
+    }
+  }, 240_000);
+
+  it.each(['*', '123456789012', 'arn:aws:iam::123456789012:root', 'lambda.amazonaws.com'])(
+    'refuses to package with PAYMENT_SERVICE_ROLE_ARN %s, which is not one role',
+    async (principal) => {
+      const refusedDir = mkdtempSync(join(tmpdir(), 'wallet-refused-'));
+      const refused = await packageStage(refusedDir, {
+        PAYMENT_SERVICE_ROLE_ARN: principal,
+        ESBUILD_WORK_FOLDER: '.esbuild-test-refused-arn',
+      }).then(
+        () => undefined,
+        (error: { stdout: string; stderr: string }) => `${error.stdout}${error.stderr}`,
+      );
+      rmSync(join(root, '.esbuild-test-refused-arn'), { recursive: true, force: true });
+      expect(refused, 'packaged anyway').toContain('PAYMENT_SERVICE_ROLE_ARN must be one IAM role');
+      expect(readdirSync(refusedDir)).toEqual([]);
+    },
+    120_000,
+  );
 });

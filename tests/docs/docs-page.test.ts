@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import sparticuzChromium from '@sparticuz/chromium';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,32 +13,30 @@ import { sampleRegistration } from '../helpers.js';
 // machine with Node alone runs this test; CHROMIUM_PATH points at another Chromium instead.
 
 /**
- * Unpacks the package's Chromium into .chromium/<package version>/ (it unpacks into the system
- * temporary folder, and reuses whatever Chromium it finds there, of any version, so it is given
- * a folder of its own) and returns the path of the executable.
+ * Unpacks the package's Chromium into .chromium/<package version>/ and returns the path of the
+ * executable. The package unpacks into the system temporary folder, and reuses whatever Chromium
+ * it finds there, of any version: so it runs in a child process whose TMPDIR is a folder of its own.
  */
-async function chromiumFromNpm(): Promise<string> {
+function chromiumFromNpm(): string {
   const root = resolve(import.meta.dirname, '../..');
   const { version } = JSON.parse(readFileSync(resolve(root, 'node_modules/@sparticuz/chromium/package.json'), 'utf8')) as {
     version: string;
   };
   const folder = resolve(root, '.chromium', version);
   mkdirSync(folder, { recursive: true });
-  const systemTemporary = process.env.TMPDIR;
-  process.env.TMPDIR = folder;
-  try {
-    return await sparticuzChromium.executablePath();
-  } finally {
-    if (systemTemporary === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = systemTemporary;
-  }
+  const unpack = "import chromium from '@sparticuz/chromium'; process.stdout.write(await chromium.executablePath());";
+  return execFileSync(process.execPath, ['--input-type=module', '-e', unpack], {
+    cwd: root,
+    env: { ...process.env, TMPDIR: folder },
+    encoding: 'utf8',
+  });
 }
 
 const service = useOfflineService();
 let browser: Browser;
 
 beforeAll(async () => {
-  const executablePath = process.env.CHROMIUM_PATH || (await chromiumFromNpm());
+  const executablePath = process.env.CHROMIUM_PATH || chromiumFromNpm();
   browser = await chromium.launch({
     executablePath,
     args: process.env.CHROMIUM_PATH
@@ -61,7 +61,11 @@ describe('http://localhost:3000/docs', () => {
     await page.goto(`${service.server.baseUrl}/docs`);
     await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
     const paths = await page.locator('.opblock-summary-path').allInnerTexts();
-    expect(paths.map((path) => path.replace(/\u200b/g, '').trim()).sort()).toEqual(endpoints.map((endpoint) => endpoint.path).sort());
+    expect(paths.map((path) => path.replace(/\u200b/g, '').trim()).sort()).toEqual(
+      Object.values(endpoints)
+        .map((endpoint) => endpoint.path)
+        .sort(),
+    );
 
     const operation = page.locator('#operations-auth-userRegister');
     await operation.locator('.opblock-summary').click();
@@ -73,6 +77,6 @@ describe('http://localhost:3000/docs', () => {
     await expect.poll(() => status.textContent(), { timeout: 30_000 }).toContain('200');
     const body = await operation.locator('.live-responses-table .response-col_description .microlight').first().textContent();
     expect(JSON.parse(body ?? '')).toMatchObject({ success: 1, error: [], data: { token: { type: 'Token' } } });
-    await page.screenshot({ path: `${process.env.TMPDIR ?? '/tmp'}/wallet-docs-page.png`, fullPage: false });
+    await page.screenshot({ path: join(tmpdir(), 'wallet-docs-page.png'), fullPage: false });
   }, 90_000);
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sampleRegistration } from '../helpers.js';
+import { getUser } from '../../lib/store/user-store.js';
+import { newEmployee, sampleRegistration } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
 import { useOfflineService } from './offline-server.js';
 
@@ -34,12 +35,25 @@ describe('registration over HTTP through serverless-offline', () => {
     });
   });
 
-  it("registers an employee with an employee's token", async () => {
-    const customer = await call('POST', REGISTER, { ...json, CompanyID: service.company.company_id }, JSON.stringify(sampleRegistration()));
+  it("registers an employee with an employee's token, and refuses a customer's (403, code 5)", async () => {
+    const companyId = service.company.company_id;
+    const employee = await newEmployee(service.server.local, service.company);
+    const registration = sampleRegistration({ user_type: 1 });
+    const registered = await call(
+      'POST',
+      REGISTER,
+      { ...json, CompanyID: companyId, Authorization: employee.authorization },
+      JSON.stringify(registration),
+    );
+    expect(registered.status, service.server.output()).toBe(200);
+    const stored = await getUser(service.server.local.app.table, companyId, registered.body.data.user_id, true);
+    expect(stored).toMatchObject({ user_type: 1, cretaed_by: employee.userId });
+
+    const customer = await call('POST', REGISTER, { ...json, CompanyID: companyId }, JSON.stringify(sampleRegistration()));
     const refused = await call(
       'POST',
       REGISTER,
-      { ...json, CompanyID: service.company.company_id, Authorization: `Token ${customer.body.data.token.token}` },
+      { ...json, CompanyID: companyId, Authorization: `Token ${customer.body.data.token.token}` },
       JSON.stringify(sampleRegistration({ user_type: 1 })),
     );
     expect(refused.status).toBe(403);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { type Answer, invoke, newCompany, outboxMessages, randomPhoneNumber, signUp, testService } from '../helpers.js';
 
 const service = testService();
-const loginPhone = service.handlers.login_phone;
+const loginPhone = service.handlers.loginPhone;
 
 /** What a client can observe of an answer, request-specific values aside. */
 const observable = (answer: Answer) => ({

@@ -4,7 +4,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { getUser } from '../../lib/store/user-store.js';
+import { getUser, type UserRecord } from '../../lib/store/user-store.js';
 import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
 import {
   acceptedRegistration,
@@ -30,12 +30,21 @@ beforeAll(async () => {
 
 /** Outcomes each endpoint's generators must reach, so a property cannot pass by testing one path. */
 const MUST_REACH: Record<EndpointName, string[]> = {
-  user_register: ['400/1', '400/2', '404/3', '401/4', '400/8', '413/13'],
-  login_phone: ['200', '400/1', '400/2', '404/3', '401/4', '413/13'],
-  verify_otp: ['400/1', '400/2', '404/3', '400/10', '413/13'],
-  referral_program: ['200', '400/1', '400/2', '404/3', '401/4', '403/5'],
+  userRegister: ['400/1', '400/2', '404/3', '401/4', '400/8', '413/13'],
+  loginPhone: ['200', '400/1', '400/2', '404/3', '401/4', '413/13'],
+  verifyOtp: ['400/1', '400/2', '404/3', '400/10', '413/13'],
+  referralProgram: ['200', '400/1', '400/2', '404/3', '401/4', '403/5'],
+  loginPin: ['400/1', '400/2', '404/3', '401/4', '413/13'],
+  devices: ['200', '400/2', '404/3', '401/4'],
+  devicesRemove: ['400/1', '400/2', '404/3', '401/4', '404/6'],
+  changePin: ['400/1', '400/2', '404/3', '401/4', '400/17'],
+  resetPin: ['400/1', '400/2', '404/3', '401/4', '400/14'],
+  notifications: ['200', '400/1', '400/2', '404/3', '401/4'],
+  notificationsRead: ['200', '400/1', '400/2', '404/3', '401/4', '413/13'],
   logout: ['200', '400/1', '400/2', '404/3', '401/4', '413/13'],
-  not_found: ['404/6'],
+  // Its bodies keep an amount of 0, so none reaches the PIN (a wrong one would count).
+  transactionAuthorization: ['400/1', '400/2', '404/3', '401/4', '413/13'],
+  notFound: ['404/6'],
 };
 
 describe('hostile input: generated headers, query strings and bodies', () => {
@@ -52,43 +61,46 @@ describe('hostile input: generated headers, query strings and bodies', () => {
   );
 });
 
-// Every attribute a stored user may have: anything else came from a client and must not be there.
-const USER_ATTRIBUTES = new Set([
-  'pk',
-  'sk',
-  'user_id',
-  'company_id',
-  'user_type',
-  'dial_code',
-  'phone_number',
-  'phone_e164',
-  'first_name',
-  'last_name',
-  'email',
-  'account_number_prefix',
-  'password_hash',
-  'login_pin_hash',
-  'transaction_pin_hash',
-  'status_id',
-  'birth_date',
-  'image',
-  'kyc_status',
-  'country_id',
-  'kyc_process_status',
-  'location_point',
-  'device_type',
-  'device_id',
-  'device_unique_id',
-  'parent_user_id',
-  'referred_by',
-  'referral_code',
-  'referral_count',
-  'phone_verified',
-  'session_version',
-  'cretaed_by',
-  'created_at',
-  'updated_at',
-]);
+// Every attribute a stored user may have: its key and the fields of UserRecord (the compiler keeps
+// this list equal to the type). Anything else came from a client and must not be there.
+const USER_RECORD_FIELDS: Record<keyof UserRecord, true> = {
+  user_id: true,
+  company_id: true,
+  user_type: true,
+  dial_code: true,
+  phone_number: true,
+  phone_e164: true,
+  first_name: true,
+  last_name: true,
+  email: true,
+  account_number_prefix: true,
+  password_hash: true,
+  login_pin_hash: true,
+  transaction_pin_hash: true,
+  status_id: true,
+  birth_date: true,
+  image: true,
+  kyc_status: true,
+  country_id: true,
+  kyc_process_status: true,
+  location_point: true,
+  device_type: true,
+  device_id: true,
+  device_unique_id: true,
+  parent_user_id: true,
+  referred_by: true,
+  referral_code: true,
+  referral_count: true,
+  phone_verified: true,
+  session_version: true,
+  device_count: true,
+  login_pin_version: true,
+  transaction_pin_version: true,
+  cretaed_by: true,
+  created_at: true,
+  updated_at: true,
+};
+const USER_ATTRIBUTES = new Set(['pk', 'sk', ...Object.keys(USER_RECORD_FIELDS)]);
 
 describe('hostile extras on valid registrations', () => {
   it('registers, stores no unknown field, lets no client set a privilege, and pollutes no prototype', async () => {
@@ -98,7 +110,7 @@ describe('hostile extras on valid registrations', () => {
         async (body) => {
           const request = registrationRequest(checker.setup.company.company_id, body);
           await checker.check(request, { mayRegister: true });
-          const registered = checker.counts.user_register['200'] ?? 0;
+          const registered = checker.counts.userRegister['200'] ?? 0;
           expect(registered).toBeGreaterThan(0);
           const phone = JSON.parse(body).phone_number as string;
           const { Items } = await service.app.table.client.send(

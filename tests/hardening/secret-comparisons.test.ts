@@ -1,38 +1,38 @@
 // Secrets are compared in constant time where a client's guess meets a stored value in our
 // code: password and PIN hashes, and cursor signatures. (One-time codes are compared by
 // DynamoDB as keyed HMACs, tokens are looked up by their SHA-256: no comparison in our code.)
-import { describe, expect, it, vi } from 'vitest';
-import { decodeCursor, encodeCursor } from '../../lib/referrals/referral-cursor.js';
+import { timingSafeEqual } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../lib/app.js';
+import { readConfig } from '../../lib/config.js';
+import { decodeCursor, encodeCursor } from '../../lib/paging/list-cursor.js';
 import { hashPassword, hashPin, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
-import { configuredSecret, ServerKeys } from '../../lib/secrets/server-keys.js';
+import type { CompareSecrets } from '../../lib/secrets/server-keys.js';
+import { testEnvironment } from '../helpers.js';
 
-const comparisons = vi.hoisted(() => ({ calls: [] as [Buffer, Buffer][] }));
+const comparisons = { calls: [] as [Buffer, Buffer][] };
 
-vi.mock('node:crypto', async (importOriginal) => {
-  const crypto = await importOriginal<typeof import('node:crypto')>();
-  const timingSafeEqual = (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
-    comparisons.calls.push([Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)]);
-    return crypto.timingSafeEqual(a, b);
-  };
-  return { ...crypto, default: { ...crypto, timingSafeEqual }, timingSafeEqual };
-});
+/** The service's comparison, handed in through the app's parts, recording what it compares. */
+const recordingComparison: CompareSecrets = (given, expected) => {
+  comparisons.calls.push([given, expected]);
+  return timingSafeEqual(given, expected);
+};
+const { keys } = createApp(readConfig(testEnvironment()), { compareSecrets: recordingComparison });
 
-// vi.mock is hoisted above the imports: the modules above see the counting timingSafeEqual.
-const keys = new ServerKeys(configuredSecret('5e'.repeat(32)));
-
-function comparedDuring(action: () => unknown): Promise<[Buffer, Buffer][]> {
+/** The comparisons made while the action runs; the action's own failure fails the test. */
+async function comparedDuring(action: () => Promise<unknown>): Promise<[Buffer, Buffer][]> {
   comparisons.calls = [];
-  return new Promise((resolve) => resolve(action())).then(
-    () => comparisons.calls,
-    () => comparisons.calls,
-  );
+  await action();
+  return comparisons.calls;
 }
+
+const BAD_CURSOR = { errorName: 'BAD_REQUEST', fields: [expect.objectContaining({ field: 'cursor' })] };
 
 describe('constant-time comparison of secrets', () => {
   it('checks a password against its scrypt hash with timingSafeEqual, right or wrong', async () => {
     const stored = await hashPassword('correct horse battery');
-    const right = await comparedDuring(async () => expect(await verifyPassword('correct horse battery', stored)).toBe(true));
-    const wrong = await comparedDuring(async () => expect(await verifyPassword('correct horse battery!', stored)).toBe(false));
+    const right = await comparedDuring(async () => expect(await verifyPassword(keys, 'correct horse battery', stored)).toBe(true));
+    const wrong = await comparedDuring(async () => expect(await verifyPassword(keys, 'correct horse battery!', stored)).toBe(false));
     for (const calls of [right, wrong]) {
       expect(calls).toHaveLength(1);
       expect(calls[0]![0].length).toBe(32);
@@ -47,16 +47,15 @@ describe('constant-time comparison of secrets', () => {
   });
 
   it('checks a cursor signature with timingSafeEqual; only its length, which is public, is checked before', async () => {
-    const companyId = 'a'.repeat(32);
-    const userId = 'b'.repeat(32);
-    const cursor = await encodeCursor(keys, companyId, userId, 'NOTIF#000001795320000000#x');
-    expect(await comparedDuring(async () => expect(await decodeCursor(keys, companyId, userId, cursor)).toMatch(/^NOTIF#/))).toHaveLength(
-      1,
-    );
+    const scope = { list: 'referrals', companyId: 'a'.repeat(32), userId: 'b'.repeat(32) } as const;
+    const cursor = await encodeCursor(keys, scope, 'NOTIF#000001795320000000#x');
+    expect(await comparedDuring(async () => expect(await decodeCursor(keys, scope, cursor)).toMatch(/^NOTIF#/))).toHaveLength(1);
     const [version, key, signature] = cursor.split('.') as [string, string, string];
+    // Its first character changed: same length, other bytes.
     const tampered = `${version}.${key}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
-    expect(await comparedDuring(() => decodeCursor(keys, companyId, userId, tampered))).toHaveLength(1);
-    await expect(decodeCursor(keys, companyId, userId, tampered)).rejects.toThrow();
-    expect(await comparedDuring(() => decodeCursor(keys, companyId, userId, `${version}.${key}.${signature.slice(2)}`))).toHaveLength(0);
+    const refused = () => expect(decodeCursor(keys, scope, tampered)).rejects.toMatchObject(BAD_CURSOR);
+    expect(await comparedDuring(refused)).toHaveLength(1);
+    const shortened = () => expect(decodeCursor(keys, scope, `${version}.${key}.${signature.slice(2)}`)).rejects.toMatchObject(BAD_CURSOR);
+    expect(await comparedDuring(shortened)).toHaveLength(0);
   });
 });

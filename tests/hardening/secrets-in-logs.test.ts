@@ -6,25 +6,34 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { getUser } from '../../lib/store/user-store.js';
-import { operatorPrincipal, userRegister } from '../../lib/users/user-register.js';
+import { operatorRegistration, userRegister } from '../../lib/users/user-register.js';
 import { userRegisterBody } from '../../lib/users/user-register-input.js';
-import { faultWhen, startFaultProxy } from '../../scripts/local/fault-proxy.js';
-import { startFakeSns } from '../../scripts/local/sns-fake.js';
-import { type Answer, type EventInput, invoke, newCompany, sampleRegistration, testService } from '../helpers.js';
+import { type FaultProxy, faultWhen, startFaultProxy } from '../../scripts/local/fault-proxy.js';
+import { type FakeSns, startFakeSns } from '../../scripts/local/sns-fake.js';
+import {
+  type Answer,
+  codeIn,
+  type EventInput,
+  type InProcessService,
+  invoke,
+  newCompany,
+  sampleRegistration,
+  testService,
+} from '../helpers.js';
 import { captureLogs, type LogCapture } from './log-capture.js';
 
-// Codes go out through the real SNS client to a loopback SNS, as on AWS: the local outbox sender
-// prints each message, code included, on the console by design (npm start's outbox), so it is not
-// the path to check. DynamoDB is reached through the fault proxy, so failures (and what they log)
-// can be provoked. Every log level is on, so nothing the service could ever log escapes the check.
-const sns = await startFakeSns();
-const dynamoProxy = await startFaultProxy(inject('dynamodbEndpoint'));
-const service = testService({ SMS_SENDER: 'sns', SNS_ENDPOINT: sns.endpoint, DYNAMODB_ENDPOINT: dynamoProxy.endpoint, LOG_LEVEL: 'DEBUG' });
-const loginPhone = service.handlers.login_phone;
-const referralProgram = service.handlers.referral_program;
-const register = service.handlers.user_register;
-const verifyOtp = service.handlers.verify_otp;
-const logout = service.handlers.logout;
+// Codes go out through the real SNS client to a loopback SNS, as on a deployed stage, so the
+// sending path checked is the one whose errors reach a function's log. DynamoDB is reached through
+// the fault proxy, so failures (and what they log) can be provoked. Every log level is on, so
+// nothing the service could ever log escapes the check.
+let sns: FakeSns;
+let dynamoProxy: FaultProxy;
+let service: InProcessService;
+let loginPhone: LambdaHttpHandler;
+let referralProgram: LambdaHttpHandler;
+let register: LambdaHttpHandler;
+let verifyOtp: LambdaHttpHandler;
+let logout: LambdaHttpHandler;
 
 /** Secrets matched anywhere in the output: passwords, tokens, hashes. */
 const secrets = new Set<string>();
@@ -40,6 +49,10 @@ let company: Company;
 // Every case below checks what the flows logged, so the flows run before any of them, whichever
 // cases are selected (vitest -t runs this hook too).
 beforeAll(async () => {
+  sns = await startFakeSns();
+  dynamoProxy = await startFaultProxy(inject('dynamodbEndpoint'));
+  service = testService({ SMS_SENDER: 'sns', SNS_ENDPOINT: sns.endpoint, DYNAMODB_ENDPOINT: dynamoProxy.endpoint, LOG_LEVEL: 'DEBUG' });
+  ({ loginPhone, referralProgram, userRegister: register, verifyOtp, logout } = service.handlers);
   capture = captureLogs();
   try {
     await runEveryFlow();
@@ -49,8 +62,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  service.clock.reset();
-  await Promise.all([sns.close(), dynamoProxy.close()]);
+  service?.clock.reset();
+  await Promise.all([sns?.close(), dynamoProxy?.close()]);
 });
 
 async function call(what: string, handler: LambdaHttpHandler, input: EventInput): Promise<Answer> {
@@ -86,7 +99,7 @@ function rememberToken(answer: Answer): string {
 }
 
 function lastPublishedCode(): string {
-  const code = sns.published.at(-1)!.message.match(/\b(\d{6})\b/)![1]!;
+  const code = codeIn(sns.published.at(-1)?.message);
   digitSecrets.add(code);
   return code;
 }
@@ -124,11 +137,12 @@ async function runEveryFlow(): Promise<void> {
   rememberToken(referred);
   const operatorMade = await userRegister(
     service.app,
-    company,
-    userRegisterBody.parse(
-      secretRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined }),
+    operatorRegistration(
+      company,
+      await userRegisterBody.parseAsync(
+        secretRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined }),
+      ),
     ),
-    operatorPrincipal(company.company_id),
   );
   secrets.add(tokenSecret(operatorMade.token.token));
   const employee = await call('register employee', register, {

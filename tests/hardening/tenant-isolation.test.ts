@@ -8,6 +8,7 @@ import { otpKey } from '../../lib/store/keys.js';
 import {
   type Account,
   type Answer,
+  codeIn,
   expectFailure,
   invoke,
   newCompany,
@@ -19,10 +20,12 @@ import {
 } from '../helpers.js';
 
 const service = testService();
-const loginPhone = service.handlers.login_phone;
-const referralProgram = service.handlers.referral_program;
-const register = service.handlers.user_register;
-const verifyOtp = service.handlers.verify_otp;
+const loginPhone = service.handlers.loginPhone;
+const referralProgram = service.handlers.referralProgram;
+const notifications = service.handlers.notifications;
+const notificationsRead = service.handlers.notificationsRead;
+const register = service.handlers.userRegister;
+const verifyOtp = service.handlers.verifyOtp;
 
 interface World {
   a: Company;
@@ -37,6 +40,9 @@ interface World {
   loginCodeA: string;
   topUpCodeA: string;
   cursorA: string;
+  /** A cursor of A's customer's notification list, and the ids of their two notifications. */
+  notificationCursorA: string;
+  notificationIdsA: string[];
 }
 
 let world: World;
@@ -54,6 +60,8 @@ const secretsOfA = () => [
   world.loginCodeA,
   world.topUpCodeA,
   world.cursorA,
+  world.notificationCursorA,
+  ...world.notificationIdsA,
 ];
 
 const phoneOf = (account: Account) => String(account.registration.phone_number);
@@ -84,9 +92,16 @@ beforeAll(async () => {
   const topUp = await invoke(loginPhone, { path: '/l', headers: headers(a, customerA), body: target(customerA, 3) });
   expect([login.status, topUp.status]).toEqual([200, 200]);
   const messages = outboxMessages(service.app.config.sms.outboxFile, `+1${phoneOf(customerA)}`);
-  const codes = messages.map((message) => message.match(/\b(\d{6})\b/)![1]!);
+  const codes = messages.map(codeIn);
   const list = await invoke(referralProgram, { method: 'GET', path: '/p', headers: headers(a, customerA), query: { limit: '1' } });
   expect(list.body.data.next_cursor).toEqual(expect.any(String));
+  const notificationList = await invoke(notifications, {
+    method: 'GET',
+    path: '/n',
+    headers: headers(a, customerA),
+    query: { limit: '1' },
+  });
+  const allNotifications = await invoke(notifications, { method: 'GET', path: '/n', headers: headers(a, customerA) });
   world = {
     a,
     b,
@@ -98,7 +113,10 @@ beforeAll(async () => {
     loginCodeA: codes[0]!,
     topUpCodeA: codes[1]!,
     cursorA: list.body.data.next_cursor,
+    notificationCursorA: notificationList.body.data.next_cursor,
+    notificationIdsA: allNotifications.body.data.notification.map((notification: { id: string }) => notification.id),
   };
+  expect(world.notificationIdsA).toHaveLength(2);
 });
 
 afterAll(() => service.clock.reset());
@@ -119,6 +137,10 @@ const sendUnder = (company: Company, body: object, account?: Account) =>
   invoke(loginPhone, { path: '/l', headers: headers(company, account), body });
 const verifyUnder = (company: Company, body: object, account?: Account) =>
   invoke(verifyOtp, { path: '/v', headers: headers(company, account), body });
+const notificationsUnder = (company: Company, account: Account, query: Record<string, string> = {}) =>
+  invoke(notifications, { method: 'GET', path: '/n', headers: headers(company, account), query });
+const markReadUnder = (company: Company, account: Account, body: object) =>
+  invoke(notificationsRead, { path: '/m', headers: headers(company, account), body });
 const listUnder = (company: Company, account: Account, query: Record<string, string> = {}) =>
   invoke(referralProgram, { method: 'GET', path: '/p', headers: headers(company, account), query });
 
@@ -227,6 +249,22 @@ const MATRIX: Row[] = [
     field: 'cursor',
     call: () => listUnder(world.b, world.customerB, { cursor: world.cursorA }),
   },
+  { endpoint: 'notifications', what: "A's customer token", status: 401, code: 4, call: () => notificationsUnder(world.b, world.customerA) },
+  {
+    endpoint: 'notifications',
+    what: "A's cursor on a B customer's own list",
+    status: 400,
+    code: 1,
+    field: 'cursor',
+    call: () => notificationsUnder(world.b, world.customerB, { cursor: world.notificationCursorA }),
+  },
+  {
+    endpoint: 'notifications_read',
+    what: "A's customer token marking A's notifications",
+    status: 401,
+    code: 4,
+    call: () => markReadUnder(world.b, world.customerA, { ids: world.notificationIdsA }),
+  },
 ];
 
 function expectNothingOfA(answer: Answer): void {
@@ -253,7 +291,8 @@ describe("A's credentials and references under B's CompanyID", () => {
     const { Item } = await service.app.table.client.send(
       new GetCommand({ TableName: service.app.table.name, Key: otpKey(world.b.company_id, phone, 2, 1) }),
     );
-    expect(Item).toMatchObject({ attempts: 0 });
+    expect(Item).toMatchObject({ expires_at: expect.any(Number) });
+    expect(Item).not.toHaveProperty('tries');
     expect(Item).not.toHaveProperty('user_id');
     expect((await verifyUnder(world.b, { ...target(world.customerA, 1), otp: world.loginCodeA })).body.error).toEqual([9]);
   });
@@ -270,13 +309,24 @@ describe("A's credentials and references under B's CompanyID", () => {
     expectNothingOfA(registered);
   });
 
+  it("notifications_read: A's notification ids, marked by B's customer, change nothing, and stay unread under A", async () => {
+    const unreadOfB = (await notificationsUnder(world.b, world.customerB)).body.data.unread_count;
+    const answer = await markReadUnder(world.b, world.customerB, { ids: world.notificationIdsA });
+    expect(answer.body.data).toMatchObject({ marked: 0, unread_count: unreadOfB });
+    expectNothingOfA(answer);
+    const own = await notificationsUnder(world.a, world.customerA);
+    expect(own.body.data.unread_count).toBe(2);
+    expect(own.body.data.notification.map((notification: { is_read: number }) => notification.is_read)).toEqual([0, 0]);
+  });
+
   it("none of the refusals touched A's codes: both still work under A, untried", async () => {
     const phone = `+1${phoneOf(world.customerA)}`;
     for (const otpType of [1, 3]) {
       const { Item } = await service.app.table.client.send(
         new GetCommand({ TableName: service.app.table.name, Key: otpKey(world.a.company_id, phone, 2, otpType) }),
       );
-      expect(Item).toMatchObject({ attempts: 0 });
+      expect(Item).toMatchObject({ expires_at: expect.any(Number) });
+      expect(Item).not.toHaveProperty('tries');
     }
     const login = await verifyUnder(world.a, { ...target(world.customerA, 1), otp: world.loginCodeA });
     expect(login.body.data.user_id).toBe(world.customerA.userId);
@@ -284,13 +334,23 @@ describe("A's credentials and references under B's CompanyID", () => {
     expect(topUp.body.data).toMatchObject({ verified: 1 });
   });
 
-  it("A's list, read under A, shows only A's referrals", async () => {
+  it("A's list, read under A, shows A's two referrals and nothing of B's referrals, made here, nor of A's code tried under B", async () => {
+    const referredB = await signUp(service, world.b, { first_name: 'Bruno', referral_code: world.customerB.referralCode });
+    const withCodeOfA = sampleRegistration({ first_name: 'Bianca', referral_code: world.customerA.referralCode });
+    expectFailure(await registerUnder(world.b, withCodeOfA), 400, 8);
+    const listOfB = await listUnder(world.b, world.customerB, { limit: '100' });
+    expect(listOfB.body.data.notification.map((item: { notification_body: string }) => item.notification_body)).toContainEqual(
+      expect.stringContaining('Bruno'),
+    );
+
     const answer = await listUnder(world.a, world.customerA, { limit: '100' });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toMatchObject({ referral_code: world.customerA.referralCode, referral_count: 2 });
     expect(answer.body.data.notification.map((item: { user_id: string }) => item.user_id)).toEqual([
       world.customerA.userId,
       world.customerA.userId,
     ]);
-    expect(JSON.stringify(answer.body)).not.toContain(world.b.company_id);
-    expect(JSON.stringify(answer.body)).not.toContain(world.customerB.userId);
+    const text = JSON.stringify(answer.body);
+    for (const ofB of [world.b.company_id, world.customerB.userId, referredB.userId, 'Bruno', 'Bianca']) expect(text).not.toContain(ofB);
   });
 });

@@ -6,11 +6,12 @@ import type { Company } from '../../lib/companies/companies.js';
 import { AppError } from '../../lib/errors.js';
 import { apiHandler } from '../../lib/http/api-handler.js';
 import { companyKey } from '../../lib/store/keys.js';
-import { startFaultProxy } from '../../scripts/local/fault-proxy.js';
+import { type FaultProxy, startFaultProxy } from '../../scripts/local/fault-proxy.js';
 import {
   expectFailure,
   expectUnavailable,
   httpEvent,
+  type InProcessService,
   invoke,
   lambdaContext,
   newCompany,
@@ -19,8 +20,8 @@ import {
 } from '../helpers.js';
 
 const service = testService();
-const notFound = service.handlers.not_found;
-const register = service.handlers.user_register;
+const notFound = service.handlers.notFound;
+const register = service.handlers.userRegister;
 
 const PATH = '/wallet/v3/auth/user_register';
 let company: Company;
@@ -36,6 +37,7 @@ const bareEndpoint = (auth: Endpoint['auth']) =>
     method: 'POST',
     path: '/chain-test',
     summary: 'chain test',
+    tag: 'auth',
     description: () => '',
     auth,
     result: z.object({ ok: z.boolean() }),
@@ -153,15 +155,19 @@ describe('errors', () => {
 
 // The service's own client, configured as every function configures it, reaching DynamoDB
 // through a proxy that can refuse connections.
-const proxy = await startFaultProxy(inject('dynamodbEndpoint'));
-const throughProxy = testService({ DYNAMODB_ENDPOINT: proxy.endpoint });
-afterAll(() => proxy.close());
+let proxy: FaultProxy;
+let throughProxy: InProcessService;
+beforeAll(async () => {
+  proxy = await startFaultProxy(inject('dynamodbEndpoint'));
+  throughProxy = testService({ DYNAMODB_ENDPOINT: proxy.endpoint });
+});
+afterAll(() => proxy?.close());
 
 describe('the service’s own DynamoDB client, through the fault proxy', () => {
   it('out of reach: the company lookup fails and the answer is 503, code 16, with Retry-After, in the envelope', async () => {
     await proxy.setReachable(false);
     try {
-      const answer = await invoke(throughProxy.handlers.user_register, {
+      const answer = await invoke(throughProxy.handlers.userRegister, {
         path: PATH,
         headers: { CompanyID: company.company_id },
         body: sampleRegistration(),
@@ -171,7 +177,7 @@ describe('the service’s own DynamoDB client, through the fault proxy', () => {
       await proxy.setReachable(true);
     }
     // The same service answers once the table is back.
-    const answer = await invoke(throughProxy.handlers.user_register, {
+    const answer = await invoke(throughProxy.handlers.userRegister, {
       path: PATH,
       headers: { CompanyID: company.company_id },
       body: sampleRegistration(),

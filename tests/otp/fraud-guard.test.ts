@@ -7,33 +7,33 @@ import { type Company, updateCompanySettings } from '../../lib/companies/compani
 import { addressLimitKey, otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
 import {
   type Answer,
+  type CodeTargetBody,
   codeIn,
   expectFailure,
   type InProcessService,
   invoke,
   lastCodeSentTo,
   newCompany,
+  nextHourStart,
   outboxMessages,
   randomPhoneNumber,
   signUp,
   testService,
 } from '../helpers.js';
 
-interface Target {
-  dial_code: string;
-  phone_number: string;
-  user_type: number;
-  otp_type: number;
-}
-
-const send = (service: InProcessService, company: Company, target: Target, sourceIp = '198.51.100.7', extra: Record<string, string> = {}) =>
-  invoke(service.handlers.login_phone, { path: '/l', headers: { CompanyID: company.company_id, ...extra }, body: target, sourceIp });
-const verify = (service: InProcessService, company: Company, target: Target, otp: string, sourceIp = '198.51.100.7') =>
-  invoke(service.handlers.verify_otp, { path: '/v', headers: { CompanyID: company.company_id }, body: { ...target, otp }, sourceIp });
+const send = (
+  service: InProcessService,
+  company: Company,
+  target: CodeTargetBody,
+  sourceIp = '198.51.100.7',
+  extra: Record<string, string> = {},
+) => invoke(service.handlers.loginPhone, { path: '/l', headers: { CompanyID: company.company_id, ...extra }, body: target, sourceIp });
+const verify = (service: InProcessService, company: Company, target: CodeTargetBody, otp: string, sourceIp = '198.51.100.7') =>
+  invoke(service.handlers.verifyOtp, { path: '/v', headers: { CompanyID: company.company_id }, body: { ...target, otp }, sourceIp });
 const item = async (service: InProcessService, key: { pk: string; sk: string }) =>
   (await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: key, ConsistentRead: true }))).Item;
 
-const verification = (dialCode: string, phoneNumber: string): Target => ({
+const verification = (dialCode: string, phoneNumber: string): CodeTargetBody => ({
   dial_code: dialCode,
   phone_number: phoneNumber,
   user_type: 2,
@@ -124,7 +124,8 @@ describe('per source address', () => {
   afterEach(() => service.clock.reset());
 
   it('allows 3 send requests an hour from one address, then 429 code 12 with Retry-After until the hour ends', async () => {
-    service.clock.freeze(1_800_000_000 + 600);
+    const hourStart = nextHourStart();
+    service.clock.freeze(hourStart + 600);
     const address = '203.0.113.10';
     for (let index = 0; index < 3; index++)
       expect((await send(service, company, verification('+1', randomPhoneNumber()), address)).status).toBe(200);
@@ -133,11 +134,12 @@ describe('per source address', () => {
     expect(Number(refused.headers['retry-after'])).toBe(3600 - 600);
     // Other addresses are not held back; the next hour the address may send again.
     expect((await send(service, company, verification('+1', randomPhoneNumber()), '203.0.113.11')).status).toBe(200);
-    service.clock.freeze(1_800_000_000 + 3600);
+    service.clock.freeze(hourStart + 3600);
     expect((await send(service, company, verification('+1', randomPhoneNumber()), address)).status).toBe(200);
   });
 
   it('counts the address API Gateway saw, never a header a client sets', async () => {
+    service.clock.freeze(nextHourStart() + 600);
     const address = '203.0.113.20';
     for (let index = 0; index < 3; index++) {
       const spoofed = { 'X-Forwarded-For': `192.0.2.${index}`, 'X-Real-IP': `192.0.2.${index}` };
@@ -151,18 +153,20 @@ describe('per source address', () => {
   });
 
   it('counts IPv6 addresses by their /64: one subscriber’s addresses share a count', async () => {
+    const hourStart = nextHourStart();
+    service.clock.freeze(hourStart + 600);
     for (const address of ['2001:db8:aa:1::1', '2001:db8:aa:1:ffff::2', '2001:0db8:00aa:0001:1:2:3:4']) {
       expect((await send(service, company, verification('+1', randomPhoneNumber()), address)).status).toBe(200);
     }
     expectFailure(await send(service, company, verification('+1', randomPhoneNumber()), '2001:db8:aa:1::9'), 429, 12);
     expect((await send(service, company, verification('+1', randomPhoneNumber()), '2001:db8:aa:2::1')).status).toBe(200);
-    expect(await item(service, addressLimitKey('2001:db8:aa:1::/64', 'SENDS', Math.floor(Date.now() / 1000 / 3600)))).toMatchObject({
+    expect(await item(service, addressLimitKey('2001:db8:aa:1::/64', 'SENDS', hourStart / 3600))).toMatchObject({
       requests: 3,
     });
   });
 
   it('allows 3 verify attempts per 5 minutes from one address, then 429 code 12, whatever the code', async () => {
-    service.clock.freeze(1_800_000_000 + 60);
+    service.clock.freeze(nextHourStart() + 60);
     const target = verification('+1', randomPhoneNumber());
     expect((await send(service, company, target, '203.0.113.30')).status).toBe(200);
     const code = lastCodeSentTo(service, `+1${target.phone_number}`);
@@ -183,7 +187,8 @@ describe('per number range', () => {
 
   it('allows 3 sends an hour to one range (country code and 6 national digits), then 429; other ranges and the next hour go on', async () => {
     const company = await newCompany(service);
-    service.clock.freeze(1_800_003_600 + 1200);
+    const hourStart = nextHourStart();
+    service.clock.freeze(hourStart + 1200);
     const inRange = (last4: string) => verification('+1', `202555${last4}`);
     for (const last4 of ['0101', '0102', '0103']) expect((await send(service, company, inRange(last4))).status).toBe(200);
     const refused = await send(service, company, inRange('0104'));
@@ -194,7 +199,7 @@ describe('per number range', () => {
     expect((await send(service, company, verification('+1', '2025560101'))).status).toBe(200);
     // Per company: another company's users in the range are not held back.
     expect((await send(service, await newCompany(service), inRange('0105'))).status).toBe(200);
-    service.clock.freeze(1_800_003_600 + 3600);
+    service.clock.freeze(hourStart + 3600);
     expect((await send(service, company, inRange('0104'))).status).toBe(200);
   });
 });
@@ -208,7 +213,7 @@ describe('wrong codes per phone, across codes', () => {
     const account = await signUp(service, company);
     const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
     const phoneE164 = `+1${target.phone_number}`;
-    const start = Math.floor(Date.now() / 1000);
+    const start = nextHourStart() + 600;
     service.clock.freeze(start);
     // Two codes, five wrong tries each: ten wrong codes for the phone.
     for (let round = 0; round < 2; round++) {
@@ -233,10 +238,26 @@ describe('wrong codes per phone, across codes', () => {
     expect((await verify(service, company, target, fresh)).status).toBe(200);
   });
 
+  it('counts a wrong code for the phone before comparing it: of 40 guesses at once, at most 10 are compared, then the phone is locked', async () => {
+    // A code whose own tries never run out, so only the phone's 10-a-day limit stands between 40 guesses and the code.
+    const generous = testService({ OTP_MAX_ATTEMPTS: '100' });
+    const company = await newCompany(generous);
+    const account = await signUp(generous, company);
+    const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
+    expect((await send(generous, company, target)).status).toBe(200);
+    const code = lastCodeSentTo(generous, `+1${target.phone_number}`);
+    const wrong = Array.from({ length: 40 }, (_, index) => String((Number(code) + 1 + index) % 1_000_000).padStart(6, '0'));
+    const answers = await Promise.all(wrong.map((guess, index) => verify(generous, company, target, guess, `203.0.113.${index + 1}`)));
+    expect(answers.filter((answer) => answer.body.error[0] === 9)).toHaveLength(10);
+    for (const answer of answers.filter((a) => a.body.error[0] !== 9)) expect(answer.body.error).toEqual([11]);
+    // Locked: even the right code is refused, and the code was never compared against it.
+    expect((await verify(generous, company, target, code)).body.error).toEqual([11]);
+  });
+
   it('counts wrong codes for a phone with no account the same way (no enumeration by the lock either)', async () => {
     const company = await newCompany(service);
     const target = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 1 };
-    const start = Math.floor(Date.now() / 1000);
+    const start = nextHourStart() + 600;
     for (let round = 0; round < 2; round++) {
       service.clock.freeze(start + round * 61);
       expect((await send(service, company, target)).status).toBe(200);

@@ -1,23 +1,35 @@
 // The SNS path with the real SNS client against an SNS-speaking loopback endpoint.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
-import { startFakeSns } from '../../scripts/local/sns-fake.js';
-import { expectUnavailable, invoke, newCompany, randomPhoneNumber, sampleRegistration, testService } from '../helpers.js';
+import { type FakeSns, startFakeSns } from '../../scripts/local/sns-fake.js';
+import {
+  codeIn,
+  expectUnavailable,
+  type InProcessService,
+  invoke,
+  newCompany,
+  randomPhoneNumber,
+  sampleRegistration,
+  testService,
+} from '../helpers.js';
 
-const sns = await startFakeSns();
-const service = testService({ SMS_SENDER: 'sns', SNS_ENDPOINT: sns.endpoint, SMS_SENDER_ID: 'WALLET' });
-const loginPhone = service.handlers.login_phone;
-const register = service.handlers.user_register;
-const verifyOtp = service.handlers.verify_otp;
-
+let sns: FakeSns;
+let service: InProcessService;
+let loginPhone: LambdaHttpHandler;
+let register: LambdaHttpHandler;
+let verifyOtp: LambdaHttpHandler;
 let companyId: string;
 
 beforeAll(async () => {
+  sns = await startFakeSns();
+  service = testService({ SMS_SENDER: 'sns', SNS_ENDPOINT: sns.endpoint, SMS_SENDER_ID: 'WALLET' });
+  ({ loginPhone, userRegister: register, verifyOtp } = service.handlers);
   companyId = (await newCompany(service)).company_id;
 });
 
-afterAll(() => sns.close());
+afterAll(() => sns?.close());
 
 async function registeredLogin() {
   const body = sampleRegistration();
@@ -36,7 +48,7 @@ describe('sending codes through Amazon SNS', () => {
     expect(sms.action).toBe('Publish');
     expect(sms.phoneNumber).toBe(`+1${login.phone_number}`);
     expect(sms.attributes).toEqual({ 'AWS.SNS.SMS.SMSType': 'Transactional', 'AWS.SNS.SMS.SenderID': 'WALLET' });
-    const code = sms.message.match(/\b(\d{6})\b/)![1]!;
+    const code = codeIn(sms.message);
     const verified = await invoke(verifyOtp, { path: '/v', headers: { CompanyID: companyId }, body: { ...login, otp: code } });
     expect(verified.status).toBe(200);
     expect(verified.body.data.token.type).toBe('Token');

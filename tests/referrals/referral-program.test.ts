@@ -1,11 +1,20 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { userKey } from '../../lib/store/keys.js';
+import type { SecretSource } from '../../lib/secrets/server-keys.js';
+import { REFERRAL_COUNT_PREFIX, userKey } from '../../lib/store/keys.js';
+import { getUser } from '../../lib/store/user-store.js';
 import { type Account, type Answer, expectFailure, invoke, newCompany, newEmployee, signUp, testService } from '../helpers.js';
+import { versionedSecret } from '../secrets/versioned-secret.js';
 
-const service = testService();
-const referralProgram = service.handlers.referral_program;
+// Two versions of the server secret, the newer one current: a cursor whose version is changed
+// to the older one still finds a key, so its signature is what refuses it.
+const twoSecretVersions: SecretSource = {
+  current: async () => ({ version: 2, secret: Buffer.alloc(32, 2) }),
+  version: async (version) => (version === 1 || version === 2 ? { version, secret: Buffer.alloc(32, version) } : undefined),
+};
+const service = testService({}, { secretSource: twoSecretVersions });
+const referralProgram = service.handlers.referralProgram;
 
 const PATH = '/wallet/v3/reward_promotion/referral_program';
 let company: Company;
@@ -113,10 +122,19 @@ describe('the referral list', () => {
     const answer = await list(referrer, { limit: '100' });
     expect(answer.body.data.referral_count).toBe(20);
     expect(answer.body.data.notification).toHaveLength(20);
-    const { Item } = await service.app.table.client.send(
-      new GetCommand({ TableName: service.app.table.name, Key: userKey(company.company_id, referrer.userId) }),
+    // Counted in shards beside the referrer's item, which no sign-up wrote.
+    const { Items = [] } = await service.app.table.client.send(
+      new QueryCommand({
+        TableName: service.app.table.name,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :shards)',
+        ExpressionAttributeValues: { ':pk': userKey(company.company_id, referrer.userId).pk, ':shards': REFERRAL_COUNT_PREFIX },
+      }),
     );
-    expect(Item!.referral_count).toBe(20);
+    expect(Items.reduce((sum, item) => sum + item.referral_count, 0)).toBe(20);
+    expect(Items.length).toBeGreaterThan(1);
+    const stored = await getUser(service.app.table, company.company_id, referrer.userId);
+    expect(stored).toMatchObject({ referral_count: 0 });
+    expect(stored!.updated_at).toBe(stored!.created_at);
   }, 120_000);
 
   it('pages one by one with limit=1', async () => {
@@ -144,14 +162,38 @@ describe('paging input', () => {
     expect((await list(owner, { limit: '' })).status).toBe(200);
   });
 
-  it('refuses a tampered, foreign or garbage cursor with 400, code 1', async () => {
+  it('refuses a cursor with its version, position or signature changed: the signature check refuses each (400, code 1)', async () => {
+    const referrer = await signUp(service, company);
+    await referMany(referrer, 3);
+    const cursor: string = (await list(referrer, { limit: '1' })).body.data.next_cursor;
+    // The position after the second notification: a real position of this list, signed for it.
+    const later: string = (await list(referrer, { limit: '2' })).body.data.next_cursor;
+    const [version, position, signature] = cursor.split('.') as [string, string, string];
+    const laterPosition = later.split('.')[1]!;
+    expect([version, laterPosition === position]).toEqual(['2', false]);
+    const otherFirst = (text: string) => `${text.startsWith('A') ? 'B' : 'A'}${text.slice(1)}`;
+    const tampered = {
+      version: `1.${position}.${signature}`,
+      position: `${version}.${laterPosition}.${signature}`,
+      signature: `${version}.${position}.${otherFirst(signature)}`,
+    };
+    const answers: Record<string, unknown> = {};
+    for (const [part, bad] of Object.entries(tampered)) {
+      const answer = await list(referrer, { limit: '1', cursor: bad });
+      answers[part] = [answer.status, answer.body.error, answer.body.data.errors?.map((error: { field: string }) => error.field)];
+    }
+    const refused = [400, [1], ['cursor']];
+    expect(answers).toEqual({ version: refused, position: refused, signature: refused });
+    expect((await list(referrer, { limit: '1', cursor })).status).toBe(200);
+  });
+
+  it('refuses a foreign or garbage cursor with 400, code 1', async () => {
     const referrer = await signUp(service, company);
     await referMany(referrer, 2);
     const other = await signUp(service, company);
     const { next_cursor: cursor } = (await list(referrer, { limit: '1' })).body.data;
-    const [key, signature] = cursor.split('.');
-    const otherKey = Buffer.from(Buffer.from(key, 'base64url').toString().replace(/#(\d)/, '#9')).toString('base64url');
-    for (const bad of [`${otherKey}.${signature}`, `${key}.${signature.slice(0, -2)}AA`, 'garbage', '..', `${key}`, 'é'.repeat(40)]) {
+    const [, position] = cursor.split('.');
+    for (const bad of ['garbage', '..', position, `2.${position}`, `0.${position}.x`, `${cursor}.x`, 'é'.repeat(40)]) {
       const answer = await list(referrer, { limit: '1', cursor: bad });
       expectFailure(answer, 400, 1);
       expect(answer.body.data.errors[0].field).toBe('cursor');
@@ -160,6 +202,30 @@ describe('paging input', () => {
     const employee = await newEmployee(service, company);
     expectFailure(await list(employee, { user_id: other.userId, cursor }), 400, 1);
     expect((await list(employee, { user_id: referrer.userId, limit: '1', cursor })).status).toBe(200);
+  });
+
+  it('refuses a cursor naming a key version the secret does not have with 400, code 1, without reading the secret', async () => {
+    const secret = versionedSecret(1);
+    const counted = testService({}, { secretSource: secret });
+    const referrer = await signUp(counted, company);
+    await Promise.all([1, 2].map(() => signUp(counted, company, { referral_code: referrer.referralCode })));
+    const page = (cursor?: string) =>
+      invoke(counted.handlers.referralProgram, {
+        method: 'GET',
+        path: PATH,
+        headers: { CompanyID: company.company_id, Authorization: referrer.authorization },
+        query: { limit: '1', ...(cursor ? { cursor } : {}) },
+      });
+    const cursor: string = (await page()).body.data.next_cursor;
+    expect(cursor).toMatch(/^1\./);
+    secret.reads.length = 0;
+    for (let version = 2; version <= 21; version++) {
+      const answer = await page(cursor.replace(/^1\./, `${version}.`));
+      expectFailure(answer, 400, 1);
+      expect(answer.body.data.errors[0].field).toBe('cursor');
+    }
+    expect(secret.reads).toEqual([]);
+    expect((await page(cursor)).status).toBe(200);
   });
 });
 

@@ -8,6 +8,7 @@ import type { Company } from '../../lib/companies/companies.js';
 import { readConfig } from '../../lib/config.js';
 import { verifyPin } from '../../lib/secrets/hashing.js';
 import { userKey } from '../../lib/store/keys.js';
+import { getUser } from '../../lib/store/user-store.js';
 import { type FakeSsm, startFakeSsm } from '../../scripts/local/ssm-fake.js';
 import { captureLogs } from '../hardening/log-capture.js';
 import {
@@ -37,7 +38,7 @@ function container(): InProcessService {
 }
 
 const register = (service: InProcessService, company: Company) =>
-  invoke(service.handlers.user_register, {
+  invoke(service.handlers.userRegister, {
     path: '/wallet/v3/auth/user_register',
     headers: { CompanyID: company.company_id },
     body: sampleRegistration(),
@@ -87,6 +88,36 @@ describe('a secret in SSM', () => {
     expect(ssm.requests).toEqual([parameter]);
   });
 
+  it('retries a throttled read with backoff: the request that met it still succeeds', async () => {
+    ssm.requests.length = 0;
+    ssm.failWith = 'ThrottlingException';
+    ssm.failuresLeft = 2;
+    await signUp(container(), company);
+    expect(ssm.requests).toEqual([parameter, parameter, parameter]);
+  });
+
+  it('answers a read that failed from memory for 5 s: a throttled SSM is not asked on every request', async () => {
+    const service = container();
+    // Frozen: the hold is measured on the service's clock, not on a loaded machine's.
+    service.clock.freeze(Math.floor(Date.now() / 1000));
+    ssm.requests.length = 0;
+    ssm.failWith = 'ThrottlingException';
+    try {
+      expectUnavailable(await register(service, company));
+      // Three attempts, with backoff, then the failure is the answer.
+      expect(ssm.requests).toHaveLength(3);
+      for (let call = 0; call < 5; call++) expectUnavailable(await register(service, company));
+      service.clock.advance(4);
+      expectUnavailable(await register(service, company));
+      expect(ssm.requests).toHaveLength(3);
+    } finally {
+      ssm.failWith = undefined;
+    }
+    service.clock.advance(2);
+    expect((await register(service, company)).status).toBe(200);
+    expect(ssm.requests).toHaveLength(4);
+  });
+
   it('rotates: hashes name their version, and a new container still verifies what the old version made', async () => {
     const before = container();
     const account = await signUp(before, company);
@@ -107,5 +138,31 @@ describe('a secret in SSM', () => {
     // The old container keeps the version it read: what it makes still verifies everywhere.
     const late = await signUp(before, company);
     expect(((await stored(before, late.userId)).login_pin_hash as string).split('$')[1]).toBe(String(oldVersion));
+  });
+
+  it('asks SSM for no version above the current one (a forged cursor costs no GetParameter); a newer one is seen after a minute', async () => {
+    const old = container();
+    await signUp(old, company);
+    const { version: current } = await old.app.keys.current('cursor');
+    ssm.requests.length = 0;
+    for (let version = current + 1; version <= current + 20; version++) {
+      expect(await old.app.keys.atVersion('cursor', version)).toBeUndefined();
+    }
+    expect(ssm.requests).toEqual([]);
+
+    // A rotation: a new container hashes under the new version; the old one verifies that hash
+    // once it has read the current version again, which it does at most once a minute.
+    ssm.put(parameter, randomBytes(32).toString('hex'));
+    const fresh = container();
+    const account = await signUp(fresh, company);
+    const { login_pin_hash: newHash } = (await getUser(fresh.app.table, company.company_id, account.userId))!;
+    expect(newHash.split('$')[1]).toBe(String(current + 1));
+    ssm.requests.length = 0;
+    const pin = String(account.registration.login_pin);
+    expect(await verifyPin(old.app.keys, pin, newHash)).toBe(false);
+    expect(ssm.requests).toEqual([]);
+    old.clock.advance(61);
+    expect(await verifyPin(old.app.keys, pin, newHash)).toBe(true);
+    expect(ssm.requests).toEqual([parameter]);
   });
 });

@@ -5,7 +5,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { sessionKey } from '../../lib/store/keys.js';
-import { type Account, expectFailure, invoke, logIn, newCompany, signUp, testService } from '../helpers.js';
+import { touchSession } from '../../lib/store/session-store.js';
+import { type Account, expectFailure, invoke, logIn, newCompany, signUp, testService, tokenStatus } from '../helpers.js';
 
 const service = testService();
 let company: Company;
@@ -20,8 +21,7 @@ const headers = (authorization?: string) => ({ CompanyID: company.company_id, ..
 const logout = (authorization: string | undefined, body?: unknown) =>
   invoke(service.handlers.logout, { path: '/wallet/v3/auth/logout', headers: headers(authorization), body });
 const listReferrals = (authorization: string) =>
-  invoke(service.handlers.referral_program, { method: 'GET', path: '/p', headers: headers(authorization) });
-const works = async (authorization: string) => (await listReferrals(authorization)).status;
+  invoke(service.handlers.referralProgram, { method: 'GET', path: '/p', headers: headers(authorization) });
 
 /** A customer with three sessions: the registration's and two logins, a send interval apart. */
 async function customerWithThreeSessions(): Promise<{ account: Account; sessions: string[] }> {
@@ -44,7 +44,7 @@ describe('POST /wallet/v3/auth/logout', () => {
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body).toEqual({ success: 1, error: [], data: { message: expect.any(String), revoked: 1 } });
     expectFailure(await listReferrals(sessions[0]!), 401, 4);
-    expect([await works(sessions[1]!), await works(sessions[2]!)]).toEqual([200, 200]);
+    expect([await tokenStatus(service, company, sessions[1]!), await tokenStatus(service, company, sessions[2]!)]).toEqual([200, 200]);
     // Logging out with an ended token is itself refused.
     expectFailure(await logout(sessions[0]), 401, 4);
   });
@@ -54,7 +54,7 @@ describe('POST /wallet/v3/auth/logout', () => {
     expect((await logout(sessions[0], { scope: 'current' })).body.data.revoked).toBe(1);
     expect((await logout(sessions[1], { scope: '' })).body.data.revoked).toBe(1);
     expect((await logout(sessions[2], { scope: null })).body.data.revoked).toBe(1);
-    for (const session of sessions) expect(await works(session)).toBe(401);
+    for (const session of sessions) expect(await tokenStatus(service, company, session)).toBe(401);
   });
 
   it('scope "others" ends every other session of the user and keeps this one', async () => {
@@ -62,20 +62,20 @@ describe('POST /wallet/v3/auth/logout', () => {
     const otherUser = await signUp(service, company);
     const answer = await logout(sessions[2], { scope: 'others' });
     expect(answer.body.data.revoked).toBe(2);
-    expect(await Promise.all(sessions.map(works))).toEqual([401, 401, 200]);
+    expect(await Promise.all(sessions.map((session) => tokenStatus(service, company, session)))).toEqual([401, 401, 200]);
     // Nobody else's session is touched.
-    expect(await works(otherUser.authorization)).toBe(200);
+    expect(await tokenStatus(service, company, otherUser.authorization)).toBe(200);
   });
 
   it('scope "all" ends every session of the user, this one included', async () => {
     const { account, sessions } = await customerWithThreeSessions();
     const answer = await logout(sessions[1], { scope: 'all' });
     expect(answer.body.data.revoked).toBe(3);
-    expect(await Promise.all(sessions.map(works))).toEqual([401, 401, 401]);
+    expect(await Promise.all(sessions.map((session) => tokenStatus(service, company, session)))).toEqual([401, 401, 401]);
     for (const session of sessions) expect((await sessionItem(account, session)).Item).toBeUndefined();
     // A login after it is a new session, and it works.
     service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
-    expect(await works(await logIn(service, company, account))).toBe(200);
+    expect(await tokenStatus(service, company, await logIn(service, company, account))).toBe(200);
   });
 
   it('counts only live sessions as revoked: an expired one DynamoDB has not deleted yet goes too, uncounted', async () => {
@@ -93,7 +93,7 @@ describe('POST /wallet/v3/auth/logout', () => {
     const answer = await logout(account.authorization, body);
     expectFailure(answer, 400, 1);
     expect(answer.body.data.errors.map((error: { field: string }) => error.field)).toEqual(['scope']);
-    expect(await works(account.authorization)).toBe(200);
+    expect(await tokenStatus(service, company, account.authorization)).toBe(200);
   });
 
   it('needs a token: 401 without one, or with one of another company', async () => {
@@ -103,7 +103,7 @@ describe('POST /wallet/v3/auth/logout', () => {
     expectFailure(await logout(outsider.authorization), 401, 4);
     expect(
       (
-        await invoke(service.handlers.referral_program, {
+        await invoke(service.handlers.referralProgram, {
           method: 'GET',
           path: '/p',
           headers: { CompanyID: other.company_id, Authorization: outsider.authorization },
@@ -119,31 +119,40 @@ describe('session lifetime', () => {
     const busy = await signUp(service, company);
     for (let day = 0; day < 13; day++) {
       service.clock.advance(24 * 3600);
-      expect(await works(busy.authorization)).toBe(200);
+      expect(await tokenStatus(service, company, busy.authorization)).toBe(200);
     }
     service.clock.advance(24 * 3600 + 1);
     expectFailure(await listReferrals(idle.authorization), 401, 4);
-    expect(await works(busy.authorization)).toBe(200);
+    expect(await tokenStatus(service, company, busy.authorization)).toBe(200);
   });
 
   it('records the last use at most once an hour, and writes nothing else', async () => {
     const account = await signUp(service, company);
     const first = (await sessionItem(account, account.authorization)).Item!;
     service.clock.advance(30 * 60);
-    expect(await works(account.authorization)).toBe(200);
+    expect(await tokenStatus(service, company, account.authorization)).toBe(200);
     expect((await sessionItem(account, account.authorization)).Item).toEqual(first);
     service.clock.advance(31 * 60);
-    expect(await works(account.authorization)).toBe(200);
+    expect(await tokenStatus(service, company, account.authorization)).toBe(200);
     const touched = (await sessionItem(account, account.authorization)).Item!;
     expect(touched.last_used_at).toBeGreaterThanOrEqual(first.last_used_at + 3600);
     expect(touched).toEqual({ ...first, last_used_at: touched.last_used_at });
+  });
+
+  it('never brings back a session ended between its read and the record of its use', async () => {
+    const account = await signUp(service, company);
+    const { Item: session } = await sessionItem(account, account.authorization);
+    expect((await logout(account.authorization)).status).toBe(200);
+    const key = { pk: session!.pk, sk: session!.sk };
+    await touchSession(service.app.table, key, session!.last_used_at, session!.last_used_at + 3600);
+    expect((await sessionItem(account, account.authorization)).Item).toBeUndefined();
   });
 
   it('ends a session 30 days after it began, however often it is used', async () => {
     const account = await signUp(service, company);
     for (let day = 0; day < 29; day++) {
       service.clock.advance(24 * 3600);
-      expect(await works(account.authorization)).toBe(200);
+      expect(await tokenStatus(service, company, account.authorization)).toBe(200);
     }
     const session = (await sessionItem(account, account.authorization)).Item!;
     expect(session.expires_at).toBe(session.created_at + 30 * 24 * 3600);

@@ -1,8 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { createLocalTable, freePort, startLocalDynamoDb } from '../../scripts/local/dynamodb-local.js';
-
-/** The table every test file shares (each works in companies of its own). */
-export const TEST_TABLE = 'wallet-auth-test';
+import { TEST_TABLE } from './test-environment.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

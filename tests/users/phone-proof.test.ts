@@ -5,7 +5,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Company, updateCompanySettings } from '../../lib/companies/companies.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
+import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { emailClaimKey, phoneClaimKey, phoneProofKey, userKey } from '../../lib/store/keys.js';
+import { writeTransaction } from '../../lib/store/transactions.js';
+import { userPhoneReclaimed } from '../../lib/store/user-store.js';
 import {
   type Account,
   codeIn,
@@ -20,6 +23,7 @@ import {
   sampleRegistration,
   signUp,
   testService,
+  tokenStatus,
 } from '../helpers.js';
 
 const service = testService();
@@ -35,19 +39,11 @@ const { client, name: TableName } = service.app.table;
 const getItem = async (key: { pk: string; sk: string }) =>
   (await client.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }))).Item;
 const register = (body: Record<string, unknown>, target: Company = company, authorization?: string) =>
-  invoke(service.handlers.user_register, {
+  invoke(service.handlers.userRegister, {
     path: '/wallet/v3/auth/user_register',
     headers: { CompanyID: target.company_id, ...(authorization ? { Authorization: authorization } : {}) },
     body,
   });
-const works = async (target: Company, authorization: string) =>
-  (
-    await invoke(service.handlers.referral_program, {
-      method: 'GET',
-      path: '/p',
-      headers: { CompanyID: target.company_id, Authorization: authorization },
-    })
-  ).status;
 const user = (userId: string, target: Company = company) => getItem(userKey(target.company_id, userId));
 
 function expectNotVerified(answer: Awaited<ReturnType<typeof register>>): void {
@@ -71,9 +67,9 @@ describe('verify_otp: the proof of a phone', () => {
     const phone = String(account.registration.phone_number);
     const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 3 };
     const headers = { CompanyID: company.company_id, Authorization: account.authorization };
-    expect((await invoke(service.handlers.login_phone, { path: '/l', headers, body: target })).status).toBe(200);
+    expect((await invoke(service.handlers.loginPhone, { path: '/l', headers, body: target })).status).toBe(200);
     const code = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${phone}`).at(-1));
-    const verified = await invoke(service.handlers.verify_otp, { path: '/v', headers, body: { ...target, otp: code } });
+    const verified = await invoke(service.handlers.verifyOtp, { path: '/v', headers, body: { ...target, otp: code } });
     expect(verified.body.data).toEqual({ message: expect.any(String), verified: 1, verification_token: expect.any(String) });
     const stored = await getItem(phoneProofKey(company.company_id, hashToken(verified.body.data.verification_token)));
     expect(stored).toMatchObject({ otp_type: 3, user_id: account.userId });
@@ -173,7 +169,7 @@ describe('the verified owner reclaims a phone', () => {
     const holder: Account = await signUp(service, company);
     const sessions = [holder.authorization];
     const phone = String(holder.registration.phone_number);
-    expect(await works(company, sessions[0]!)).toBe(200);
+    expect(await tokenStatus(service, company, sessions[0]!)).toBe(200);
     const proof = await provePhone(service, company, phone);
     const answer = await register(
       sampleRegistration({ phone_number: phone, email: `owner.${phone}@example.com`, phone_verification_token: proof }),
@@ -185,8 +181,8 @@ describe('the verified owner reclaims a phone', () => {
     expect(await user(ownerId)).toMatchObject({ status_id: 1, phone_verified: 1 });
     expect(await getItem(phoneClaimKey(company.company_id, `+1${phone}`, 2))).toMatchObject({ user_id: ownerId, status_id: 1 });
     expect(await getItem(emailClaimKey(company.company_id, String(holder.registration.email), 2))).toBeUndefined();
-    for (const session of sessions) expect(await works(company, session)).toBe(401);
-    expect(await works(company, `Token ${answer.body.data.token.token}`)).toBe(200);
+    for (const session of sessions) expect(await tokenStatus(service, company, session)).toBe(401);
+    expect(await tokenStatus(service, company, `Token ${answer.body.data.token.token}`)).toBe(200);
     // The holder's email is free again.
     expect((await register(sampleRegistration({ email: holder.registration.email }))).status).toBe(200);
   });
@@ -232,7 +228,55 @@ describe('the verified owner reclaims a phone', () => {
     expectFailure(await register(sampleRegistration({ phone_number: phone, phone_verification_token: proof })), 409, 7);
     expect(await getItem(phoneProofKey(company.company_id, hashToken(proof)))).toBeDefined();
     expect(await user(holder.userId)).toMatchObject({ status_id: 1 });
-    expect(await works(company, holder.authorization)).toBe(200);
+    expect(await tokenStatus(service, company, holder.authorization)).toBe(200);
+  });
+
+  it('never displaces a holder an operator disabled: 409, the holder stays disabled (status 2), the proof stays unused', async () => {
+    const holder = await signUp(service, company);
+    expect(await setStatusEndingSessions(service.app, company.company_id, holder.userId, 2)).toBe(1);
+    const phone = String(holder.registration.phone_number);
+    const proof = await provePhone(service, company, phone);
+    expectFailure(await register(sampleRegistration({ phone_number: phone, phone_verification_token: proof })), 409, 7);
+    expect(await user(holder.userId)).toMatchObject({ status_id: 2 });
+    expect(await getItem(phoneProofKey(company.company_id, hashToken(proof)))).toBeDefined();
+    expect(await getItem(phoneClaimKey(company.company_id, `+1${phone}`, 2))).toMatchObject({ user_id: holder.userId, status_id: 2 });
+  });
+
+  it('refuses the takeover inside the transaction when the holder is disabled after it was read', async () => {
+    const holder = await signUp(service, company);
+    const now = Math.floor(service.clock.now() / 1000);
+    const read = await user(holder.userId);
+    await setStatusEndingSessions(service.app, company.company_id, holder.userId, 2);
+    // The write the reclaim makes with what it read before the disable: its condition refuses it.
+    await expect(
+      writeTransaction(service.app.table, [
+        { label: 'holder', item: userPhoneReclaimed(service.app.table, company.company_id, holder.userId, read!.session_version, now) },
+      ]),
+    ).rejects.toMatchObject({ labels: ['holder'] });
+    expect(await user(holder.userId)).toMatchObject({ status_id: 2 });
+  });
+
+  it('gives the claim the new user’s own status: a user an employee registers disabled gets no login SMS', async () => {
+    const employee = await newEmployee(service, company);
+    const holder = await signUp(service, company);
+    const phone = String(holder.registration.phone_number);
+    const proof = await provePhone(service, company, phone);
+    const answer = await register(
+      sampleRegistration({ phone_number: phone, phone_verification_token: proof, status_id: 2 }),
+      company,
+      employee.authorization,
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(await getItem(phoneClaimKey(company.company_id, `+1${phone}`, 2))).toMatchObject({
+      user_id: answer.body.data.user_id,
+      status_id: 2,
+    });
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+    const before = outboxMessages(service.app.config.sms.outboxFile, `+1${phone}`).length;
+    const login = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 1 };
+    const sent = await invoke(service.handlers.loginPhone, { path: '/l', headers: { CompanyID: company.company_id }, body: login });
+    expect(sent.status).toBe(200);
+    expect(outboxMessages(service.app.config.sms.outboxFile, `+1${phone}`)).toHaveLength(before);
   });
 
   it('without a proof, a held phone is 409 as before', async () => {

@@ -1,0 +1,23 @@
+import { MAX_IDS, notificationsReadBody } from '../notifications/notifications-read-input.js';
+import { notificationsReadResult } from '../notifications/notifications-read-result.js';
+import type { Endpoint } from './endpoint.js';
+
+export const notificationsReadEndpoint = {
+  operationId: 'notificationsRead',
+  method: 'POST',
+  path: '/wallet/v3/notifications/read',
+  summary: "Mark the caller's notifications read",
+  tag: 'notifications',
+  description: () =>
+    `Marks notifications of the token's user read: {"ids": [1 to ${MAX_IDS} ids]}, or {"all": 1} for every ` +
+    'unread one, with "before" (UNIX seconds) for those created at or before it. Ids that are not the ' +
+    "user's, or already read, change nothing, so a repeat is harmless. Answers how many changed and the unread count after.",
+  auth: 'required',
+  body: notificationsReadBody,
+  result: notificationsReadResult,
+  errors: [],
+  examples: {
+    request: { ids: ['019ab1f3c2e84f2a9d1c7b3e5a6f0d21'] },
+    result: { message: 'Notifications marked read', marked: 1, unread_count: 0 },
+  },
+} as const satisfies Endpoint;

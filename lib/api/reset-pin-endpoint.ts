@@ -1,0 +1,24 @@
+import { changePinResult } from '../pins/change-pin-result.js';
+import { resetPinBody } from '../pins/reset-pin-input.js';
+import { duration, type Endpoint } from './endpoint.js';
+
+export const resetPinEndpoint = {
+  operationId: 'resetPin',
+  method: 'POST',
+  path: '/wallet/v3/auth/reset_pin',
+  summary: 'Reset a forgotten or locked PIN, proving the phone',
+  tag: 'auth',
+  description: ({ pinResetOtpSessionSeconds }) =>
+    'Sets a new login PIN (pin_type 1) or transaction PIN (2) without the current one, on proof of the phone: a ' +
+    'phone_verification_token (otp_type 2) verified while presenting this user’s token, or a presenting session that began by ' +
+    `OTP login less than ${duration(pinResetOtpSessionSeconds)} ago. Without either: 400 code 14. Clears that PIN's count and ` +
+    'lock; every other session of the user ends.',
+  auth: 'required',
+  body: resetPinBody,
+  result: changePinResult,
+  errors: ['PHONE_NOT_VERIFIED'],
+  examples: {
+    request: { pin_type: 1, new_pin: '8052' },
+    result: { message: 'PIN reset', revoked: 1 },
+  },
+} as const satisfies Endpoint;

@@ -1,0 +1,27 @@
+import { transactionAuthorizationBody } from '../authorizations/transaction-authorization-input.js';
+import { transactionAuthorizationResult } from '../authorizations/transaction-authorization-result.js';
+import { duration, type Endpoint } from './endpoint.js';
+
+export const transactionAuthorizationEndpoint = {
+  operationId: 'transactionAuthorization',
+  method: 'POST',
+  path: '/wallet/v3/auth/transaction_authorization',
+  summary: 'Approve one exact payment with the transaction PIN',
+  tag: 'auth',
+  description: (config) =>
+    'The transaction PIN approves one payment: amount (a decimal string; "10.5" and "10.50" are one amount), ' +
+    'currency, payee and the payment’s own reference. The answer’s authorization_token is for the payment ' +
+    'service, which redeems it once through the Lambda API (redeemAuthorization, docs/redeem-authorization.schema.json) ' +
+    `within ${duration(config.authorizationTtlSeconds)}, only for exactly these values. ` +
+    `A wrong PIN is code 17 with attempts_left; after ${config.pinMaxFailures} in a row the transaction PIN is locked ` +
+    '(code 18) until reset_pin with pin_type 2. A reference the user already has a live authorization for is ' +
+    '400, code 1, on reference.',
+  auth: 'required',
+  body: transactionAuthorizationBody,
+  result: transactionAuthorizationResult,
+  errors: ['PIN_INVALID', 'PIN_LOCKED'],
+  examples: {
+    request: { transaction_pin: '1397', amount: '10.50', currency: 'EUR', payee: 'Acme Coffee', reference: 'order-2024-0001' },
+    result: { authorization_token: 'Qm9vN3lDa2hYcnZ0TjVwS0ZqYlJ3Z1UyeEx6YTFkU2U', expires_in: 120 },
+  },
+} as const satisfies Endpoint;

@@ -1,0 +1,36 @@
+import type { App } from '../app.js';
+import { epochSeconds } from '../clock.js';
+import { AppError } from '../errors.js';
+import { audit } from '../observability/audit.js';
+import { hashToken } from '../secrets/hashing.js';
+import { redeemStoredAuthorization } from '../store/authorization-store.js';
+import type { RedeemAuthorizationInput, RedeemAuthorizationResult } from './redeem-authorization-payload.js';
+
+/**
+ * The payment service redeems an authorization (API contract 3.8): once, before it expires, and
+ * only for the very values the user approved, in one conditional write (lib/store/
+ * authorization-store.ts). Anything else is AUTHORIZATION_INVALID, never saying which value
+ * differed; the audit line says why, for on-call.
+ */
+export async function redeemAuthorization(
+  app: App,
+  { company_id: companyId, authorization_token: token, ...payment }: RedeemAuthorizationInput,
+  invocationId: string,
+): Promise<RedeemAuthorizationResult> {
+  const outcome = await redeemStoredAuthorization(app.table, companyId, hashToken(token), payment, {
+    invocationId,
+    nowSeconds: epochSeconds(app.clock),
+  });
+  if (!outcome.redeemed) {
+    audit(app, undefined, 'authorization_redeem_refused', {
+      company_id: companyId,
+      user_id: outcome.userId,
+      outcome: outcome.why,
+      reference: payment.reference,
+    });
+    throw new AppError('AUTHORIZATION_INVALID', { detail: `authorization ${outcome.why}` });
+  }
+  const { user_id, amount, currency, payee, reference, authorized_at } = outcome.authorization;
+  audit(app, undefined, 'authorization_redeemed', { company_id: companyId, user_id, outcome: 'redeemed', reference });
+  return { user_id, amount, currency, payee, reference, authorized_date: authorized_at };
+}

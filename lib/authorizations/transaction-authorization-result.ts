@@ -1,0 +1,10 @@
+import * as z from 'zod/mini';
+
+export const transactionAuthorizationResult = z.object({
+  authorization_token: z
+    .string()
+    .check(z.meta({ description: 'For the payment service to redeem once (redeemAuthorization); 256 random bits, stored only hashed' })),
+  expires_in: z.int().check(z.meta({ description: 'Seconds the authorization can be redeemed' })),
+});
+
+export type TransactionAuthorizationResult = z.output<typeof transactionAuthorizationResult>;

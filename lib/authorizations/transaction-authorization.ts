@@ -1,0 +1,84 @@
+import type { App } from '../app.js';
+import { epochSeconds } from '../clock.js';
+import { AppError, fieldError } from '../errors.js';
+import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
+import { audit } from '../observability/audit.js';
+import { checkPinCounted, PinRefused } from '../pins/pin-attempts.js';
+import { hashToken, randomToken } from '../secrets/hashing.js';
+import { authorizationPut, referenceClaimPut } from '../store/authorization-store.js';
+import { clearPinTries } from '../store/pin-store.js';
+import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
+import { getUser } from '../store/user-store.js';
+import type { TransactionAuthorizationCall } from './transaction-authorization-input.js';
+import type { TransactionAuthorizationResult } from './transaction-authorization-result.js';
+
+/**
+ * The transaction PIN approves one exact payment (API contract 3.8, PSD2 dynamic linking): a
+ * counted PIN check (lib/pins/pin-attempts.ts), then one transaction that stores the
+ * authorization (its token only hashed), claims the user's payment reference while it lives and
+ * clears the PIN's tries. The payment service redeems it once (redeem-authorization.ts).
+ */
+export async function transactionAuthorization(
+  app: App,
+  { body: payment, principal, origin }: TransactionAuthorizationCall,
+): Promise<TransactionAuthorizationResult> {
+  const { companyId, userId } = principal;
+  const user = await getUser(app.table, companyId, userId, true);
+  if (!user) throw new AppError('UNAUTHORIZED', { detail: 'the token’s user is gone' });
+  const pin = { companyId, userId, pinType: 'transaction' as const };
+  const refused = (outcome: string, details: Record<string, unknown> = {}) =>
+    audit(app, origin, 'transaction_authorization_refused', { company_id: companyId, user_id: userId, outcome, ...details });
+
+  const clearTries = await checkPinCounted(app, { ...pin, pin: payment.transaction_pin, storedHash: user.transaction_pin_hash }).catch(
+    async (error: unknown) => {
+      if (!(error instanceof PinRefused)) throw error;
+      const attemptsLeft = error.data?.attempts_left;
+      refused(error.outcome === 'wrong' ? 'wrong_pin' : 'pin_locked', { attempts_left: attemptsLeft, locked_now: error.lockedNow });
+      // The attempt that spent the last try tells the user, in their own list, once.
+      if (error.lockedNow) {
+        const notice = securityNotificationWrites(app.table, companyId, userId, {
+          event: SecurityEvent.PIN_LOCKED,
+          pinType: 'transaction',
+          nowMs: app.clock.now(),
+        });
+        await writeTransaction(
+          app.table,
+          notice.map((item) => ({ label: 'notification', item })),
+        );
+      }
+      throw error;
+    },
+  );
+
+  const token = randomToken();
+  const now = epochSeconds(app.clock);
+  const expiresAt = now + app.config.authorizationTtlSeconds;
+  const { amount, currency, payee, reference } = payment;
+  try {
+    await writeTransaction(app.table, [
+      {
+        label: 'authorization',
+        item: authorizationPut(app.table, companyId, hashToken(token), {
+          user_id: userId,
+          amount,
+          currency,
+          payee,
+          reference,
+          authorized_at: now,
+          expires_at: expiresAt,
+        }),
+      },
+      { label: 'reference', item: referenceClaimPut(app.table, { companyId, userId, reference, expiresAt }, now) },
+      { label: 'pin', item: clearTries },
+    ]);
+  } catch (error) {
+    if (!(error instanceof ConditionsFailed && error.labels.includes('reference'))) throw error;
+    // The PIN was right: its tries go, though the authorization does not.
+    await clearPinTries(app.table, pin);
+    refused('reference_live', { reference });
+    throw fieldError('BAD_REQUEST', 'reference', 'already has a live authorization: redeem it or wait until it expires');
+  }
+  // The reference joins the payment's records; neither the token nor the amount and payee are logged.
+  audit(app, origin, 'transaction_authorized', { company_id: companyId, user_id: userId, outcome: 'authorized', reference, currency });
+  return { authorization_token: token, expires_in: app.config.authorizationTtlSeconds };
+}

@@ -1,0 +1,28 @@
+import type { Company } from './companies/companies.js';
+import type { RequestOrigin } from './observability/audit.js';
+import type { Principal } from './sessions/access-tokens.js';
+
+/**
+ * What every domain function takes beside the app: its validated input, who calls for which
+ * company, and from where. The HTTP chain builds one per request (lib/http/api-handler.ts,
+ * ApiCall); an operator command builds its own.
+ */
+export interface Call<Body, Query = Record<string, never>, Caller extends Principal | undefined = Principal | undefined> {
+  body: Body;
+  query: Query;
+  company: Company;
+  principal: Caller;
+  origin: RequestOrigin;
+}
+
+/** What a call made by a request also knows: how long it may still take. */
+export interface RequestTime {
+  /** Milliseconds before the request is answered 503 for running out of time: work that waits ends sooner. */
+  timeLeftMs: () => number;
+}
+
+/** What a call made by a request also carries when it sent an Idempotency-Key (lib/http/idempotency.ts). */
+export interface RequestKey {
+  /** Names the request's Idempotency-Key record, when it sent one: what a lost first run left behind is recognised by it. */
+  idempotencyRef?: string | undefined;
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import * as z from 'zod/mini';
+
+// The notification record (the seed's section 2.4, API contract 3.9): its types and events, the
+// one list of its listed fields, and its id. Every kind of notification is built on these.
+
+export const NotificationType = { REFERRAL: 1, SECURITY: 2 } as const;
+export type NotificationType = (typeof NotificationType)[keyof typeof NotificationType];
+
+/** What happened: event 1 belongs to type 1 (referral), events 2 to 5 to type 2 (security). */
+export const NotificationEvent = {
+  REFERRED_USER_SIGNED_UP: 1,
+  NEW_DEVICE: 2,
+  PIN_CHANGED: 3,
+  PIN_RESET: 4,
+  PIN_LOCKED: 5,
+} as const;
+export type NotificationEvent = (typeof NotificationEvent)[keyof typeof NotificationEvent];
+
+/** One notification as listed: exactly the fields of the seed's section 2.4. */
+export const listedNotification = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  is_read: z.int().check(z.meta({ description: '0 unread, 1 read' })),
+  notification_title: z.string(),
+  notification_body: z.string(),
+  notification_type: z.int().check(z.meta({ description: '1 referral, 2 security' })),
+  notification_event_type: z
+    .int()
+    .check(z.meta({ description: '1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked' })),
+  created_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
+  updated_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
+});
+
+export type ListedNotification = z.output<typeof listedNotification>;
+
+export const LISTED_NOTIFICATION_FIELDS = Object.keys(listedNotification.shape) as (keyof ListedNotification)[];
+
+/** A notification as stored: the listed fields and whatever else its kind keeps (never listed). */
+export interface NotificationRecord extends ListedNotification {
+  [field: string]: unknown;
+}
+
+// An id is 32 hex characters like every other id: 12 of its creation time in milliseconds, then 80
+// random bits. The time leads the sort key (lib/store/keys.ts, notificationKey), so a notification is
+// found from its id alone. Ids made before this form are random throughout (see createdAtOf).
+const TIME_HEX_DIGITS = 12;
+
+/** A new notification id for a notification created at createdAtMs. */
+export function newNotificationId(createdAtMs: number): string {
+  return createdAtMs.toString(16).padStart(TIME_HEX_DIGITS, '0') + randomBytes(10).toString('hex');
+}
+
+/** Ids of this form were first made after this time (2026-11-23, UTC); none names an earlier one. */
+export const TIMED_IDS_SINCE_MS = Date.UTC(2026, 10, 23);
+
+/**
+ * The creation time an id carries, or undefined for one that cannot carry it: an older, random id
+ * names a time before timed ids began or after now, but for about 1 in 9,000 per year since then.
+ */
+export function createdAtOf(id: string, nowMs: number): number | undefined {
+  const createdAtMs = Number.parseInt(id.slice(0, TIME_HEX_DIGITS), 16);
+  return createdAtMs >= TIMED_IDS_SINCE_MS && createdAtMs <= nowMs + 60_000 ? createdAtMs : undefined;
+}

@@ -1,0 +1,57 @@
+import { notificationWrites } from '../store/notification-store.js';
+import type { Table } from '../store/table.js';
+import type { TransactItem } from '../store/transactions.js';
+import { NotificationEvent, type NotificationRecord, NotificationType, newNotificationId } from './notification-record.js';
+
+// Security notices (API contract 3.7 and 3.9, ASVS 5.0): the user is told in their own list when
+// their authentication changes. They never hold a PIN, key, code or token: only what happened and when.
+
+export const SecurityEvent = {
+  NEW_DEVICE: NotificationEvent.NEW_DEVICE,
+  PIN_CHANGED: NotificationEvent.PIN_CHANGED,
+  PIN_RESET: NotificationEvent.PIN_RESET,
+  PIN_LOCKED: NotificationEvent.PIN_LOCKED,
+} as const;
+export type SecurityEvent = (typeof SecurityEvent)[keyof typeof SecurityEvent];
+
+const PIN_NAMES = { login: 'login PIN', transaction: 'transaction PIN' } as const;
+
+function texts(event: SecurityEvent, pinType: keyof typeof PIN_NAMES | undefined): { title: string; body: string } {
+  const pin = PIN_NAMES[pinType ?? 'login'];
+  switch (event) {
+    case SecurityEvent.NEW_DEVICE:
+      return {
+        title: 'New device',
+        body: 'A new device can now sign in to your account. If this was not you, remove it and reset your PIN.',
+      };
+    case SecurityEvent.PIN_CHANGED:
+      return { title: 'PIN changed', body: `Your ${pin} was changed. Your other sessions were signed out.` };
+    case SecurityEvent.PIN_RESET:
+      return { title: 'PIN reset', body: `Your ${pin} was reset. Your other sessions were signed out.` };
+    case SecurityEvent.PIN_LOCKED:
+      return { title: 'PIN locked', body: `Your ${pin} is locked after too many wrong tries. Reset it to use it again.` };
+  }
+}
+
+/** The writes that put a security notice in a user's list, for the same transaction as the change it reports. */
+export function securityNotificationWrites(
+  table: Table,
+  companyId: string,
+  userId: string,
+  notice: { event: SecurityEvent; pinType?: keyof typeof PIN_NAMES; nowMs: number },
+): TransactItem[] {
+  const seconds = Math.floor(notice.nowMs / 1000);
+  const { title, body } = texts(notice.event, notice.pinType);
+  const notification: NotificationRecord = {
+    id: newNotificationId(notice.nowMs),
+    user_id: userId,
+    is_read: 0,
+    notification_title: title,
+    notification_body: body,
+    notification_type: NotificationType.SECURITY,
+    notification_event_type: notice.event,
+    created_date: seconds,
+    updated_date: seconds,
+  };
+  return notificationWrites(table, companyId, notification, notice.nowMs);
+}

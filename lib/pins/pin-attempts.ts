@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import type { App } from '../app.js';
+import { AppError } from '../errors.js';
+import { pinTriesClear, takePinTry } from '../store/pin-store.js';
+import type { TransactItem } from '../store/transactions.js';
+import { checkPin, type PinCheck } from './pin-hashes.js';
+
+// One mechanism for both PINs (API contract 3.6-3.8): a PIN is compared only after the attempt
+// has taken one of its tries (count first, compare second), so however many wrong PINs arrive at
+// once, at most config.pinMaxFailures are compared before the PIN locks; a right PIN clears them.
+// The login PIN and the transaction PIN are counted apart and differ only in pinType.
+
+/** A PIN refused: wrong (PIN_INVALID with the tries left) or locked (PIN_LOCKED, nothing compared). */
+export class PinRefused extends AppError {
+  constructor(
+    readonly outcome: 'wrong' | 'locked',
+    attemptsLeft: number,
+    /** True when this very attempt spent the last try: the PIN has just locked. */
+    readonly lockedNow: boolean,
+  ) {
+    super(outcome === 'wrong' ? 'PIN_INVALID' : 'PIN_LOCKED', {
+      detail: outcome === 'wrong' ? 'wrong PIN' : 'PIN locked after too many wrong tries',
+      ...(outcome === 'wrong' ? { data: { attempts_left: attemptsLeft } } : {}),
+    });
+  }
+}
+
+/**
+ * Checks a PIN, counted: takes a try first (refused: PIN_LOCKED), then compares. A wrong PIN
+ * keeps its try and throws PIN_INVALID with the tries left. A right one returns the write that
+ * clears the count, for the caller to make with its own change in one transaction.
+ */
+export async function checkPinCounted(app: App, check: PinCheck): Promise<TransactItem> {
+  const max = app.config.pinMaxFailures;
+  const taken = await takePinTry(app.table, check, randomBytes(12).toString('base64url'), max);
+  if (!taken.taken) throw new PinRefused('locked', 0, false);
+  if (!(await checkPin(app, check))) throw new PinRefused('wrong', Math.max(0, max - taken.tries), taken.tries >= max);
+  return pinTriesClear(app.table, check);
+}

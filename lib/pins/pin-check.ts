@@ -1,0 +1,43 @@
+import type { App } from '../app.js';
+import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
+import { audit, type RequestOrigin } from '../observability/audit.js';
+import type { TransactItem } from '../store/transactions.js';
+import { writeTransaction } from '../store/transactions.js';
+import { checkPinCounted, PinRefused } from './pin-attempts.js';
+import type { PinCheck } from './pin-hashes.js';
+
+/**
+ * A counted PIN check (pin-attempts.ts) with what it is recorded as: an audit event for each
+ * outcome, and when this attempt locked the PIN, a PIN_LOCKED notice in the user's list. Returns
+ * the write that clears the count, for the caller's transaction.
+ */
+export async function checkPinRecorded(
+  app: App,
+  origin: RequestOrigin | undefined,
+  check: PinCheck,
+  action: string,
+): Promise<TransactItem> {
+  const event = { company_id: check.companyId, user_id: check.userId, pin_type: check.pinType, action };
+  try {
+    const clear = await checkPinCounted(app, check);
+    audit(app, origin, 'pin_verified', { ...event, outcome: 'right' });
+    return clear;
+  } catch (error) {
+    if (!(error instanceof PinRefused)) throw error;
+    audit(app, origin, 'pin_failed', { ...event, outcome: error.outcome, attempts_left: error.data?.attempts_left ?? 0 });
+    if (error.lockedNow) {
+      audit(app, origin, 'pin_locked', { ...event, outcome: 'locked' });
+      const notice = securityNotificationWrites(app.table, check.companyId, check.userId, {
+        event: SecurityEvent.PIN_LOCKED,
+        pinType: check.pinType,
+        nowMs: app.clock.now(),
+      });
+      // The refusal stands whether or not the notice is written.
+      await writeTransaction(
+        app.table,
+        notice.map((item) => ({ label: 'notice', item })),
+      ).catch((failure: Error) => app.logger.warn('PIN lock notice not written', { error: failure, user_id: check.userId }));
+    }
+    throw error;
+  }
+}

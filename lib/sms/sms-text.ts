@@ -1,0 +1,201 @@
+import { domainToASCII } from 'node:url';
+import type { SmsTextSettings } from '../store/company-store.js';
+import { type SmsSize, smsSize } from './sms-segments.js';
+
+// The text of a code's SMS (API contract 7): a template filled in, then the lines that let a
+// phone fill the code in by itself; and the rules a company's settings must pass to be stored.
+// Which template a request gets is chosen on the send path alone (otp-sms-text.ts), so that
+// negotiator is bundled into login_phone only, not into every function that reads a company.
+
+/** The built-in English text, for a company with no template of its own. */
+export const BUILT_IN_TEMPLATE = '{code} is your {brand} verification code. It expires in {minutes} minutes. Never share it.';
+
+/** A message is never cut: a template whose message would need more SMS than this is refused. */
+export const MAX_SMS_SEGMENTS = 2;
+
+const PLACEHOLDERS = ['code', 'brand', 'minutes'] as const;
+type Placeholder = (typeof PLACEHOLDERS)[number];
+type Values = Record<Placeholder, string>;
+
+const PLACEHOLDER = /\{(code|brand|minutes)\}/g;
+/** Android SMS Retriever: the first 11 characters of a base64 SHA-256 (no padding). */
+const APP_HASH = /^[A-Za-z0-9+/]{11}$/;
+const DOMAIN_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** As long as any code newOtpCode draws: 6 digits. */
+const LONGEST_CODE = '000000';
+
+/**
+ * A message as sent: the template with {code}, {brand} and {minutes} filled in, then the lines
+ * that let a phone fill the code in by itself.
+ */
+export function smsMessage(
+  template: string,
+  message: { code: string; brand: string; ttlSeconds: number },
+  settings?: SmsTextSettings,
+): string {
+  const values = { code: message.code, brand: message.brand, minutes: minutesOf(message.ttlSeconds) };
+  return withAutofillLines(fill(template, values), settings, message.code);
+}
+
+function minutesOf(ttlSeconds: number): string {
+  return String(Math.round(ttlSeconds / 60));
+}
+
+function fill(template: string, values: Values): string {
+  // One pass: a company name that reads "{code}" stays as it is.
+  return template.replace(PLACEHOLDER, (_, name: Placeholder) => values[name]);
+}
+
+/** The app hash on a line of its own, then the WebOTP line, last as the format asks (SMS Retriever finds the hash anywhere). */
+function withAutofillLines(text: string, settings: SmsTextSettings | undefined, code: string): string {
+  const lines = [text];
+  if (settings?.app_hash) lines.push(settings.app_hash);
+  if (settings?.webotp_domain) lines.push(`@${settings.webotp_domain} #${code}`);
+  return lines.join('\n');
+}
+
+// ---- What an operator may set ------------------------------------------------------------
+
+/** Changes to a company's SMS text; null removes a setting. */
+export interface SmsTextChanges {
+  /** In the order given; text null removes the language's template. */
+  templates?: { language: string; text: string | null }[];
+  default_language?: string | null;
+  app_hash?: string | null;
+  webotp_domain?: string | null;
+}
+
+/** Settings an operator may not store: every problem found, one a line. */
+export class SmsTextRefused extends Error {}
+
+export interface CheckedSmsText {
+  /** undefined: nothing left, the built-in text as before. */
+  settings: SmsTextSettings | undefined;
+  /** Each message as it would be sent with the longest values, by language ("built-in" for the English text). */
+  sizes: Record<string, SmsSize>;
+  warnings: string[];
+}
+
+/** A BCP 47 language tag in canonical case ("HI-in" -> "hi-IN"); undefined when it is not one. */
+export function canonicalLanguageTag(tag: string): string | undefined {
+  try {
+    return Intl.getCanonicalLocales(tag.trim())[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** A domain name as WebOTP writes it (lower case, IDN as punycode); undefined when it is not one. */
+export function canonicalDomain(domain: string): string | undefined {
+  const ascii = domainToASCII(domain.trim());
+  const labels = ascii.split('.');
+  if (!ascii || ascii.length > 253 || labels.length < 2 || !labels.every((label) => DOMAIN_LABEL.test(label))) return undefined;
+  // A numeric last label is an IP address, which an origin-bound code cannot name.
+  return /^[0-9]+$/.test(labels.at(-1)!) ? undefined : ascii;
+}
+
+/** What is wrong with a template's placeholders (none: []). */
+export function templateProblems(text: string): string[] {
+  const problems: string[] = [];
+  for (const [, name] of text.matchAll(/\{([^{}]*)\}/g)) {
+    if (!PLACEHOLDERS.includes(name as Placeholder)) problems.push(`unknown placeholder {${name}} (known: {code}, {brand}, {minutes})`);
+  }
+  if (/[{}]/.test(text.replace(/\{[^{}]*\}/g, ''))) problems.push('a { or } outside a placeholder');
+  if (!text.includes('{code}')) problems.push('no {code}: the message would not carry the code');
+  return problems;
+}
+
+/**
+ * Applies changes to a company's SMS text and checks the result as a whole: every message it
+ * can send, with the code, the company's name, the minutes and the autofill lines filled in,
+ * must fit in MAX_SMS_SEGMENTS. Throws SmsTextRefused with every problem.
+ */
+export function changedSmsText(
+  current: SmsTextSettings | undefined,
+  changes: SmsTextChanges,
+  brand: string,
+  codeTtlSeconds: number,
+): CheckedSmsText {
+  const problems: string[] = [];
+  const templates = { ...current?.templates };
+  const seen = new Set<string>();
+  for (const { language, text } of changes.templates ?? []) {
+    const tag = canonicalLanguageTag(language);
+    if (!tag) {
+      problems.push(`template ${JSON.stringify(language)}: not a BCP 47 language tag (such as en, hi, es-MX)`);
+      continue;
+    }
+    if (seen.has(tag)) problems.push(`template ${tag}: given twice`);
+    seen.add(tag);
+    if (text === null) delete templates[tag];
+    else {
+      for (const problem of templateProblems(text)) problems.push(`template ${tag}: ${problem}`);
+      templates[tag] = text;
+    }
+  }
+
+  const next: SmsTextSettings = { templates, ...pick(current) };
+  if (changes.default_language !== undefined) {
+    const tag = changes.default_language === null ? undefined : canonicalLanguageTag(changes.default_language);
+    if (changes.default_language !== null && !tag)
+      problems.push(`default language ${JSON.stringify(changes.default_language)}: not a BCP 47 language tag`);
+    next.default_language = tag;
+  }
+  if (next.default_language && !templates[next.default_language]) {
+    problems.push(`default language ${next.default_language}: the company has no template in it`);
+  }
+  if (changes.app_hash !== undefined) {
+    if (changes.app_hash !== null && !APP_HASH.test(changes.app_hash)) {
+      problems.push(`app hash ${JSON.stringify(changes.app_hash)}: an SMS Retriever app hash is 11 characters of the base64 alphabet`);
+    }
+    next.app_hash = changes.app_hash ?? undefined;
+  }
+  if (changes.webotp_domain !== undefined) {
+    const domain = changes.webotp_domain === null ? undefined : canonicalDomain(changes.webotp_domain);
+    if (changes.webotp_domain !== null && !domain) {
+      problems.push(`WebOTP domain ${JSON.stringify(changes.webotp_domain)}: not a domain name (such as wallet.example.com)`);
+    }
+    next.webotp_domain = domain;
+  }
+  if (problems.length) throw new SmsTextRefused(problems.join('\n'));
+
+  const stored: SmsTextSettings = {
+    templates,
+    ...(next.default_language ? { default_language: next.default_language } : {}),
+    ...(next.app_hash ? { app_hash: next.app_hash } : {}),
+    ...(next.webotp_domain ? { webotp_domain: next.webotp_domain } : {}),
+  };
+  const measured = measure(stored, brand, codeTtlSeconds);
+  if (measured.problems.length) throw new SmsTextRefused(measured.problems.join('\n'));
+  const empty = Object.keys(stored).length === 1 && Object.keys(templates).length === 0;
+  return { settings: empty ? undefined : stored, sizes: measured.sizes, warnings: measured.warnings };
+}
+
+function pick(current: SmsTextSettings | undefined): Omit<SmsTextSettings, 'templates'> {
+  return { default_language: current?.default_language, app_hash: current?.app_hash, webotp_domain: current?.webotp_domain };
+}
+
+/** Every message the settings can send, sized; a message over the limit is a problem. */
+function measure(settings: SmsTextSettings, brand: string, codeTtlSeconds: number) {
+  const messages: [string, string][] = Object.entries(settings.templates);
+  // Without a default language, a request that matches no template gets the built-in text.
+  if (!settings.default_language) messages.push(['built-in', BUILT_IN_TEMPLATE]);
+  const sizes: Record<string, SmsSize> = {};
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  for (const [language, template] of messages) {
+    const size = smsSize(smsMessage(template, { code: LONGEST_CODE, brand, ttlSeconds: codeTtlSeconds }, settings));
+    sizes[language] = size;
+    const counted = `${size.units} ${size.encoding === 'GSM-7' ? 'GSM-7 characters' : 'UCS-2 (UTF-16) units'}`;
+    if (size.segments > MAX_SMS_SEGMENTS) {
+      problems.push(
+        `${language === 'built-in' ? 'the built-in English text' : `template ${language}`}: the message would need ${size.segments} SMS ` +
+          `(${counted}, with a 6-digit code, the company name, the minutes and the autofill lines); at most ${MAX_SMS_SEGMENTS}`,
+      );
+    } else if (settings.app_hash && size.segments > 1) {
+      // Android's SMS Retriever reads messages of at most 140 bytes: one SMS.
+      warnings.push(`${language}: ${size.segments} SMS (${counted}); Android's SMS Retriever reads only single-SMS messages`);
+    }
+  }
+  return { sizes, problems, warnings };
+}

@@ -1,0 +1,180 @@
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionalWrite } from './conditional-write.js';
+import { deviceIndexKey, deviceNonceKey, USER_DEVICE_PREFIX, userDeviceKey, userKey } from './keys.js';
+import type { Table } from './table.js';
+import type { TransactItem } from './transactions.js';
+
+// Bound devices (API contract 3.6): an index item per device, found by device_key alone, which
+// PIN login reads, and an item in the user's partition for the user's list. Their nonces live
+// beside the index item.
+
+/** The index item: whose device and its public key. */
+export interface DeviceRecord {
+  user_id: string;
+  user_type: number;
+  /** Base64 SPKI DER, canonical (lib/devices/device-signatures.ts spkiBase64Of). */
+  public_key: string;
+  created_at: number;
+}
+
+/** The labels a client sends with a binding: never proof, only what the list shows. */
+export interface DeviceLabels {
+  device_type?: number | undefined;
+  device_id?: string | undefined;
+  device_unique_id?: string | undefined;
+}
+
+/** A device in its user's list. */
+export interface UserDeviceRecord extends DeviceLabels {
+  device_key: string;
+  created_at: number;
+  last_used_at: number;
+}
+
+export async function getDevice(table: Table, companyId: string, deviceKey: string): Promise<DeviceRecord | undefined> {
+  const { Item } = await table.client.send(
+    new GetCommand({ TableName: table.name, Key: deviceIndexKey(companyId, deviceKey), ConsistentRead: true }),
+  );
+  return Item as DeviceRecord | undefined;
+}
+
+/** A user's devices as listed, read strongly consistently (at most the configured maximum, so one page). */
+export async function queryUserDevices(table: Table, companyId: string, userId: string): Promise<UserDeviceRecord[]> {
+  const devices: UserDeviceRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.client.send(
+      new QueryCommand({
+        TableName: table.name,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': userKey(companyId, userId).pk, ':prefix': USER_DEVICE_PREFIX },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    devices.push(...((page.Items ?? []) as UserDeviceRecord[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return devices;
+}
+
+/** The two items of a binding: new, or the same key bound again by the same user (its labels replaced, its creation kept). */
+export function deviceBindWrites(
+  table: Table,
+  companyId: string,
+  userId: string,
+  binding: { deviceKey: string; userType: number; publicKey: string; labels: DeviceLabels },
+  nowSeconds: number,
+): { index: TransactItem; listing: TransactItem } {
+  const labels = Object.entries(binding.labels).filter(([, value]) => value !== undefined);
+  const absent = (['device_type', 'device_id', 'device_unique_id'] as const).filter((name) => binding.labels[name] === undefined);
+  return {
+    index: {
+      Update: {
+        TableName: table.name,
+        Key: deviceIndexKey(companyId, binding.deviceKey),
+        UpdateExpression: 'SET user_id = :user, user_type = :userType, public_key = :key, created_at = if_not_exists(created_at, :now)',
+        // The device_key is derived from the user: another user's item under it would be a bug.
+        ConditionExpression: 'attribute_not_exists(pk) OR user_id = :user',
+        ExpressionAttributeValues: { ':user': userId, ':userType': binding.userType, ':key': binding.publicKey, ':now': nowSeconds },
+      },
+    },
+    listing: {
+      Update: {
+        TableName: table.name,
+        Key: userDeviceKey(companyId, userId, binding.deviceKey),
+        UpdateExpression:
+          `SET device_key = :device, created_at = if_not_exists(created_at, :now), last_used_at = :now` +
+          labels.map(([name]) => `, ${name} = :${name}`).join('') +
+          (absent.length ? ` REMOVE ${absent.join(', ')}` : ''),
+        ExpressionAttributeValues: {
+          ':device': binding.deviceKey,
+          ':now': nowSeconds,
+          ...Object.fromEntries(labels.map(([name, value]) => [`:${name}`, value])),
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The device's side of a session granted on it: the device must still be the user's (a removal
+ * that committed first refuses the grant), and its last use is now.
+ */
+export function deviceUseWrites(
+  table: Table,
+  companyId: string,
+  userId: string,
+  deviceKey: string,
+  nowSeconds: number,
+): { index: TransactItem; listing: TransactItem } {
+  return {
+    index: {
+      ConditionCheck: {
+        TableName: table.name,
+        Key: deviceIndexKey(companyId, deviceKey),
+        ConditionExpression: 'attribute_exists(pk) AND user_id = :user',
+        ExpressionAttributeValues: { ':user': userId },
+      },
+    },
+    listing: {
+      Update: {
+        TableName: table.name,
+        Key: userDeviceKey(companyId, userId, deviceKey),
+        UpdateExpression: 'SET last_used_at = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': nowSeconds },
+      },
+    },
+  };
+}
+
+/**
+ * The two deletions that end a binding, only while it is the user's: once they commit, no session
+ * can be granted on the device (deviceUseWrites).
+ */
+export function deviceRemoveWrites(
+  table: Table,
+  companyId: string,
+  userId: string,
+  deviceKey: string,
+): { index: TransactItem; listing: TransactItem } {
+  return {
+    index: {
+      Delete: {
+        TableName: table.name,
+        Key: deviceIndexKey(companyId, deviceKey),
+        ConditionExpression: 'user_id = :user',
+        ExpressionAttributeValues: { ':user': userId },
+      },
+    },
+    listing: { Delete: { TableName: table.name, Key: userDeviceKey(companyId, userId, deviceKey) } },
+  };
+}
+
+/** Takes a nonce for a device, once: false when it was taken before (a replay, or a twin arriving at once). */
+export async function takeNonce(table: Table, companyId: string, deviceKey: string, nonce: string, expiresAt: number): Promise<boolean> {
+  const outcome = await conditionalWrite(
+    table.client.send(
+      new PutCommand({
+        TableName: table.name,
+        Item: { ...deviceNonceKey(companyId, deviceKey, nonce), expires_at: expiresAt },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
+  return outcome.written;
+}
+
+/** A change to a user's device count (a device removed: -1), for the transaction of the change. */
+export function deviceCountChange(table: Table, companyId: string, userId: string, add: number): TransactItem {
+  return {
+    Update: {
+      TableName: table.name,
+      Key: userKey(companyId, userId),
+      UpdateExpression: 'ADD device_count :add',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':add': add },
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TRY_ROOM_LEFT, tryValues } from './attempt-sets.js';
+import { conditionalWrite } from './conditional-write.js';
+import { pinTriesKey, USER_SORT_KEY, userKey, userPartitionPrefix } from './keys.js';
+import type { Table } from './table.js';
+import type { TransactItem } from './transactions.js';
+
+// A user's two PIN hashes, attributes of the user's own item: the login PIN and the transaction PIN.
+
+export type PinType = 'login' | 'transaction';
+
+export const PIN_HASH_ATTRIBUTE = { login: 'login_pin_hash', transaction: 'transaction_pin_hash' } as const satisfies Record<
+  PinType,
+  string
+>;
+
+/**
+ * How many times each PIN was changed or reset (absent: 0): a session granted on a PIN compared
+ * before is refused (session-store.ts sessionGrant). A rehash under a new key version leaves it.
+ */
+export const PIN_VERSION_ATTRIBUTE = {
+  login: 'login_pin_version',
+  transaction: 'transaction_pin_version',
+} as const satisfies Record<PinType, string>;
+
+/**
+ * Replaces one PIN hash with another, only while the stored one is still the hash `from`: a
+ * change made meanwhile (a PIN reset) is never overwritten. False when it was not.
+ */
+export async function replacePinHash(
+  table: Table,
+  change: { companyId: string; userId: string; pinType: PinType; from: string; to: string },
+): Promise<boolean> {
+  const outcome = await conditionalWrite(
+    table.client.send(
+      new UpdateCommand({
+        TableName: table.name,
+        Key: userKey(change.companyId, change.userId),
+        UpdateExpression: 'SET #hash = :to',
+        ConditionExpression: '#hash = :from',
+        ExpressionAttributeNames: { '#hash': PIN_HASH_ATTRIBUTE[change.pinType] },
+        ExpressionAttributeValues: { ':from': change.from, ':to': change.to },
+      }),
+    ),
+  );
+  return outcome.written;
+}
+
+/** Every user's PIN hashes, of one company or of the whole table, a page at a time (a Scan: for operator commands only). */
+export async function* scanPinHashes(table: Table, companyId?: string): AsyncGenerator<Partial<Record<PinType, string>>[]> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.client.send(
+      new ScanCommand({
+        TableName: table.name,
+        ExclusiveStartKey: start,
+        ProjectionExpression: `${PIN_HASH_ATTRIBUTE.login}, ${PIN_HASH_ATTRIBUTE.transaction}`,
+        FilterExpression: companyId ? 'sk = :profile AND begins_with(pk, :users)' : 'sk = :profile',
+        ExpressionAttributeValues: {
+          ':profile': USER_SORT_KEY,
+          ...(companyId ? { ':users': userPartitionPrefix(companyId) } : {}),
+        },
+      }),
+    );
+    yield (page.Items ?? []).map((item) => ({ login: item[PIN_HASH_ATTRIBUTE.login], transaction: item[PIN_HASH_ATTRIBUTE.transaction] }));
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
+/**
+ * Takes one try of a PIN before it is compared, for one attempt (its id joins a string set, so a
+ * write the SDK retried counts once): refused, with the tries seen, once the set holds maxTries.
+ */
+export async function takePinTry(
+  table: Table,
+  target: { companyId: string; userId: string; pinType: PinType },
+  attemptId: string,
+  maxTries: number,
+): Promise<{ taken: true; tries: number } | { taken: false }> {
+  const outcome = await conditionalWrite(
+    table.client.send(
+      new UpdateCommand({
+        TableName: table.name,
+        Key: pinTriesKey(target.companyId, target.userId, target.pinType),
+        UpdateExpression: 'ADD tries :attempt',
+        ConditionExpression: TRY_ROOM_LEFT,
+        ExpressionAttributeValues: tryValues(attemptId, maxTries),
+        ReturnValues: 'ALL_NEW',
+      }),
+    ),
+  );
+  if (!outcome.written) return { taken: false };
+  return { taken: true, tries: (outcome.result.Attributes?.tries as Set<string> | undefined)?.size ?? 0 };
+}
+
+/** The write that clears a PIN's tries (a right PIN, an OTP login for the login PIN, a reset), for a transaction or alone. */
+export function pinTriesClear(table: Table, target: { companyId: string; userId: string; pinType: PinType }): TransactItem {
+  return { Delete: pinTriesDelete(table, target) };
+}
+
+function pinTriesDelete(table: Table, target: { companyId: string; userId: string; pinType: PinType }) {
+  return { TableName: table.name, Key: pinTriesKey(target.companyId, target.userId, target.pinType) };
+}
+
+/**
+ * Sets a new hash for one of a user's PINs (a change or a reset) and counts the change, only while
+ * that PIN is still the version read: from then on a PIN login that compared the old PIN is
+ * refused its session (session-store.ts sessionGrant).
+ */
+export function pinReplace(
+  table: Table,
+  change: { companyId: string; userId: string; pinType: PinType; hash: string; pinVersion: number; now: number },
+): TransactItem {
+  return {
+    Update: {
+      TableName: table.name,
+      Key: userKey(change.companyId, change.userId),
+      UpdateExpression: 'SET #hash = :hash, updated_at = :now ADD #version :one',
+      ConditionExpression: `attribute_exists(pk) AND (#version = :pinVersion${change.pinVersion === 0 ? ' OR attribute_not_exists(#version)' : ''})`,
+      ExpressionAttributeNames: { '#hash': PIN_HASH_ATTRIBUTE[change.pinType], '#version': PIN_VERSION_ATTRIBUTE[change.pinType] },
+      ExpressionAttributeValues: { ':hash': change.hash, ':now': change.now, ':one': 1, ':pinVersion': change.pinVersion },
+    },
+  };
+}
+
+/** Clears a PIN's tries on its own: a right PIN whose change was refused for another reason. */
+export async function clearPinTries(table: Table, target: { companyId: string; userId: string; pinType: PinType }): Promise<void> {
+  await table.client.send(new DeleteCommand(pinTriesDelete(table, target)));
+}

@@ -1,0 +1,52 @@
+import type { App } from '../app.js';
+import { fieldError } from '../errors.js';
+import { audit, type RequestOrigin } from '../observability/audit.js';
+import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
+import type { ReclaimWrite } from '../store/registration-store.js';
+import { deleteSessions, querySessions } from '../store/session-store.js';
+import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
+import { UserStatus } from './user-status.js';
+
+// A phone held by a user who never proved it is taken over by a registration that proves it
+// (API contract 6): the phone and email claims move to the new user, the holder's status becomes
+// PHONE_RECLAIMED and every session of theirs ends, all in the registration's one write
+// (lib/store/registration-store.ts). A verified holder is never displaced.
+
+/**
+ * What taking the phone over from its holder needs, or undefined when it may not be taken (no
+ * holder any more, or one who proved it or was disabled). Read strongly consistently, with the
+ * holder's sessions.
+ */
+export async function phoneReclaim(app: Pick<App, 'table'>, user: UserRecord): Promise<ReclaimWrite | undefined> {
+  const claim = await getPhoneClaim(app.table, user.company_id, user.phone_e164, user.user_type, true);
+  if (!claim) return undefined;
+  // The holder and their sessions are independent reads: made side by side.
+  const [holder, stored] = await Promise.all([
+    getUser(app.table, user.company_id, claim.user_id, true),
+    querySessions(app.table, user.company_id, claim.user_id),
+  ]);
+  // A verified holder is never displaced, and neither is one an operator disabled: a reclaim
+  // would turn the ban (DISABLED) into a mere reclaim (PHONE_RECLAIMED). Both 409.
+  if (!holder || holder.phone_verified === 1 || holder.status_id !== UserStatus.ACTIVE) return undefined;
+  const sessions = stored.map(({ key }) => key);
+  if (sessions.length > MAX_SESSIONS_IN_TRANSACTION) {
+    // More than one transaction holds: end them first (the holder loses them even if this registration then fails).
+    await deleteSessions(app.table, sessions.slice(MAX_SESSIONS_IN_TRANSACTION));
+  }
+  if (holder.user_id === user.referred_by) {
+    throw fieldError('INVALID_REFERRAL_CODE', 'referral_code', 'is the code of the user this phone is taken from');
+  }
+  return { holder, sessionVersion: holder.session_version ?? 0, sessions: sessions.slice(0, MAX_SESSIONS_IN_TRANSACTION) };
+}
+
+/** The security events of a reclaim: the phone taken, and the holder's sessions it ended. */
+export function auditReclaim(
+  app: Pick<App, 'logger' | 'metrics'>,
+  origin: RequestOrigin | undefined,
+  event: { company_id: string; user_id: string; phone_ref: string },
+  reclaim: ReclaimWrite,
+): void {
+  const holderId = reclaim.holder.user_id;
+  audit(app, origin, 'phone_reclaimed', { ...event, outcome: 'reclaimed', from_user_id: holderId });
+  audit(app, origin, 'sessions_revoked', { ...event, user_id: holderId, outcome: 'phone_reclaimed', revoked: reclaim.sessions.length });
+}

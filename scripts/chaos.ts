@@ -1,0 +1,40 @@
+// npm run chaos [-- --seconds 120 --faults 0.3 --clients 8]
+//
+// Real flows under faults, then a check of everything answered (scripts/local/chaos-run.ts):
+// DynamoDB Local on a free loopback port behind the fault proxy, SNS as a loopback fake, the
+// service in this process. Prints the figures; exits 1 on any wrong answer.
+import { parseArgs } from 'node:util';
+import { runChaos } from './local/chaos-run.js';
+import { freePort, startLocalDynamoDb } from './local/dynamodb-local.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '120' },
+    faults: { type: 'string', default: '0.3' },
+    clients: { type: 'string', default: '8' },
+  },
+});
+const seconds = Number(values.seconds);
+const faults = Number(values.faults);
+const clients = Number(values.clients);
+if (!Number.isInteger(seconds) || seconds < 1 || !(faults >= 0 && faults < 1) || !Number.isInteger(clients) || clients < 1) {
+  console.error('usage: npm run chaos -- [--seconds N (>= 1)] [--faults SHARE (0 to < 1)] [--clients N (>= 1)]');
+  process.exit(2);
+}
+
+const dynamodb = await startLocalDynamoDb({ port: await freePort() });
+try {
+  console.log(`chaos: ${clients} clients for ${seconds} s, ${Math.round(faults * 100)} % of DynamoDB and SNS requests faulted`);
+  const started = Date.now();
+  const report = await runChaos({ dynamodbEndpoint: dynamodb.endpoint, seconds, faults, clients, log: (line) => console.log(line) });
+  console.log(
+    JSON.stringify(
+      { ...report, wrong: report.wrong.length, wrongAnswers: report.wrong.slice(0, 20), seconds: (Date.now() - started) / 1000 },
+      null,
+      2,
+    ),
+  );
+  process.exitCode = report.wrong.length ? 1 : 0;
+} finally {
+  await dynamodb.stop();
+}

@@ -1,0 +1,46 @@
+import { generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { loginPinText } from '../../lib/devices/device-signatures.js';
+
+// A stand-in for a phone's keystore: a P-256 key pair whose private half stays here, and the
+// signed body of a PIN login as the app sends it (API contract 3.6). For the tests, the bench and
+// scripts/sign-login-pin.ts.
+
+export interface DeviceKeyPair {
+  /** Base64 SPKI DER: what device_public_key carries. */
+  publicKey: string;
+  privateKey: KeyObject;
+}
+
+export function newDeviceKeyPair(curve = 'prime256v1'): DeviceKeyPair {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: curve });
+  return { publicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'), privateKey };
+}
+
+/** A base64 ECDSA P-256 / SHA-256 signature, DER (what Android and iOS produce) or raw r||s. */
+export function signText(privateKey: KeyObject, text: string, encoding: 'der' | 'raw' = 'der'): string {
+  const dsaEncoding = encoding === 'raw' ? 'ieee-p1363' : 'der';
+  return sign('sha256', Buffer.from(text, 'utf8'), { key: privateKey, dsaEncoding }).toString('base64');
+}
+
+/** A fresh nonce of 22 url-safe characters. */
+export function newNonce(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** A login_pin body signed by the device, at a timestamp (UNIX seconds) and with a nonce of the caller's choosing or fresh. */
+export function signedLoginPin(
+  device: { privateKey: KeyObject; deviceKey: string },
+  companyId: string,
+  pin: string,
+  options: { timestamp: number; nonce?: string; encoding?: 'der' | 'raw' },
+): { device_key: string; login_pin: string; timestamp: number; nonce: string; signature: string } {
+  const nonce = options.nonce ?? newNonce();
+  const text = loginPinText(companyId, device.deviceKey, options.timestamp, nonce);
+  return {
+    device_key: device.deviceKey,
+    login_pin: pin,
+    timestamp: options.timestamp,
+    nonce,
+    signature: signText(device.privateKey, text, options.encoding),
+  };
+}

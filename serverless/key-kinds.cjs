@@ -1,0 +1,38 @@
+// The kinds of item a grant of serverless/permissions.cjs names, each after the lib/store/keys.ts
+// function that builds its key, with the partition keys IAM tells it by: a dynamodb:LeadingKeys
+// pattern (StringLike: ? is one character, * any run). Company and user ids are 32 hex characters
+// (lib/ids.ts), so each pattern fixes where its kind's marker stands. IAM sees no sort key: the
+// kinds kept in a user's partition (the profile, its referral count shards, sessions, notifications,
+// unread count shards, PIN tries and device list items) share one pattern, and a grant on one of
+// them is a grant on all of them (docs/security.md, "Known limits").
+
+const ID = '?'.repeat(32);
+const company = `C#${ID}`;
+const userPartition = `${company}#USER#${ID}`;
+
+module.exports = {
+  company,
+  user: userPartition,
+  session: userPartition,
+  notification: userPartition,
+  pinTries: userPartition,
+  referralCount: userPartition,
+  unreadCount: userPartition,
+  userDevice: userPartition,
+  // A bound device's index item and its nonces share its partition.
+  deviceIndex: `${company}#DEVICE#*`,
+  deviceNonce: `${company}#DEVICE#*`,
+  phoneClaim: `${company}#PHONE#*`,
+  emailClaim: `${company}#EMAIL#*`,
+  referralCode: `${company}#REFCODE#*`,
+  phoneProof: `${company}#PROOF#*`,
+  otp: `${company}#OTP#*`,
+  // A phone's counters (E.164, so a + follows), the company's shards, and a number range's.
+  phoneSendLimit: `${company}#SENDS#+*`,
+  companySendLimit: `${company}#SENDS#SHARD#*`,
+  prefixSendLimit: `${company}#SENDS#PREFIX#*`,
+  phoneFailures: `${company}#FAILS#*`,
+  addressLimit: 'ADDRESS#*',
+  authorization: `${company}#AUTHZ#*`,
+  authorizationReference: `${company}#AUTHREF#*`,
+};

@@ -1,0 +1,173 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createApp } from '../../lib/app.js';
+import { LOCAL_STAGE, readConfig } from '../../lib/config.js';
+import { demoCompanyId } from '../../scripts/local/demo-company.js';
+import { createLocalTable } from '../../scripts/local/dynamodb-local.js';
+import { localEnvironment } from '../../scripts/local/environment.js';
+import { type OfflineService, startOfflineService } from '../../scripts/local/offline-service.js';
+import { differences, documentedAnswers, parseDocumented, walkthroughBlocks } from './walkthrough.js';
+
+// The README's walk-through, run as a reader runs it: its marked ```sh blocks in order, in one
+// /bin/sh (with -e and -u, so a failing command or an unset variable stops it), against the real
+// service under serverless-offline on the local stage, as npm start runs it, with a table, data
+// folder, outbox and secret of its own. Each block must print the answers it documents.
+
+const root = resolve(import.meta.dirname, '../..');
+const blocks = walkthroughBlocks(readFileSync(resolve(root, 'README.md'), 'utf8'));
+const blockStart = (index: number) => `::walkthrough block ${index}::`;
+const END = '::walkthrough end::';
+
+interface Run {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  seconds: number;
+}
+
+/** Runs a script with /bin/sh -eu in the repository's folder; stdin is empty, as nothing should read it. */
+function runShell(script: string, env: Record<string, string>): Promise<Run> {
+  const folder = mkdtempSync(join(tmpdir(), 'walkthrough-'));
+  const file = join(folder, 'walkthrough.sh');
+  writeFileSync(file, script);
+  const started = Date.now();
+  // Its own process group, so a run that hangs is ended with everything it started.
+  const child = spawn('/bin/sh', ['-eu', file], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 150_000);
+  return new Promise((done) =>
+    child.on('close', (exitCode) => {
+      clearTimeout(timer);
+      rmSync(folder, { recursive: true, force: true });
+      done({ stdout, stderr, exitCode, seconds: (Date.now() - started) / 1000 });
+    }),
+  );
+}
+
+/** What a block printed on stdout, or undefined when the run stopped inside it (or before). */
+function outputOf(run: Run, index: number): string | undefined {
+  const start = run.stdout.indexOf(`${blockStart(index)}\n`);
+  const next = index + 1 < blocks.length ? blockStart(index + 1) : END;
+  const end = run.stdout.indexOf(`${next}\n`);
+  if (start < 0 || end < 0) return undefined;
+  return run.stdout.slice(start + blockStart(index).length + 1, end);
+}
+
+describe('a documented answer', () => {
+  const matches = (documented: string, printed: unknown) => differences(parseDocumented(documented), printed);
+
+  it('matches the fields it shows, "..." and <placeholders> standing for any value', () => {
+    const printed = { success: 1, error: [], data: { user_id: 'ab'.repeat(16), token: { token: 'x.y' }, created: 17, extra: true } };
+    expect(matches('{"success":1,"error":[],"data":{"user_id":"<32 hex>","token":{"token":"..."},"created":<seconds>}}', printed)).toEqual(
+      [],
+    );
+    expect(matches('{"data":{"token":{"token":"x..."},...}}', printed)).toEqual([]);
+  });
+
+  it('fails on a different value, a missing field, a non-hex id or an array of another length', () => {
+    const printed = { success: 0, error: [15], data: { user_id: 'not hex', items: [1, 2] } };
+    expect(matches('{"success":1}', printed)).toEqual(['$.success: 0 is not 1']);
+    expect(matches('{"error":[15],"data":{"message":"BAD_REQUEST"}}', printed)).toEqual(['$.data.message: undefined is not "BAD_REQUEST"']);
+    expect(matches('{"data":{"user_id":"<32 hex>"}}', printed)).toHaveLength(1);
+    expect(matches('{"data":{"items":[1]}}', printed)).toHaveLength(1);
+    expect(matches('{"data":{"items":[1, ...]}}', printed)).toEqual([]);
+    expect(matches('{"data":{"items":[1,2,3, ...]}}', printed)).toHaveLength(1);
+  });
+
+  it('is read from # comments, over several lines, without the words after it', () => {
+    const script = 'echo 1\n# {"a":1,\n#   "b":"c d"}   (and a note)\n# a plain comment\n#   {"e":[2]}';
+    expect(documentedAnswers(script)).toEqual(['{"a":1, "b":"c d"}', '{"e":[2]}']);
+  });
+});
+
+describe('the README walk-through, pasted block by block', () => {
+  let service: OfflineService | undefined;
+  let dataDir = '';
+  let run: Run;
+
+  beforeAll(async () => {
+    const dynamodbEndpoint = inject('dynamodbEndpoint');
+    dataDir = mkdtempSync(join(tmpdir(), 'walkthrough-data-'));
+    const secretFile = join(dataDir, 'server-secret');
+    writeFileSync(secretFile, randomBytes(32).toString('hex'), { mode: 0o600 });
+    // npm start's environment, on a table of its own in this run's DynamoDB Local.
+    const env = localEnvironment({
+      stage: LOCAL_STAGE,
+      tableName: `wallet-auth-${LOCAL_STAGE}`,
+      dynamodbEndpoint,
+      outboxFile: join(dataDir, 'sms-outbox.jsonl'),
+      serverSecretFile: secretFile,
+      logLevel: 'WARN',
+      // A loaded test machine can stall DynamoDB Local for a moment.
+      settings: { DYNAMODB_TIMEOUT_MS: '3000' },
+    });
+    await createLocalTable(dynamodbEndpoint, env.TABLE_NAME!);
+    await demoCompanyId(createApp(readConfig(env)), join(dataDir, 'demo-company.json'));
+    service = await startOfflineService({ stage: LOCAL_STAGE, env });
+
+    const script = `${blocks.map((block, index) => `echo '${blockStart(index)}'\n${block.script}\n`).join('')}echo '${END}'\n`;
+    // What the blocks read beyond a reader's shell: where the service and its data are, and for
+    // the operator commands the same table and secret, by the variables a deployed stage uses.
+    // Their log level is the default, as a reader's (their audit lines must stay off stdout).
+    const shellEnv = {
+      ...process.env,
+      API: service.baseUrl,
+      LAMBDA: service.lambdaUrl,
+      DATA: dataDir,
+      STAGE: env.STAGE!,
+      TABLE_NAME: env.TABLE_NAME!,
+      DYNAMODB_ENDPOINT: dynamodbEndpoint,
+      SERVER_SECRET_FILE: secretFile,
+      DYNAMODB_TIMEOUT_MS: env.DYNAMODB_TIMEOUT_MS!,
+      LOG_LEVEL: 'INFO',
+    };
+    run = await runShell(script, shellEnv as Record<string, string>);
+    console.info(`walk-through: ${blocks.length} blocks in ${run.seconds.toFixed(1)} s`);
+  }, 240_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('has blocks, each documenting what it prints', () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(7);
+    for (const block of blocks) expect(block.answers.length, `README line ${block.line}`).toBeGreaterThan(0);
+  });
+
+  blocks.forEach(({ heading, line, answers }, index) => {
+    it(`block ${index + 1} (README line ${line}, under "${heading}") prints its documented answers`, () => {
+      const output = outputOf(run, index);
+      if (output === undefined) {
+        const stopped = blocks.findLastIndex((_, at) => run.stdout.includes(`${blockStart(at)}\n`));
+        expect.fail(
+          stopped === index || stopped < 0
+            ? `the walk-through stopped in this block (sh exited ${run.exitCode}); stderr:\n${run.stderr.slice(-3000)}`
+            : `not reached: the walk-through stopped in block ${stopped + 1} (README line ${blocks[stopped]?.line})`,
+        );
+      }
+      const printed = output!
+        .split('\n')
+        .filter((text) => text.startsWith('{'))
+        .map((text) => JSON.parse(text) as unknown);
+      const listing = `printed:\n${printed.map((value) => JSON.stringify(value)).join('\n')}\ndocumented:\n${answers.join('\n')}`;
+      expect(
+        printed.length,
+        `the block at README line ${line} printed ${printed.length} answers, documents ${answers.length}; ${listing}`,
+      ).toBe(answers.length);
+      answers.forEach((answer, at) => {
+        expect(
+          differences(parseDocumented(answer), printed[at]),
+          `answer ${at + 1} of the block at README line ${line}; ${listing}`,
+        ).toEqual([]);
+      });
+    });
+  });
+});

@@ -1,0 +1,176 @@
+// change_pin and reset_pin (API contract 3.7) for both PINs, against DynamoDB Local: a change
+// knows the current PIN (counted as a PIN login counts it), a reset proves the phone; both clear
+// the PIN's count and lock, end every other session and leave a notice; the old PIN never works
+// once a change has answered, even when PIN logins race it.
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Company } from '../../lib/companies/companies.js';
+import { checkPinCounted, PinRefused } from '../../lib/pins/pin-attempts.js';
+import { pinTriesKey, userKey } from '../../lib/store/keys.js';
+import { getUser } from '../../lib/store/user-store.js';
+import { newDeviceKeyPair } from '../../scripts/local/device-keys.js';
+import { otpLogin, PINS, pinLogin, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
+import { type Account, expectFailure, invoke, newCompany, provePhone, testService } from '../helpers.js';
+
+const service = testService();
+let company: Company;
+
+beforeAll(async () => {
+  company = await newCompany(service);
+});
+
+afterEach(() => service.clock.reset());
+
+const headers = (authorization: string) => ({ CompanyID: company.company_id, Authorization: authorization });
+const changePin = (authorization: string, body: unknown) =>
+  invoke(service.handlers.changePin, { path: '/wallet/v3/auth/change_pin', headers: headers(authorization), body });
+const resetPin = (authorization: string, body: unknown) =>
+  invoke(service.handlers.resetPin, { path: '/wallet/v3/auth/reset_pin', headers: headers(authorization), body });
+
+async function noticeEvents(userId: string): Promise<number[]> {
+  const { Items } = await service.app.table.client.send(
+    new QueryCommand({
+      TableName: service.app.table.name,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :notif)',
+      ExpressionAttributeValues: { ':pk': userKey(company.company_id, userId).pk, ':notif': 'NOTIF#' },
+      ConsistentRead: true,
+    }),
+  );
+  return (Items ?? []).map((item) => item.notification_event_type as number).sort();
+}
+
+async function tries(account: Account, pinType: 'login' | 'transaction'): Promise<number> {
+  const { Item } = await service.app.table.client.send(
+    new GetCommand({
+      TableName: service.app.table.name,
+      Key: pinTriesKey(company.company_id, account.userId, pinType),
+      ConsistentRead: true,
+    }),
+  );
+  return (Item?.tries as Set<string> | undefined)?.size ?? 0;
+}
+
+/** A counted check of the transaction PIN, as its own endpoint makes one: 'right', or the refusal's code. */
+async function transactionPin(account: Account, pin: string): Promise<'right' | number> {
+  const user = (await getUser(service.app.table, company.company_id, account.userId, true))!;
+  const check = { companyId: company.company_id, userId: account.userId, pinType: 'transaction' as const, pin };
+  try {
+    await checkPinCounted(service.app, { ...check, storedHash: user.transaction_pin_hash });
+    return 'right';
+  } catch (error) {
+    if (error instanceof PinRefused) return error.code;
+    throw error;
+  }
+}
+
+describe('change_pin', () => {
+  it('changes the login PIN: the old one stops working, every other session ends, this one stays, a notice is left', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const pinSession = `Token ${(await pinLogin(service, company, device, PINS.login_pin)).body.data.token.token}`;
+    const answer = await changePin(pinSession, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' });
+    expect(answer.body).toEqual({ success: 1, error: [], data: { message: 'PIN changed', revoked: 1 } });
+    expect(await tokenWorks(service, company, pinSession)).toBe(true);
+    expect(await tokenWorks(service, company, account.authorization)).toBe(false);
+    expectFailure(await pinLogin(service, company, device, PINS.login_pin), 400, 17);
+    expect((await pinLogin(service, company, device, '8052')).status).toBe(200);
+    expect(await noticeEvents(account.userId)).toEqual([3]);
+    // The right PIN cleared the count the wrong one left.
+    expect(await tries(account, 'login')).toBe(0);
+  });
+
+  it('changes the transaction PIN the same way', async () => {
+    const { account } = await signUpWithDevice(service, company);
+    const answer = await changePin(account.authorization, { pin_type: 2, current_pin: PINS.transaction_pin, new_pin: '730264' });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(await transactionPin(account, PINS.transaction_pin)).toBe(17);
+    expect(await transactionPin(account, '730264')).toBe('right');
+  });
+
+  it('answers a wrong current PIN 17 with attempts_left, counted with PIN logins toward one lock', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    for (let i = 0; i < 3; i++) expectFailure(await pinLogin(service, company, device, '1357'), 400, 17);
+    const wrong = await changePin(account.authorization, { pin_type: 1, current_pin: '1357', new_pin: '8052' });
+    expectFailure(wrong, 400, 17);
+    expect(wrong.body.data).toEqual({ message: 'BAD_REQUEST', attempts_left: 1 });
+    expectFailure(await changePin(account.authorization, { pin_type: 1, current_pin: '1357', new_pin: '8052' }), 400, 17);
+    expectFailure(await changePin(account.authorization, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' }), 400, 18);
+    expectFailure(await pinLogin(service, company, device, PINS.login_pin), 400, 18);
+    expect(await noticeEvents(account.userId)).toEqual([5]);
+  });
+
+  it('refuses a new PIN equal to the current one, guessable, or malformed with 400, code 1, on new_pin; a bad pin_type on pin_type', async () => {
+    const { account } = await signUpWithDevice(service, company);
+    for (const newPin of [PINS.login_pin, '1234', '0000', '12a4', '1234567']) {
+      const answer = await changePin(account.authorization, { pin_type: 1, current_pin: PINS.login_pin, new_pin: newPin });
+      expectFailure(answer, 400, 1);
+      expect([...new Set(answer.body.data.errors.map((error: { field: string }) => error.field))]).toEqual(['new_pin']);
+    }
+    const answer = await changePin(account.authorization, { pin_type: 3, current_pin: PINS.login_pin, new_pin: '8052' });
+    expect(answer.body.data.errors.map((error: { field: string }) => error.field)).toEqual(['pin_type']);
+    expect(await tries(account, 'login')).toBe(0);
+  });
+
+  it('never lets the old PIN work once a change has answered, with PIN logins racing the change', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { account, device } = await signUpWithDevice(service, company);
+      // PIN logins with the old PIN, one every few milliseconds from before the change starts until after it answered.
+      let answered = false;
+      const change = changePin(account.authorization, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' }).finally(() => {
+        answered = true;
+      });
+      const logins: ReturnType<typeof pinLogin>[] = [];
+      while (!answered) {
+        logins.push(pinLogin(service, company, device, PINS.login_pin));
+        await new Promise((resolve) => setTimeout(resolve, 3));
+      }
+      expect((await change).status).toBe(200);
+      for (const login of await Promise.all(logins)) {
+        if (login.status === 200) expect(await tokenWorks(service, company, `Token ${login.body.data.token.token}`)).toBe(false);
+        else expect([4, 17, 18]).toContain(login.body.error[0]);
+      }
+      expect((await pinLogin(service, company, device, PINS.login_pin)).status).toBe(400);
+    }
+  });
+});
+
+describe('reset_pin', () => {
+  it('resets with a session begun by OTP login under 10 minutes ago, clearing the lock; older, or begun otherwise: 400, code 14', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    for (let i = 0; i < 5; i++) await pinLogin(service, company, device, '1357');
+    expectFailure(await pinLogin(service, company, device, PINS.login_pin), 400, 18);
+    const noProof = await resetPin(account.authorization, { pin_type: 1, new_pin: '8052' });
+    expectFailure(noProof, 400, 14);
+    expect(noProof.body.data.errors[0].field).toBe('phone_verification_token');
+    // An OTP login clears the login PIN's tries itself; lock the transaction PIN to see a reset clear it.
+    for (let i = 0; i < 5; i++) await transactionPin(account, '1357');
+    expect(await transactionPin(account, PINS.transaction_pin)).toBe(18);
+    const login = await otpLogin(service, company, account, { device_public_key: newDeviceKeyPair().publicKey });
+    const otpSession = `Token ${login.body.data.token.token}`;
+    service.clock.advance(service.app.config.pinResetOtpSessionSeconds - 10);
+    const reset = await resetPin(otpSession, { pin_type: 2, new_pin: '730264' });
+    expect(reset.body).toEqual({ success: 1, error: [], data: { message: 'PIN reset', revoked: expect.any(Number) } });
+    expect(await tries(account, 'transaction')).toBe(0);
+    expect(await transactionPin(account, '730264')).toBe('right');
+    expect(await tokenWorks(service, company, otpSession)).toBe(true);
+    service.clock.advance(20);
+    expectFailure(await resetPin(otpSession, { pin_type: 1, new_pin: '8052' }), 400, 14);
+    expect((await noticeEvents(account.userId)).filter((event) => event === 4)).toHaveLength(1);
+  });
+
+  it('resets with a phone proof verified with the user’s own token, once; a proof got without the token: 400, code 14', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const phone = String(account.registration.phone_number);
+    const anonymous = await provePhone(service, company, phone);
+    const refused = await resetPin(account.authorization, { pin_type: 1, new_pin: '8052', phone_verification_token: anonymous });
+    expectFailure(refused, 400, 14);
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+    const proof = await provePhone(service, company, phone, { authorization: account.authorization });
+    const other = `Token ${(await pinLogin(service, company, device, PINS.login_pin)).body.data.token.token}`;
+    for (let i = 0; i < 5; i++) await pinLogin(service, company, device, '1357');
+    const reset = await resetPin(account.authorization, { pin_type: 1, new_pin: '8052', phone_verification_token: proof });
+    expect(reset.body).toEqual({ success: 1, error: [], data: { message: 'PIN reset', revoked: 1 } });
+    expect(await tokenWorks(service, company, other)).toBe(false);
+    expect((await pinLogin(service, company, device, '8052')).status).toBe(200);
+    expectFailure(await resetPin(account.authorization, { pin_type: 1, new_pin: '5207', phone_verification_token: proof }), 400, 14);
+  });
+});

@@ -1,0 +1,151 @@
+// PIN login on a bound device (API contract 3.6), against DynamoDB Local: the device proves itself
+// (timestamp, device, signature, nonce) before the PIN is looked at, and nothing it fails counts
+// against the PIN; wrong PINs count over all the user's devices and lock at 5 until an OTP login.
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { epochSeconds } from '../../lib/clock.js';
+import type { Company } from '../../lib/companies/companies.js';
+import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
+import { userKey } from '../../lib/store/keys.js';
+import { UserStatus } from '../../lib/users/user-status.js';
+import { newDeviceKeyPair, newNonce } from '../../scripts/local/device-keys.js';
+import { loginPinTries, otpLogin, PINS, pinLogin, sessionOf, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
+import { expectFailure, newCompany, testService } from '../helpers.js';
+
+const service = testService();
+let company: Company;
+let otherCompany: Company;
+
+beforeAll(async () => {
+  [company, otherCompany] = await Promise.all([newCompany(service), newCompany(service)]);
+});
+
+afterEach(() => service.clock.reset());
+
+async function notices(userId: string, companyId = company.company_id) {
+  const { Items } = await service.app.table.client.send(
+    new QueryCommand({
+      TableName: service.app.table.name,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :notif)',
+      ExpressionAttributeValues: { ':pk': userKey(companyId, userId).pk, ':notif': 'NOTIF#' },
+      ConsistentRead: true,
+    }),
+  );
+  return (Items ?? []).map((item) => item.notification_event_type as number);
+}
+
+describe('login_pin', () => {
+  it('logs in with the right PIN, signed in DER or raw r||s: a session that began by PIN on that device', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    for (const encoding of ['der', 'raw'] as const) {
+      const answer = await pinLogin(service, company, device, PINS.login_pin, { encoding });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body).toEqual({
+        success: 1,
+        error: [],
+        data: { message: 'Logged in successfully', token: { type: 'Token', token: expect.any(String) }, user_id: account.userId },
+      });
+      const authorization = `Token ${answer.body.data.token.token}`;
+      expect(await sessionOf(service, company, account, authorization)).toMatchObject({ began: 'pin', device_key: device.deviceKey });
+      expect(await tokenWorks(service, company, authorization)).toBe(true);
+    }
+    expect(await sessionOf(service, company, account, account.authorization)).toMatchObject({
+      began: 'register',
+      device_key: device.deviceKey,
+    });
+  });
+
+  it('refuses an unknown device, another company’s, a bad signature, a stale timestamp and a replayed nonce with 401, code 4, counting nothing against the PIN', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const now = epochSeconds(service.clock);
+    const stranger = { ...newDeviceKeyPair(), deviceKey: device.deviceKey };
+    const refusals = [
+      pinLogin(service, company, { ...device, deviceKey: '0'.repeat(32) }, '1111'),
+      // The right device and signature, sent to another company.
+      pinLogin(service, otherCompany, device, '1111', { companyId: otherCompany.company_id }),
+      // Signed for another company, sent to this one.
+      pinLogin(service, company, device, '1111', { companyId: otherCompany.company_id }),
+      pinLogin(service, company, stranger, '1111'),
+      pinLogin(service, company, device, '1111', { timestamp: now - 301 }),
+      pinLogin(service, company, device, '1111', { timestamp: now + 301 }),
+    ];
+    for (const answer of await Promise.all(refusals)) {
+      expectFailure(answer, 401, 4);
+      expect(answer.body.data).toEqual({ message: 'UNAUTHORIZED' });
+    }
+    const nonce = newNonce();
+    expect((await pinLogin(service, company, device, PINS.login_pin, { nonce })).status).toBe(200);
+    expectFailure(await pinLogin(service, company, device, '1111', { nonce }), 401, 4);
+    expectFailure(await pinLogin(service, company, device, PINS.login_pin, { nonce }), 401, 4);
+    expect(await loginPinTries(service, company, account)).toBe(0);
+    // Just inside the window either way is fine.
+    expect((await pinLogin(service, company, device, PINS.login_pin, { timestamp: now - 299 })).status).toBe(200);
+    expect((await pinLogin(service, company, device, PINS.login_pin, { timestamp: now + 299 })).status).toBe(200);
+  });
+
+  it('answers a wrong PIN 17 with attempts_left, locks after 5 in a row over all devices (18, the right PIN too, a PIN_LOCKED notice) until an OTP login', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const second = { ...newDeviceKeyPair() };
+    const bound = await otpLogin(service, company, account, { device_public_key: second.publicKey });
+    const other = { ...second, deviceKey: bound.body.data.device_key as string };
+    for (const [index, left] of [4, 3, 2, 1].entries()) {
+      const answer = await pinLogin(service, company, index % 2 ? other : device, '1357');
+      expectFailure(answer, 400, 17);
+      expect(answer.body.data).toEqual({ message: 'BAD_REQUEST', attempts_left: left });
+    }
+    const fifth = await pinLogin(service, company, other, '1357');
+    expectFailure(fifth, 400, 17);
+    expect(fifth.body.data.attempts_left).toBe(0);
+    for (const keys of [device, other]) {
+      const locked = await pinLogin(service, company, keys, PINS.login_pin);
+      expectFailure(locked, 400, 18);
+      expect(locked.body.data).toEqual({ message: 'BAD_REQUEST' });
+    }
+    expect((await notices(account.userId)).filter((event) => event === 5)).toHaveLength(1);
+    // An OTP login unlocks the login PIN.
+    expect((await otpLogin(service, company, account)).status).toBe(200);
+    expect(await loginPinTries(service, company, account)).toBe(0);
+    expect((await pinLogin(service, company, device, PINS.login_pin)).status).toBe(200);
+  });
+
+  it('sets the count back to 0 with a right PIN', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    for (let i = 0; i < 3; i++) expectFailure(await pinLogin(service, company, device, '1357'), 400, 17);
+    expect(await loginPinTries(service, company, account)).toBe(3);
+    expect((await pinLogin(service, company, device, PINS.login_pin)).status).toBe(200);
+    expect(await loginPinTries(service, company, account)).toBe(0);
+    const answer = await pinLogin(service, company, device, '1357');
+    expect(answer.body.data.attempts_left).toBe(4);
+  });
+
+  it('counts 10 wrong PINs sent at once exactly: five 17s (4..0 left), five 18s, the PIN locked after the 5th', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => pinLogin(service, company, device, '1357')));
+    const wrong = answers.filter((answer) => answer.body.error[0] === 17);
+    expect(wrong.map((answer) => answer.body.data.attempts_left).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(answers.filter((answer) => answer.status === 400 && answer.body.error[0] === 18)).toHaveLength(5);
+    expect(await loginPinTries(service, company, account)).toBe(5);
+    expectFailure(await pinLogin(service, company, device, PINS.login_pin), 400, 18);
+    expect((await notices(account.userId)).filter((event) => event === 5)).toHaveLength(1);
+  });
+
+  it('accepts a nonce once even when two requests with it arrive at once', async () => {
+    const { device } = await signUpWithDevice(service, company);
+    for (let round = 0; round < 5; round++) {
+      const nonce = newNonce();
+      const answers = await Promise.all([1, 2, 3].map(() => pinLogin(service, company, device, PINS.login_pin, { nonce })));
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401, 401]);
+    }
+  });
+
+  it('refuses a user who is not active with 401; disabling ends the sessions of every device', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const answer = await pinLogin(service, company, device, PINS.login_pin);
+    const pinSession = `Token ${answer.body.data.token.token}`;
+    expect(await setStatusEndingSessions(service.app, company.company_id, account.userId, UserStatus.DISABLED)).toBe(2);
+    expect(await tokenWorks(service, company, pinSession)).toBe(false);
+    expect(await tokenWorks(service, company, account.authorization)).toBe(false);
+    expectFailure(await pinLogin(service, company, device, PINS.login_pin), 401, 4);
+    expect(await loginPinTries(service, company, account)).toBe(0);
+  });
+});

@@ -1,0 +1,52 @@
+// The counted PIN check both PINs share, against DynamoDB Local: a try is taken before a PIN is
+// compared, so 10 wrong PINs at once compare 5 and lock the PIN; a right one clears the count;
+// the two PINs count apart.
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Company } from '../../lib/companies/companies.js';
+import { checkPinCounted, PinRefused } from '../../lib/pins/pin-attempts.js';
+import type { PinType } from '../../lib/pins/pin-hashes.js';
+import { getUser } from '../../lib/store/user-store.js';
+import { type Account, newCompany, signUp, testService } from '../helpers.js';
+
+const service = testService();
+const PINS = { login_pin: '4826', transaction_pin: '739146' };
+let company: Company;
+
+beforeAll(async () => {
+  company = await newCompany(service);
+});
+
+async function attempt(account: Account, pinType: PinType, pin: string) {
+  const user = (await getUser(service.app.table, company.company_id, account.userId, true))!;
+  const storedHash = pinType === 'login' ? user.login_pin_hash : user.transaction_pin_hash;
+  try {
+    const clear = await checkPinCounted(service.app, { companyId: company.company_id, userId: account.userId, pinType, pin, storedHash });
+    await service.app.table.client.send(new DeleteCommand(clear.Delete!));
+    return { right: true as const };
+  } catch (error) {
+    if (!(error instanceof PinRefused)) throw error;
+    return { code: error.code, attemptsLeft: error.data?.attempts_left, lockedNow: error.lockedNow };
+  }
+}
+
+describe('checkPinCounted', () => {
+  it('compares 5 of 10 wrong PINs sent at once (17 with 4..0 tries left) and locks the PIN (18), the right PIN included', async () => {
+    const account = await signUp(service, company, PINS);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => attempt(account, 'login', '1357')));
+    const wrong = answers.filter((answer) => 'code' in answer && answer.code === 17);
+    expect(wrong.map((answer) => ('attemptsLeft' in answer ? answer.attemptsLeft : -1)).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(answers.filter((answer) => 'code' in answer && answer.code === 18)).toHaveLength(5);
+    expect(answers.filter((answer) => 'lockedNow' in answer && answer.lockedNow)).toHaveLength(1);
+    expect(await attempt(account, 'login', PINS.login_pin)).toMatchObject({ code: 18 });
+    // The transaction PIN counts on its own.
+    expect(await attempt(account, 'transaction', PINS.transaction_pin)).toEqual({ right: true });
+  });
+
+  it('sets the count back to 0 with a right PIN', async () => {
+    const account = await signUp(service, company, PINS);
+    for (const left of [4, 3, 2]) expect(await attempt(account, 'transaction', '2468')).toMatchObject({ code: 17, attemptsLeft: left });
+    expect(await attempt(account, 'transaction', PINS.transaction_pin)).toEqual({ right: true });
+    expect(await attempt(account, 'transaction', '2468')).toMatchObject({ code: 17, attemptsLeft: 4 });
+  });
+});
