@@ -6,6 +6,7 @@ import { createMetrics, type Metrics } from './observability/metrics.js';
 import { FullSendShards } from './otp/send-limits.js';
 import { type CompareSecrets, configuredSecret, fileSecret, type SecretSource, ServerKeys } from './secrets/server-keys.js';
 import { ssmSecret } from './secrets/ssm-secret.js';
+import type { SmsQueue } from './sms/sms-queue.js';
 import { createSmsSender, type SendText } from './sms/sms-sender.js';
 import { createTable, type Table } from './store/table.js';
 
@@ -26,6 +27,8 @@ export interface App {
   sms: SendText;
   /** The company send-counter shards this container found full (lib/otp/send-limits.ts). */
   fullSendShards: FullSendShards;
+  /** A queue of texts handed in by a test; otherwise lib/sms/sms-delivery.ts builds one from the configuration. */
+  smsQueue?: SmsQueue | undefined;
 }
 
 /**
@@ -40,6 +43,7 @@ export interface AppParts {
   /** The constant-time comparison every secret check uses (ServerKeys.equal). */
   compareSecrets?: CompareSecrets;
   sms?: SendText;
+  smsQueue?: SmsQueue;
 }
 
 export function createApp(config: Config, parts: AppParts = {}): App {
@@ -61,6 +65,7 @@ export function createApp(config: Config, parts: AppParts = {}): App {
     companies: new ActiveCompanies(table, clock, config.companyCacheSeconds),
     sms: parts.sms ?? createSmsSender(config),
     fullSendShards: new FullSendShards(),
+    smsQueue: parts.smsQueue,
   };
 }
 

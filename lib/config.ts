@@ -2,6 +2,8 @@
 // readConfig is the only reader of process.env: the composition root (lib/app.ts) calls it once
 // per function, and tests and scripts call it with an environment of their own.
 
+import type { PacingSettings, SendingPool } from './sms/send-pacer.js';
+
 export interface Config {
   /** Deployment stage; "local" for npm start. */
   stage: string;
@@ -125,6 +127,17 @@ export interface Config {
     /** Attempts of one publish, the first included. */
     maxAttempts: number;
     /**
+     * "queue": a send stores the code and queues its text, and the queue's consumer sends it,
+     * paced (lib/sms/sms-queue.ts); "direct": the request publishes it (local default, tests).
+     */
+    delivery: 'direct' | 'queue';
+    /** The SQS queue of texts; unset with "queue" on a local stage: an in-process queue. */
+    queueUrl: string | undefined;
+    /** Only for tests and emulators: an SQS endpoint other than AWS's. */
+    sqsEndpoint: string | undefined;
+    /** How the queue's consumer paces sends (lib/sms/send-pacer.ts). */
+    pacing: PacingSettings;
+    /**
      * A login code for a phone with no account sends nothing, but its answer waits about as long
      * as a send would (lib/sms/text-dispatch.ts), so the answer time does not tell who has one.
      */
@@ -151,6 +164,37 @@ export const LOCAL_STAGE = 'local';
 export const DEFAULT_SECRET_VERSIONS_KEPT = 10;
 export const LOCAL_DYNAMODB_PORT = 8000;
 const LOCAL_DYNAMODB_ENDPOINT = `http://127.0.0.1:${LOCAL_DYNAMODB_PORT}`;
+
+/** One pool for every country at SNS's default account rate of 20 SMS a second (docs/scaling.md). */
+const DEFAULT_SMS_POOLS: SendingPool[] = [{ name: 'default', countries: ['*'], partsPerSecond: 20 }];
+
+const isRate = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value > 0;
+const isCountry = (value: unknown) => typeof value === 'string' && (value === '*' || /^[A-Z]{2}$/.test(value));
+
+/** SMS_POOLS: [{"name", "countries": ["US", ...] or ["*"], "partsPerSecond", "originationNumber"?}, ...] */
+function sendingPools(value: unknown): SendingPool[] | string {
+  const problem = 'must be a list of {name, countries, partsPerSecond, originationNumber?} with countries as ISO codes or "*"';
+  if (!Array.isArray(value) || value.length === 0) return problem;
+  for (const pool of value) {
+    if (typeof pool !== 'object' || pool === null) return problem;
+    const { name, countries, partsPerSecond, originationNumber } = pool as Record<string, unknown>;
+    if (typeof name !== 'string' || !name || !Array.isArray(countries) || !countries.every(isCountry) || !isRate(partsPerSecond))
+      return problem;
+    if (originationNumber !== undefined && (typeof originationNumber !== 'string' || !/^\+[1-9]\d{3,14}$/.test(originationNumber))) {
+      return problem;
+    }
+  }
+  return value as SendingPool[];
+}
+
+/** SMS_COUNTRY_PARTS_PER_SECOND: {"IN": 10, ...} */
+function countryRates(value: unknown): Record<string, number> | string {
+  const problem = 'must be an object of ISO country codes to parts a second, such as {"IN": 10}';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return problem;
+  return Object.entries(value).every(([country, rate]) => isCountry(country) && country !== '*' && isRate(rate))
+    ? (value as Record<string, number>)
+    : problem;
+}
 
 /** A configuration the service cannot run with; the message lists every problem. */
 export class ConfigError extends Error {
@@ -183,6 +227,25 @@ class Reader {
       return fallback;
     }
     return value;
+  }
+
+  /** A JSON setting, checked by `parse` (which answers a problem, or the value). */
+  json<Value>(name: string, fallback: Value, parse: (value: unknown) => Value | string): Value {
+    const raw = this.text(name);
+    if (raw === '') return fallback;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      this.problems.push(`${name} must be JSON`);
+      return fallback;
+    }
+    const parsed = parse(value);
+    if (typeof parsed === 'string') {
+      this.problems.push(`${name} ${parsed}`);
+      return fallback;
+    }
+    return parsed;
   }
 
   oneOf<Value extends string>(name: string, values: readonly Value[], fallback: Value): Value {
@@ -256,6 +319,14 @@ export function readConfig(env: Environment = process.env): Config {
       originationNumber: read.optional('SMS_ORIGINATION_NUMBER'),
       timeoutMs: read.integer('SMS_TIMEOUT_MS', 2000, { min: 1 }),
       maxAttempts: read.integer('SMS_MAX_ATTEMPTS', 2, { min: 1 }),
+      delivery: read.oneOf('SMS_DELIVERY', ['direct', 'queue'] as const, local ? 'direct' : 'queue'),
+      queueUrl: read.optional('SMS_QUEUE_URL'),
+      sqsEndpoint: read.optional('SQS_ENDPOINT'),
+      pacing: {
+        pools: read.json('SMS_POOLS', DEFAULT_SMS_POOLS, sendingPools),
+        countryPartsPerSecond: read.json('SMS_COUNTRY_PARTS_PER_SECOND', {}, countryRates),
+        consumers: read.integer('SMS_QUEUE_CONSUMERS', 2, { min: 1 }),
+      },
       decoy: {
         enabled: read.oneOf('SMS_DECOY_WAIT', ['on', 'off'] as const, 'on') === 'on',
         priorMedianMs: read.integer('SMS_DECOY_PRIOR_MEDIAN_MS', 100, { min: 1 }),
@@ -264,12 +335,17 @@ export function readConfig(env: Environment = process.env): Config {
     },
   };
   config.dummyCredentials =
-    Boolean(config.dynamodbEndpoint || config.sms.snsEndpoint || config.ssmEndpoint) && !read.text('AWS_ACCESS_KEY_ID');
+    Boolean(config.dynamodbEndpoint || config.sms.snsEndpoint || config.sms.sqsEndpoint || config.ssmEndpoint) &&
+    !read.text('AWS_ACCESS_KEY_ID');
   if (config.deadlineMarginMs >= config.functionTimeoutMs) {
     read.problems.push('DEADLINE_MARGIN_MS must be less than FUNCTION_TIMEOUT_SECONDS');
   }
   if (config.sms.decoy.priorP90Ms < config.sms.decoy.priorMedianMs) {
     read.problems.push('SMS_DECOY_PRIOR_P90_MS must be at least SMS_DECOY_PRIOR_MEDIAN_MS');
+  }
+  // Without a queue's URL, texts queue in the process: a stand-in for this machine only.
+  if (config.sms.delivery === 'queue' && !config.sms.queueUrl && !local && !config.dummyCredentials && config.sms.sender === 'sns') {
+    read.problems.push('SMS_QUEUE_URL is needed when SMS_DELIVERY is queue on a deployed stage');
   }
   if (read.problems.length) throw new ConfigError(read.problems);
   return config;

@@ -72,7 +72,8 @@ async function main(): Promise<void> {
     outboxFile,
     serverSecretFile: localSecretFile(),
     logLevel: process.env.LOG_LEVEL,
-    settings: { PORT: port },
+    // SMS_DELIVERY=queue npm start: codes go through the in-process queue and its paced consumer.
+    settings: { PORT: port, SMS_DELIVERY: process.env.SMS_DELIVERY || undefined },
   });
   const app = createApp(readConfig(env));
   await createLocalTable(endpoint, app.table.name);

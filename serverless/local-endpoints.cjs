@@ -1,17 +1,32 @@
 // The settings that point the functions at this machine's stand-ins (DynamoDB Local, a loopback
-// SNS or SSM, the SMS outbox, a secret file), taken from the shell for the local stages only. A
+// SNS, SQS or SSM, the SMS outbox and in-process queue, a secret file), taken from the shell for the local stages only. A
 // shell still set up for local work must not point a deployed stage at them: packaging any other
 // stage with one of them set refuses, naming them; on such a stage each is empty in every function's
 // environment (serverless.yml), so the functions use AWS itself.
 
 /** npm start (local), the tests (test) and npm run load (load) run serverless-offline on this machine. */
 const LOCAL_STAGES = ['local', 'test', 'load'];
-const LOCAL_SETTINGS = ['DYNAMODB_ENDPOINT', 'SNS_ENDPOINT', 'SSM_ENDPOINT', 'SMS_SENDER', 'SMS_OUTBOX_FILE', 'SERVER_SECRET_FILE'];
+const LOCAL_SETTINGS = [
+  'DYNAMODB_ENDPOINT',
+  'SNS_ENDPOINT',
+  'SQS_ENDPOINT',
+  'SSM_ENDPOINT',
+  'SMS_SENDER',
+  'SMS_OUTBOX_FILE',
+  'SMS_DELIVERY',
+  'SMS_QUEUE_URL',
+  'SERVER_SECRET_FILE',
+];
+/**
+ * What a local stage has unless the shell says otherwise: codes published in the request (SMS_DELIVERY=queue
+ * queues them in the process instead), and no URL of the deployed queue, which exists only in AWS.
+ */
+const LOCAL_DEFAULTS = { SMS_DELIVERY: 'direct', SMS_QUEUE_URL: '' };
 
 module.exports = async ({ resolveConfigurationProperty }) => {
   const stage = await resolveConfigurationProperty(['custom', 'stage']);
   const set = LOCAL_SETTINGS.filter((name) => (process.env[name] ?? '').trim() !== '');
-  if (LOCAL_STAGES.includes(stage)) return Object.fromEntries(set.map((name) => [name, process.env[name]]));
+  if (LOCAL_STAGES.includes(stage)) return { ...LOCAL_DEFAULTS, ...Object.fromEntries(set.map((name) => [name, process.env[name]])) };
   if (set.length) {
     const error = new Error(
       `stage "${stage}" takes no local settings, but ${set.join(', ')} ${set.length > 1 ? 'are' : 'is'} set in this shell ` +

@@ -8,6 +8,7 @@
 //           With attributes: an update that writes only those (and the key) and returns nothing.
 //   secret  ssm:GetParameter on the server secret's parameter (keys of PINs, codes, cursors, phone refs)
 //   sms     sns:Publish to phone numbers
+//   queue   the SMS queue: "send" (sqs:SendMessage), or "consume" (what its event source needs)
 
 // Every function that takes a token records its use: last_used_at of a session and nothing else,
 // not even the TTL attribute, which would let the role delete any item by expiring it.
@@ -40,12 +41,19 @@ module.exports = {
       { actions: ['GetItem'], keys: ['phoneClaim', 'phoneFailures'] },
       { actions: ['UpdateItem'], keys: ['addressLimit', 'phoneSendLimit', 'companySendLimit', 'prefixSendLimit'] },
       { actions: ['PutItem'], keys: ['otp', 'phoneSendLimit'] },
-      // A failed send gives the phone's count back: its counters as before, or none.
-      { actions: ['DeleteItem'], keys: ['phoneSendLimit'] },
+      // A text that could not be queued gives the phone's count back (its counters as before, or
+      // none) and takes its code away.
+      { actions: ['DeleteItem'], keys: ['phoneSendLimit', 'otp'] },
       recordSessionUse,
     ],
     secret: true,
+    queue: 'send',
+  },
+  // The SMS queue's consumer: opens each text (the secret's queue key) and publishes it; no table.
+  smsSend: {
+    secret: true,
     sms: true,
+    queue: 'consume',
   },
   verifyOtp: {
     table: [

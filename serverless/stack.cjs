@@ -12,6 +12,12 @@ const TABLE_ACTIONS = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem',
 /** The operations whose DynamoDB system errors the table alarm sums. */
 const TABLE_OPERATIONS = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'TransactWriteItems', 'BatchWriteItem'];
 
+/** The SMS queue's actions: queuing a text, and what a Lambda event source needs of its function's role. */
+const QUEUE_ACTIONS = {
+  send: ['sqs:SendMessage'],
+  consume: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'],
+};
+
 const capitalized = (name) => name[0].toUpperCase() + name.slice(1);
 const sub = (text) => ({ 'Fn::Sub': text });
 const tableArn = { 'Fn::GetAtt': ['WalletTable', 'Arn'] };
@@ -54,6 +60,10 @@ function role(service, stage, name, permissions, secretParameter) {
   }
   // SMS to phone numbers only: NotResource on every SNS ARN rules out topics and endpoints.
   if (permissions.sms) statements.push({ Effect: 'Allow', Action: ['sns:Publish'], NotResource: 'arn:aws:sns:*:*:*' });
+  if (permissions.queue) {
+    if (!QUEUE_ACTIONS[permissions.queue]) throw new Error(`custom.permissions.${name}: queue must be send or consume`);
+    statements.push({ Effect: 'Allow', Action: QUEUE_ACTIONS[permissions.queue], Resource: { 'Fn::GetAtt': ['SmsQueue', 'Arn'] } });
+  }
   return {
     Type: 'AWS::IAM::Role',
     Properties: {
@@ -116,6 +126,53 @@ function paymentServiceInvoke(roleArn) {
   };
 }
 
+/**
+ * The SMS queue (docs/scaling.md): encrypted at rest, a text back after a failed try once its
+ * consumer's time is surely over (six times it, as AWS advises for Lambda event sources), kept no
+ * longer than its code could still work, and after maxReceives failed tries set aside in the
+ * dead-letter queue, whose first message raises an alarm; so does a text waiting over a minute.
+ */
+function smsQueue({ consumerTimeout, maxReceives }) {
+  const queueAlarm = (queue, description, metric, threshold) =>
+    alarm(description, {
+      Namespace: 'AWS/SQS',
+      MetricName: metric,
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 60,
+      EvaluationPeriods: 1,
+      Threshold: threshold,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  return {
+    SmsDeadLetterQueue: {
+      Type: 'AWS::SQS::Queue',
+      Properties: { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 },
+    },
+    SmsQueue: {
+      Type: 'AWS::SQS::Queue',
+      Properties: {
+        SqsManagedSseEnabled: true,
+        VisibilityTimeout: 6 * Number(consumerTimeout),
+        MessageRetentionPeriod: 900,
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': ['SmsDeadLetterQueue', 'Arn'] }, maxReceiveCount: Number(maxReceives) },
+      },
+    },
+    SmsDeadLettersAlarm: queueAlarm(
+      'SmsDeadLetterQueue',
+      `Texts failed ${maxReceives} times and wait in the SMS dead-letter queue (their codes were never sent)`,
+      'ApproximateNumberOfMessagesVisible',
+      1,
+    ),
+    SmsQueueAgeAlarm: queueAlarm(
+      'SmsQueue',
+      'A text has waited over 60 s in the SMS queue: sending is behind (pools too slow, or SNS refusing)',
+      'ApproximateAgeOfOldestMessage',
+      60,
+    ),
+  };
+}
+
 module.exports = async ({ resolveConfigurationProperty }) => {
   const service = await resolveConfigurationProperty(['service']);
   const stage = await resolveConfigurationProperty(['custom', 'stage']);
@@ -124,6 +181,7 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   const secretParameter = await resolveConfigurationProperty(['custom', 'serverSecretParameter']);
   const alarms = await resolveConfigurationProperty(['custom', 'alarms']);
   const paymentServiceRoleArn = await resolveConfigurationProperty(['custom', 'paymentServiceRoleArn']);
+  const smsQueueSettings = await resolveConfigurationProperty(['custom', 'smsQueue']);
 
   const resources = {};
   for (const [name, granted] of Object.entries(permissions)) {
@@ -142,16 +200,18 @@ module.exports = async ({ resolveConfigurationProperty }) => {
       1,
       `${name}: invocations refused for concurrency`,
     );
+    // The queue's consumer has a timeout of its own; its deadline leaves what it cannot send to the queue.
+    const seconds = name === 'smsSend' ? Number(smsQueueSettings.consumerTimeout) : timeoutSeconds;
     resources[`${capitalized(name)}DurationAlarm`] = lambdaAlarm(
       name,
       'Duration',
       'Maximum',
-      timeoutSeconds * 1000 * 0.8,
-      `${name}: a call took over 80 % of the ${timeoutSeconds} s timeout (its deadline answers 503 at 90 %)`,
+      seconds * 1000 * 0.8,
+      `${name}: a call took over 80 % of the ${seconds} s timeout (its deadline answers at 90 %)`,
     );
   }
 
-  Object.assign(resources, paymentServiceInvoke(paymentServiceRoleArn));
+  Object.assign(resources, paymentServiceInvoke(paymentServiceRoleArn), smsQueue(smsQueueSettings));
 
   resources.AlarmTopic = { Type: 'AWS::SNS::Topic', Properties: { DisplayName: `${service} ${stage} alarms` } };
   resources.AlarmEmailSubscription = {

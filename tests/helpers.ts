@@ -33,8 +33,15 @@ export function testService(
   settings: Environment = {},
   options: Partial<LocalEnvironmentOptions> & Omit<AppParts, 'clock'> = {},
 ): InProcessService {
-  const { logger, secretSource, compareSecrets, timer, sms, ...environment } = options;
-  return inProcessService(readConfig(testEnvironment(settings, environment)), { logger, secretSource, compareSecrets, timer, sms });
+  const { logger, secretSource, compareSecrets, timer, sms, smsQueue, ...environment } = options;
+  return inProcessService(readConfig(testEnvironment(settings, environment)), {
+    logger,
+    secretSource,
+    compareSecrets,
+    timer,
+    sms,
+    smsQueue,
+  });
 }
 
 /** The status an access token gets from an endpoint that requires one (the referral list): 200 while its session lives, else 401. */

@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 /** Emulators accept any credentials; these keep the SDK from looking for real ones. */
 export const DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-type AwsService = 'dynamodb' | 'sns' | 'ssm';
+type AwsService = 'dynamodb' | 'sns' | 'ssm' | 'sqs';
 
 export type AwsConfig = Pick<
   Config,
@@ -21,7 +21,7 @@ export type AwsConfig = Pick<
   | 'ssmEndpoint'
   | 'ssmTimeoutMs'
   | 'ssmMaxAttempts'
-> & { sms: Pick<Config['sms'], 'snsEndpoint' | 'timeoutMs' | 'maxAttempts'> };
+> & { sms: Pick<Config['sms'], 'snsEndpoint' | 'sqsEndpoint' | 'timeoutMs' | 'maxAttempts'> };
 
 /** What the factory hands every client's constructor. */
 interface AwsClientOptions {
@@ -38,6 +38,9 @@ function settingsOf(config: AwsConfig, service: AwsService): { endpoint: string 
       return { endpoint: config.dynamodbEndpoint, timeoutMs: config.dynamodbTimeoutMs, maxAttempts: config.dynamodbMaxAttempts };
     case 'sns':
       return { endpoint: config.sms.snsEndpoint, timeoutMs: config.sms.timeoutMs, maxAttempts: config.sms.maxAttempts };
+    // Queuing a text takes what sending one did: the same budget inside the request.
+    case 'sqs':
+      return { endpoint: config.sms.sqsEndpoint, timeoutMs: config.sms.timeoutMs, maxAttempts: config.sms.maxAttempts };
     case 'ssm':
       return { endpoint: config.ssmEndpoint, timeoutMs: config.ssmTimeoutMs, maxAttempts: config.ssmMaxAttempts };
   }

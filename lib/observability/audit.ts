@@ -50,10 +50,18 @@ interface AuditFields {
   [detail: string]: unknown;
 }
 
+/** A code_sent outcome's metric: queued in the request, then sent, failed or dropped dead by the queue's consumer. */
+const CODE_SENT_METRICS: Record<string, MetricName> = {
+  queued: 'sms_queued',
+  sent: 'sms_sent',
+  failed: 'sms_failed',
+  expired_in_queue: 'sms_expired',
+};
+
 /** The metric each event counts, where it counts one. */
 function metricOf(event: AuditEventName, outcome: string): MetricName | undefined {
   if (event === 'user_registered') return 'registrations';
-  if (event === 'code_sent') return outcome === 'sent' ? 'sms_sent' : 'sms_failed';
+  if (event === 'code_sent') return CODE_SENT_METRICS[outcome];
   if (event === 'code_verified') return 'codes_verified';
   if (event === 'code_failed') return 'codes_failed';
   if (event === 'limited') return 'limited';

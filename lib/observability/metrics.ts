@@ -7,7 +7,15 @@ import metricNames from './metric-names.json' with { type: 'json' };
 // metrics, so counting costs no request at run time. Dimensions are the service and, for
 // `limited`, the limit's name: a handful of values, so the metric count stays bounded.
 
-export type MetricName = 'registrations' | 'sms_sent' | 'sms_failed' | 'codes_verified' | 'codes_failed' | 'limited';
+export type MetricName =
+  | 'registrations'
+  | 'sms_queued'
+  | 'sms_sent'
+  | 'sms_failed'
+  | 'sms_expired'
+  | 'codes_verified'
+  | 'codes_failed'
+  | 'limited';
 
 /** The limits a `limited` metric and audit event name (docs/security.md, "Every limit"). */
 export type LimitName =

@@ -5,8 +5,8 @@ import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { audit, phoneRef } from '../observability/audit.js';
 import { otpSmsText } from '../sms/otp-sms-text.js';
-import type { TextDispatch } from '../sms/text-dispatch.js';
-import { putOtp } from '../store/otp-store.js';
+import type { CodeText, TextDispatch } from '../sms/text-dispatch.js';
+import { deleteOtp, putOtp } from '../store/otp-store.js';
 import { OtpType } from './code-target.js';
 import type { LoginPhoneCall } from './login-phone-input.js';
 import type { LoginPhoneResult } from './login-phone-result.js';
@@ -14,6 +14,9 @@ import { codeKey, currentOtpCodeHash, newOtpCode } from './otp-codes.js';
 import { phoneOwnerFor } from './phone-owner.js';
 import { checkSender, reserveSend } from './send-limits.js';
 import { allowedSmsDestination, numberRange } from './sms-destinations.js';
+
+/** What a withheld code's wait leaves of the request's time, to answer in. */
+const ANSWER_MARGIN_MS = 100;
 
 /**
  * Sends a one-time code by SMS (API contract 3.2). The destination is checked first (the
@@ -58,33 +61,42 @@ async function sendCode(
   const noAccount = input.otp_type === OtpType.LOGIN && !ownerId;
   const event = { company_id: companyId, user_id: ownerId, phone_ref: ref, otp_type: input.otp_type, country: destination.country };
 
-  if (noAccount) {
-    audit(app, origin, 'code_suppressed', { ...event, outcome: 'no_active_user' });
-    // The wait leaves one DynamoDB attempt's time to store the code before the deadline.
-    await texts.withhold(timeLeftMs() - app.config.dynamodbTimeoutMs);
-  } else {
-    try {
-      await texts.send({
-        phoneNumber: input.phone_e164,
-        text: otpSmsText(company, { code, ttlSeconds, acceptLanguage: origin.acceptLanguage }),
-      });
-    } catch (error) {
-      audit(app, origin, 'code_sent', { ...event, outcome: 'failed' });
-      await reservation.release();
-      throw error;
-    }
-    audit(app, origin, 'code_sent', { ...event, outcome: 'sent' });
-  }
-  // Stored only once the SMS is out: a failed send never leaves a usable code behind.
+  // Stored before its text leaves: a queued text is sent only once its code can be verified.
   const now = epochSeconds(app.clock);
-  await putOtp(app.table, codeKey(companyId, input), {
+  const sendId = randomBytes(12).toString('base64url');
+  const key = codeKey(companyId, input);
+  await putOtp(app.table, key, {
     // With no account behind it, a hash of nothing a code can be: wrong tries count as for any code.
     code_hash: noAccount ? randomBytes(32).toString('base64url') : codeHash,
     key_version: keyVersion,
-    send_id: randomBytes(12).toString('base64url'),
+    send_id: sendId,
     user_id: ownerId,
     created_at: now,
     expires_at: now + ttlSeconds,
   });
+  const text: CodeText = {
+    companyId,
+    phoneNumber: input.phone_e164,
+    text: otpSmsText(company, { code, ttlSeconds, acceptLanguage: origin.acceptLanguage }),
+    // A number of no one country (a global service code) paces with the '*' pool: ZZ is ISO's unknown.
+    country: destination.country ?? 'ZZ',
+    expiresAt: now + ttlSeconds,
+  };
+  const queued = app.config.sms.delivery === 'queue';
+  if (noAccount) {
+    audit(app, origin, 'code_suppressed', { ...event, outcome: 'no_active_user' });
+    // The wait ends short of the deadline, so the answer is this one and not a 503.
+    await texts.withhold(text, timeLeftMs() - ANSWER_MARGIN_MS);
+    return answer;
+  }
+  try {
+    await texts.send(text);
+  } catch (error) {
+    audit(app, origin, 'code_sent', { ...event, outcome: 'failed' });
+    // A text that did not leave leaves no code and no count behind.
+    await Promise.all([reservation.release(), deleteOtp(app.table, key, sendId)]);
+    throw error;
+  }
+  audit(app, origin, 'code_sent', { ...event, outcome: queued ? 'queued' : 'sent' });
   return answer;
 }

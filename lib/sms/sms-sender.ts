@@ -11,6 +11,8 @@ export interface TextMessage {
   /** E.164 destination. */
   phoneNumber: string;
   text: string;
+  /** The sending pool's number, when it is not the configured one (lib/sms/send-pacer.ts). */
+  originationNumber?: string | undefined;
 }
 
 export type SendText = (message: TextMessage) => Promise<void>;
@@ -27,7 +29,7 @@ function snsSender(config: SmsConfig): SendText {
   const { sms } = config;
   let client: SNSClient | undefined;
   const attribute = (value: string) => ({ DataType: 'String', StringValue: value });
-  return async ({ phoneNumber, text }) => {
+  return async ({ phoneNumber, text, originationNumber = sms.originationNumber }) => {
     client ??= awsClient(SNSClient, config, 'sns');
     await client.send(
       new PublishCommand({
@@ -36,7 +38,7 @@ function snsSender(config: SmsConfig): SendText {
         MessageAttributes: {
           'AWS.SNS.SMS.SMSType': attribute('Transactional'),
           ...(sms.senderId ? { 'AWS.SNS.SMS.SenderID': attribute(sms.senderId) } : {}),
-          ...(sms.originationNumber ? { 'AWS.MM.SMS.OriginationNumber': attribute(sms.originationNumber) } : {}),
+          ...(originationNumber ? { 'AWS.MM.SMS.OriginationNumber': attribute(originationNumber) } : {}),
         },
       }),
     );

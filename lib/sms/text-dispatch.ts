@@ -1,19 +1,31 @@
 import { randomInt } from 'node:crypto';
 import type { Timer } from '../clock.js';
 import type { Config } from '../config.js';
-import type { SendText, TextMessage } from './sms-sender.js';
+import type { SendText } from './sms-sender.js';
 
 // A login code for a phone with no account sends nothing, yet its answer must not come sooner
-// than a real send's (ASVS 6.3.8): the caller would learn who has an account. Sending waits for
-// SNS; withholding waits a duration drawn from this container's recent real sends. Behind this
-// interface, so a queued sender (whose send returns at once) can replace the padding.
+// than a real send's (ASVS 6.3.8): the caller would learn who has an account. Sent directly,
+// withholding waits a duration drawn from this container's recent real sends (paddedDispatch);
+// through the queue, both queue one sealed message of the same size (lib/sms/sms-queue.ts).
+
+/** A code's text on its way to a phone. */
+export interface CodeText {
+  companyId: string;
+  /** E.164 destination. */
+  phoneNumber: string;
+  text: string;
+  /** ISO 3166 alpha-2 of the destination: its sending pool and its country's pace. */
+  country: string;
+  /** Epoch seconds after which the code is dead: a text still queued then is dropped, not sent. */
+  expiresAt: number;
+}
 
 /** How a code's text leaves, or does not, in the same time as the caller sees it. */
 export interface TextDispatch {
-  /** Sends the text; how long that took (failed or not) is what a withheld text waits. */
-  send(message: TextMessage): Promise<void>;
+  /** Sends (or queues) the text. */
+  send(code: CodeText): Promise<void>;
   /** Sends nothing, in about the time a send takes: never longer than budgetMs. */
-  withhold(budgetMs: number): Promise<void>;
+  withhold(code: CodeText, budgetMs: number): Promise<void>;
 }
 
 /** Recent sends kept: enough to follow SNS's distribution, recent enough to follow its changes. */
@@ -59,15 +71,15 @@ function priorDuration({ priorMedianMs, priorP90Ms }: DecoySettings, random: () 
 export function paddedDispatch(sms: SendText, timer: Timer, settings: DecoySettings, random: () => number = unpredictable): TextDispatch {
   const durations = new SendDurations();
   return {
-    async send(message) {
+    async send({ phoneNumber, text }) {
       const started = timer.now();
       try {
-        await sms(message);
+        await sms({ phoneNumber, text });
       } finally {
         durations.record(timer.now() - started);
       }
     },
-    async withhold(budgetMs) {
+    async withhold(_code, budgetMs) {
       if (!settings.enabled) return;
       const wait = Math.min(durations.draw(random) ?? priorDuration(settings, random), budgetMs);
       if (wait > 0) await timer.sleep(wait);

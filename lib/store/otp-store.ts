@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { removeTry, TRY_ROOM_LEFT, tryValues } from './attempt-sets.js';
 import { conditionalWrite } from './conditional-write.js';
 import type { ItemKey } from './keys.js';
@@ -29,6 +29,20 @@ export interface OtpRecord {
 /** Stores a code, replacing any earlier one for the same key. */
 export async function putOtp(table: Table, key: ItemKey, record: OtpRecord): Promise<void> {
   await table.client.send(new PutCommand({ TableName: table.name, Item: { ...key, ...record } }));
+}
+
+/** Deletes the code this send stored, and no later one; nothing when it is gone already. */
+export async function deleteOtp(table: Table, key: ItemKey, sendId: string): Promise<void> {
+  await conditionalWrite(
+    table.client.send(
+      new DeleteCommand({
+        TableName: table.name,
+        Key: key,
+        ConditionExpression: 'send_id = :send',
+        ExpressionAttributeValues: { ':send': sendId },
+      }),
+    ),
+  );
 }
 
 type CodeTry = { taken: true; record: OtpRecord } | { taken: false; seen: OtpRecord | undefined };

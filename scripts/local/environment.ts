@@ -31,6 +31,9 @@ export function localEnvironment(options: LocalEnvironmentOptions): Record<strin
     AWS_REGION: 'us-east-1',
     SMS_SENDER: 'outbox',
     SMS_OUTBOX_FILE: options.outboxFile,
+    // Published in the request, so a test reads its code as soon as the send answers;
+    // SMS_DELIVERY=queue (settings) queues it in the process, as npm start can.
+    SMS_DELIVERY: 'direct',
     LOG_LEVEL: options.logLevel ?? 'INFO',
     // Node 20 may run this; Lambda runs Node 22, which the SDK's warning asks for.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

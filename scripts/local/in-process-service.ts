@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, Context, SQSRecord } from 'aws-lambda';
 import { changePinHandler } from '../../functions/change-pin.js';
 import { devicesHandler } from '../../functions/devices.js';
 import { devicesRemoveHandler } from '../../functions/devices-remove.js';
@@ -13,6 +13,7 @@ import { notificationsReadHandler } from '../../functions/notifications-read.js'
 import { redeemAuthorizationHandler } from '../../functions/redeem-authorization.js';
 import { referralProgramHandler } from '../../functions/referral-program.js';
 import { resetPinHandler } from '../../functions/reset-pin.js';
+import { smsSendHandler } from '../../functions/sms-send.js';
 import { transactionAuthorizationHandler } from '../../functions/transaction-authorization.js';
 import { userRegisterHandler } from '../../functions/user-register.js';
 import { verifyOtpHandler } from '../../functions/verify-otp.js';
@@ -23,6 +24,7 @@ import { type Company, createCompany } from '../../lib/companies/companies.js';
 import type { Config } from '../../lib/config.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import type { InvokedHandler } from '../../lib/invoke/invoked-handler.js';
+import type { QueueHandler } from '../../lib/invoke/queue-handler.js';
 import { toE164 } from '../../lib/users/phone-plan.js';
 import { operatorRegistration, userRegister } from '../../lib/users/user-register.js';
 import { userRegisterBody } from '../../lib/users/user-register-input.js';
@@ -42,6 +44,8 @@ export interface InProcessService {
   handlers: Record<EndpointName, LambdaHttpHandler>;
   /** The functions with no HTTP route, as the Lambda API invokes them. */
   invoked: Record<InvokedFunctionName, InvokedHandler<unknown>>;
+  /** The functions an SQS queue invokes. */
+  queued: { smsSend: QueueHandler };
 }
 
 /** parts.clock, when given, is shared: services built on one config and clock act as containers of one deployment. */
@@ -70,7 +74,17 @@ export function inProcessService(config: Config, parts: AppParts & { clock?: Adj
     invoked: {
       redeemAuthorization: redeemAuthorizationHandler(app),
     },
+    queued: {
+      smsSend: smsSendHandler(app),
+    },
   };
+}
+
+/** A queue function called with these bodies as one SQS batch; answers the ids to come again. */
+export async function invokeQueued(handler: QueueHandler, messages: { messageId: string; body: string }[], remainingMs?: number) {
+  const Records = messages.map(({ messageId, body }) => ({ messageId, body }) as SQSRecord);
+  const { batchItemFailures } = await handler({ Records }, lambdaContext(remainingMs));
+  return batchItemFailures.map((failure) => failure.itemIdentifier);
 }
 
 export interface EventInput {

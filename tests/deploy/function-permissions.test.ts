@@ -17,6 +17,7 @@ import { newId } from '../../lib/ids.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { configuredSecret, type SecretSource } from '../../lib/secrets/server-keys.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../../lib/sessions/end-sessions.js';
+import type { SmsQueue } from '../../lib/sms/sms-queue.js';
 import { createSmsSender, type SendText } from '../../lib/sms/sms-sender.js';
 import {
   addressLimitKey,
@@ -58,6 +59,7 @@ import {
   type EndpointName,
   inProcessService,
   invoke,
+  invokeQueued,
   lambdaContext,
   logIn,
   newCompany,
@@ -80,6 +82,7 @@ interface Granted {
   table?: TableGrant[];
   secret?: boolean;
   sms?: boolean;
+  queue?: 'send' | 'consume';
 }
 const require = createRequire(import.meta.url);
 const permissions = require('../../serverless/permissions.cjs') as Record<string, Granted>;
@@ -95,6 +98,7 @@ interface Used {
   table: Map<string, TableUse>;
   secret: boolean;
   sms: boolean;
+  queue?: 'send' | 'consume';
 }
 const used = new Map<string, Used>();
 let running: string | undefined;
@@ -111,20 +115,40 @@ const settings = {
   OTP_VERIFIES_PER_ADDRESS: '100',
   OTP_SENDS_PER_PREFIX_PER_HOUR: '100',
   MAX_DEVICES_PER_USER: '2',
+  // As deployed: login_phone queues the text, smsSend sends it.
+  SMS_DELIVERY: 'queue',
 };
 const config = readConfig(testEnvironment(settings));
 const clock = new AdjustableClock();
 let outbox: SendText | undefined;
-let smsFails = false;
 const sms: SendText = async (message) => {
   const user = use();
   if (user) user.sms = true;
-  if (smsFails) throw Object.assign(new Error('SNS is down (test)'), { name: 'InternalErrorException', $fault: 'server' });
   outbox ??= createSmsSender(config);
   await outbox(message);
 };
+let queueFails = false;
+/**
+ * The SMS queue as its event source uses it: a text queued (noted under the function queuing it)
+ * is handed at once to smsSend, from an App of its own, which consumes it (noted under smsSend).
+ */
+const smsQueue: SmsQueue = {
+  async enqueue(body) {
+    const user = use();
+    if (user) user.queue = 'send';
+    if (queueFails) throw Object.assign(new Error('SQS is down (test)'), { name: 'InternalError', $fault: 'server' });
+    const queuing = running;
+    running = 'smsSend';
+    try {
+      use()!.queue = 'consume';
+      expect(await invokeQueued(smsSend, [{ messageId: randomUUID(), body }])).toEqual([]);
+    } finally {
+      running = queuing;
+    }
+  },
+};
 /** The test's own view of the service: the table, the clock and the configuration every function shares. */
-const service = inProcessService(config, { clock, sms });
+const service = inProcessService(config, { clock, sms, smsQueue });
 
 /** The server secret of the configuration, noting each read under the function running. */
 function recordingSecret(): SecretSource {
@@ -256,10 +280,16 @@ function recordTableActions(client: DynamoDBDocumentClient): void {
  * first need of one, and its table client records what the function asks of DynamoDB.
  */
 function ownHandler(endpoint: EndpointName): LambdaHttpHandler {
-  const own = inProcessService(config, { clock, sms, secretSource: recordingSecret() });
+  const own = inProcessService(config, { clock, sms, smsQueue, secretSource: recordingSecret() });
   recordTableActions(own.app.table.client);
   return own.handlers[endpoint];
 }
+/** The queue's consumer, from an App of its own. */
+const smsSend = (() => {
+  const own = inProcessService(config, { clock, sms, secretSource: recordingSecret() });
+  recordTableActions(own.app.table.client);
+  return own.queued.smsSend;
+})();
 
 /** The handlers, each recording under its function's name while it runs (the flows run one call at a time). */
 const handlers = Object.fromEntries(
@@ -347,13 +377,14 @@ async function everyFlow(): Promise<void> {
   const wrong = right === '000000' ? '111111' : '000000';
   expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: wrong } })).status).toBe(400);
   expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: right } })).status).toBe(200);
-  // A send SNS fails, for a phone sent to before and for one never sent to: the counts are given back.
+  // A send the queue fails to take, for a phone sent to before and for one never sent to: the
+  // counts are given back and the code taken away.
   service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
-  smsFails = true;
+  queueFails = true;
   expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(503);
   const neverSent = { ...target, phone_number: String((await signUp(recorded, company)).registration.phone_number) };
   expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: neverSent })).status).toBe(503);
-  smsFails = false;
+  queueFails = false;
   const nobody = { ...target, phone_number: randomPhoneNumber() };
   expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: nobody })).status).toBe(200);
   expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...nobody, otp: wrong } })).status).toBe(400);
@@ -546,11 +577,14 @@ describe('the role of each function (serverless/permissions.cjs)', () => {
       }
       expect(did.secret).toBe(granted.secret ?? false);
       expect(did.sms).toBe(granted.sms ?? false);
+      expect(did.queue).toBe(granted.queue);
     });
   }
 
   it('names every function of the service', () => {
-    expect(Object.keys(permissions).sort()).toEqual([...Object.keys(service.handlers), ...Object.keys(service.invoked)].sort());
+    expect(Object.keys(permissions).sort()).toEqual(
+      [...Object.keys(service.handlers), ...Object.keys(service.invoked), ...Object.keys(service.queued)].sort(),
+    );
   });
 });
 

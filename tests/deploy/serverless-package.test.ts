@@ -234,12 +234,53 @@ describe('the packaged CloudFormation', () => {
     }
   });
 
-  it('lets only login_phone publish SMS, and only to phone numbers', () => {
+  it('lets only smsSend publish SMS, and only to phone numbers; login_phone only queues them', () => {
     const publishers = roleIds().filter((roleId) => statementsOf(roleId).some((statement) => statement.Action.includes('sns:Publish')));
-    expect(publishers).toEqual(['LoginPhoneRole']);
-    expect(statementsOf('LoginPhoneRole').filter((statement) => statement.Action.includes('sns:Publish'))).toEqual([
+    expect(publishers).toEqual(['SmsSendRole']);
+    expect(statementsOf('SmsSendRole').filter((statement) => statement.Action.includes('sns:Publish'))).toEqual([
       { Effect: 'Allow', Action: ['sns:Publish'], NotResource: 'arn:aws:sns:*:*:*' },
     ]);
+    const queueArn = { 'Fn::GetAtt': ['SmsQueue', 'Arn'] };
+    const queueUsers = roleIds().filter((roleId) =>
+      statementsOf(roleId).some((statement) => statement.Action.some((action: string) => action.startsWith('sqs:'))),
+    );
+    expect(queueUsers.sort()).toEqual(['LoginPhoneRole', 'SmsSendRole']);
+    expect(statementsOf('LoginPhoneRole').filter((statement) => statement.Action.includes('sqs:SendMessage'))).toEqual([
+      { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: queueArn },
+    ]);
+    expect(statementsOf('SmsSendRole').find((statement) => statement.Action.includes('sqs:ReceiveMessage'))?.Resource).toEqual(queueArn);
+  });
+
+  it('sends texts through an encrypted queue: smsSend consumes it at most 2 at once, reports failed items, and a dead-letter queue alarms', () => {
+    expect(resources.LoginPhoneLambdaFunction!.Properties.Environment.Variables).toMatchObject({
+      SMS_DELIVERY: 'queue',
+      SMS_QUEUE_URL: { Ref: 'SmsQueue' },
+      SMS_QUEUE_CONSUMERS: '2',
+    });
+    const mapping = ofType('AWS::Lambda::EventSourceMapping');
+    expect(mapping).toHaveLength(1);
+    expect(mapping[0]!.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': ['SmsQueue', 'Arn'] },
+      FunctionName: { 'Fn::GetAtt': ['SmsSendLambdaFunction', 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+    const timeout = resources.SmsSendLambdaFunction!.Properties.Timeout;
+    expect(resources.SmsQueue!.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 6 * timeout,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': ['SmsDeadLetterQueue', 'Arn'] }, maxReceiveCount: 5 },
+    });
+    // Kept no longer than a code could be worth sending, after five tries a visibility timeout apart.
+    expect(resources.SmsQueue!.Properties.MessageRetentionPeriod).toBeGreaterThan(5 * 6 * timeout);
+    expect(resources.SmsDeadLetterQueue!.Properties.SqsManagedSseEnabled).toBe(true);
+    expect(resources.SmsDeadLettersAlarm!.Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['SmsDeadLetterQueue', 'QueueName'] } }],
+      Threshold: 1,
+    });
+    expect(resources.SmsQueueAgeAlarm!.Properties).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Threshold: 60 });
   });
 
   it('lets referral_program read, and write nothing but the last use of a session', () => {
@@ -305,7 +346,13 @@ describe('the packaged CloudFormation', () => {
         Threshold: 1,
       });
       expect(resources[`${fn}ThrottlesAlarm`]!.Properties).toMatchObject({ MetricName: 'Throttles', Dimensions: dimension });
-      expect(resources[`${fn}DurationAlarm`]!.Properties).toMatchObject({ MetricName: 'Duration', Statistic: 'Maximum', Threshold: 8000 });
+      // 80 % of the function's own timeout (10 s; the queue's consumer 20 s).
+      const timeoutMs = resources[`${fn}LambdaFunction`]!.Properties.Timeout * 1000;
+      expect(resources[`${fn}DurationAlarm`]!.Properties).toMatchObject({
+        MetricName: 'Duration',
+        Statistic: 'Maximum',
+        Threshold: 0.8 * timeoutMs,
+      });
     }
   });
 
@@ -330,7 +377,7 @@ describe('the packaged CloudFormation', () => {
     expect(resources.TableWriteThrottleAlarm!.Properties.MetricName).toBe('WriteThrottleEvents');
     expect(JSON.stringify(resources.TableSystemErrorsAlarm!.Properties.Metrics)).toContain('SystemErrors');
     const alarms = ofType('AWS::CloudWatch::Alarm');
-    expect(alarms.length).toBe(3 * roleIds().length + 7);
+    expect(alarms.length).toBe(3 * roleIds().length + 9);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
     // The e-mail subscriber is a deploy parameter: none given, none subscribed.
     expect(resources.AlarmEmailSubscription).toMatchObject({ Condition: 'HasAlarmEmail', Properties: { Protocol: 'email', Endpoint: '' } });

@@ -33,13 +33,13 @@ function seeded(seed: number): () => number {
 }
 
 const settings = { enabled: true, priorMedianMs: 100, priorP90Ms: 250 };
-const message = { phoneNumber: '+12025550100', text: 'code' };
+const message = { companyId: 'c', phoneNumber: '+12025550100', text: 'code', country: 'US', expiresAt: 0 };
 
 describe('withholding a text in the time a send takes', () => {
   it('waits from the configured prior until enough sends are timed: its median and 90th percentile', async () => {
     const { timer, slept } = testTimer();
     const dispatch = paddedDispatch(async () => {}, timer, settings, seeded(1));
-    for (let draw = 0; draw < 5000; draw++) await dispatch.withhold(Number.POSITIVE_INFINITY);
+    for (let draw = 0; draw < 5000; draw++) await dispatch.withhold(message, Number.POSITIVE_INFINITY);
     expect(median(slept)).toBeGreaterThan(95);
     expect(median(slept)).toBeLessThan(105);
     expect(percentile(slept, 0.9)).toBeGreaterThan(235);
@@ -57,11 +57,11 @@ describe('withholding a text in the time a send takes', () => {
     const dispatch = paddedDispatch(sender, timer, settings, seeded(2));
     const sent = Array.from({ length: SENDS_BEFORE_USE }, (_, index) => index + 1);
     for (let send = 1; send < SENDS_BEFORE_USE; send++) await dispatch.send(message).catch(() => undefined);
-    await dispatch.withhold(Number.POSITIVE_INFINITY);
+    await dispatch.withhold(message, Number.POSITIVE_INFINITY);
     expect(sent).not.toContain(slept.pop());
 
     await dispatch.send(message).catch(() => undefined);
-    for (let draw = 0; draw < 400; draw++) await dispatch.withhold(Number.POSITIVE_INFINITY);
+    for (let draw = 0; draw < 400; draw++) await dispatch.withhold(message, Number.POSITIVE_INFINITY);
     expect(new Set(slept)).toEqual(new Set(sent));
   });
 
@@ -77,15 +77,15 @@ describe('withholding a text in the time a send takes', () => {
   it('never waits past the time it is given, and not at all when there is none', async () => {
     const { timer, slept } = testTimer();
     const dispatch = paddedDispatch(async () => {}, timer, { ...settings, priorMedianMs: 5000, priorP90Ms: 5000 });
-    await dispatch.withhold(300);
-    await dispatch.withhold(0);
-    await dispatch.withhold(-20);
+    await dispatch.withhold(message, 300);
+    await dispatch.withhold(message, 0);
+    await dispatch.withhold(message, -20);
     expect(slept).toEqual([300]);
   });
 
   it('waits nothing when turned off', async () => {
     const { timer, slept } = testTimer();
-    await paddedDispatch(async () => {}, timer, { ...settings, enabled: false }).withhold(Number.POSITIVE_INFINITY);
+    await paddedDispatch(async () => {}, timer, { ...settings, enabled: false }).withhold(message, Number.POSITIVE_INFINITY);
     expect(slept).toEqual([]);
   });
 

@@ -1,0 +1,30 @@
+import type { App } from '../app.js';
+import { type DeliveryParts, deliverQueuedTexts } from './queued-sms-delivery.js';
+import { SendPacer } from './send-pacer.js';
+import { InProcessQueue, queuedDispatch, sqsQueue } from './sms-queue.js';
+import { paddedDispatch, type TextDispatch } from './text-dispatch.js';
+
+// How a container's codes reach phones, by config.sms.delivery: published in the request
+// (direct), or queued for the consumer (functions/sms-send.ts) to send at the numbers' pace.
+
+/** The consumer's parts: one pacer per container, so its share of each rate holds across batches. */
+export function deliveryParts(app: App): DeliveryParts {
+  const { pacing } = app.config.sms;
+  return { ...app, pacer: new SendPacer(pacing), pools: pacing.pools };
+}
+
+/** Local stages without SMS_QUEUE_URL: the consumer runs in this process, on the app's own sender. */
+export function inProcessQueue(app: App): InProcessQueue {
+  const parts = deliveryParts(app);
+  return new InProcessQueue((records, deadlineMs) => deliverQueuedTexts(parts, records, deadlineMs), {
+    timer: app.timer,
+    logger: app.logger,
+  });
+}
+
+/** One per container: a direct dispatch keeps this container's send times. */
+export function textDispatchFor(app: App): TextDispatch {
+  const { sms } = app.config;
+  if (sms.delivery === 'direct') return paddedDispatch(app.sms, app.timer, sms.decoy);
+  return queuedDispatch(app.keys, app.smsQueue ?? (sms.queueUrl ? sqsQueue(app.config, sms.queueUrl) : inProcessQueue(app)));
+}
