@@ -65,15 +65,21 @@ async function sendCode(
   const now = epochSeconds(app.clock);
   const sendId = randomBytes(12).toString('base64url');
   const key = codeKey(companyId, input);
-  await putOtp(app.table, key, {
-    // With no account behind it, a hash of nothing a code can be: wrong tries count as for any code.
-    code_hash: noAccount ? randomBytes(32).toString('base64url') : codeHash,
-    key_version: keyVersion,
-    send_id: sendId,
-    user_id: ownerId,
-    created_at: now,
-    expires_at: now + ttlSeconds,
-  });
+  try {
+    await putOtp(app.table, key, {
+      // With no account behind it, a hash of nothing a code can be: wrong tries count as for any code.
+      code_hash: noAccount ? randomBytes(32).toString('base64url') : codeHash,
+      key_version: keyVersion,
+      send_id: sendId,
+      user_id: ownerId,
+      created_at: now,
+      expires_at: now + ttlSeconds,
+    });
+  } catch (error) {
+    // Nothing was sent: the send is given back (a code stored with its answer lost is never sent).
+    await reservation.release();
+    throw error;
+  }
   const text: CodeText = {
     companyId,
     phoneNumber: input.phone_e164,

@@ -31,6 +31,14 @@ export const LIMITS = {
   requestsPerContainerSecond: 10,
   /** A sending number's own rate: a US short code (toll-free 3, 10DLC 1). */
   smsPartsPerSecondPerNumber: 100,
+  /** Short codes in the scenario's pool: 50 x 100 = 5,000 parts a second, the peak's own rate. */
+  scenarioShortCodes: 50,
+  /** How long a login_phone waits on a throttled SNS before its 503: 2 attempts of 2 s (SMS_TIMEOUT_MS, SMS_MAX_ATTEMPTS). */
+  smsHeldSeconds: 4,
+  /** A code's life (OTP_TTL_SECONDS): a text still queued after it is dropped. */
+  codeTtlSeconds: 300,
+  /** The length of a peak, for the queue's backlog. */
+  peakSeconds: 600,
 };
 
 export interface Figures {
@@ -108,6 +116,67 @@ export function conflictShare(random: () => number, rate: number, items: number,
   return times.length ? cancelled / times.length : 0;
 }
 
+/** A Poisson count with mean `mean` (Knuth's method when small, the normal approximation when large). */
+function poissonCount(random: () => number, mean: number): number {
+  if (mean < 50) {
+    let count = 0;
+    for (let product = random(); product > Math.exp(-mean); product *= random()) count++;
+    return count;
+  }
+  const normal = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  return Math.max(0, Math.round(mean + Math.sqrt(mean) * normal));
+}
+
+export interface SmsPeak {
+  /** Sends answered 503 (SNS throttled them in the request). */
+  refusedShare: number;
+  /** Invocations held at the busiest second by sends waiting on a throttled SNS. */
+  heldInvocations: number;
+  /** The longest a text waited in the queue, in seconds. */
+  longestWaitSeconds: number;
+  /** Texts dropped because their code had expired while queued. */
+  expiredShare: number;
+}
+
+/**
+ * A peak of `rate` one-part sends a second for LIMITS.peakSeconds against a pool that takes
+ * `partsPerSecond`. In the request (before): what SNS cannot take that second is throttled, held
+ * LIMITS.smsHeldSeconds and answered 503. Queued (after): every send answers at once; the queue
+ * is sent at the pool's rate, oldest first, and what waits past a code's life is dropped.
+ */
+export function smsPeak(random: () => number, rate: number, partsPerSecond: number): SmsPeak {
+  let arrived = 0;
+  let refused = 0;
+  let heldInvocations = 0;
+  let expired = 0;
+  let longestWaitSeconds = 0;
+  /** The queue as [second queued, texts] from the oldest. */
+  const queue: [number, number][] = [];
+  for (let second = 0; second < LIMITS.peakSeconds || queue.length; second++) {
+    const sends = second < LIMITS.peakSeconds ? poissonCount(random, rate) : 0;
+    arrived += sends;
+    const throttled = Math.max(0, sends - partsPerSecond);
+    refused += throttled;
+    heldInvocations = Math.max(heldInvocations, throttled * LIMITS.smsHeldSeconds);
+    if (sends) queue.push([second, sends]);
+    for (let room = partsPerSecond; room > 0 && queue.length; ) {
+      const oldest = queue[0]!;
+      const wait = second - oldest[0];
+      if (wait > LIMITS.codeTtlSeconds) {
+        expired += oldest[1];
+        queue.shift();
+        continue;
+      }
+      const sent = Math.min(room, oldest[1]);
+      longestWaitSeconds = Math.max(longestWaitSeconds, wait);
+      oldest[1] -= sent;
+      room -= sent;
+      if (!oldest[1]) queue.shift();
+    }
+  }
+  return { refusedShare: refused / arrived, heldInvocations, longestWaitSeconds, expiredShare: expired / arrived };
+}
+
 /**
  * SSM GetParameter calls a second at the height of a ramp of `starts` containers a second (all
  * functions together) for 10 s, and the seconds until every container holds the secret.
@@ -174,16 +243,29 @@ export function simulate(seed: number): Model[] {
     },
   };
 
-  // 3. SMS: a sending number's own rate. The queue (issue 24 step 3) is not built: unchanged.
-  const numbers = 1;
+  // 3. SMS: the pool's rate. In the request, what SNS cannot take is a 503 after a held wait; queued,
+  // a send answers at once and its text waits its turn, up to its code's life.
+  const pool = LIMITS.scenarioShortCodes * LIMITS.smsPartsPerSecondPerNumber;
+  const inRequest = smsPeak(random, sends, pool);
+  const queued = smsPeak(random, sends, pool);
+  const burst = smsPeak(random, 1.2 * pool, pool);
   const sms: Model = {
-    item: 'SMS sending pool',
-    limit: `${LIMITS.smsPartsPerSecondPerNumber} parts/s a number (short code)`,
+    item: `SMS sending pool (${LIMITS.scenarioShortCodes} short codes)`,
+    limit: `${pool.toLocaleString('en-US')} parts/s (${LIMITS.smsPartsPerSecondPerNumber} a short code)`,
     before: {
-      saturatesAt: numbers * LIMITS.smsPartsPerSecondPerNumber,
-      atPeak: `${sends.toLocaleString('en-US')} sends/s need ${Math.ceil(sends / LIMITS.smsPartsPerSecondPerNumber)} short codes`,
+      // The first 1 % of sends refused.
+      saturatesAt: threshold(pool / 2, 3 * pool, (rate) => smsPeak(random, rate, pool).refusedShare >= 0.01),
+      atPeak:
+        `${sends.toLocaleString('en-US')} sends/s: ${(inRequest.refusedShare * 100).toFixed(1)} % answered 503 after a ${LIMITS.smsHeldSeconds} s wait, ` +
+        `${Math.round(inRequest.heldInvocations).toLocaleString('en-US')} invocations held; at 1.2x the pool ${(smsPeak(random, 1.2 * pool, pool).refusedShare * 100).toFixed(0)} % refused`,
     },
-    after: { saturatesAt: numbers * LIMITS.smsPartsPerSecondPerNumber, atPeak: 'unchanged: the send queue is not built' },
+    after: {
+      // The first code dropped unsent in a peak of LIMITS.peakSeconds.
+      saturatesAt: threshold(pool / 2, 3 * pool, (rate) => smsPeak(random, rate, pool).expiredShare > 0),
+      atPeak:
+        `every send answered 200; longest wait ${queued.longestWaitSeconds} s; at 1.2x the pool for ${LIMITS.peakSeconds / 60} min ` +
+        `the last text waits ${burst.longestWaitSeconds} s, ${(burst.expiredShare * 100).toFixed(0)} % dropped`,
+    },
   };
 
   // 4. The server secret: container starts a second that SSM's reads keep up with, and the storm past it.

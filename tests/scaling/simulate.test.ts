@@ -1,7 +1,7 @@
 // npm run simulate's model (scripts/simulate/model.ts): the same figures for a seed, and each hot
 // item's ceiling raised by what issue 24 changed.
 import { describe, expect, it } from 'vitest';
-import { busiestShardWrites, conflictShare, generator, LIMITS, simulate } from '../../scripts/simulate/model.js';
+import { busiestShardWrites, conflictShare, generator, LIMITS, simulate, smsPeak } from '../../scripts/simulate/model.js';
 
 describe('the scale simulation', () => {
   const models = Object.fromEntries(simulate(24).map((model) => [model.item.split(' ')[0], model]));
@@ -27,5 +27,20 @@ describe('the scale simulation', () => {
 
   it('spreads sends evenly: the busiest shard near rate / S', () => {
     expect(busiestShardWrites(generator(2), 5000, 10)).toBeLessThan(600);
+  });
+
+  it('takes SMS out of the request: a peak over the pool refuses sends before, and is queued and sent in time after', () => {
+    const random = generator(3);
+    const pool = 1000;
+    const over = smsPeak(random, 1.2 * pool, pool);
+    expect(over.refusedShare).toBeGreaterThan(0.1);
+    // Queued: the backlog of 10 minutes at 1.2x drains before any code dies.
+    expect(over.expiredShare).toBe(0);
+    expect(over.longestWaitSeconds).toBeGreaterThan(60);
+    expect(over.longestWaitSeconds).toBeLessThanOrEqual(LIMITS.codeTtlSeconds);
+    // At 2x, the backlog outlives the codes: the oldest are dropped, never sent late.
+    expect(smsPeak(random, 2 * pool, pool).expiredShare).toBeGreaterThan(0);
+    const { before, after } = models.SMS!;
+    expect(after.saturatesAt).toBeGreaterThan(1.4 * before.saturatesAt);
   });
 });
