@@ -1,10 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Measure bursts of concurrent HTTP requests on this machine's cores: run alone, after the rest, one by one.
+ * Measure bursts of concurrent HTTP requests, and the SMS queue's pace, on this machine's cores: run alone, after the rest, one by one.
  * It uses the run's shared serverless-offline, which nothing else calls by then.
  */
-const ALONE = ['tests/e2e/burst-over-http.test.ts', 'tests/e2e/registration-burst-over-http.test.ts'];
+const ALONE = [
+  'tests/e2e/burst-over-http.test.ts',
+  'tests/e2e/registration-burst-over-http.test.ts',
+  'tests/e2e/sms-queue-over-http.test.ts',
+];
 
 /** What both projects run with. Not `extends: true`: a project that extends the root inherits its globalSetup and runs it again. */
 const shared = {

@@ -7,9 +7,11 @@ import { existsSync, mkdirSync, readFileSync, statSync, watchFile, writeFileSync
 import { resolve } from 'node:path';
 import { createApp } from '../lib/app.js';
 import { LOCAL_DYNAMODB_PORT, LOCAL_STAGE, readConfig } from '../lib/config.js';
+import { createLogger } from '../lib/observability/logger.js';
 import { demoCompanyId } from './local/demo-company.js';
 import { createLocalTable, javaProblem, type LocalDynamoDb, startLocalDynamoDb } from './local/dynamodb-local.js';
 import { localEnvironment } from './local/environment.js';
+import { startSmsQueueEmulator } from './local/sms-queue-emulator.js';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = resolve(root, '.data');
@@ -64,6 +66,20 @@ async function main(): Promise<void> {
     log(`DynamoDB Local on ${endpoint}, data in .data/dynamodb`);
   }
 
+  // SMS_DELIVERY=queue npm start: login_phone queues its texts in a loopback SQS, and smsSend sends
+  // them at the pools' pace (docs/scaling.md), as deployed.
+  const queue =
+    process.env.SMS_DELIVERY === 'queue'
+      ? await startSmsQueueEmulator({
+          functionName: `wallet-auth-${LOCAL_STAGE}-smsSend`,
+          consumers: Number(process.env.SMS_QUEUE_CONSUMERS || 2),
+          logger: createLogger('INFO'),
+        })
+      : undefined;
+  if (queue) {
+    queue.lambdaUrl = `http://127.0.0.1:${process.env.LAMBDA_PORT || '3002'}`;
+    log(`SMS queue on ${queue.sqs.endpoint}: login_phone queues, smsSend sends at the pools' pace`);
+  }
   const outboxFile = resolve(dataDir, 'sms-outbox.jsonl');
   const env = localEnvironment({
     stage: LOCAL_STAGE,
@@ -72,8 +88,7 @@ async function main(): Promise<void> {
     outboxFile,
     serverSecretFile: localSecretFile(),
     logLevel: process.env.LOG_LEVEL,
-    // SMS_DELIVERY=queue npm start: codes go through the in-process queue and its paced consumer.
-    settings: { PORT: port, SMS_DELIVERY: process.env.SMS_DELIVERY || undefined },
+    settings: { PORT: port, ...queue?.environment },
   });
   const app = createApp(readConfig(env));
   await createLocalTable(endpoint, app.table.name);

@@ -35,21 +35,22 @@ export type DeliverBatch = (records: QueuedRecord[], deadlineMs: number) => Prom
 interface InProcessOptions {
   timer: Timer;
   logger: Logger;
-  /** As the deployed event source: messages per batch, time per batch, delay before a failed one comes again, receives before the dead letters. */
+  /** As the deployed event source: messages per batch, time per batch, batches at once, delay before a failed one comes again, receives before the dead letters. */
   batchSize?: number;
   batchMs?: number;
+  concurrency?: number;
   visibilityMs?: number;
   maxReceives?: number;
 }
 
 /**
- * A queue in this process, for local stages: the same consumer code as the deployed one, drained
- * a batch at a time, a failed message back after its visibility delay, and one that fails
+ * A queue in this process, for local stages: drained a batch at a time by at most `concurrency`
+ * consumers at once, a failed message back after its visibility delay, and one that fails
  * maxReceives times set aside as a dead letter (logged). Lost when the process ends.
  */
 export class InProcessQueue implements SmsQueue {
   private readonly waiting: (QueuedRecord & { receives: number })[] = [];
-  private draining: Promise<void> | undefined;
+  private consumers = 0;
   private readonly held = new Set<NodeJS.Timeout>();
   readonly deadLetters: QueuedRecord[] = [];
 
@@ -60,21 +61,25 @@ export class InProcessQueue implements SmsQueue {
 
   async enqueue(body: string): Promise<void> {
     this.waiting.push({ messageId: randomUUID(), body, receives: 0 });
-    this.startDraining();
+    this.startConsumers();
   }
 
-  private startDraining(): void {
-    this.draining ??= this.drain().finally(() => {
-      this.draining = undefined;
-    });
-  }
-
-  /** Resolves once nothing is waiting or held for a retry. */
+  /** Resolves once nothing is waiting, being delivered or held for a retry. */
   async idle(): Promise<void> {
-    while (this.draining || this.held.size) await (this.draining ?? this.options.timer.sleep(20));
+    while (this.consumers || this.held.size || this.waiting.length) await this.options.timer.sleep(20);
   }
 
-  private async drain(): Promise<void> {
+  private startConsumers(): void {
+    const { concurrency = 1 } = this.options;
+    while (this.consumers < concurrency && this.consumers < this.waiting.length) {
+      this.consumers++;
+      void this.consume().finally(() => {
+        this.consumers--;
+      });
+    }
+  }
+
+  private async consume(): Promise<void> {
     const { timer, logger, batchSize = 10, batchMs = 30_000, visibilityMs = 1000, maxReceives = 5 } = this.options;
     // Let the request that queued answer first, as it would with SQS between them.
     await timer.sleep(0);
@@ -88,21 +93,23 @@ export class InProcessQueue implements SmsQueue {
         logger.error('queued texts failed', { error: error as Error });
         again = batch.map((record) => record.messageId);
       }
-      for (const record of batch.filter((item) => again.includes(item.messageId))) {
-        if (record.receives >= maxReceives) {
-          logger.error('queued text set aside as a dead letter', { message_id: record.messageId });
-          this.deadLetters.push(record);
-          continue;
-        }
-        const retry = setTimeout(() => {
-          this.held.delete(retry);
-          this.waiting.push(record);
-          this.startDraining();
-        }, visibilityMs);
-        retry.unref();
-        this.held.add(retry);
-      }
+      for (const record of batch.filter((item) => again.includes(item.messageId))) this.retryLater(record, visibilityMs, maxReceives);
     }
+  }
+
+  private retryLater(record: QueuedRecord & { receives: number }, visibilityMs: number, maxReceives: number): void {
+    if (record.receives >= maxReceives) {
+      this.options.logger.error('queued text set aside as a dead letter', { message_id: record.messageId });
+      this.deadLetters.push(record);
+      return;
+    }
+    const retry = setTimeout(() => {
+      this.held.delete(retry);
+      this.waiting.push(record);
+      this.startConsumers();
+    }, visibilityMs);
+    retry.unref();
+    this.held.add(retry);
   }
 }
 

@@ -211,13 +211,18 @@ export async function newEmployee(service: InProcessService, company: Company): 
 
 /** The messages in a local SMS outbox for one E.164 number, oldest first. */
 export function outboxMessages(file: string, phoneE164: string): string[] {
+  return outboxEntries(file, phoneE164).map((entry) => entry.message);
+}
+
+/** The outbox's texts to one phone, with when each was sent (ms since the epoch). */
+export function outboxEntries(file: string, phoneE164: string): { message: string; sentAt: number }[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as { phone_number: string; message: string })
+    .map((line) => JSON.parse(line) as { phone_number: string; message: string; sent_at: string })
     .filter((entry) => entry.phone_number === phoneE164)
-    .map((entry) => entry.message);
+    .map((entry) => ({ message: entry.message, sentAt: Date.parse(entry.sent_at) }));
 }
 
 /** What login_phone and verify_otp name a code by, as a client sends it: CodeTarget (lib/otp/otp-codes.ts) before E.164. */
