@@ -1,4 +1,5 @@
 // npm run fuzz [-- --runs 5000 --seconds 0 --seed N --endpoint userRegister --faults 0.1]
+// npm run fuzz -- --clients 10 --total 100000 [--faults 0.1 --seed N --endpoint ...]
 //
 // The long run of the hostile-input property that `npm test` runs a few hundred times per
 // endpoint (tests/hardening/hostile-input.test.ts), with the same generators and checks: every
@@ -9,6 +10,9 @@
 // (scripts/local/fault-proxy.ts) as a real network's do: then 503 code 16 with Retry-After is a
 // documented answer too, and a 503's outcome is unknown (it may have been applied), so it is not
 // held to "a refusal changes nothing". The checks read the table directly, past the proxy.
+// With --clients N, N clients send --total requests side by side, the endpoints in turn: each
+// answer is checked as it comes, and what is stored once at the end (every company's items whole),
+// since one request's changes cannot be told apart from its neighbours'.
 import { randomBytes, randomInt } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +24,13 @@ import { createLocalTable, freePort, localClient, startLocalDynamoDb } from './l
 import { localConfig } from './local/environment.js';
 import { SHARED_FAULTS, startFaultProxy } from './local/fault-proxy.js';
 import { acceptedRegistration, type EndpointName, hostileRequest, PATHS, registrationRequest } from './local/hostile-input-arbitraries.js';
-import { type FaultedRun, hostileChecker, setUpHostileFixture } from './local/hostile-input-property.js';
+import {
+  concurrentAnswerChecker,
+  type FaultedRun,
+  type HostileSetup,
+  hostileChecker,
+  setUpHostileFixture,
+} from './local/hostile-input-property.js';
 import { inProcessService, randomPhoneNumber } from './local/in-process-service.js';
 
 const { values } = parseArgs({
@@ -31,16 +41,26 @@ const { values } = parseArgs({
     endpoint: { type: 'string', multiple: true },
     accepted: { type: 'string', default: '20' },
     faults: { type: 'string', default: '0' },
+    clients: { type: 'string', default: '1' },
+    total: { type: 'string', default: '100000' },
   },
 });
+const clients = Number(values.clients);
+const total = Number(values.total);
 const runs = Number(values.runs);
 const seconds = Number(values.seconds);
 const acceptedRuns = Number(values.accepted);
 const faultShare = Number(values.faults);
 const seed = values.seed === undefined ? Date.now() ^ (Math.random() * 0x100000000) : Number(values.seed);
-if (![runs, seconds, acceptedRuns, seed].every(Number.isInteger) || runs < 1 || !(faultShare >= 0 && faultShare < 1)) {
+if (
+  ![runs, seconds, acceptedRuns, seed, clients, total].every(Number.isInteger) ||
+  runs < 1 ||
+  clients < 1 ||
+  total < 1 ||
+  !(faultShare >= 0 && faultShare < 1)
+) {
   console.error(
-    'usage: npm run fuzz -- [--runs N per endpoint] [--seconds N per endpoint, 0: no limit] [--seed N] [--endpoint NAME ...] [--accepted N] [--faults 0-0.99]',
+    'usage: npm run fuzz -- [--runs N per endpoint] [--seconds N per endpoint, 0: no limit] [--seed N] [--endpoint NAME ...] [--accepted N] [--faults 0-0.99] [--clients N --total N]',
   );
   process.exit(2);
 }
@@ -81,10 +101,12 @@ async function main(): Promise<number> {
       };
       faulted = { direct, settled };
     }
-    const checker = await hostileChecker(setup, faulted);
     const endpoints = (values.endpoint ?? Object.keys(PATHS)) as EndpointName[];
     const unknown = endpoints.filter((endpoint) => !(endpoint in PATHS));
     if (unknown.length) throw new Error(`unknown endpoint ${unknown.join(', ')}; one of ${Object.keys(PATHS).join(', ')}`);
+    if (clients > 1)
+      return await concurrentRun(setup, endpoints, faulted, direct, () => proxy && faultsSummary(faultsByKind, proxy.seen.length));
+    const checker = await hostileChecker(setup, faulted);
     const limits = { seed, ...(seconds > 0 ? { interruptAfterTimeLimit: seconds * 1000, markInterruptAsFailure: false } : {}) };
     console.log(
       `fuzz: seed ${seed}, up to ${runs} requests per endpoint${seconds > 0 ? ` or ${seconds} s` : ''}${
@@ -138,11 +160,7 @@ async function main(): Promise<number> {
       );
       report('valid + extras', details, started, 'userRegister');
     }
-    if (proxy) {
-      const kinds = Object.entries(faultsByKind).map(([kind, count]) => `${kind}: ${count}`);
-      const total = Object.values(faultsByKind).reduce((sum, count) => sum + count, 0);
-      console.log(`faults: ${total} of ${proxy.seen.length} DynamoDB requests (${kinds.join('  ')})`);
-    }
+    if (proxy) console.log(faultsSummary(faultsByKind, proxy.seen.length));
     console.log(
       failed
         ? 'result: FAILED'
@@ -155,6 +173,65 @@ async function main(): Promise<number> {
     await dynamo.stop();
     rmSync(outbox, { force: true });
   }
+}
+
+function faultsSummary(faultsByKind: Record<string, number>, requests: number): string {
+  const kinds = Object.entries(faultsByKind).map(([kind, count]) => `${kind}: ${count}`);
+  const faulted = Object.values(faultsByKind).reduce((sum, count) => sum + count, 0);
+  return `faults: ${faulted} of ${requests} DynamoDB requests (${kinds.join('  ')})`;
+}
+
+/** Requests generated a chunk at a time, each chunk of one endpoint from a seed of its own. */
+const CHUNK = 50;
+
+async function concurrentRun(
+  setup: HostileSetup,
+  endpoints: EndpointName[],
+  faulted: FaultedRun | undefined,
+  direct: DynamoDBDocumentClient,
+  faults: () => string | undefined,
+): Promise<number> {
+  const checker = concurrentAnswerChecker(setup, faulted !== undefined);
+  const arbitraries = new Map(endpoints.map((endpoint) => [endpoint, hostileRequest(endpoint, setup.fixture)]));
+  const problems: string[] = [];
+  let chunks = 0;
+  let sent = 0;
+  console.log(
+    `fuzz: seed ${seed}, ${total} requests from ${clients} clients side by side, the endpoints in turn${faulted ? `, ${Math.round(faultShare * 100)} % of DynamoDB requests faulted` : ''}`,
+  );
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (sent < total && problems.length < 10) {
+        const chunk = chunks++;
+        const endpoint = endpoints[chunk % endpoints.length]!;
+        const requests = fc.sample(arbitraries.get(endpoint)!, { numRuns: Math.min(CHUNK, total - sent), seed: seed + chunk });
+        sent += requests.length;
+        for (const request of requests) problems.push(...(await checker.check(request)));
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await faulted?.settled();
+  problems.push(...(await checker.storedProblems(direct)));
+  for (const endpoint of endpoints) {
+    const outcomes = Object.entries(checker.counts[endpoint])
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([outcome, count]) => `${outcome}: ${count}`)
+      .join('  ');
+    console.log(`${endpoint.padEnd(26)} ${outcomes}`);
+  }
+  const answered = endpoints.reduce((sum, endpoint) => sum + Object.values(checker.counts[endpoint]).reduce((a, b) => a + b, 0), 0);
+  console.log(`${answered} requests in ${seconds.toFixed(1)} s (${Math.round(answered / seconds)} a second)`);
+  const summary = faults();
+  if (summary) console.log(summary);
+  for (const problem of problems.slice(0, 10)) console.error(`WRONG ${problem}`);
+  console.log(
+    problems.length
+      ? `result: FAILED, ${problems.length} wrong answers or stored problems (replay with --seed ${seed})`
+      : `result: ok, every answer documented, the envelope, no 5xx${faulted ? ' but 503 code 16' : ''}, every company's items whole`,
+  );
+  return problems.length ? 1 : 0;
 }
 
 main().then(

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Call } from '../call.js';
+import type { Call, RequestKey } from '../call.js';
 import type { Principal } from '../sessions/access-tokens.js';
 import { amountField, currencyField, payeeField, referenceField } from './payment-fields.js';
 
@@ -19,4 +19,4 @@ export const transactionAuthorizationBody = z.object({
 });
 
 export type TransactionAuthorizationInput = z.output<typeof transactionAuthorizationBody>;
-export type TransactionAuthorizationCall = Call<TransactionAuthorizationInput, Record<string, never>, Principal>;
+export type TransactionAuthorizationCall = Call<TransactionAuthorizationInput, Record<string, never>, Principal> & RequestKey;

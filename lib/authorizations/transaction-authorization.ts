@@ -5,6 +5,7 @@ import { SecurityEvent, securityNotificationWrites } from '../notifications/secu
 import { audit } from '../observability/audit.js';
 import { checkPinCounted, PinRefused } from '../pins/pin-attempts.js';
 import { hashToken, randomToken } from '../secrets/hashing.js';
+import { attemptIdOf } from '../store/attempt-sets.js';
 import { authorizationPut, referenceClaimPut } from '../store/authorization-store.js';
 import { clearPinTries } from '../store/pin-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
@@ -20,12 +21,12 @@ import type { TransactionAuthorizationResult } from './transaction-authorization
  */
 export async function transactionAuthorization(
   app: App,
-  { body: payment, principal, origin }: TransactionAuthorizationCall,
+  { body: payment, principal, origin, idempotencyRef }: TransactionAuthorizationCall,
 ): Promise<TransactionAuthorizationResult> {
   const { companyId, userId } = principal;
   const user = await getUser(app.table, companyId, userId, true);
   if (!user) throw new AppError('UNAUTHORIZED', { detail: 'the token’s user is gone' });
-  const pin = { companyId, userId, pinType: 'transaction' as const };
+  const pin = { companyId, userId, pinType: 'transaction' as const, attemptId: attemptIdOf(idempotencyRef) };
   const refused = (outcome: string, details: Record<string, unknown> = {}) =>
     audit(app, origin, 'transaction_authorization_refused', { company_id: companyId, user_id: userId, outcome, ...details });
 

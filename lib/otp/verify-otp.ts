@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { App } from '../app.js';
 import { epochSeconds } from '../clock.js';
 import { companyLimits } from '../companies/company-limits.js';
@@ -7,6 +6,7 @@ import { AppError, fieldError } from '../errors.js';
 import { audit, phoneRef } from '../observability/audit.js';
 import type { VersionedKey } from '../secrets/server-keys.js';
 import { createSession, type Principal, TOKEN_TYPE } from '../sessions/access-tokens.js';
+import { attemptIdOf } from '../store/attempt-sets.js';
 import { consumeCode, giveCodeTryBack, type OtpRecord, takeCodeTry } from '../store/otp-store.js';
 import { pinTriesClear } from '../store/pin-store.js';
 import { givePhoneTryBack, takePhoneTry } from '../store/send-limit-store.js';
@@ -122,9 +122,7 @@ async function checkCode(app: App, { body: input, company, principal, origin, id
   // Every try this attempt takes is marked with its id: a write the SDK retries counts nothing twice.
   // A request sent again with its Idempotency-Key is the same attempt: a code its first run used up
   // before failing (503) is still its own, so the right code is never answered "expired".
-  const attemptId = idempotencyRef
-    ? createHash('sha256').update(idempotencyRef).digest('base64url').slice(0, 16)
-    : randomBytes(12).toString('base64url');
+  const attemptId = attemptIdOf(idempotencyRef);
   // Top-up and KYC codes act on an account: the owner's token first, so no one else's attempt takes a try.
   const ownerId = OWNER_ONLY_OTP_TYPES.includes(input.otp_type) ? await phoneOwnerFor(app.table, companyId, input, principal) : undefined;
 

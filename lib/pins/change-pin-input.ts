@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Call } from '../call.js';
+import type { Call, RequestKey } from '../call.js';
 import type { Principal } from '../sessions/access-tokens.js';
 import { pin } from '../users/user-register-input.js';
 import { pinTypeField } from './pin-change.js';
@@ -19,4 +19,4 @@ export const changePinBody = z.lazy(() =>
 );
 
 export type ChangePinInput = z.output<typeof changePinBody>;
-export type ChangePinCall = Call<ChangePinInput, Record<string, never>, Principal>;
+export type ChangePinCall = Call<ChangePinInput, Record<string, never>, Principal> & RequestKey;

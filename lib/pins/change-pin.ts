@@ -1,6 +1,7 @@
 import type { App } from '../app.js';
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
+import { attemptIdOf } from '../store/attempt-sets.js';
 import { PIN_HASH_ATTRIBUTE, PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
 import { getUser } from '../store/user-store.js';
 import type { ChangePinCall } from './change-pin-input.js';
@@ -13,12 +14,19 @@ import { checkPinRecorded } from './pin-check.js';
  * as a PIN login checks it (a wrong one is 17 and counts toward that PIN's lock); then the new
  * one is set, its count cleared, and every other session of the user ends, in one transaction.
  */
-export async function changePin(app: App, { body: input, principal, origin }: ChangePinCall): Promise<ChangePinResult> {
+export async function changePin(app: App, { body: input, principal, origin, idempotencyRef }: ChangePinCall): Promise<ChangePinResult> {
   const { companyId, userId } = principal;
   const pinType = input.pin_type;
   const user = await getUser(app.table, companyId, userId, true);
   if (!user) throw new AppError('UNAUTHORIZED', { detail: 'no such user' });
-  const check = { companyId, userId, pinType, pin: input.current_pin, storedHash: user[PIN_HASH_ATTRIBUTE[pinType]] };
+  const check = {
+    companyId,
+    userId,
+    pinType,
+    pin: input.current_pin,
+    storedHash: user[PIN_HASH_ATTRIBUTE[pinType]],
+    attemptId: attemptIdOf(idempotencyRef),
+  };
   // The count is cleared by setPin's own transaction.
   await checkPinRecorded(app, origin, check, 'change_pin');
   const revoked = await setPin(app, principal, {

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Call } from '../call.js';
+import type { Call, RequestKey } from '../call.js';
 import { deviceKeyField } from '../devices/device-fields.js';
 
 // The login_pin body (API contract 3.6): which device, the PIN, and the device's signature over
@@ -25,4 +25,4 @@ export const loginPinBody = z.lazy(() =>
 );
 
 export type LoginPinInput = z.output<typeof loginPinBody>;
-export type LoginPinCall = Call<LoginPinInput>;
+export type LoginPinCall = Call<LoginPinInput> & RequestKey;

@@ -4,6 +4,7 @@ import { loginPinText, signatureMatches } from '../devices/device-signatures.js'
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
 import { createSession, GrantRefused, TOKEN_TYPE } from '../sessions/access-tokens.js';
+import { attemptIdOf } from '../store/attempt-sets.js';
 import { deviceUseWrites, getDevice, takeNonce } from '../store/device-store.js';
 import { PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
 import { getUser } from '../store/user-store.js';
@@ -22,8 +23,9 @@ type DeviceRefusal = 'stale_timestamp' | 'unknown_device' | 'bad_signature' | 'r
  * (pin-attempts.ts). The session is granted only while the device is still bound and the login
  * PIN is still the one compared: a removal or a PIN change that committed first refuses it.
  */
-export async function loginPin(app: App, { body: input, company, origin }: LoginPinCall): Promise<LoginPinResult> {
+export async function loginPin(app: App, { body: input, company, origin, idempotencyRef }: LoginPinCall): Promise<LoginPinResult> {
   const companyId = company.company_id;
+  const attemptId = attemptIdOf(idempotencyRef);
   const now = epochSeconds(app.clock);
   const window = app.config.pinLoginWindowSeconds;
   const refused = (reason: DeviceRefusal, userId?: string) => {
@@ -38,14 +40,14 @@ export async function loginPin(app: App, { body: input, company, origin }: Login
   if (!signatureMatches(device.public_key, text, input.signature)) throw refused('bad_signature', device.user_id);
   // A nonce outlives the window its timestamp may be in, so it can never be used twice.
   const [fresh, user] = await Promise.all([
-    takeNonce(app.table, companyId, input.device_key, input.nonce, now + 2 * window),
+    takeNonce(app.table, companyId, input.device_key, input.nonce, now + 2 * window, attemptId),
     getUser(app.table, companyId, device.user_id, true),
   ]);
   if (!fresh) throw refused('replayed_nonce', device.user_id);
   if (user?.status_id !== UserStatus.ACTIVE) throw refused('user_not_active', device.user_id);
 
   const userId = user.user_id;
-  const check = { companyId, userId, pinType: 'login' as const, pin: input.login_pin, storedHash: user.login_pin_hash };
+  const check = { companyId, userId, pinType: 'login' as const, pin: input.login_pin, storedHash: user.login_pin_hash, attemptId };
   const clearTries = await checkPinRecorded(app, origin, check, 'login_pin');
   const use = deviceUseWrites(app.table, companyId, userId, input.device_key, now);
   let token: string;

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { App } from '../app.js';
 import { AppError } from '../errors.js';
+import { attemptIdOf } from '../store/attempt-sets.js';
 import { pinTriesClear, takePinTry } from '../store/pin-store.js';
 import type { TransactItem } from '../store/transactions.js';
 import { checkPin, type PinCheck } from './pin-hashes.js';
@@ -32,7 +32,7 @@ export class PinRefused extends AppError {
  */
 export async function checkPinCounted(app: App, check: PinCheck): Promise<TransactItem> {
   const max = app.config.pinMaxFailures;
-  const taken = await takePinTry(app.table, check, randomBytes(12).toString('base64url'), max);
+  const taken = await takePinTry(app.table, check, check.attemptId ?? attemptIdOf(undefined), max);
   if (!taken.taken) throw new PinRefused('locked', 0, false);
   if (!(await checkPin(app, check))) throw new PinRefused('wrong', Math.max(0, max - taken.tries), taken.tries >= max);
   return pinTriesClear(app.table, check);

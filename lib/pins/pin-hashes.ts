@@ -15,6 +15,8 @@ export interface PinCheck {
   pin: string;
   /** That PIN's hash as read with the user. */
   storedHash: string;
+  /** The attempt's id (attemptIdOf) when counted: a request retried with its Idempotency-Key takes no second try. */
+  attemptId?: string;
 }
 
 /**

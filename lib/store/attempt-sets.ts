@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite } from './conditional-write.js';
 import type { ItemKey } from './keys.js';
@@ -7,6 +8,17 @@ import type { Table } from './table.js';
 // a phone's wrong codes, a PIN's): the attempt's id joins a string set `tries` by a conditional
 // ADD, refused once the set is full. A set, so that a write the SDK retried after its answer was
 // lost adds the same id again and counts nothing twice; its size is the count.
+
+/**
+ * An attempt's id. A request sent again with its Idempotency-Key is the same attempt (its record's
+ * ref names it): what its first run took before failing (a try, a nonce, a code) is still its own,
+ * so the retry counts nothing twice and is not refused for what it did itself. Else a fresh id.
+ */
+export function attemptIdOf(idempotencyRef: string | undefined): string {
+  return idempotencyRef
+    ? createHash('sha256').update(idempotencyRef).digest('base64url').slice(0, 16)
+    : randomBytes(12).toString('base64url');
+}
 
 /** The condition that lets an attempt take a try: room left, or the attempt is already counted (a retry). */
 export const TRY_ROOM_LEFT = '(attribute_not_exists(tries) OR size(tries) < :max OR contains(tries, :id))';

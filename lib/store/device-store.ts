@@ -152,14 +152,26 @@ export function deviceRemoveWrites(
   };
 }
 
-/** Takes a nonce for a device, once: false when it was taken before (a replay, or a twin arriving at once). */
-export async function takeNonce(table: Table, companyId: string, deviceKey: string, nonce: string, expiresAt: number): Promise<boolean> {
+/**
+ * Takes a nonce for a device, once, for one attempt: false when another attempt took it (a replay,
+ * or a twin arriving at once). The same attempt (its Idempotency-Key sent again after a lost
+ * answer) finds the nonce its first run took and may go on.
+ */
+export async function takeNonce(
+  table: Table,
+  companyId: string,
+  deviceKey: string,
+  nonce: string,
+  expiresAt: number,
+  attemptId: string,
+): Promise<boolean> {
   const outcome = await conditionalWrite(
     table.client.send(
       new PutCommand({
         TableName: table.name,
-        Item: { ...deviceNonceKey(companyId, deviceKey, nonce), expires_at: expiresAt },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        Item: { ...deviceNonceKey(companyId, deviceKey, nonce), expires_at: expiresAt, taken_by: attemptId },
+        ConditionExpression: 'attribute_not_exists(pk) OR taken_by = :attempt',
+        ExpressionAttributeValues: { ':attempt': attemptId },
       }),
     ),
   );

@@ -1,11 +1,13 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { type KeyObject, randomInt, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { epochSeconds } from '../../lib/clock.js';
 import { createCompany } from '../../lib/companies/companies.js';
 import { readConfig } from '../../lib/config.js';
-import { userKey } from '../../lib/store/keys.js';
+import { NOTIFICATION_PREFIX, UNREAD_COUNT_PREFIX, userKey } from '../../lib/store/keys.js';
 import { referralCountIn } from '../../lib/store/referral-store.js';
+import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from './device-keys.js';
 import { createOwnTable, localClient } from './dynamodb-local.js';
 import { localEnvironment } from './environment.js';
 import { SHARED_FAULTS, startFaultProxy } from './fault-proxy.js';
@@ -21,12 +23,13 @@ import {
 import { startFakeSns } from './sns-fake.js';
 import { identityProblems, scanItems } from './table-snapshot.js';
 
-// Real flows under faults (issue 23): concurrent clients register (some referred, some twice),
-// send and verify codes, list referrals, log out and send hostile requests for a bounded time
+// Real flows under faults (issue 23): concurrent clients register (some referred, some twice,
+// half with a device), send and verify codes, log in by PIN, list referrals, mark notifications
+// read, log out and send hostile requests for a bounded time
 // while a share of DynamoDB and SNS requests fail in every way the local tools can make. Then
 // faults off, and a check of everything answered: each ambiguous request retried with its
 // Idempotency-Key must come back with a definite first outcome, and the table must hold no
-// partial user, no phone twice, exact referral counts, and every live token must work.
+// partial user, no phone twice, exact referral and unread counts, and every live token must work.
 
 export interface ChaosOptions {
   dynamodbEndpoint: string;
@@ -45,6 +48,8 @@ export interface ChaosReport {
   registrations: number;
   ambiguousRetried: number;
   verified: number;
+  pinLogins: number;
+  marksRead: number;
   wrong: string[];
 }
 
@@ -59,8 +64,13 @@ interface Registered {
   token: string;
   referredBy?: string;
   loggedOut: boolean;
-  /** Held by one client's list-or-logout while it runs. */
+  /** Held by one client's flow on this account while it runs. */
   inUse?: boolean;
+  /** The device bound at registration, and the login PIN it unlocks. */
+  device?: { privateKey: KeyObject; deviceKey: string };
+  loginPin: string;
+  /** Wrong PINs sent since the last right one (answered or not): kept under the lock's 5. */
+  wrongPins: number;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
@@ -99,6 +109,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     registrations: 0,
     ambiguousRetried: 0,
     verified: 0,
+    pinLogins: 0,
+    marksRead: 0,
     wrong: [],
   };
   const wrong = (what: string, answer?: Answer) => {
@@ -144,22 +156,55 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   };
 
   const registered: Registered[] = [];
-  const ambiguous: { body: Record<string, unknown>; key: string; referredBy?: string }[] = [];
+  const ambiguous: { body: Record<string, unknown>; key: string; referredBy?: string; keys?: DeviceKeyPair }[] = [];
+  /** A registered account from its registration's answer. */
+  const account = (
+    data: any,
+    body: Record<string, unknown>,
+    referredBy: string | undefined,
+    keys: DeviceKeyPair | undefined,
+  ): Registered => ({
+    userId: data.user_id,
+    referralCode: data.referral_code,
+    token: data.token.token,
+    referredBy,
+    loggedOut: false,
+    device: keys && data.device_key ? { privateKey: keys.privateKey, deviceKey: data.device_key } : undefined,
+    loginPin: String(body.login_pin),
+    wrongPins: 0,
+  });
+  /** An account no other client is using, marked as in use until `flow` ends. */
+  const withAccount = async (eligible: (account: Registered) => boolean, flow: (account: Registered) => Promise<void>) => {
+    const free = registered.filter((account) => !account.inUse && eligible(account));
+    const picked = free[randomInt(Math.max(1, free.length))];
+    if (!picked) return;
+    picked.inUse = true;
+    try {
+      await flow(picked);
+    } finally {
+      picked.inUse = false;
+    }
+  };
 
   const register = async () => {
     const referrer = registered.length && Math.random() < 0.5 ? registered[randomInt(registered.length)] : undefined;
-    const body = sampleRegistration({ referral_code: referrer?.referralCode, parent_user_id: undefined });
+    // Half bind a device, for PIN logins later.
+    const keys = Math.random() < 0.5 ? newDeviceKeyPair() : undefined;
+    const body = sampleRegistration({
+      referral_code: referrer?.referralCode,
+      parent_user_id: undefined,
+      ...(keys ? { device_public_key: keys.publicKey } : {}),
+    });
     const key = randomUUID();
     const answer = await call('userRegister', body, { 'Idempotency-Key': key });
     report.registrations++;
     if (answer.status === 200) {
-      const { user_id: userId, referral_code: referralCode, token } = answer.body.data;
-      registered.push({ userId, referralCode, token: token.token, referredBy: referrer?.userId, loggedOut: false });
+      registered.push(account(answer.body.data, body, referrer?.userId, keys));
       // A duplicate without a key: never a second user.
       const duplicate = await call('userRegister', body);
       if (duplicate.status !== 409 && duplicate.status !== 503) wrong('a duplicate registration was not refused', duplicate);
     } else if (answer.status === 503 || (answer.status === 409 && answer.body.error[0] === 20)) {
-      ambiguous.push({ body, key, referredBy: referrer?.userId });
+      ambiguous.push({ body, key, referredBy: referrer?.userId, keys });
     } else {
       wrong('a fresh registration was refused', answer);
     }
@@ -185,18 +230,52 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     else if (verified.status === 400) wrong('the right code was refused', verified);
   };
 
-  const listAndLogout = async () => {
-    // One client at a time per account: another client's logout would make this one's 401 right.
-    const live = registered.filter((account) => !account.loggedOut && !account.inUse);
-    const account = live[randomInt(Math.max(1, live.length))];
-    if (!account) return;
-    account.inUse = true;
-    try {
-      await listOrLogout(account);
-    } finally {
-      account.inUse = false;
-    }
-  };
+  // One client at a time per account: another client's logout would make this one's 401 right.
+  const listAndLogout = () => withAccount((account) => !account.loggedOut, listOrLogout);
+
+  /** A PIN login on the account's device, retried with its key: the right PIN is never refused; now and then a wrong one first. */
+  const pinLogin = () =>
+    withAccount(
+      (account) => account.device !== undefined,
+      async (account) => {
+        const login = async (pin: string) => {
+          const body = signedLoginPin(account.device!, company.company_id, pin, { timestamp: epochSeconds(service.clock) });
+          const key = randomUUID();
+          return untilDefinite(() => call('loginPin', body, { 'Idempotency-Key': key }), 3);
+        };
+        if (account.wrongPins < 2 && Math.random() < 0.2) {
+          account.wrongPins++;
+          const refused = await login(account.loginPin === '0000' ? '1111' : '0000');
+          if (refused.status !== 503 && !(refused.status === 400 && refused.body.error[0] === 17))
+            wrong('a wrong PIN was not answered 17', refused);
+        }
+        const answer = await login(account.loginPin);
+        if (answer.status === 200) {
+          report.pinLogins++;
+          account.wrongPins = 0;
+          account.token = answer.body.data.token.token;
+          account.loggedOut = false;
+        } else if (answer.status !== 503 && !(answer.status === 409 && answer.body.error[0] === 20)) {
+          wrong('the right PIN was refused', answer);
+        }
+      },
+    );
+
+  /** Every notification marked read, retried with its key. */
+  const readAll = () =>
+    withAccount(
+      (account) => !account.loggedOut,
+      async (account) => {
+        const key = randomUUID();
+        const answer = await untilDefinite(
+          () => call('notificationsRead', { all: 1 }, { Authorization: `Token ${account.token}`, 'Idempotency-Key': key }),
+          3,
+        );
+        if (answer.status === 200) report.marksRead++;
+        else if (answer.status !== 503 && !(answer.status === 409 && answer.body.error[0] === 20))
+          wrong('marking read was refused', answer);
+      },
+    );
 
   const listOrLogout = async (account: Registered) => {
     const list = await call('referralProgram', undefined, { Authorization: `Token ${account.token}` }, 'GET');
@@ -222,7 +301,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (answer.status !== status && answer.status !== 503) wrong(`a hostile request answered ${answer.status}, not ${status}`, answer);
   };
 
-  const flows = [register, register, sendAndVerify, listAndLogout, hostile];
+  const flows = [register, register, sendAndVerify, listAndLogout, pinLogin, readAll, hostile];
   const endAt = Date.now() + options.seconds * 1000;
   await Promise.all(
     Array.from({ length: options.clients }, async () => {
@@ -240,17 +319,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   faultsOn = false;
   // Work cut off by its deadline or held in flight ends first.
   await sleep(config.dynamodbTimeoutMs + 500);
-  for (const { body, key, referredBy } of ambiguous) {
+  for (const { body, key, referredBy, keys } of ambiguous) {
     report.ambiguousRetried++;
     const answer = await untilDefinite(() => call('userRegister', body, { 'Idempotency-Key': key }), 20);
     if (answer.status !== 200) {
       wrong('an ambiguous registration retried with its key did not register', answer);
       continue;
     }
-    const { user_id: userId, referral_code: referralCode, token } = answer.body.data;
-    registered.push({ userId, referralCode, token: token.token, referredBy, loggedOut: false });
+    const retried = account(answer.body.data, body, referredBy, keys);
+    registered.push(retried);
+    if (keys && !retried.device) wrong('an ambiguous registration with a device came back without its device_key', answer);
     const again = await call('userRegister', body, { 'Idempotency-Key': key });
-    if (again.body.data?.user_id !== userId) wrong('a replay answered another user', again);
+    if (again.body.data?.user_id !== retried.userId) wrong('a replay answered another user', again);
   }
 
   const items = await scanItems(direct, tableName, company.company_id);
@@ -267,6 +347,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // The count is summed over the user's item and its count shards (lib/store/referral-store.ts).
     const counted = referralCountIn(items.filter((item) => item.pk === userKey(company.company_id, account.userId).pk));
     if (user && counted !== referred) wrong(`user ${account.userId} counts ${counted} referrals, not ${referred}`);
+    // The unread count, kept by the writes that change it, equals the unread notifications stored.
+    const own = items.filter((item) => item.pk === userKey(company.company_id, account.userId).pk);
+    const unreadCounted = own
+      .filter((item) => item.sk.startsWith(UNREAD_COUNT_PREFIX))
+      .reduce((sum, item) => sum + Number(item.unread ?? 0), 0);
+    const unreadStored = own.filter((item) => item.sk.startsWith(NOTIFICATION_PREFIX) && Number(item.is_read) === 0).length;
+    if (unreadCounted !== unreadStored)
+      wrong(`user ${account.userId} counts ${unreadCounted} unread, but ${unreadStored} are stored unread`);
     if (!account.loggedOut) {
       const list = await call('referralProgram', undefined, { Authorization: `Token ${account.token}` }, 'GET');
       if (list.status !== 200) wrong('a live token did not work after the run', list);

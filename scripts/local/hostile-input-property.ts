@@ -59,7 +59,7 @@ const DOCUMENTED = new Map<number, number>(
 const prototypeShape = () =>
   [Object.prototype, Array.prototype, Function.prototype].map((proto) => Object.getOwnPropertyNames(proto).sort().join()).join('|');
 
-interface HostileSetup {
+export interface HostileSetup {
   service: InProcessService;
   fixture: HostileFixture;
   company: Company;
@@ -297,11 +297,58 @@ export interface FaultedRun {
   settled: () => Promise<void>;
 }
 
+/** Sends one request through its handler as API Gateway would hand it over. */
+async function answerTo(setup: HostileSetup, request: HostileRequest): Promise<APIGatewayProxyStructuredResultV2> {
+  const event = httpEvent({ method: request.method, path: request.path, query: request.query });
+  event.headers = request.headers;
+  event.body = request.body;
+  event.isBase64Encoded = request.isBase64Encoded;
+  if (!request.query) delete event.queryStringParameters;
+  return setup.service.handlers[request.endpoint](event, lambdaContext());
+}
+
+function countOutcome(counts: OutcomeCounts, request: HostileRequest, result: APIGatewayProxyStructuredResultV2): number | undefined {
+  const code: number | undefined = JSON.parse(result.body ?? '{}').error?.[0];
+  const outcome = `${result.statusCode}${code === undefined ? '' : `/${code}`}`;
+  counts[request.endpoint][outcome] = (counts[request.endpoint][outcome] ?? 0) + 1;
+  return code;
+}
+
+/**
+ * For many clients at once (npm run fuzz -- --clients N): each answer is checked as it comes (the
+ * envelope, a documented status and code, nothing leaked), and what is stored once at the end
+ * (`storedProblems`): with requests side by side, one request's changes cannot be told apart.
+ */
+export function concurrentAnswerChecker(setup: HostileSetup, faulted: boolean) {
+  const counts = emptyCounts();
+  return {
+    counts,
+    async check(request: HostileRequest): Promise<string[]> {
+      const result = await answerTo(setup, request);
+      countOutcome(counts, request, result);
+      const problems = answerProblems(request, result, setup, false, faulted);
+      return problems.map(
+        (problem) => `${problem}\nrequest: ${describeRequest(request)}\nanswer: ${result.statusCode} ${result.body?.slice(0, 300)}`,
+      );
+    },
+    /** Every company's items whole (no partial registration, no phone or code twice), read past any proxy. */
+    async storedProblems(client: DynamoDBDocumentClient = setup.service.app.table.client): Promise<string[]> {
+      const items = await scanItems(client, setup.service.app.table.name);
+      return [setup.company.company_id, setup.other.company_id].flatMap((company) =>
+        identityProblems(
+          items.filter((item) => item.pk.startsWith(`C#${company}`)),
+          company,
+        ),
+      );
+    },
+  };
+}
+
 export async function hostileChecker(setup: HostileSetup, faults?: FaultedRun): Promise<HostileChecker> {
   const knownCompanies = [setup.company.company_id, setup.other.company_id];
   const counts = emptyCounts();
   const prototypes = prototypeShape();
-  const { app, handlers } = setup.service;
+  const { app } = setup.service;
   const scan = () => scanItems(faults?.direct ?? app.table.client, app.table.name);
   let stored: Snapshot = snapshotOf(await scan());
 
@@ -309,18 +356,10 @@ export async function hostileChecker(setup: HostileSetup, faults?: FaultedRun): 
     setup,
     counts,
     async check(request, { mayRegister = false } = {}) {
-      const event = httpEvent({ method: request.method, path: request.path, query: request.query });
-      event.headers = request.headers;
-      event.body = request.body;
-      event.isBase64Encoded = request.isBase64Encoded;
-      if (!request.query) delete event.queryStringParameters;
-      const result = await handlers[request.endpoint](event, lambdaContext());
-
+      const result = await answerTo(setup, request);
       const problems = answerProblems(request, result, setup, mayRegister, faults !== undefined);
       const answer = JSON.parse(result.body ?? '{}');
-      const code: number | undefined = answer.error?.[0];
-      const outcome = `${result.statusCode}${code === undefined ? '' : `/${code}`}`;
-      counts[request.endpoint][outcome] = (counts[request.endpoint][outcome] ?? 0) + 1;
+      const code = countOutcome(counts, request, result);
 
       await faults?.settled();
       const items = await scan();

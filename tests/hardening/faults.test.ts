@@ -4,13 +4,16 @@
 // in DynamoDB Local (read past the proxy).
 import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
-import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey } from '../../lib/store/keys.js';
+import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey, SESSION_PREFIX } from '../../lib/store/keys.js';
+import { signedLoginPin } from '../../scripts/local/device-keys.js';
 import { createOwnTable, localClient } from '../../scripts/local/dynamodb-local.js';
 import { type DynamoRequest, type FaultMode, type FaultProxy, faultWhen, startFaultProxy } from '../../scripts/local/fault-proxy.js';
 import { type FakeSns, startFakeSns } from '../../scripts/local/sns-fake.js';
 import { diffSnapshots, identityProblems, type StoredItem, scanItems, snapshotOf } from '../../scripts/local/table-snapshot.js';
+import { PINS, signUpWithDevice } from '../devices/device-helpers.js';
 import {
   type Account,
   type Answer,
@@ -465,5 +468,21 @@ describe('a verification answered 503 after its code was used up', () => {
     const retried = await verify();
     expect(retried.status, JSON.stringify(retried.body)).toBe(200);
     expect(retried.body.data.verification_token).toEqual(expect.any(String));
+  });
+});
+
+describe('a PIN login answered 503 after it took its nonce', () => {
+  it('retried with its Idempotency-Key logs in (its own nonce is no replay); the nonce under another key is still refused', async () => {
+    const { device } = await signUpWithDevice(service, company);
+    const body = signedLoginPin(device, company.company_id, PINS.login_pin, { timestamp: epochSeconds(service.clock) });
+    const login = (key: string) => invoke(service.handlers.loginPin, { path: '/p', headers: headers({ 'Idempotency-Key': key }), body });
+    // The nonce and the PIN's try are taken, then the session's transaction fails.
+    dynamoProxy.rule = onlyFor('TransactWriteItems', SESSION_PREFIX, 'throttle');
+    expectUnavailable(await login('pin-login-1'));
+    dynamoProxy.reset();
+    const retried = await login('pin-login-1');
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.data.token.token).toEqual(expect.any(String));
+    expect((await login('pin-login-2')).status).toBe(401);
   });
 });
