@@ -6,7 +6,7 @@ import { audit } from '../observability/audit.js';
 import { createSession, GrantRefused, TOKEN_TYPE } from '../sessions/access-tokens.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { deviceUseWrites, getDevice, takeNonce } from '../store/device-store.js';
-import { PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
+import { givePinTryBack, PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
 import { getUser } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
 import type { LoginPinCall } from './login-pin-input.js';
@@ -68,6 +68,8 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
       },
     );
   } catch (error) {
+    // The PIN was right: whatever refused the session, its try does not count toward a lock.
+    await givePinTryBack(app.table, check, attemptId).catch(() => undefined);
     if (error instanceof GrantRefused) throw refused('device_removed', userId);
     if (error instanceof AppError && error.errorName === 'UNAUTHORIZED') throw refused('user_not_active', userId);
     throw error;

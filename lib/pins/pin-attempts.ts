@@ -25,6 +25,9 @@ export class PinRefused extends AppError {
   }
 }
 
+/** How long an attempt that finds the tries full waits before it looks again. */
+const FULL_TRIES_WAITS_MS = [100, 200];
+
 /**
  * Checks a PIN, counted: takes a try first (refused: PIN_LOCKED), then compares. A wrong PIN
  * keeps its try and throws PIN_INVALID with the tries left. A right one returns the write that
@@ -32,7 +35,15 @@ export class PinRefused extends AppError {
  */
 export async function checkPinCounted(app: App, check: PinCheck): Promise<TransactItem> {
   const max = app.config.pinMaxFailures;
-  const taken = await takePinTry(app.table, check, check.attemptId ?? attemptIdOf(undefined), max);
+  const attemptId = check.attemptId ?? attemptIdOf(undefined);
+  let taken = await takePinTry(app.table, check, attemptId, max);
+  // Full tries are a lock, or the user's own attempts still in flight (a right PIN clears them once
+  // it is compared): look again twice, shortly, before answering locked. Nothing is compared meanwhile.
+  for (const waitMs of FULL_TRIES_WAITS_MS) {
+    if (taken.taken) break;
+    await app.timer.sleep(waitMs);
+    taken = await takePinTry(app.table, check, attemptId, max);
+  }
   if (!taken.taken) throw new PinRefused('locked', 0, false);
   if (!(await checkPin(app, check))) throw new PinRefused('wrong', Math.max(0, max - taken.tries), taken.tries >= max);
   return pinTriesClear(app.table, check);

@@ -1,6 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite } from './conditional-write.js';
 import { deviceIndexKey, deviceNonceKey, USER_DEVICE_PREFIX, userDeviceKey, userKey } from './keys.js';
+import { queryPartitionPrefix } from './partition-query.js';
 import type { Table } from './table.js';
 import type { TransactItem } from './transactions.js';
 
@@ -40,22 +41,7 @@ export async function getDevice(table: Table, companyId: string, deviceKey: stri
 
 /** A user's devices as listed, read strongly consistently (at most the configured maximum, so one page). */
 export async function queryUserDevices(table: Table, companyId: string, userId: string): Promise<UserDeviceRecord[]> {
-  const devices: UserDeviceRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table.client.send(
-      new QueryCommand({
-        TableName: table.name,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': userKey(companyId, userId).pk, ':prefix': USER_DEVICE_PREFIX },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    devices.push(...((page.Items ?? []) as UserDeviceRecord[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return devices;
+  return (await queryPartitionPrefix(table, userKey(companyId, userId).pk, USER_DEVICE_PREFIX)) as unknown as UserDeviceRecord[];
 }
 
 /** The two items of a binding: new, or the same key bound again by the same user (its labels replaced, its creation kept). */

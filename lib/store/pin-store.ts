@@ -1,5 +1,5 @@
 import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TRY_ROOM_LEFT, tryValues } from './attempt-sets.js';
+import { removeTry, TRY_ROOM_LEFT, tryValues } from './attempt-sets.js';
 import { conditionalWrite } from './conditional-write.js';
 import { pinTriesKey, USER_SORT_KEY, userKey, userPartitionPrefix } from './keys.js';
 import type { Table } from './table.js';
@@ -96,6 +96,21 @@ export async function takePinTry(
 /** The write that clears a PIN's tries (a right PIN, an OTP login for the login PIN, a reset), for a transaction or alone. */
 export function pinTriesClear(table: Table, target: { companyId: string; userId: string; pinType: PinType }): TransactItem {
   return { Delete: pinTriesDelete(table, target) };
+}
+
+/**
+ * Gives an attempt's try back: its PIN was right, but what it was for was refused (the device
+ * removed meanwhile, the PIN changed): a right PIN never counts toward a lock.
+ */
+export async function givePinTryBack(
+  table: Table,
+  target: { companyId: string; userId: string; pinType: PinType },
+  attemptId: string,
+): Promise<void> {
+  await removeTry(table, pinTriesKey(target.companyId, target.userId, target.pinType), attemptId, {
+    expression: 'attribute_exists(tries)',
+    values: {},
+  });
 }
 
 function pinTriesDelete(table: Table, target: { companyId: string; userId: string; pinType: PinType }) {

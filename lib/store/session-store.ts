@@ -1,8 +1,9 @@
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { UserStatus } from '../users/user-status.js';
 import { writeInBatches } from './batch-write.js';
 import { conditionalWrite } from './conditional-write.js';
 import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
+import { queryPartitionPrefix } from './partition-query.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
 
@@ -130,31 +131,16 @@ export interface StoredSession {
  * strongly consistently; or only those bound to one device.
  */
 export async function querySessions(table: Table, companyId: string, userId: string, deviceKey?: string): Promise<StoredSession[]> {
-  const pk = userKey(companyId, userId).pk;
-  const sessions: StoredSession[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table.client.send(
-      new QueryCommand({
-        TableName: table.name,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': SESSION_PREFIX, ...(deviceKey ? { ':device': deviceKey } : {}) },
-        ...(deviceKey ? { FilterExpression: 'device_key = :device' } : {}),
-        ProjectionExpression: 'pk, sk, expires_at, last_used_at, device_key',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? [])
-      sessions.push({
-        key: { pk: item.pk as string, sk: item.sk as string },
-        expiresAt: item.expires_at as number,
-        lastUsedAt: item.last_used_at as number,
-        deviceKey: item.device_key as string | undefined,
-      });
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return sessions;
+  const items = await queryPartitionPrefix(table, userKey(companyId, userId).pk, SESSION_PREFIX, {
+    filter: deviceKey ? { expression: 'device_key = :device', values: { ':device': deviceKey } } : undefined,
+    projection: 'pk, sk, expires_at, last_used_at, device_key',
+  });
+  return items.map((item) => ({
+    key: { pk: item.pk as string, sk: item.sk as string },
+    expiresAt: item.expires_at as number,
+    lastUsedAt: item.last_used_at as number,
+    deviceKey: item.device_key as string | undefined,
+  }));
 }
 
 /** The write that ends one session inside a transaction. */

@@ -4,7 +4,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
-import { pinTriesKey, sessionKey } from '../../lib/store/keys.js';
+import { NOTIFICATION_PREFIX, pinTriesKey, sessionKey, userKey } from '../../lib/store/keys.js';
+import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import type { SessionRecord } from '../../lib/store/session-store.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from '../../scripts/local/device-keys.js';
 import { type Account, codeIn, type InProcessService, invoke, outboxMessages, signUp } from '../helpers.js';
@@ -88,4 +89,10 @@ export async function tokenWorks(service: InProcessService, company: Company, au
     headers: { CompanyID: company.company_id, Authorization: authorization },
   });
   return answer.status === 200;
+}
+
+/** The events of a user's notices, as stored (in sort-key order: oldest first). */
+export async function noticeEvents(service: InProcessService, company: Company, userId: string): Promise<number[]> {
+  const items = await queryPartitionPrefix(service.app.table, userKey(company.company_id, userId).pk, NOTIFICATION_PREFIX);
+  return items.map((item) => item.notification_event_type as number);
 }

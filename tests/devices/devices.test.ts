@@ -11,7 +11,16 @@ import { querySessions } from '../../lib/store/session-store.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { newDeviceKeyPair } from '../../scripts/local/device-keys.js';
 import { expectFailure, invoke, newCompany, sampleRegistration, signUp, testService } from '../helpers.js';
-import { type Device, otpLogin, PINS, pinLogin, sessionOf, signUpWithDevice, tokenWorks } from './device-helpers.js';
+import {
+  type Device,
+  otpLogin,
+  PINS,
+  pinLogin,
+  sessionOf,
+  noticeEvents as sharedNoticeEvents,
+  signUpWithDevice,
+  tokenWorks,
+} from './device-helpers.js';
 
 const service = testService();
 const twoDevices = testService({ MAX_DEVICES_PER_USER: '2' });
@@ -36,17 +45,7 @@ const removeDevice = (authorization: string, deviceKey: unknown, on = service) =
     body: { device_key: deviceKey },
   });
 
-async function noticeEvents(userId: string): Promise<number[]> {
-  const { Items } = await service.app.table.client.send(
-    new QueryCommand({
-      TableName: service.app.table.name,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :notif)',
-      ExpressionAttributeValues: { ':pk': userKey(company.company_id, userId).pk, ':notif': 'NOTIF#' },
-      ConsistentRead: true,
-    }),
-  );
-  return (Items ?? []).map((item) => item.notification_event_type as number);
-}
+const noticeEvents = async (userId: string) => await sharedNoticeEvents(service, company, userId);
 
 /** How many devices a user's list holds, read from the table. */
 async function deviceItems(on: typeof service, companyId: string, userId: string): Promise<number> {

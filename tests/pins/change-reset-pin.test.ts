@@ -2,14 +2,14 @@
 // knows the current PIN (counted as a PIN login counts it), a reset proves the phone; both clear
 // the PIN's count and lock, end every other session and leave a notice; the old PIN never works
 // once a change has answered, even when PIN logins race it.
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { checkPinCounted, PinRefused } from '../../lib/pins/pin-attempts.js';
-import { pinTriesKey, userKey } from '../../lib/store/keys.js';
+import { pinTriesKey } from '../../lib/store/keys.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { newDeviceKeyPair } from '../../scripts/local/device-keys.js';
-import { otpLogin, PINS, pinLogin, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
+import { otpLogin, PINS, pinLogin, noticeEvents as sharedNoticeEvents, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
 import { type Account, expectFailure, invoke, newCompany, provePhone, testService } from '../helpers.js';
 
 const service = testService();
@@ -27,17 +27,7 @@ const changePin = (authorization: string, body: unknown) =>
 const resetPin = (authorization: string, body: unknown) =>
   invoke(service.handlers.resetPin, { path: '/wallet/v3/auth/reset_pin', headers: headers(authorization), body });
 
-async function noticeEvents(userId: string): Promise<number[]> {
-  const { Items } = await service.app.table.client.send(
-    new QueryCommand({
-      TableName: service.app.table.name,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :notif)',
-      ExpressionAttributeValues: { ':pk': userKey(company.company_id, userId).pk, ':notif': 'NOTIF#' },
-      ConsistentRead: true,
-    }),
-  );
-  return (Items ?? []).map((item) => item.notification_event_type as number).sort();
-}
+const noticeEvents = async (userId: string) => (await sharedNoticeEvents(service, company, userId)).sort();
 
 async function tries(account: Account, pinType: 'login' | 'transaction'): Promise<number> {
   const { Item } = await service.app.table.client.send(

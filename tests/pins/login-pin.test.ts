@@ -10,7 +10,7 @@ import { userKey } from '../../lib/store/keys.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import { newDeviceKeyPair, newNonce } from '../../scripts/local/device-keys.js';
 import { loginPinTries, otpLogin, PINS, pinLogin, sessionOf, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
-import { expectFailure, newCompany, testService } from '../helpers.js';
+import { expectFailure, invoke, newCompany, testService } from '../helpers.js';
 
 const service = testService();
 let company: Company;
@@ -127,6 +127,28 @@ describe('login_pin', () => {
     expect(await loginPinTries(service, company, account)).toBe(5);
     expectFailure(await pinLogin(service, company, device, PINS.login_pin), 400, 18);
     expect((await notices(account.userId)).filter((event) => event === 5)).toHaveLength(1);
+  });
+
+  it('does not answer a right PIN "locked" for the user\'s own logins in flight: 12 at once all log in', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const answers = await Promise.all(Array.from({ length: 12 }, () => pinLogin(service, company, device, PINS.login_pin)));
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    expect(await loginPinTries(service, company, account)).toBe(0);
+  });
+
+  it("gives a right PIN's try back when its session is refused (the device removed meanwhile): eight such logins lock nothing", async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const keeper = newDeviceKeyPair();
+    const kept = await otpLogin(service, company, account, { device_public_key: keeper.publicKey });
+    const removal = invoke(service.handlers.devicesRemove, {
+      path: '/wallet/v3/auth/devices/remove',
+      headers: { CompanyID: company.company_id, Authorization: `Token ${kept.body.data.token.token}` },
+      body: { device_key: device.deviceKey },
+    });
+    const logins = await Promise.all(Array.from({ length: 8 }, () => pinLogin(service, company, device, PINS.login_pin)));
+    expect((await removal).status).toBe(200);
+    for (const login of logins) expect([200, 401]).toContain(login.status);
+    expect(await loginPinTries(service, company, account)).toBe(0);
   });
 
   it('accepts a nonce once even when two requests with it arrive at once', async () => {
