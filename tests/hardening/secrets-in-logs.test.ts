@@ -3,11 +3,13 @@
 // carrying a token, tells caches not to keep it.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { operatorRegistration, userRegister } from '../../lib/users/user-register.js';
 import { userRegisterBody } from '../../lib/users/user-register-input.js';
+import { newDeviceKeyPair, signedLoginPin } from '../../scripts/local/device-keys.js';
 import { type FaultProxy, faultWhen, startFaultProxy } from '../../scripts/local/fault-proxy.js';
 import { type FakeSns, startFakeSns } from '../../scripts/local/sns-fake.js';
 import {
@@ -16,6 +18,8 @@ import {
   type EventInput,
   type InProcessService,
   invoke,
+  invokeQueued,
+  lambdaContext,
   newCompany,
   sampleRegistration,
   testService,
@@ -282,11 +286,100 @@ async function runEveryFlow(): Promise<void> {
     ).status,
   ).toBe(400);
 
+  await runDeviceAndPaymentFlows(path);
+  await runQueuedSend();
+
   // The stored hashes are secrets too.
   for (const answer of [customer, referred, employee]) {
     const user = (await getUser(service.app.table, company.company_id, answer.body.data.user_id))!;
     for (const hash of [user.password_hash, user.login_pin_hash, user.transaction_pin_hash]) secrets.add(hash.split('$').at(-1)!);
   }
+}
+
+/** A device bound at registration, PIN logins right and wrong, a PIN change, payments authorized and redeemed. */
+async function runDeviceAndPaymentFlows(path: string): Promise<void> {
+  const keys = newDeviceKeyPair();
+  const body = secretRegistration({ device_public_key: keys.publicKey, device_id: 'dev-1', device_unique_id: 'uniq-1' });
+  const registered = await call('register with device', register, { path, body });
+  expect(registered.status).toBe(200);
+  const token = rememberToken(registered);
+  const device = { privateKey: keys.privateKey, deviceKey: registered.body.data.device_key as string };
+  secrets.add(keys.publicKey.slice(-40));
+  const pinLogin = (what: string, pin: string) =>
+    call(what, service.handlers.loginPin, {
+      path: '/wallet/v3/auth/login_pin',
+      body: signedLoginPin(device, company.company_id, pin, { timestamp: epochSeconds(service.clock) }),
+    });
+  const wrongPin = STRONG_PINS.find((pin) => pin !== body.login_pin && pin !== body.transaction_pin)!;
+  expect((await pinLogin('PIN login wrong', wrongPin)).body.error).toEqual([17]);
+  const pinSession = await pinLogin('PIN login', String(body.login_pin));
+  expect(pinSession.status).toBe(200);
+  const pinToken = rememberToken(pinSession);
+  expect(
+    (await call('devices', service.handlers.devices, { method: 'GET', path: '/d', headers: { Authorization: pinToken } })).status,
+  ).toBe(200);
+
+  // Payments: a wrong transaction PIN, then an authorization redeemed once.
+  const authorize = (what: string, pin: string, reference: string) =>
+    call(what, service.handlers.transactionAuthorization, {
+      path: '/wallet/v3/auth/transaction_authorization',
+      headers: { Authorization: token },
+      body: { transaction_pin: pin, amount: '12.30', currency: 'EUR', payee: 'Acme Coffee', reference },
+    });
+  expect((await authorize('authorize wrong PIN', wrongPin, 'order-1')).body.error).toEqual([17]);
+  const authorized = await authorize('authorize payment', String(body.transaction_pin), 'order-2');
+  expect(authorized.status).toBe(200);
+  const authorizationToken = authorized.body.data.authorization_token as string;
+  secrets.add(authorizationToken);
+  const payload = {
+    company_id: company.company_id,
+    authorization_token: authorizationToken,
+    amount: '12.30',
+    currency: 'EUR',
+    payee: 'Acme Coffee',
+    reference: 'order-2',
+  };
+  const redeem = (id: string) => service.invoked.redeemAuthorization(payload, { ...lambdaContext(), awsRequestId: id }) as Promise<any>;
+  expect((await redeem('redeem-1')).success).toBe(1);
+  expect((await redeem('redeem-2')).error).toEqual([19]);
+
+  // The login PIN changed, knowing it: the new PIN is a secret too.
+  const newPin = STRONG_PINS.find((pin) => ![body.login_pin, body.transaction_pin, wrongPin].includes(pin))!;
+  digitSecrets.add(newPin);
+  const changed = await call('change PIN', service.handlers.changePin, {
+    path: '/wallet/v3/auth/change_pin',
+    headers: { Authorization: token },
+    body: { pin_type: 1, current_pin: body.login_pin, new_pin: newPin },
+  });
+  expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+}
+
+/** A code through the SMS queue: queued sealed by login_phone, sent by smsSend, each logging. */
+async function runQueuedSend(): Promise<void> {
+  const queued: string[] = [];
+  const queuing = testService(
+    {
+      SMS_SENDER: 'sns',
+      SNS_ENDPOINT: sns.endpoint,
+      SMS_DELIVERY: 'queue',
+      LOG_LEVEL: 'DEBUG',
+      SERVER_SECRET: service.app.config.serverSecret!,
+    },
+    { smsQueue: { enqueue: async (body) => void queued.push(body) } },
+  );
+  const phone = String(sampleRegistration().phone_number);
+  phones.add(phone);
+  const verification = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
+  const sent = await invoke(queuing.handlers.loginPhone, { path: '/l', headers: { CompanyID: company.company_id }, body: verification });
+  expect(sent.status).toBe(200);
+  for (const body of queued) secrets.add(body.slice(-40));
+  expect(
+    await invokeQueued(
+      queuing.queued.smsSend,
+      queued.map((body, index) => ({ messageId: `m-${index}`, body })),
+    ),
+  ).toEqual([]);
+  lastPublishedCode();
 }
 
 async function signUpAnother(referralCode: string): Promise<void> {
@@ -310,6 +403,9 @@ describe('secrets never reach the logs', () => {
         'SNS down',
         'table throttling',
         'token write failing',
+        'PIN login',
+        'authorize payment',
+        'change PIN',
       ]),
     );
     const text = capture.text();
@@ -352,6 +448,14 @@ describe('secrets never reach the logs', () => {
       'sessions_revoked',
       'limited',
       'destination_refused',
+      'device_bound',
+      'pin_verified',
+      'pin_failed',
+      'pin_changed',
+      'transaction_authorized',
+      'transaction_authorization_refused',
+      'authorization_redeemed',
+      'authorization_redeem_refused',
     ]) {
       expect(text, event).toContain(`"audit_event":"${event}"`);
     }
