@@ -132,23 +132,31 @@ async function recordRegistration(
  * was lost (503 after the write was applied unseen): answered as then, with a new session of that
  * user (contract 3.10), rather than 409 for the caller's own registration.
  */
-async function registeredByThisRequest(app: App, user: UserRecord, idempotencyRef: string): Promise<UserRegisterResult | undefined> {
+async function registeredByThisRequest(
+  app: App,
+  user: UserRecord,
+  input: UserRegisterCall['body'],
+  idempotencyRef: string,
+): Promise<UserRegisterResult | undefined> {
   const claim = await getPhoneClaim(app.table, user.company_id, user.phone_e164, user.user_type, true);
   if (!claim || claim.registered_by_request !== idempotencyRef) return undefined;
   const registered = await getUser(app.table, user.company_id, claim.user_id, true);
   if (!registered) return undefined;
+  // The device the first run bound in its transaction: its key follows from the user and the public key.
+  const binding = deviceBindingOf(user.company_id, registered.user_id, input);
   const token = await createSession(
     app,
     user.company_id,
     registered.user_id,
     registered.user_type,
-    { began: 'register' },
+    { began: 'register', deviceKey: binding?.deviceKey },
     { terms: { phoneVerified: registered.phone_verified === 1 } },
   );
   return {
     message: 'User registered successfully',
     token: { type: TOKEN_TYPE, token },
     user_id: registered.user_id,
+    ...(binding ? { device_key: binding.deviceKey } : {}),
     referral_code: registered.referral_code,
   };
 }
@@ -232,7 +240,7 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
         throw alreadyRegistered({ phone: true, email: refused.has('email_taken') });
       }
       if (refused.has('phone_taken') && idempotencyRef) {
-        const registered = await registeredByThisRequest(app, user, idempotencyRef);
+        const registered = await registeredByThisRequest(app, user, input, idempotencyRef);
         if (registered) return registered;
       }
       if (refused.has('phone_taken') || refused.has('email_taken')) {

@@ -8,7 +8,7 @@ import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey, SESSION_PREFIX } from '../../lib/store/keys.js';
-import { signedLoginPin } from '../../scripts/local/device-keys.js';
+import { newDeviceKeyPair, signedLoginPin } from '../../scripts/local/device-keys.js';
 import { createOwnTable, localClient } from '../../scripts/local/dynamodb-local.js';
 import { type DynamoRequest, type FaultMode, type FaultProxy, faultWhen, startFaultProxy } from '../../scripts/local/fault-proxy.js';
 import { type FakeSns, startFakeSns } from '../../scripts/local/sns-fake.js';
@@ -450,6 +450,22 @@ describe('a registration answered 503 after its write was applied unseen', () =>
     expect(list.status).toBe(200);
     // And again: now the stored answer.
     expect((await send()).body).toEqual(retried.body);
+  });
+
+  it('with a device: the retry answers the device_key its first run bound, and the device logs in by PIN', async () => {
+    dynamoProxy.rule = onlyFor('TransactWriteItems', undefined, 'drop-answer');
+    const keys = newDeviceKeyPair();
+    const body = sampleRegistration({ ...PINS, device_public_key: keys.publicKey });
+    const key = `lost-device-${randomPhoneNumber()}`;
+    const send = () => invoke(register, { path: '/r', headers: headers({ 'Idempotency-Key': key }), body });
+    expectUnavailable(await send());
+    dynamoProxy.reset();
+    const retried = await send();
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.data.device_key).toEqual(expect.any(String));
+    const device = { privateKey: keys.privateKey, deviceKey: retried.body.data.device_key };
+    const pinBody = signedLoginPin(device, company.company_id, PINS.login_pin, { timestamp: epochSeconds(service.clock) });
+    expect((await invoke(service.handlers.loginPin, { path: '/p', headers: headers(), body: pinBody })).status).toBe(200);
   });
 });
 
