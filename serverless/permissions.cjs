@@ -167,6 +167,8 @@ module.exports = {
       { actions: ['PutItem'], keys: ['authorization', 'authorizationReference', 'notification'] },
       // A right PIN clears its tries (in the authorization's transaction, or alone when it is refused).
       { actions: ['DeleteItem'], keys: ['pinTries'] },
+      // The transaction PIN's version as compared, checked in the authorization's transaction.
+      { actions: ['ConditionCheckItem'], keys: ['user'] },
       recordSessionUse,
     ],
     secret: true,

@@ -1,13 +1,13 @@
 import type { App } from '../app.js';
 import { epochSeconds } from '../clock.js';
 import { AppError, fieldError } from '../errors.js';
-import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit } from '../observability/audit.js';
 import { checkPinCounted, PinRefused } from '../pins/pin-attempts.js';
+import { writePinLocked } from '../pins/pin-check.js';
 import { hashToken, randomToken } from '../secrets/hashing.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { authorizationPut, referenceClaimPut } from '../store/authorization-store.js';
-import { clearPinTries } from '../store/pin-store.js';
+import { clearPinTries, pinVersionCheck } from '../store/pin-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { getUser } from '../store/user-store.js';
 import type { TransactionAuthorizationCall } from './transaction-authorization-input.js';
@@ -30,26 +30,18 @@ export async function transactionAuthorization(
   const refused = (outcome: string, details: Record<string, unknown> = {}) =>
     audit(app, origin, 'transaction_authorization_refused', { company_id: companyId, user_id: userId, outcome, ...details });
 
-  const clearTries = await checkPinCounted(app, { ...pin, pin: payment.transaction_pin, storedHash: user.transaction_pin_hash }).catch(
-    async (error: unknown) => {
-      if (!(error instanceof PinRefused)) throw error;
-      const attemptsLeft = error.data?.attempts_left;
-      refused(error.outcome === 'wrong' ? 'wrong_pin' : 'pin_locked', { attempts_left: attemptsLeft, locked_now: error.lockedNow });
-      // The attempt that spent the last try tells the user, in their own list, once.
-      if (error.lockedNow) {
-        const notice = securityNotificationWrites(app.table, companyId, userId, {
-          event: SecurityEvent.PIN_LOCKED,
-          pinType: 'transaction',
-          nowMs: app.clock.now(),
-        });
-        await writeTransaction(
-          app.table,
-          notice.map((item) => ({ label: 'notification', item })),
-        );
-      }
-      throw error;
-    },
-  );
+  const { clearTries, triesTaken } = await checkPinCounted(app, {
+    ...pin,
+    pin: payment.transaction_pin,
+    storedHash: user.transaction_pin_hash,
+  }).catch(async (error: unknown) => {
+    if (!(error instanceof PinRefused)) throw error;
+    const attemptsLeft = error.data?.attempts_left;
+    refused(error.outcome === 'wrong' ? 'wrong_pin' : 'pin_locked', { attempts_left: attemptsLeft, locked_now: error.lockedNow });
+    // The attempt that spent the last try tells the user, in their own list, once.
+    if (error.lockedNow) await writePinLocked(app, pin);
+    throw error;
+  });
 
   const token = randomToken();
   const now = epochSeconds(app.clock);
@@ -71,8 +63,16 @@ export async function transactionAuthorization(
       },
       { label: 'reference', item: referenceClaimPut(app.table, { companyId, userId, reference, expiresAt }, now) },
       { label: 'pin', item: clearTries },
+      { label: 'pin_version', item: pinVersionCheck(app.table, { ...pin, pinVersion: user.transaction_pin_version ?? 0 }) },
     ]);
   } catch (error) {
+    if (error instanceof ConditionsFailed && error.labels.includes('pin_version')) {
+      // The transaction PIN was changed or reset after it was read: the PIN compared is no longer the user's.
+      // Its try stays counted, as a wrong PIN's does.
+      const attemptsLeft = Math.max(0, app.config.pinMaxFailures - triesTaken);
+      refused('pin_changed', { attempts_left: attemptsLeft });
+      throw new AppError('PIN_INVALID', { detail: 'the transaction PIN changed meanwhile', data: { attempts_left: attemptsLeft } });
+    }
     if (!(error instanceof ConditionsFailed && error.labels.includes('reference'))) throw error;
     // The PIN was right: its tries go, though the authorization does not.
     await clearPinTries(app.table, pin);

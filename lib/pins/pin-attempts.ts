@@ -25,7 +25,7 @@ export class PinRefused extends AppError {
   }
 }
 
-/** How long an attempt that finds the tries full waits before it looks again. */
+/** How long an attempt that finds the tries full, but not marked locked, waits before it looks again. */
 const FULL_TRIES_WAITS_MS = [100, 200];
 
 /**
@@ -33,18 +33,19 @@ const FULL_TRIES_WAITS_MS = [100, 200];
  * keeps its try and throws PIN_INVALID with the tries left. A right one returns the write that
  * clears the count, for the caller to make with its own change in one transaction.
  */
-export async function checkPinCounted(app: App, check: PinCheck): Promise<TransactItem> {
+export async function checkPinCounted(app: App, check: PinCheck): Promise<{ clearTries: TransactItem; triesTaken: number }> {
   const max = app.config.pinMaxFailures;
   const attemptId = check.attemptId ?? attemptIdOf(undefined);
   let taken = await takePinTry(app.table, check, attemptId, max);
-  // Full tries are a lock, or the user's own attempts still in flight (a right PIN clears them once
-  // it is compared): look again twice, shortly, before answering locked. Nothing is compared meanwhile.
+  // Full tries not marked locked are the user's own attempts still in flight (a right PIN clears
+  // them once it is compared): look again twice, shortly, before answering locked. Nothing is
+  // compared meanwhile; a PIN marked locked is answered at once.
   for (const waitMs of FULL_TRIES_WAITS_MS) {
-    if (taken.taken) break;
+    if (taken.taken || taken.locked) break;
     await app.timer.sleep(waitMs);
     taken = await takePinTry(app.table, check, attemptId, max);
   }
   if (!taken.taken) throw new PinRefused('locked', 0, false);
   if (!(await checkPin(app, check))) throw new PinRefused('wrong', Math.max(0, max - taken.tries), taken.tries >= max);
-  return pinTriesClear(app.table, check);
+  return { clearTries: pinTriesClear(app.table, check), triesTaken: taken.tries };
 }

@@ -1,10 +1,28 @@
 import type { App } from '../app.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
+import { type PinType, pinLockMark } from '../store/pin-store.js';
 import type { TransactItem } from '../store/transactions.js';
 import { writeTransaction } from '../store/transactions.js';
 import { checkPinCounted, PinRefused } from './pin-attempts.js';
 import type { PinCheck } from './pin-hashes.js';
+
+/**
+ * The attempt that spent a PIN's last try: a PIN_LOCKED notice in the user's list, once, and the
+ * tries marked locked (so later attempts are answered 18 at once, not after the in-flight wait).
+ */
+export async function writePinLocked(app: App, target: { companyId: string; userId: string; pinType: PinType }): Promise<void> {
+  const nowMs = app.clock.now();
+  const notice = securityNotificationWrites(app.table, target.companyId, target.userId, {
+    event: SecurityEvent.PIN_LOCKED,
+    pinType: target.pinType,
+    nowMs,
+  });
+  await writeTransaction(app.table, [
+    ...notice.map((item) => ({ label: 'notice', item })),
+    { label: 'lock', item: pinLockMark(app.table, target, Math.floor(nowMs / 1000)) },
+  ]);
+}
 
 /**
  * A counted PIN check (pin-attempts.ts) with what it is recorded as: an audit event for each
@@ -19,24 +37,18 @@ export async function checkPinRecorded(
 ): Promise<TransactItem> {
   const event = { company_id: check.companyId, user_id: check.userId, pin_type: check.pinType, action };
   try {
-    const clear = await checkPinCounted(app, check);
+    const { clearTries } = await checkPinCounted(app, check);
     audit(app, origin, 'pin_verified', { ...event, outcome: 'right' });
-    return clear;
+    return clearTries;
   } catch (error) {
     if (!(error instanceof PinRefused)) throw error;
     audit(app, origin, 'pin_failed', { ...event, outcome: error.outcome, attempts_left: error.data?.attempts_left ?? 0 });
     if (error.lockedNow) {
       audit(app, origin, 'pin_locked', { ...event, outcome: 'locked' });
-      const notice = securityNotificationWrites(app.table, check.companyId, check.userId, {
-        event: SecurityEvent.PIN_LOCKED,
-        pinType: check.pinType,
-        nowMs: app.clock.now(),
-      });
       // The refusal stands whether or not the notice is written.
-      await writeTransaction(
-        app.table,
-        notice.map((item) => ({ label: 'notice', item })),
-      ).catch((failure: Error) => app.logger.warn('PIN lock notice not written', { error: failure, user_id: check.userId }));
+      await writePinLocked(app, check).catch((failure: Error) =>
+        app.logger.warn('PIN lock notice not written', { error: failure, user_id: check.userId }),
+      );
     }
     throw error;
   }

@@ -69,14 +69,15 @@ export async function* scanPinHashes(table: Table, companyId?: string): AsyncGen
 
 /**
  * Takes one try of a PIN before it is compared, for one attempt (its id joins a string set, so a
- * write the SDK retried counts once): refused, with the tries seen, once the set holds maxTries.
+ * write the SDK retried counts once): refused once the set holds maxTries, saying whether the
+ * attempt that spent the last try marked the PIN locked (else the tries may be in flight still).
  */
 export async function takePinTry(
   table: Table,
   target: { companyId: string; userId: string; pinType: PinType },
   attemptId: string,
   maxTries: number,
-): Promise<{ taken: true; tries: number } | { taken: false }> {
+): Promise<{ taken: true; tries: number } | { taken: false; locked: boolean }> {
   const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
@@ -86,11 +87,32 @@ export async function takePinTry(
         ConditionExpression: TRY_ROOM_LEFT,
         ExpressionAttributeValues: tryValues(attemptId, maxTries),
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     ),
   );
-  if (!outcome.written) return { taken: false };
+  if (!outcome.written) return { taken: false, locked: outcome.seen?.locked_at !== undefined };
   return { taken: true, tries: (outcome.result.Attributes?.tries as Set<string> | undefined)?.size ?? 0 };
+}
+
+/**
+ * Marks a PIN locked, in the transaction of its lock notice: the attempt whose wrong PIN spent the
+ * last try. Nothing when the tries were cleared meanwhile (an OTP login, a reset).
+ */
+export function pinLockMark(
+  table: Table,
+  target: { companyId: string; userId: string; pinType: PinType },
+  nowSeconds: number,
+): TransactItem {
+  return {
+    Update: {
+      TableName: table.name,
+      Key: pinTriesKey(target.companyId, target.userId, target.pinType),
+      UpdateExpression: 'SET locked_at = :now',
+      ConditionExpression: 'attribute_exists(tries)',
+      ExpressionAttributeValues: { ':now': nowSeconds },
+    },
+  };
 }
 
 /** The write that clears a PIN's tries (a right PIN, an OTP login for the login PIN, a reset), for a transaction or alone. */
@@ -134,6 +156,25 @@ export function pinReplace(
       ConditionExpression: `attribute_exists(pk) AND (#version = :pinVersion${change.pinVersion === 0 ? ' OR attribute_not_exists(#version)' : ''})`,
       ExpressionAttributeNames: { '#hash': PIN_HASH_ATTRIBUTE[change.pinType], '#version': PIN_VERSION_ATTRIBUTE[change.pinType] },
       ExpressionAttributeValues: { ':hash': change.hash, ':now': change.now, ':one': 1, ':pinVersion': change.pinVersion },
+    },
+  };
+}
+
+/**
+ * Holds a transaction to the PIN version read with the PIN compared: a change or reset of that PIN
+ * committed meanwhile refuses it (the PIN it compared is no longer the user's).
+ */
+export function pinVersionCheck(
+  table: Table,
+  target: { companyId: string; userId: string; pinType: PinType; pinVersion: number },
+): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: table.name,
+      Key: userKey(target.companyId, target.userId),
+      ConditionExpression: `#version = :pinVersion${target.pinVersion === 0 ? ' OR attribute_not_exists(#version)' : ''}`,
+      ExpressionAttributeNames: { '#version': PIN_VERSION_ATTRIBUTE[target.pinType] },
+      ExpressionAttributeValues: { ':pinVersion': target.pinVersion },
     },
   };
 }

@@ -193,13 +193,13 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
     'right PIN': {
       requests: 4,
       sequential: 4,
-      work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try; TransactWriteItems (authorization, reference claim, tries cleared)',
+      work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try; TransactWriteItems (authorization, reference claim, tries cleared, PIN version checked)',
     },
     'wrong PIN (17)': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try' },
     'wrong PIN that locks it (17, attempts_left 0)': {
       requests: 4,
       sequential: 4,
-      work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try; TransactWriteItems (notification, unread count)',
+      work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try; TransactWriteItems (notification, unread count, tries marked locked)',
     },
     'locked (18)': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try (refused)' },
   },

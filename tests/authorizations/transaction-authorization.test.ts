@@ -3,7 +3,7 @@
 // very values approved (PSD2 RTS articles 4 and 5, rule by rule), and the DynamoDB requests each
 // outcome makes, against the documented minimum (scripts/bench/minimum-round-trips.ts).
 import { createServer } from 'node:net';
-import { DeleteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { normalizeAmount } from '../../lib/authorizations/payment-fields.js';
 import type { Company } from '../../lib/companies/companies.js';
@@ -115,7 +115,7 @@ describe('transaction_authorization', () => {
     for (let attempt = 0; attempt < service.app.config.pinMaxFailures; attempt++) {
       await takePinTry(service.app.table, login, `try-${attempt}`, service.app.config.pinMaxFailures);
     }
-    expect(await takePinTry(service.app.table, login, 'one more', service.app.config.pinMaxFailures)).toEqual({ taken: false });
+    expect(await takePinTry(service.app.table, login, 'one more', service.app.config.pinMaxFailures)).toMatchObject({ taken: false });
     await authorized(account, payment());
   });
 
@@ -155,6 +155,47 @@ describe('transaction_authorization', () => {
     expect(answer.body.data.errors).toEqual([{ code: 1, field, detail: expect.stringContaining(detail) }]);
     const wrong = await authorize(account, { ...payment(), transaction_pin: WRONG_PIN });
     expect(wrong.body.data.attempts_left).toBe(4);
+  });
+
+  it('never approves with a transaction PIN changed between its check and its write: 17, no authorization stored', async () => {
+    const account = await signUp(service, company);
+    const user = userKey(company.company_id, account.userId);
+    // Just before the authorization's transaction leaves, the PIN is changed (its version moves on).
+    let changed = false;
+    service.app.table.client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = (args as { input: { TransactItems?: unknown[] } }).input;
+        if (!changed && input.TransactItems && JSON.stringify(input.TransactItems).includes('#AUTHZ#')) {
+          changed = true;
+          await service.app.table.client.send(
+            new UpdateCommand({
+              TableName: service.app.table.name,
+              Key: user,
+              UpdateExpression: 'ADD transaction_pin_version :one',
+              ExpressionAttributeValues: { ':one': 1 },
+            }),
+          );
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'changePinFirst' },
+    );
+    try {
+      const answer = await authorize(account, payment());
+      expect(changed).toBe(true);
+      expectFailure(answer, 400, 17);
+      expect(answer.body.data.attempts_left).toBe(4);
+    } finally {
+      service.app.table.client.middlewareStack.remove('changePinFirst');
+    }
+    const { Items = [] } = await service.app.table.client.send(
+      new ScanCommand({
+        TableName: service.app.table.name,
+        FilterExpression: 'user_id = :user AND begins_with(pk, :authz)',
+        ExpressionAttributeValues: { ':user': account.userId, ':authz': `C#${company.company_id}#AUTHZ#` },
+      }),
+    );
+    expect(Items).toEqual([]);
   });
 
   it('refuses a call without a valid token (401, code 4)', async () => {

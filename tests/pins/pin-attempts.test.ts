@@ -21,8 +21,14 @@ async function attempt(account: Account, pinType: PinType, pin: string) {
   const user = (await getUser(service.app.table, company.company_id, account.userId, true))!;
   const storedHash = pinType === 'login' ? user.login_pin_hash : user.transaction_pin_hash;
   try {
-    const clear = await checkPinCounted(service.app, { companyId: company.company_id, userId: account.userId, pinType, pin, storedHash });
-    await service.app.table.client.send(new DeleteCommand(clear.Delete!));
+    const { clearTries } = await checkPinCounted(service.app, {
+      companyId: company.company_id,
+      userId: account.userId,
+      pinType,
+      pin,
+      storedHash,
+    });
+    await service.app.table.client.send(new DeleteCommand(clearTries.Delete!));
     return { right: true as const };
   } catch (error) {
     if (!(error instanceof PinRefused)) throw error;
