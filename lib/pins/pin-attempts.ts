@@ -1,7 +1,8 @@
 import type { App } from '../app.js';
+import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
-import { pinTriesClear, takePinTry } from '../store/pin-store.js';
+import { markPinLocked, pinTriesClear, takePinTry } from '../store/pin-store.js';
 import type { TransactItem } from '../store/transactions.js';
 import { checkPin, type PinCheck } from './pin-hashes.js';
 
@@ -25,8 +26,12 @@ export class PinRefused extends AppError {
   }
 }
 
-/** How long an attempt that finds the tries full, but not marked locked, waits before it looks again. */
-const FULL_TRIES_WAITS_MS = [100, 200];
+/** Every try of a PIN taken by attempts still in flight: try again in a second (503, code 16). */
+export class PinBusy extends AppError {
+  constructor() {
+    super('SERVICE_UNAVAILABLE', { detail: 'every try of this PIN is held by attempts in flight', headers: { 'retry-after': '1' } });
+  }
+}
 
 /**
  * Checks a PIN, counted: takes a try first (refused: PIN_LOCKED), then compares. A wrong PIN
@@ -36,16 +41,16 @@ const FULL_TRIES_WAITS_MS = [100, 200];
 export async function checkPinCounted(app: App, check: PinCheck): Promise<{ clearTries: TransactItem; triesTaken: number }> {
   const max = app.config.pinMaxFailures;
   const attemptId = check.attemptId ?? attemptIdOf(undefined);
-  let taken = await takePinTry(app.table, check, attemptId, max);
+  const taken = await takePinTry(app.table, check, attemptId, max);
   // Full tries not marked locked are the user's own attempts still in flight (a right PIN clears
-  // them once it is compared): look again twice, shortly, before answering locked. Nothing is
-  // compared meanwhile; a PIN marked locked is answered at once.
-  for (const waitMs of FULL_TRIES_WAITS_MS) {
-    if (taken.taken || taken.locked) break;
-    await app.timer.sleep(waitMs);
-    taken = await takePinTry(app.table, check, attemptId, max);
-  }
+  // them once compared): not a lock, so 503 with Retry-After, and nothing compared.
+  if (!taken.taken && !taken.locked) throw new PinBusy();
   if (!taken.taken) throw new PinRefused('locked', 0, false);
-  if (!(await checkPin(app, check))) throw new PinRefused('wrong', Math.max(0, max - taken.tries), taken.tries >= max);
+  if (!(await checkPin(app, check))) {
+    const lockedNow = taken.tries >= max;
+    // The wrong PIN that spent the last try marks the lock: from now on 18 at once, not "busy".
+    if (lockedNow) await markPinLocked(app.table, check, epochSeconds(app.clock));
+    throw new PinRefused('wrong', Math.max(0, max - taken.tries), lockedNow);
+  }
   return { clearTries: pinTriesClear(app.table, check), triesTaken: taken.tries };
 }

@@ -1,16 +1,13 @@
 import type { App } from '../app.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
-import { type PinType, pinLockMark } from '../store/pin-store.js';
+import type { PinType } from '../store/pin-store.js';
 import type { TransactItem } from '../store/transactions.js';
 import { writeTransaction } from '../store/transactions.js';
 import { checkPinCounted, PinRefused } from './pin-attempts.js';
 import type { PinCheck } from './pin-hashes.js';
 
-/**
- * The attempt that spent a PIN's last try: a PIN_LOCKED notice in the user's list, once, and the
- * tries marked locked (so later attempts are answered 18 at once, not after the in-flight wait).
- */
+/** The attempt that spent a PIN's last try: a PIN_LOCKED notice in the user's list, once. */
 export async function writePinLocked(app: App, target: { companyId: string; userId: string; pinType: PinType }): Promise<void> {
   const nowMs = app.clock.now();
   const notice = securityNotificationWrites(app.table, target.companyId, target.userId, {
@@ -18,10 +15,10 @@ export async function writePinLocked(app: App, target: { companyId: string; user
     pinType: target.pinType,
     nowMs,
   });
-  await writeTransaction(app.table, [
-    ...notice.map((item) => ({ label: 'notice', item })),
-    { label: 'lock', item: pinLockMark(app.table, target, Math.floor(nowMs / 1000)) },
-  ]);
+  await writeTransaction(
+    app.table,
+    notice.map((item) => ({ label: 'notice', item })),
+  );
 }
 
 /**

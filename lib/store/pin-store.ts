@@ -96,23 +96,25 @@ export async function takePinTry(
 }
 
 /**
- * Marks a PIN locked, in the transaction of its lock notice: the attempt whose wrong PIN spent the
- * last try. Nothing when the tries were cleared meanwhile (an OTP login, a reset).
+ * Marks a PIN locked: the attempt whose wrong PIN spent the last try. Nothing when the tries were
+ * cleared meanwhile (an OTP login, a reset).
  */
-export function pinLockMark(
+export async function markPinLocked(
   table: Table,
   target: { companyId: string; userId: string; pinType: PinType },
   nowSeconds: number,
-): TransactItem {
-  return {
-    Update: {
-      TableName: table.name,
-      Key: pinTriesKey(target.companyId, target.userId, target.pinType),
-      UpdateExpression: 'SET locked_at = :now',
-      ConditionExpression: 'attribute_exists(tries)',
-      ExpressionAttributeValues: { ':now': nowSeconds },
-    },
-  };
+): Promise<void> {
+  await conditionalWrite(
+    table.client.send(
+      new UpdateCommand({
+        TableName: table.name,
+        Key: pinTriesKey(target.companyId, target.userId, target.pinType),
+        UpdateExpression: 'SET locked_at = :now',
+        ConditionExpression: 'attribute_exists(tries)',
+        ExpressionAttributeValues: { ':now': nowSeconds },
+      }),
+    ),
+  );
 }
 
 /** The write that clears a PIN's tries (a right PIN, an OTP login for the login PIN, a reset), for a transaction or alone. */

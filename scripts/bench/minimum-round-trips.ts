@@ -197,9 +197,9 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
     },
     'wrong PIN (17)': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try' },
     'wrong PIN that locks it (17, attempts_left 0)': {
-      requests: 4,
-      sequential: 4,
-      work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try; TransactWriteItems (notification, unread count, tries marked locked)',
+      requests: 5,
+      sequential: 5,
+      work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try; UpdateItem tries marked locked; TransactWriteItems (notification, unread count)',
     },
     'locked (18)': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try (refused)' },
   },
