@@ -1,7 +1,6 @@
 import type { App } from '../lib/app.js';
 import { queueFunction, queueHandler } from '../lib/invoke/queue-handler.js';
-import { deliverQueuedTexts } from '../lib/sms/queued-sms-delivery.js';
-import { deliveryParts } from '../lib/sms/sms-delivery.js';
+import { deliverQueuedTexts, deliveryParts } from '../lib/sms/queued-sms-delivery.js';
 
 // smsSend: the SMS queue's consumer (docs/scaling.md), no HTTP route. Sends each queued code's
 // text at its sending pool's pace; what it cannot send now comes again, then to the dead letters.

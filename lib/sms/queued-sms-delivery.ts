@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import type { App } from '../app.js';
 import type { Clock, Timer } from '../clock.js';
 import { epochSeconds } from '../clock.js';
 import { audit, phoneRef } from '../observability/audit.js';
@@ -6,8 +7,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ServerKeys } from '../secrets/server-keys.js';
 import { openQueuedText } from './queued-text.js';
-import type { SendPacer } from './send-pacer.js';
-import { poolFor, type SendingPool } from './send-pacer.js';
+import { poolFor, type SendingPool, SendPacer } from './send-pacer.js';
 import { smsSize } from './sms-segments.js';
 import type { SendText } from './sms-sender.js';
 
@@ -51,6 +51,12 @@ function isThrottling(error: unknown): boolean {
 function isPermanent(error: unknown): boolean {
   const fault = (error as { $fault?: string })?.$fault;
   return fault === 'client' && !isThrottling(error);
+}
+
+/** The consumer's parts: one pacer per container, so its share of each rate holds across batches. */
+export function deliveryParts(app: App): DeliveryParts {
+  const { pacing } = app.config.sms;
+  return { ...app, pacer: new SendPacer(pacing), pools: pacing.pools };
 }
 
 /** Delivers a batch; answers the ids of the messages to come again. */

@@ -1,17 +1,10 @@
 import type { App } from '../app.js';
-import { type DeliveryParts, deliverQueuedTexts } from './queued-sms-delivery.js';
-import { SendPacer } from './send-pacer.js';
+import { deliverQueuedTexts, deliveryParts } from './queued-sms-delivery.js';
 import { InProcessQueue, queuedDispatch, sqsQueue } from './sms-queue.js';
 import { paddedDispatch, type TextDispatch } from './text-dispatch.js';
 
 // How a container's codes reach phones, by config.sms.delivery: published in the request
 // (direct), or queued for the consumer (functions/sms-send.ts) to send at the numbers' pace.
-
-/** The consumer's parts: one pacer per container, so its share of each rate holds across batches. */
-export function deliveryParts(app: App): DeliveryParts {
-  const { pacing } = app.config.sms;
-  return { ...app, pacer: new SendPacer(pacing), pools: pacing.pools };
-}
 
 /** Local stages without SMS_QUEUE_URL: the consumer runs in this process, on the app's own sender. */
 export function inProcessQueue(app: App): InProcessQueue {

@@ -39,6 +39,8 @@ const FLOOR_RECIPES: Record<string, string> = {
     "import { SNSClient } from '@aws-sdk/client-sns';\n" + 'export const sns = new SNSClient({ region: process.env.AWS_REGION });\n',
   'client-ssm':
     "import { SSMClient } from '@aws-sdk/client-ssm';\n" + 'export const ssm = new SSMClient({ region: process.env.AWS_REGION });\n',
+  'client-sqs':
+    "import { SQSClient } from '@aws-sdk/client-sqs';\n" + 'export const sqs = new SQSClient({ region: process.env.AWS_REGION });\n',
 };
 
 /** Options serverless-esbuild passes on to esbuild, read from serverless.yml's custom.esbuild. */
@@ -98,6 +100,8 @@ const CHILD_ENV = {
   AWS_ACCESS_KEY_ID: 'bench',
   AWS_SECRET_ACCESS_KEY: 'bench',
   LOG_LEVEL: 'INFO',
+  // As deployed, codes go through the SMS queue: its URL is a deploy setting.
+  SMS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/wallet-auth-bench-sms',
   // Node 20 here, 22 on Lambda: the SDK would otherwise print a warning at import.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
