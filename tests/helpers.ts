@@ -65,6 +65,14 @@ export function lastCodeSentTo(service: InProcessService, phoneE164: string): st
 }
 
 /** Asserts a failure envelope: its status, its one error code, the status name as message, and JSON. */
+/**
+ * A code or PIN as a value of its own in a text (a log, a stored item): a few digits occur by
+ * chance inside ids, hashes and timestamps, so only a match not inside a longer word counts.
+ */
+export function standalone(digits: string): RegExp {
+  return new RegExp(`(?<![0-9A-Za-z])${digits}(?![0-9A-Za-z])`);
+}
+
 export function expectFailure(answer: Answer, status: number, code: number): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
   expect(answer.body).toMatchObject({ success: 0, error: [code], data: { message: StatusNames[status] } });

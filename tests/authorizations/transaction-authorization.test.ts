@@ -12,7 +12,17 @@ import { authorizationKey, userKey } from '../../lib/store/keys.js';
 import { pinTriesClear, takePinTry } from '../../lib/store/pin-store.js';
 import { MINIMUM_ROUND_TRIPS } from '../../scripts/bench/minimum-round-trips.js';
 import { captureLogs } from '../hardening/log-capture.js';
-import { type Account, expectFailure, type InProcessService, invoke, lambdaContext, newCompany, signUp, testService } from '../helpers.js';
+import {
+  type Account,
+  expectFailure,
+  type InProcessService,
+  invoke,
+  lambdaContext,
+  newCompany,
+  signUp,
+  standalone,
+  testService,
+} from '../helpers.js';
 
 // LOG_LEVEL INFO: the audit lines are what the log test reads.
 const service = testService({ LOG_LEVEL: 'INFO' });
@@ -360,7 +370,8 @@ describe('logs', () => {
     }
     expect(text).toContain('"outcome":"wrong_pin"');
     expect(text).toContain('"outcome":"other values"');
-    for (const secret of [token, hashToken(token), WRONG_PIN, PIN, '734.19', 'Payee 8842']) expect(text).not.toContain(secret);
+    for (const secret of [token, hashToken(token), '734.19', 'Payee 8842']) expect(text).not.toContain(secret);
+    for (const pin of [WRONG_PIN, PIN]) expect(text).not.toMatch(standalone(pin));
   });
 });
 
