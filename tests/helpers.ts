@@ -73,6 +73,17 @@ export function standalone(digits: string): RegExp {
   return new RegExp(`(?<![0-9A-Za-z])${digits}(?![0-9A-Za-z])`);
 }
 
+/**
+ * Ten wrong PINs sent at once, as the counted check answers them: five compared (17, with 4..0
+ * tries left), and five that took no try: 18 once the fifth marked the lock, 503 code 16 (busy,
+ * retry) while it was still in flight.
+ */
+export function expectFiveComparedFiveRefused(answers: { body: any }[]): void {
+  const compared = answers.filter((answer) => answer.body.error[0] === 17);
+  expect(compared.map((answer) => answer.body.data.attempts_left).sort()).toEqual([0, 1, 2, 3, 4]);
+  expect(answers.filter((answer) => answer.body.error[0] === 18 || answer.body.error[0] === 16)).toHaveLength(5);
+}
+
 export function expectFailure(answer: Answer, status: number, code: number): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
   expect(answer.body).toMatchObject({ success: 0, error: [code], data: { message: StatusNames[status] } });

@@ -15,6 +15,7 @@ import { captureLogs } from '../hardening/log-capture.js';
 import {
   type Account,
   expectFailure,
+  expectFiveComparedFiveRefused,
   type InProcessService,
   invoke,
   lambdaContext,
@@ -98,10 +99,7 @@ describe('transaction_authorization', () => {
   it('counts 10 wrong PINs at once exactly: 5 compared (17, 4..0 left), 5 refused (18, or 503 while the five were in flight), one notice; reset unlocks', async () => {
     const account = await signUp(service, company);
     const answers = await Promise.all(Array.from({ length: 10 }, () => authorize(account, { ...payment(), transaction_pin: WRONG_PIN })));
-    const wrong = answers.filter((answer) => answer.body.error[0] === 17);
-    expect(wrong.map((answer) => answer.body.data.attempts_left).sort()).toEqual([0, 1, 2, 3, 4]);
-    // The other five took no try: 18 once the fifth marked the lock, 503 code 16 (busy, retry) while it was in flight.
-    expect(answers.filter((answer) => answer.body.error[0] === 18 || answer.body.error[0] === 16)).toHaveLength(5);
+    expectFiveComparedFiveRefused(answers);
     // Locked: the right PIN too, until reset_pin (pin_type 2) clears the tries.
     expectFailure(await authorize(account, payment()), 400, 18);
     const notices = await service.app.table.client.send(
