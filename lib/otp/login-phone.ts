@@ -63,6 +63,7 @@ async function sendCode(
 
   // Stored before its text leaves: a queued text is sent only once its code can be verified.
   const now = epochSeconds(app.clock);
+  const expiresAt = now + ttlSeconds;
   const sendId = randomBytes(12).toString('base64url');
   const key = codeKey(companyId, input);
   try {
@@ -73,7 +74,7 @@ async function sendCode(
       send_id: sendId,
       user_id: ownerId,
       created_at: now,
-      expires_at: now + ttlSeconds,
+      expires_at: expiresAt,
     });
   } catch (error) {
     // Nothing was sent: the send is given back (a code stored with its answer lost is never sent).
@@ -86,7 +87,7 @@ async function sendCode(
     text: otpSmsText(company, { code, ttlSeconds, acceptLanguage: origin.acceptLanguage }),
     // A number of no one country (a global service code) paces with the '*' pool: ZZ is ISO's unknown.
     country: destination.country ?? 'ZZ',
-    expiresAt: now + ttlSeconds,
+    expiresAt,
   };
   const queued = app.config.sms.delivery === 'queue';
   if (noAccount) {

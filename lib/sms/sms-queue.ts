@@ -10,7 +10,8 @@ import type { CodeText, TextDispatch } from './text-dispatch.js';
 
 // Texts through a queue (docs/scaling.md): a send answers once its code is stored and its text
 // queued, and the queue's consumer (functions/sms-send.ts) sends at the pace the sending numbers
-// take. The queue is SQS when deployed, or one in this process for npm start, behind one interface.
+// take. The queue is SQS when deployed (and a loopback SQS for `SMS_DELIVERY=queue npm start`), or
+// one in the process for a service built in a process, behind one interface.
 
 export interface SmsQueue {
   /** Queues one sealed body; answers once the queue holds it. */

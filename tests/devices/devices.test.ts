@@ -2,11 +2,11 @@
 // login, the same key bound again, the most devices per user, the list and the removal, and a
 // removal racing a PIN login.
 
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { createBoundSession, deviceBindingOf } from '../../lib/devices/device-binding.js';
-import { userKey } from '../../lib/store/keys.js';
+import { USER_DEVICE_PREFIX, userKey } from '../../lib/store/keys.js';
+import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { querySessions } from '../../lib/store/session-store.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { newDeviceKeyPair } from '../../scripts/local/device-keys.js';
@@ -49,15 +49,7 @@ const noticeEvents = async (userId: string) => await sharedNoticeEvents(service,
 
 /** How many devices a user's list holds, read from the table. */
 async function deviceItems(on: typeof service, companyId: string, userId: string): Promise<number> {
-  const { Count } = await on.app.table.client.send(
-    new QueryCommand({
-      TableName: on.app.table.name,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :device)',
-      ExpressionAttributeValues: { ':pk': userKey(companyId, userId).pk, ':device': 'DEVICE#' },
-      ConsistentRead: true,
-    }),
-  );
-  return Count ?? 0;
+  return (await queryPartitionPrefix(on.app.table, userKey(companyId, userId).pk, USER_DEVICE_PREFIX)).length;
 }
 
 describe('binding a device', () => {

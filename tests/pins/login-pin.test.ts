@@ -1,15 +1,19 @@
-// PIN login on a bound device (API contract 3.6), against DynamoDB Local: the device proves itself
-// (timestamp, device, signature, nonce) before the PIN is looked at, and nothing it fails counts
-// against the PIN; wrong PINs count over all the user's devices and lock at 5 until an OTP login.
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
-import { userKey } from '../../lib/store/keys.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import { newDeviceKeyPair, newNonce } from '../../scripts/local/device-keys.js';
-import { loginPinTries, otpLogin, PINS, pinLogin, sessionOf, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
+import {
+  loginPinTries,
+  noticeEvents,
+  otpLogin,
+  PINS,
+  pinLogin,
+  sessionOf,
+  signUpWithDevice,
+  tokenWorks,
+} from '../devices/device-helpers.js';
 import { expectFailure, expectFiveComparedFiveRefused, invoke, newCompany, testService } from '../helpers.js';
 
 const service = testService();
@@ -22,17 +26,7 @@ beforeAll(async () => {
 
 afterEach(() => service.clock.reset());
 
-async function notices(userId: string, companyId = company.company_id) {
-  const { Items } = await service.app.table.client.send(
-    new QueryCommand({
-      TableName: service.app.table.name,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :notif)',
-      ExpressionAttributeValues: { ':pk': userKey(companyId, userId).pk, ':notif': 'NOTIF#' },
-      ConsistentRead: true,
-    }),
-  );
-  return (Items ?? []).map((item) => item.notification_event_type as number);
-}
+const notices = (userId: string) => noticeEvents(service, company, userId);
 
 describe('login_pin', () => {
   it('logs in with the right PIN, signed in DER or raw r||s: a session that began by PIN on that device', async () => {
