@@ -5,8 +5,9 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import openApiDocument from '../docs/openapi.json' with { type: 'json' };
 import type { App } from '../lib/app.js';
 import { AppError } from '../lib/errors.js';
-import { guardedHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { guardedHandler } from '../lib/http/api-handler.js';
 import { failureResponse } from '../lib/http/envelope.js';
+import { lambdaFunction } from '../lib/lambda-entry.js';
 
 // GET /docs: an interactive reference of docs/openapi.json (Swagger UI from its npm package,
 // no CDN) whose "Try it out" calls reach this same server. Local stage only: see serverless.yml.

@@ -1,6 +1,7 @@
 import { changePinEndpoint } from '../lib/api/change-pin-endpoint.js';
 import type { App } from '../lib/app.js';
-import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { apiHandler } from '../lib/http/api-handler.js';
+import { lambdaFunction } from '../lib/lambda-entry.js';
 import { changePin } from '../lib/pins/change-pin.js';
 
 // POST /wallet/v3/auth/change_pin (API contract 3.7)

@@ -1,6 +1,7 @@
 import { loginPhoneEndpoint } from '../lib/api/login-phone-endpoint.js';
 import type { App } from '../lib/app.js';
-import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { apiHandler } from '../lib/http/api-handler.js';
+import { lambdaFunction } from '../lib/lambda-entry.js';
 import { loginPhone } from '../lib/otp/login-phone.js';
 import { textDispatchFor } from '../lib/sms/sms-delivery.js';
 

@@ -1,6 +1,7 @@
 import { loginPinEndpoint } from '../lib/api/login-pin-endpoint.js';
 import type { App } from '../lib/app.js';
-import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { apiHandler } from '../lib/http/api-handler.js';
+import { lambdaFunction } from '../lib/lambda-entry.js';
 import { loginPin } from '../lib/pins/login-pin.js';
 
 // POST /wallet/v3/auth/login_pin (API contract 3.6)

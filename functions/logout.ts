@@ -1,6 +1,7 @@
 import { logoutEndpoint } from '../lib/api/logout-endpoint.js';
 import type { App } from '../lib/app.js';
-import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { apiHandler } from '../lib/http/api-handler.js';
+import { lambdaFunction } from '../lib/lambda-entry.js';
 import { logout } from '../lib/sessions/logout.js';
 
 // POST /wallet/v3/auth/logout (API contract 3.5)

@@ -1,6 +1,7 @@
 import { notificationsEndpoint } from '../lib/api/notifications-endpoint.js';
 import type { App } from '../lib/app.js';
-import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { apiHandler } from '../lib/http/api-handler.js';
+import { lambdaFunction } from '../lib/lambda-entry.js';
 import { notifications } from '../lib/notifications/notifications.js';
 
 // GET /wallet/v3/notifications (API contract 3.9)

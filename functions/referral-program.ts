@@ -1,6 +1,7 @@
 import { referralProgramEndpoint } from '../lib/api/referral-program-endpoint.js';
 import type { App } from '../lib/app.js';
-import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { apiHandler } from '../lib/http/api-handler.js';
+import { lambdaFunction } from '../lib/lambda-entry.js';
 import { referralProgram } from '../lib/referrals/referral-program.js';
 
 // GET /wallet/v3/reward_promotion/referral_program (API contract 3.4)

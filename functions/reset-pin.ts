@@ -1,6 +1,7 @@
 import { resetPinEndpoint } from '../lib/api/reset-pin-endpoint.js';
 import type { App } from '../lib/app.js';
-import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { apiHandler } from '../lib/http/api-handler.js';
+import { lambdaFunction } from '../lib/lambda-entry.js';
 import { resetPin } from '../lib/pins/reset-pin.js';
 
 // POST /wallet/v3/auth/reset_pin (API contract 3.7)

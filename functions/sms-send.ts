@@ -1,5 +1,6 @@
 import type { App } from '../lib/app.js';
-import { queueFunction, queueHandler } from '../lib/invoke/queue-handler.js';
+import { queueHandler } from '../lib/invoke/queue-handler.js';
+import { queueFunction } from '../lib/lambda-entry.js';
 import { deliverQueuedTexts, deliveryParts } from '../lib/sms/queued-sms-delivery.js';
 
 // smsSend: the SMS queue's consumer (docs/scaling.md), no HTTP route. Sends each queued code's

@@ -1,6 +1,7 @@
 import { userRegisterEndpoint } from '../lib/api/user-register-endpoint.js';
 import type { App } from '../lib/app.js';
-import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { apiHandler } from '../lib/http/api-handler.js';
+import { lambdaFunction } from '../lib/lambda-entry.js';
 import { userRegister } from '../lib/users/user-register.js';
 
 // POST /wallet/v3/auth/user_register (API contract 3.1)

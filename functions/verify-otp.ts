@@ -1,6 +1,7 @@
 import { verifyOtpEndpoint } from '../lib/api/verify-otp-endpoint.js';
 import type { App } from '../lib/app.js';
-import { apiHandler, lambdaFunction } from '../lib/http/api-handler.js';
+import { apiHandler } from '../lib/http/api-handler.js';
+import { lambdaFunction } from '../lib/lambda-entry.js';
 import { verifyOtp } from '../lib/otp/verify-otp.js';
 
 // POST /wallet/v3/auth/verify_otp (API contract 3.3)

@@ -1,35 +1,22 @@
+import type { App } from './app-context.js';
 import { type Clock, systemClock, systemTimer, type Timer } from './clock.js';
 import { ActiveCompanies } from './companies/companies.js';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics, type Metrics } from './observability/metrics.js';
-import { FullSendShards } from './otp/send-limits.js';
+import { createMetrics } from './observability/metrics.js';
 import { type CompareSecrets, configuredSecret, fileSecret, type SecretSource, ServerKeys } from './secrets/server-keys.js';
 import { ssmSecret } from './secrets/ssm-secret.js';
 import type { SmsQueue } from './sms/sms-queue.js';
 import { createSmsSender, type SendText } from './sms/sms-sender.js';
-import { createTable, type Table } from './store/table.js';
+import { FullSendShards } from './store/full-send-shards.js';
+import { createTable } from './store/table.js';
 
 // The composition root: a configuration in, the service's shared parts out. Each function
 // builds one at module scope (once per container); tests and scripts build their own from a
-// configuration of their own, so nothing depends on what was imported first.
+// configuration of their own, so nothing depends on what was imported first. It sits on top:
+// capabilities take the App type from lib/app-context.ts, never from here.
 
-export interface App {
-  config: Config;
-  clock: Clock;
-  timer: Timer;
-  logger: Logger;
-  metrics: Metrics;
-  table: Table;
-  keys: ServerKeys;
-  companies: ActiveCompanies;
-  /** Sends a text message: through SNS, or into the local outbox (config.sms.sender). */
-  sms: SendText;
-  /** The company send-counter shards this container found full (lib/otp/send-limits.ts). */
-  fullSendShards: FullSendShards;
-  /** A queue of texts handed in by a test; otherwise lib/sms/sms-delivery.ts builds one from the configuration. */
-  smsQueue?: SmsQueue | undefined;
-}
+export type { App };
 
 /**
  * Parts a test or script may supply instead of the ones built from the configuration (as

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { queryUserDevices } from '../store/device-store.js';
 import type { DevicesCall } from './devices-input.js';
 import type { DevicesResult } from './devices-result.js';

@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { Endpoint, InputOf } from '../api/endpoint.js';
-import { type App, createApp } from '../app.js';
+import type { App } from '../app-context.js';
 import type { Call, RequestKey, RequestTime } from '../call.js';
 import { readConfig } from '../config.js';
 import type { RequestOrigin } from '../observability/audit.js';
@@ -12,19 +12,11 @@ import { createMetrics } from '../observability/metrics.js';
 import type { Principal } from '../sessions/access-tokens.js';
 import { requestWork } from '../store/table.js';
 import { parseInput } from '../validation.js';
+import type { ApiEvent } from './api-event.js';
 import { failureResponse, successResponse } from './envelope.js';
 import { answerFailure, originOf, serviceUnavailable } from './failures.js';
 import { idempotency } from './idempotency.js';
-import {
-  type ApiEvent,
-  activeCompany,
-  authorization,
-  companyIdHeader,
-  envelope,
-  flushMetrics,
-  jsonBody,
-  normalizeHeaders,
-} from './middleware.js';
+import { activeCompany, authorization, companyIdHeader, envelope, flushMetrics, jsonBody, normalizeHeaders } from './middleware.js';
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -132,23 +124,4 @@ export function guardedHandler(app: Pick<App, 'logger' | 'metrics'>, inner: Lamb
       return answerFailure(app, error, event);
     }
   };
-}
-
-/**
- * A function's handler, built once per container from the configuration in its environment.
- * A configuration it cannot run with does not crash the container at init (API Gateway would
- * answer that outside the envelope): every call answers 503, code 16, and the log says why.
- */
-export function lambdaFunction(build: (app: App) => LambdaHttpHandler): LambdaHttpHandler {
-  try {
-    return build(createApp(readConfig()));
-  } catch (error) {
-    const logger = createLogger('INFO');
-    const fallback = { logger, metrics: createMetrics(logger) };
-    logger.error('function cannot start', { error: error as Error });
-    return async (event, context) => {
-      logger.addContext(context);
-      return answerFailure(fallback, serviceUnavailable(`function cannot start: ${(error as Error).message}`), event);
-    };
-  }
 }

@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { AppError } from '../errors.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
 import { ServerSecretUnavailable } from '../secrets/server-keys.js';

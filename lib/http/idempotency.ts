@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { AppError, fieldError } from '../errors.js';
 import { openAnswer, sealAnswer } from '../secrets/sealed-answers.js';
 import {
@@ -10,8 +10,8 @@ import {
   releaseIdempotencyRecord,
 } from '../store/idempotency-store.js';
 import { idempotencyRecordKey } from '../store/keys.js';
+import type { ApiEvent, ApiMiddleware, IdempotentRequest } from './api-event.js';
 import { answerFailure } from './failures.js';
-import type { ApiEvent, ApiMiddleware } from './middleware.js';
 
 // Idempotency-Key on every POST (contract 3.10; draft-ietf-httpapi-idempotency-key-header). The
 // first request with a key takes a record before it does anything; its answer is stored, sealed,
@@ -33,13 +33,6 @@ const HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** How long a key remembers its first outcome. */
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 3600;
-
-/** What the chain keeps of a request that holds its idempotency record, for storing its answer. */
-export interface IdempotentRequest {
-  idempotencyKey: string;
-  recordKey: ReturnType<typeof idempotencyRecordKey>;
-  owner: string;
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 

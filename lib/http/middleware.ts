@@ -1,29 +1,13 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { AuthRequirement, Endpoint } from '../api/endpoint.js';
-import type { App } from '../app.js';
-import type { Company } from '../companies/companies.js';
+import type { App } from '../app-context.js';
 import { AppError, type ErrorName } from '../errors.js';
 import { HEX_ID_PATTERN } from '../ids.js';
-import { authenticate, type Principal } from '../sessions/access-tokens.js';
+import { authenticate } from '../sessions/access-tokens.js';
+import type { ApiEvent, ApiMiddleware } from './api-event.js';
 import { answerFailure } from './failures.js';
-import type { IdempotentRequest } from './idempotency.js';
 
 // The middy middlewares every endpoint shares, in the order they run. Each is made from the
 // parts of the app it needs.
-
-/** The event as the chain leaves it for the handler: what the middlewares found. */
-export interface ApiEvent extends APIGatewayProxyEventV2 {
-  company?: Company;
-  principal?: Principal | undefined;
-  jsonBody?: Record<string, unknown>;
-  /** When the request is answered 503 for running out of time (Date.now() milliseconds): set before the chain runs. */
-  answerBy?: number;
-  /** Set when the request holds its Idempotency-Key record: its answer is stored for a replay. */
-  idempotency?: IdempotentRequest;
-}
-
-export type ApiMiddleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>;
 
 /**
  * What the chain itself can refuse, before or around any handler, for an endpoint with this token

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { type App, createApp } from '../app.js';
+import type { App } from '../app-context.js';
 import { readConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import { type FailureEnvelope, failureBody, type SuccessEnvelope, successBody } from '../http/envelope.js';
@@ -59,21 +59,4 @@ export function invokedHandler<Schema extends z.core.$ZodType, Data>(
       app.logger.resetKeys();
     }
   };
-}
-
-/**
- * The handler of an invoked function, built once per container. A configuration it cannot run
- * with answers every call 503 (code 16) in the envelope, and the log says why.
- */
-export function invokedFunction<Data>(build: (app: App) => InvokedHandler<Data>): InvokedHandler<Data> {
-  try {
-    return build(createApp(readConfig()));
-  } catch (error) {
-    const logger = createLogger('INFO');
-    logger.error('function cannot start', { error: error as Error });
-    return async (_payload, context) => {
-      logger.addContext(context);
-      return failureBody(failureOf({ logger, metrics: createMetrics(logger) }, serviceUnavailable('function cannot start'), undefined));
-    };
-  }
 }

@@ -1,5 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { type App, createApp } from '../app.js';
+import type { App } from '../app-context.js';
 import { readConfig } from '../config.js';
 import { createLogger } from '../observability/logger.js';
 import type { QueuedRecord } from '../sms/queued-sms-delivery.js';
@@ -13,7 +13,7 @@ export type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBat
 /** Handles a batch by `deadlineMs` (app.timer time); answers the ids of the messages to come again. */
 type HandleBatch = (records: QueuedRecord[], deadlineMs: number) => Promise<string[]>;
 
-const allAgain = (event: SQSEvent): SQSBatchResponse => ({
+export const allAgain = (event: SQSEvent): SQSBatchResponse => ({
   batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })),
 });
 
@@ -35,15 +35,4 @@ export function queueHandler(app: App, handle: HandleBatch): QueueHandler {
       app.logger.resetKeys();
     }
   };
-}
-
-/** Built once per container; a configuration it cannot run with sends every batch back, and the log says why. */
-export function queueFunction(build: (app: App) => QueueHandler): QueueHandler {
-  try {
-    return build(createApp(readConfig()));
-  } catch (error) {
-    const logger = createLogger('INFO');
-    logger.error('function cannot start', { error: error as Error });
-    return async (event) => allAgain(event);
-  }
 }

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { notificationKey } from '../store/keys.js';
 import { getUnreadCount, markNotificationsRead, unreadNotifications } from '../store/notification-store.js';

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { type CursorScope, decodeCursor, encodeCursor } from '../paging/list-cursor.js';
 import { getUnreadCount, queryNotifications } from '../store/notification-store.js';
 import { LISTED_NOTIFICATION_FIELDS, type ListedNotification } from './notification-record.js';

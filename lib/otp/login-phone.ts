@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import type { RequestTime } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';

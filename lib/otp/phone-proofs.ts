@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { hashToken, randomToken } from '../secrets/hashing.js';
 import { putPhoneProof } from '../store/proof-store.js';

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { epochSeconds, HOUR_SECONDS as HOUR } from '../clock.js';
 import type { Company } from '../companies/companies.js';
 import { companyLimits } from '../companies/company-limits.js';
@@ -24,36 +24,6 @@ import { addressKeyOf } from './source-address.js';
 // counted in shards (companySendLimitKey), so its sends spread over items and partitions.
 
 type LimitParts = Pick<App, 'table' | 'clock' | 'config' | 'fullSendShards'>;
-
-/** How long a container skips a shard it found full: a give-back may reopen it, which this bounds. */
-const FULL_SHARD_MEMORY_SECONDS = 60;
-
-/**
- * The company hour shards this container found full, skipped for a minute so a refused send
- * does not knock on every shard again: at the ceiling, a refusal costs no write most of the time.
- */
-export class FullSendShards {
-  private readonly full = new Map<string, number>();
-
-  isFull(companyId: string, hour: number, shard: number, now: number): boolean {
-    const key = `${companyId}#${hour}#${shard}`;
-    const until = this.full.get(key);
-    if (until === undefined) return false;
-    if (until > now) return true;
-    this.full.delete(key);
-    return false;
-  }
-
-  remember(companyId: string, hour: number, shard: number, now: number): void {
-    // Past hours' entries go: the map holds at most the shards of the companies seen this hour.
-    for (const [key, until] of this.full) if (until <= now) this.full.delete(key);
-    this.full.set(`${companyId}#${hour}#${shard}`, Math.min(now + FULL_SHARD_MEMORY_SECONDS, (hour + 1) * HOUR));
-  }
-
-  forget(companyId: string, hour: number, shard: number): void {
-    this.full.delete(`${companyId}#${hour}#${shard}`);
-  }
-}
 
 /** Shard `index`'s share of a ceiling split over `shards`: the shares add up to the ceiling exactly. */
 export function shardCeiling(ceiling: number, shards: number, index: number): number {

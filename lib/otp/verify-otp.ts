@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { companyLimits } from '../companies/company-limits.js';
 import { createBoundSession, deviceBindingOf } from '../devices/device-binding.js';

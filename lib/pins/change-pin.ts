@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
 import { attemptIdOf } from '../store/attempt-sets.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { hashPin } from '../secrets/hashing.js';

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { hashPin, pinHashIsStale, pinHashVersion, verifyPin } from '../secrets/hashing.js';
 import { type PinType, replacePinHash, scanPinHashes } from '../store/pin-store.js';
 

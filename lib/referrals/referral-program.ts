@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { AppError } from '../errors.js';
 import { LISTED_NOTIFICATION_FIELDS, type ListedNotification, NotificationType } from '../notifications/notification-record.js';
 import { type CursorScope, decodeCursor, encodeCursor } from '../paging/list-cursor.js';

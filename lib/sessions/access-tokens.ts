@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { hashToken, randomToken } from '../secrets/hashing.js';

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { audit } from '../observability/audit.js';
 import { SESSION_PREFIX } from '../store/keys.js';

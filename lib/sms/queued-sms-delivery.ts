@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
-import type { App } from '../app.js';
 import type { Clock, Timer } from '../clock.js';
 import { epochSeconds } from '../clock.js';
+import type { Config } from '../config.js';
 import { audit, phoneRef } from '../observability/audit.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -54,7 +54,7 @@ function isPermanent(error: unknown): boolean {
 }
 
 /** The consumer's parts: one pacer per container, so its share of each rate holds across batches. */
-export function deliveryParts(app: App): DeliveryParts {
+export function deliveryParts(app: Omit<DeliveryParts, 'pacer' | 'pools'> & { config: Pick<Config, 'sms'> }): DeliveryParts {
   const { pacing } = app.config.sms;
   return { ...app, pacer: new SendPacer(pacing), pools: pacing.pools };
 }

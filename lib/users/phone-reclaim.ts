@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { fieldError } from '../errors.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import type { Company } from '../companies/companies.js';
 import { deviceBindingOf, firstDeviceWrites } from '../devices/device-binding.js';
 import { AppError, ErrorCodes, type FieldError, fieldError } from '../errors.js';

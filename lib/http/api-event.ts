@@ -1,0 +1,28 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { Company } from '../companies/companies.js';
+import type { Principal } from '../sessions/access-tokens.js';
+import type { idempotencyRecordKey } from '../store/keys.js';
+
+// The request as the middy chain passes it along (lib/http/middleware.ts, idempotency.ts): the
+// types the middlewares share, below all of them.
+
+/** The event as the chain leaves it for the handler: what the middlewares found. */
+export interface ApiEvent extends APIGatewayProxyEventV2 {
+  company?: Company;
+  principal?: Principal | undefined;
+  jsonBody?: Record<string, unknown>;
+  /** When the request is answered 503 for running out of time (Date.now() milliseconds): set before the chain runs. */
+  answerBy?: number;
+  /** Set when the request holds its Idempotency-Key record: its answer is stored for a replay. */
+  idempotency?: IdempotentRequest;
+}
+
+export type ApiMiddleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>;
+
+/** What the chain keeps of a request that holds its idempotency record, for storing its answer. */
+export interface IdempotentRequest {
+  idempotencyKey: string;
+  recordKey: ReturnType<typeof idempotencyRecordKey>;
+  owner: string;
+}

@@ -1,0 +1,57 @@
+import { createApp } from './app.js';
+import type { App } from './app-context.js';
+import { readConfig } from './config.js';
+import type { LambdaHttpHandler } from './http/api-handler.js';
+import { failureBody } from './http/envelope.js';
+import { answerFailure, failureOf, serviceUnavailable } from './http/failures.js';
+import type { InvokedHandler } from './invoke/invoked-handler.js';
+import { allAgain, type QueueHandler } from './invoke/queue-handler.js';
+import { createLogger } from './observability/logger.js';
+import { createMetrics } from './observability/metrics.js';
+
+// Where a Lambda function starts: its app built once per container from the configuration in its
+// environment (lib/app.ts), then its handler. Each file in functions/ exports one of these. A
+// configuration it cannot run with never crashes the container at init (API Gateway would answer
+// that outside the envelope): the function answers as its kind must, and the log says why.
+
+function cannotStart(error: unknown) {
+  const logger = createLogger('INFO');
+  logger.error('function cannot start', { error: error as Error });
+  return { logger, metrics: createMetrics(logger) };
+}
+
+/** An HTTP function: every call answers 503, code 16, when it cannot start. */
+export function lambdaFunction(build: (app: App) => LambdaHttpHandler): LambdaHttpHandler {
+  try {
+    return build(createApp(readConfig()));
+  } catch (error) {
+    const fallback = cannotStart(error);
+    return async (event, context) => {
+      fallback.logger.addContext(context);
+      return answerFailure(fallback, serviceUnavailable(`function cannot start: ${(error as Error).message}`), event);
+    };
+  }
+}
+
+/** A function invoked through the Lambda API: every call answers 503 (code 16) in the envelope when it cannot start. */
+export function invokedFunction<Data>(build: (app: App) => InvokedHandler<Data>): InvokedHandler<Data> {
+  try {
+    return build(createApp(readConfig()));
+  } catch (error) {
+    const fallback = cannotStart(error);
+    return async (_payload, context) => {
+      fallback.logger.addContext(context);
+      return failureBody(failureOf(fallback, serviceUnavailable('function cannot start'), undefined));
+    };
+  }
+}
+
+/** A function an SQS queue invokes: every batch goes back when it cannot start. */
+export function queueFunction(build: (app: App) => QueueHandler): QueueHandler {
+  try {
+    return build(createApp(readConfig()));
+  } catch (error) {
+    cannotStart(error);
+    return async (event) => allAgain(event);
+  }
+}
