@@ -3,6 +3,7 @@ import type { ActiveCompanies } from './companies/companies.js';
 import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
+import type { HashCost } from './secrets/hashing.js';
 import type { ServerKeys } from './secrets/server-keys.js';
 import type { SmsQueue } from './sms/sms-queue.js';
 import type { SendText } from './sms/sms-sender.js';
@@ -28,4 +29,6 @@ export interface App {
   fullSendShards: FullSendShards;
   /** A queue of texts handed in by a test; otherwise lib/sms/sms-delivery.ts builds one from the configuration. */
   smsQueue?: SmsQueue | undefined;
+  /** The scrypt settings new password and PIN hashes are made with (a stored hash names its own). */
+  hashCost: HashCost;
 }

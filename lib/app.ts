@@ -4,6 +4,7 @@ import { ActiveCompanies } from './companies/companies.js';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
+import { type HashCost, PRODUCTION_HASH_COST } from './secrets/hashing.js';
 import { type CompareSecrets, configuredSecret, fileSecret, type SecretSource, ServerKeys } from './secrets/server-keys.js';
 import { ssmSecret } from './secrets/ssm-secret.js';
 import type { SmsQueue } from './sms/sms-queue.js';
@@ -31,6 +32,11 @@ export interface AppParts {
   compareSecrets?: CompareSecrets;
   sms?: SendText;
   smsQueue?: SmsQueue;
+  /**
+   * The scrypt settings for new password and PIN hashes; production's unless handed in. Only tests
+   * not about hashing hand in cheaper ones: no setting of the environment reaches this.
+   */
+  hashCost?: HashCost;
 }
 
 export function createApp(config: Config, parts: AppParts = {}): App {
@@ -53,6 +59,7 @@ export function createApp(config: Config, parts: AppParts = {}): App {
     sms: parts.sms ?? createSmsSender(config),
     fullSendShards: new FullSendShards(),
     smsQueue: parts.smsQueue,
+    hashCost: parts.hashCost ?? PRODUCTION_HASH_COST,
   };
 }
 

@@ -6,6 +6,7 @@ import type { Company } from '../lib/companies/companies.js';
 import { type Environment, readConfig } from '../lib/config.js';
 import { StatusNames } from '../lib/errors.js';
 import { shardCeiling } from '../lib/otp/send-limits.js';
+import type { HashCost } from '../lib/secrets/hashing.js';
 import { companySendLimitKey } from '../lib/store/keys.js';
 import type { LocalEnvironmentOptions } from '../scripts/local/environment.js';
 import {
@@ -28,12 +29,20 @@ export function testEnvironment(settings: Environment = {}, options: Partial<Loc
   return serviceEnvironment(inject('dynamodbEndpoint'), settings, options);
 }
 
-/** The service in this process against the tests' DynamoDB Local, with settings of the test's own. */
+/**
+ * The cheapest scrypt (16 KiB, microseconds) for tests that are not about hashing: production's
+ * costs about 0.3 s of CPU per registration. Every hash names its settings, so hashes of either
+ * cost verify in any app. Tests about hashing hand in PRODUCTION_HASH_COST; the deployed
+ * functions never see this (tests/secrets/hash-cost.test.ts).
+ */
+export const TEST_HASH_COST: HashCost = { password: { N: 16, r: 8, p: 1 }, pin: { N: 16, r: 8, p: 1 } };
+
+/** The service in this process against the tests' DynamoDB Local, with settings of the test's own; TEST_HASH_COST unless handed another. */
 export function testService(
   settings: Environment = {},
   options: Partial<LocalEnvironmentOptions> & Omit<AppParts, 'clock'> = {},
 ): InProcessService {
-  const { logger, secretSource, compareSecrets, timer, sms, smsQueue, ...environment } = options;
+  const { logger, secretSource, compareSecrets, timer, sms, smsQueue, hashCost = TEST_HASH_COST, ...environment } = options;
   return inProcessService(readConfig(testEnvironment(settings, environment)), {
     logger,
     secretSource,
@@ -41,6 +50,7 @@ export function testService(
     timer,
     sms,
     smsQueue,
+    hashCost,
   });
 }
 

@@ -41,7 +41,7 @@ export async function setPin(
   const { pinType } = change;
   const kept = sessionKey(companyId, userId, sessionId).sk;
   const others = async () => (await querySessions(app.table, companyId, userId)).map(({ key }) => key).filter(({ sk }) => sk !== kept);
-  const hash = await hashPin(app.keys, change.newPin);
+  const hash = await hashPin(app.keys, change.newPin, app.hashCost.pin);
   for (let round = 1; ; round++) {
     const [user, before] = await Promise.all([getUser(app.table, companyId, userId, true), others()]);
     if (!user) throw new AppError('UNAUTHORIZED', { detail: 'no such user' });

@@ -27,14 +27,14 @@ export interface PinCheck {
 export async function checkPin(app: App, check: PinCheck): Promise<boolean> {
   if (!(await verifyPin(app.keys, check.pin, check.storedHash))) return false;
   const { version } = await app.keys.current('pin-pepper');
-  if (pinHashIsStale(check.storedHash, version)) await rehashPin(app, check);
+  if (pinHashIsStale(check.storedHash, version, app.hashCost.pin)) await rehashPin(app, check);
   return true;
 }
 
 async function rehashPin(app: App, check: PinCheck): Promise<void> {
   const { companyId, userId, pinType } = check;
   try {
-    const to = await hashPin(app.keys, check.pin);
+    const to = await hashPin(app.keys, check.pin, app.hashCost.pin);
     await replacePinHash(app.table, { companyId, userId, pinType, from: check.storedHash, to });
   } catch (error) {
     // The check stands (the PIN was right); the next right check tries again.

@@ -8,7 +8,7 @@ import type { ServerKeys } from './server-keys.js';
 //   PIN, before:     scrypt$N$r$p$salt$hash                      (scrypt of HMAC(pepper of version 1, PIN) at N=2^15, p=3)
 // docs/security.md argues the two costs.
 
-interface ScryptSetting {
+export interface ScryptSetting {
   N: number;
   r: number;
   p: number;
@@ -27,6 +27,17 @@ export const PASSWORD_SCRYPT: ScryptSetting = { N: 2 ** 14, r: 8, p: 5 };
  * a one-pass job across every user.
  */
 export const PIN_SCRYPT: ScryptSetting = { N: 2 ** 12, r: 8, p: 1 };
+
+/**
+ * The scrypt settings new hashes are made with. The App carries them (lib/app.ts): production's
+ * unless a test hands in cheaper ones through AppParts; nothing in the environment sets them.
+ */
+export interface HashCost {
+  password: ScryptSetting;
+  pin: ScryptSetting;
+}
+
+export const PRODUCTION_HASH_COST: HashCost = { password: PASSWORD_SCRYPT, pin: PIN_SCRYPT };
 
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
@@ -56,8 +67,8 @@ async function scryptMatches(keys: ServerKeys, secret: Buffer | string, fields: 
   return keys.equal(key, expected);
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  return `scrypt$${await scryptFields(password, PASSWORD_SCRYPT)}`;
+export async function hashPassword(password: string, setting: ScryptSetting): Promise<string> {
+  return `scrypt$${await scryptFields(password, setting)}`;
 }
 
 /** Takes the keys for their constant-time comparison only: a password is not keyed. */
@@ -69,9 +80,9 @@ export async function verifyPassword(keys: ServerKeys, password: string, stored:
 /** PINs have few possible values, so they are keyed with the server pepper before hashing. */
 const pepperedPin = (pepper: Buffer, pin: string) => createHmac('sha256', pepper).update(pin).digest();
 
-export async function hashPin(keys: ServerKeys, pin: string): Promise<string> {
+export async function hashPin(keys: ServerKeys, pin: string, setting: ScryptSetting): Promise<string> {
   const { version, key } = await keys.current('pin-pepper');
-  return `hmac-scrypt$${version}$${await scryptFields(pepperedPin(key, pin), PIN_SCRYPT)}`;
+  return `hmac-scrypt$${version}$${await scryptFields(pepperedPin(key, pin), setting)}`;
 }
 
 interface PinHash {
@@ -100,13 +111,13 @@ export function pinHashVersion(stored: string): number | undefined {
 
 /**
  * Whether a PIN hash should be made again once its PIN is known (checked right): it names a key
- * version older than the current one, the scheme before versions, or another scrypt setting.
+ * version older than the current one, the scheme before versions, or a scrypt setting other than `current`.
  */
-export function pinHashIsStale(stored: string, currentVersion: number): boolean {
+export function pinHashIsStale(stored: string, currentVersion: number, current: ScryptSetting): boolean {
   const parsed = parsePinHash(stored);
   if (!parsed) return false;
   const [n, r, p] = parsed.scryptPart.map(Number);
-  const setting = n === PIN_SCRYPT.N && r === PIN_SCRYPT.r && p === PIN_SCRYPT.p;
+  const setting = n === current.N && r === current.r && p === current.p;
   return parsed.legacy || parsed.version < currentVersion || !setting;
 }
 

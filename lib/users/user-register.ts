@@ -184,9 +184,9 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
   const referrerId = input.referral_code ? await requireReferrer(app.table, companyId, input.referral_code) : undefined;
 
   const [password_hash, login_pin_hash, transaction_pin_hash] = await Promise.all([
-    hashPassword(input.password),
-    hashPin(app.keys, input.login_pin),
-    hashPin(app.keys, input.transaction_pin),
+    hashPassword(input.password, app.hashCost.password),
+    hashPin(app.keys, input.login_pin, app.hashCost.pin),
+    hashPin(app.keys, input.transaction_pin, app.hashCost.pin),
   ]);
   const proofHash = input.phone_verification_token ? hashToken(input.phone_verification_token) : undefined;
 

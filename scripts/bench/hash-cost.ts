@@ -102,9 +102,17 @@ export async function measureHashing(keys: ServerKeys, runs: number): Promise<Ha
   const pin = [];
   const trio = [];
   for (let run = 0; run < runs; run++) {
-    password.push((await timed(() => hashPassword('correct horse battery'))).ms);
-    pin.push((await timed(() => hashPin(keys, '2580'))).ms);
-    trio.push(await timed(() => Promise.all([hashPassword('correct horse battery'), hashPin(keys, '2580'), hashPin(keys, '1397')])));
+    password.push((await timed(() => hashPassword('correct horse battery', PASSWORD_SCRYPT))).ms);
+    pin.push((await timed(() => hashPin(keys, '2580', PIN_SCRYPT))).ms);
+    trio.push(
+      await timed(() =>
+        Promise.all([
+          hashPassword('correct horse battery', PASSWORD_SCRYPT),
+          hashPin(keys, '2580', PIN_SCRYPT),
+          hashPin(keys, '1397', PIN_SCRYPT),
+        ]),
+      ),
+    );
   }
   return {
     candidates,

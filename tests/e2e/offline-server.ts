@@ -2,12 +2,21 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, inject } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { type Environment, readConfig } from '../../lib/config.js';
+import { PIN_SCRYPT } from '../../lib/secrets/hashing.js';
 import type { OfflineService } from '../../scripts/local/offline-service.js';
-import { type InProcessService, inProcessService, newCompany } from '../helpers.js';
+import { type InProcessService, inProcessService, newCompany, TEST_HASH_COST } from '../helpers.js';
 import type { SharedOffline } from '../setup/shared-offline.js';
 import { type SecretPlacement, startTestOffline } from '../setup/test-environment.js';
 
 export type { SecretPlacement };
+
+/**
+ * The in-process twin registers at the tests' cheap password cost (the service never checks a
+ * password), and hashes PINs at production's, which the server checks them with: a cheap PIN hash
+ * would be made again by its first right check over HTTP, a write the test did not ask for.
+ */
+const localService = (env: Record<string, string>) =>
+  inProcessService(readConfig(env), { hashCost: { password: TEST_HASH_COST.password, pin: PIN_SCRYPT } });
 
 export type OfflineServer = OfflineService & {
   /** The environment the server runs with; its outbox is `env.SMS_OUTBOX_FILE`. */
@@ -19,7 +28,7 @@ export type OfflineServer = OfflineService & {
 /** A server of the caller's own, with settings of its own (tests/setup/test-environment.ts startTestOffline); the caller stops it. */
 export async function startOffline(settings: Environment = {}, placement: SecretPlacement = { file: true }): Promise<OfflineServer> {
   const { server, env } = await startTestOffline(inject('dynamodbEndpoint'), settings, placement);
-  return Object.assign(server, { env, local: inProcessService(readConfig(env)) });
+  return Object.assign(server, { env, local: localService(env) });
 }
 
 /** The run's shared server (tests/setup/shared-offline.ts), started by the first file that asks; the global teardown stops it. */
@@ -31,7 +40,7 @@ async function sharedOffline(): Promise<OfflineServer> {
     baseUrl,
     lambdaUrl,
     env,
-    local: inProcessService(readConfig(env)),
+    local: localService(env),
     // Everything the server printed, for every file that used it.
     output: () => readFileSync(outputFile, 'utf8'),
     stop: async () => undefined,

@@ -25,6 +25,12 @@ describe('registration over HTTP through serverless-offline', () => {
     expect(first.body).toMatchObject({ success: 1, error: [], data: { token: { type: 'Token' } } });
     expect(first.body.data.user_id).toMatch(/^[0-9a-f]{32}$/);
     expect(first.headers.get('cache-control')).toBe('no-store');
+    // The deployed functions build their app from the environment alone: production's hash cost
+    // (tests elsewhere hand in a cheaper one; tests/secrets/hash-cost.test.ts).
+    const stored = await getUser(service.server.local.app.table, service.company.company_id, first.body.data.user_id, true);
+    expect(stored?.password_hash).toMatch(/^scrypt\$16384\$8\$5\$/);
+    expect(stored?.login_pin_hash).toMatch(/^hmac-scrypt\$1\$4096\$8\$1\$/);
+    expect(stored?.transaction_pin_hash).toMatch(/^hmac-scrypt\$1\$4096\$8\$1\$/);
 
     const again = await call('POST', REGISTER, { ...json, companyid: service.company.company_id }, body);
     expect(again.status).toBe(409);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/app.js';
 import { readConfig } from '../../lib/config.js';
 import { decodeCursor, encodeCursor } from '../../lib/paging/list-cursor.js';
-import { hashPassword, hashPin, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
+import { hashPassword, hashPin, PASSWORD_SCRYPT, PIN_SCRYPT, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
 import type { CompareSecrets } from '../../lib/secrets/server-keys.js';
 import { testEnvironment } from '../helpers.js';
 
@@ -30,7 +30,7 @@ const BAD_CURSOR = { errorName: 'BAD_REQUEST', fields: [expect.objectContaining(
 
 describe('constant-time comparison of secrets', () => {
   it('checks a password against its scrypt hash with timingSafeEqual, right or wrong', async () => {
-    const stored = await hashPassword('correct horse battery');
+    const stored = await hashPassword('correct horse battery', PASSWORD_SCRYPT);
     const right = await comparedDuring(async () => expect(await verifyPassword(keys, 'correct horse battery', stored)).toBe(true));
     const wrong = await comparedDuring(async () => expect(await verifyPassword(keys, 'correct horse battery!', stored)).toBe(false));
     for (const calls of [right, wrong]) {
@@ -41,7 +41,7 @@ describe('constant-time comparison of secrets', () => {
   });
 
   it('checks a PIN the same way', async () => {
-    const stored = await hashPin(keys, '739146');
+    const stored = await hashPin(keys, '739146', PIN_SCRYPT);
     expect(await comparedDuring(async () => expect(await verifyPin(keys, '739146', stored)).toBe(true))).toHaveLength(1);
     expect(await comparedDuring(async () => expect(await verifyPin(keys, '739147', stored)).toBe(false))).toHaveLength(1);
   });

@@ -7,7 +7,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { checkPin } from '../../lib/pins/pin-hashes.js';
-import { hashPin, verifyPin } from '../../lib/secrets/hashing.js';
+import { hashPin, PRODUCTION_HASH_COST, verifyPin } from '../../lib/secrets/hashing.js';
 import { userKey } from '../../lib/store/keys.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { type Account, type InProcessService, newCompany, signUp, testService } from '../helpers.js';
@@ -15,7 +15,7 @@ import { versionedSecret } from '../secrets/versioned-secret.js';
 
 const PINS = { login_pin: '4826', transaction_pin: '739146' };
 const secret = versionedSecret(1);
-const before = testService({}, { secretSource: secret });
+const before = testService({}, { secretSource: secret, hashCost: PRODUCTION_HASH_COST });
 let after: InProcessService;
 let company: Company;
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
   // The first container reads version 1 (with a sign-up) before the secret rotates; then a new container starts.
   await signUp(before, company, PINS);
   secret.rotate();
-  after = testService({}, { secretSource: secret });
+  after = testService({}, { secretSource: secret, hashCost: PRODUCTION_HASH_COST });
 });
 
 const stored = async (account: Account) => (await getUser(after.app.table, company.company_id, account.userId, true))!;
@@ -61,7 +61,7 @@ describe('checkPin', () => {
   it('never overwrites a hash changed since it was read (a PIN reset meanwhile)', async () => {
     const account = await signUp(before, company, PINS);
     const old = await stored(account);
-    const reset = await hashPin(after.app.keys, '204863');
+    const reset = await hashPin(after.app.keys, '204863', after.app.hashCost.pin);
     await after.app.table.client.send(
       new UpdateCommand({
         TableName: after.app.table.name,

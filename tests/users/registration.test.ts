@@ -2,7 +2,7 @@ import { createHmac, hkdfSync, randomBytes, scryptSync } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { hashPin, hashToken, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
+import { hashPin, hashToken, PIN_SCRYPT, PRODUCTION_HASH_COST, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
 import { emailClaimKey, phoneClaimKey, referralCodeKey, sessionKey, userKey } from '../../lib/store/keys.js';
 import { getUserWithReferralCount } from '../../lib/store/referral-store.js';
 import { getUser, type UserRecord } from '../../lib/store/user-store.js';
@@ -19,6 +19,8 @@ import {
 
 const service = testService();
 const register = service.handlers.userRegister;
+/** The same table and secret at production's hash cost, for the tests about how secrets are stored. */
+const production = testService({}, { hashCost: PRODUCTION_HASH_COST });
 
 const PATH = '/wallet/v3/auth/user_register';
 
@@ -67,7 +69,11 @@ describe('registration of a customer', () => {
     const national = randomPhoneNumber();
     const formatted = `(${national.slice(0, 3)}) ${national.slice(3, 6)}-${national.slice(6)}`;
     const body = JSON.stringify(sampleRegistration({ phone_number: formatted, unexpected_field: 'x' }));
-    const answer = await registerIn(body.replace('{', '{"__proto__":{"polluted":1},"constructor":{"x":1},'));
+    const answer = await invoke(production.handlers.userRegister, {
+      path: PATH,
+      headers: { CompanyID: company.company_id },
+      body: body.replace('{', '{"__proto__":{"polluted":1},"constructor":{"x":1},'),
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const user = await storedUser(answer.body.data.user_id);
     expect(user.phone_e164).toBe(`+1${national}`);
@@ -101,7 +107,7 @@ describe('registration of a customer', () => {
     expect(await verifyPin(service.app.keys, '4826', legacy)).toBe(true);
     expect(await verifyPin(service.app.keys, '4827', legacy)).toBe(false);
     // A new hash of the same PIN names its scheme, key version and cheaper setting.
-    const current = await hashPin(service.app.keys, '4826');
+    const current = await hashPin(service.app.keys, '4826', PIN_SCRYPT);
     expect(current).toMatch(/^hmac-scrypt\$1\$4096\$8\$1\$/);
     expect(await verifyPin(service.app.keys, '4826', current)).toBe(true);
     // A password hashed at the setting before (N=2^15, p=3) still verifies: the hash names its settings.
