@@ -48,7 +48,7 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
 
   const userId = user.user_id;
   const check = { companyId, userId, pinType: 'login' as const, pin: input.login_pin, storedHash: user.login_pin_hash, attemptId };
-  const clearTries = await checkPinRecorded(app, origin, check, 'login_pin');
+  const { clearTries } = await checkPinRecorded(app, origin, check, 'login_pin');
   const use = deviceUseWrites(app.table, companyId, userId, input.device_key, now);
   let token: string;
   try {

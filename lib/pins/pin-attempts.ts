@@ -16,7 +16,7 @@ export class PinRefused extends AppError {
   constructor(
     readonly outcome: 'wrong' | 'locked',
     attemptsLeft: number,
-    /** True when this very attempt spent the last try: the PIN has just locked. */
+    /** True when this very attempt marked the PIN locked (it spent the last try, or found a lock whose mark was lost): it tells the user. */
     readonly lockedNow: boolean,
   ) {
     super(outcome === 'wrong' ? 'PIN_INVALID' : 'PIN_LOCKED', {
@@ -34,22 +34,45 @@ export class PinBusy extends AppError {
 }
 
 /**
+ * How long an attempt can hold a try: a function's timeout and the one write that may still be in
+ * flight then. A full set of tries older than this is locked, whether or not its mark was written.
+ */
+function tryHeldSeconds({ config }: Pick<App, 'config'>): number {
+  return Math.ceil((config.functionTimeoutMs + config.dynamodbTimeoutMs) / 1000) + 1;
+}
+
+/** Marks the lock, best effort: true when this call marked it. A mark not written is found again once the tries are old. */
+async function markLocked(app: App, check: PinCheck, lock: { maxTries: number; nowSeconds: number }): Promise<boolean> {
+  try {
+    return await markPinLocked(app.table, check, lock);
+  } catch (error) {
+    app.logger.warn('PIN lock mark not written', { error: error as Error, user_id: check.userId });
+    return false;
+  }
+}
+
+/**
  * Checks a PIN, counted: takes a try first (refused: PIN_LOCKED), then compares. A wrong PIN
  * keeps its try and throws PIN_INVALID with the tries left. A right one returns the write that
  * clears the count, for the caller to make with its own change in one transaction.
  */
 export async function checkPinCounted(app: App, check: PinCheck): Promise<{ clearTries: TransactItem; triesTaken: number }> {
   const max = app.config.pinMaxFailures;
+  const nowSeconds = epochSeconds(app.clock);
   const attemptId = check.attemptId ?? attemptIdOf(undefined);
-  const taken = await takePinTry(app.table, check, attemptId, max);
-  // Full tries not marked locked are the user's own attempts still in flight (a right PIN clears
-  // them once compared): not a lock, so 503 with Retry-After, and nothing compared.
-  if (!taken.taken && !taken.locked) throw new PinBusy();
-  if (!taken.taken) throw new PinRefused('locked', 0, false);
+  const taken = await takePinTry(app.table, check, { attemptId, maxTries: max, nowSeconds, staleBefore: nowSeconds - tryHeldSeconds(app) });
+  if (!taken.taken) {
+    // Full tries not yet locked are the user's own attempts still in flight (a right PIN clears
+    // them once compared): 503 with Retry-After, nothing compared.
+    if (taken.refused === 'in_flight') throw new PinBusy();
+    // A full set nobody marked (its mark lost): this attempt marks it, and tells the user.
+    const markedNow = taken.refused === 'unmarked' && (await markLocked(app, check, { maxTries: max, nowSeconds }));
+    throw new PinRefused('locked', 0, markedNow);
+  }
   if (!(await checkPin(app, check))) {
-    const lockedNow = taken.tries >= max;
     // The wrong PIN that spent the last try marks the lock: from now on 18 at once, not "busy".
-    if (lockedNow) await markPinLocked(app.table, check, epochSeconds(app.clock));
+    // Its refusal stands whatever the mark does: a lost mark is found once the tries are old.
+    const lockedNow = taken.tries >= max && (await markLocked(app, check, { maxTries: max, nowSeconds }));
     throw new PinRefused('wrong', Math.max(0, max - taken.tries), lockedNow);
   }
   return { clearTries: pinTriesClear(app.table, check), triesTaken: taken.tries };

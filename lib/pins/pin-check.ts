@@ -7,8 +7,8 @@ import { writeTransaction } from '../store/transactions.js';
 import { checkPinCounted, PinRefused } from './pin-attempts.js';
 import type { PinCheck } from './pin-hashes.js';
 
-/** The attempt that spent a PIN's last try: a PIN_LOCKED notice in the user's list, once. */
-export async function writePinLocked(app: App, target: { companyId: string; userId: string; pinType: PinType }): Promise<void> {
+/** The attempt that locked a PIN: a PIN_LOCKED notice in the user's list, once. */
+async function writePinLocked(app: App, target: { companyId: string; userId: string; pinType: PinType }): Promise<void> {
   const nowMs = app.clock.now();
   const notice = securityNotificationWrites(app.table, target.companyId, target.userId, {
     event: SecurityEvent.PIN_LOCKED,
@@ -22,27 +22,27 @@ export async function writePinLocked(app: App, target: { companyId: string; user
 }
 
 /**
- * A counted PIN check (pin-attempts.ts) with what it is recorded as: an audit event for each
- * outcome, and when this attempt locked the PIN, a PIN_LOCKED notice in the user's list. Returns
- * the write that clears the count, for the caller's transaction.
+ * The one PIN check of login, change and transaction authorization: counted (pin-attempts.ts),
+ * with what it is recorded as: an audit event for each outcome, and when this attempt locked the
+ * PIN, a PIN_LOCKED notice in the user's list, best effort (the refusal stands either way).
+ * Returns the write that clears the count, for the caller's transaction, and the tries taken.
  */
 export async function checkPinRecorded(
   app: App,
   origin: RequestOrigin | undefined,
   check: PinCheck,
   action: string,
-): Promise<TransactItem> {
+): Promise<{ clearTries: TransactItem; triesTaken: number }> {
   const event = { company_id: check.companyId, user_id: check.userId, pin_type: check.pinType, action };
   try {
-    const { clearTries } = await checkPinCounted(app, check);
+    const counted = await checkPinCounted(app, check);
     audit(app, origin, 'pin_verified', { ...event, outcome: 'right' });
-    return clearTries;
+    return counted;
   } catch (error) {
     if (!(error instanceof PinRefused)) throw error;
     audit(app, origin, 'pin_failed', { ...event, outcome: error.outcome, attempts_left: error.data?.attempts_left ?? 0 });
     if (error.lockedNow) {
       audit(app, origin, 'pin_locked', { ...event, outcome: 'locked' });
-      // The refusal stands whether or not the notice is written.
       await writePinLocked(app, check).catch((failure: Error) =>
         app.logger.warn('PIN lock notice not written', { error: failure, user_id: check.userId }),
       );

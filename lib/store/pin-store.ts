@@ -1,5 +1,5 @@
 import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { removeTry, TRY_ROOM_LEFT, tryValues } from './attempt-sets.js';
+import { removeTry, tryValues } from './attempt-sets.js';
 import { conditionalWrite } from './conditional-write.js';
 import { pinTriesKey, USER_SORT_KEY, userKey, userPartitionPrefix } from './keys.js';
 import type { Table } from './table.js';
@@ -68,53 +68,72 @@ export async function* scanPinHashes(table: Table, companyId?: string): AsyncGen
 }
 
 /**
+ * A PIN's lock is a fact of its tries item: `locked_at`, or a full set whose last try was taken
+ * before `staleBefore` (every attempt that took a try has ended by then, so a full set nobody
+ * marked is a lock whose mark was lost). Either way no attempt id, however it was counted before,
+ * takes a try again: only an OTP login or a reset (which delete the item) open it.
+ */
+const PIN_NOT_LOCKED = 'attribute_not_exists(locked_at)';
+const PIN_TRY_ROOM = `${PIN_NOT_LOCKED} AND (attribute_not_exists(tries) OR size(tries) < :max OR (contains(tries, :id) AND last_try_at > :staleBefore))`;
+
+/** A try taken; or refused: locked (marked), full with its mark lost (to be marked now), or full with attempts in flight. */
+export type PinTry = { taken: true; tries: number } | { taken: false; refused: 'locked' | 'unmarked' | 'in_flight' };
+
+/**
  * Takes one try of a PIN before it is compared, for one attempt (its id joins a string set, so a
- * write the SDK retried counts once): refused once the set holds maxTries, saying whether the
- * attempt that spent the last try marked the PIN locked (else the tries may be in flight still).
+ * write the SDK retried counts once), noting when: refused once the PIN is locked or the set is
+ * full, saying which (a full set not yet locked holds attempts still in flight).
  */
 export async function takePinTry(
   table: Table,
   target: { companyId: string; userId: string; pinType: PinType },
-  attemptId: string,
-  maxTries: number,
-): Promise<{ taken: true; tries: number } | { taken: false; locked: boolean }> {
+  attempt: { attemptId: string; maxTries: number; nowSeconds: number; staleBefore: number },
+): Promise<PinTry> {
   const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: pinTriesKey(target.companyId, target.userId, target.pinType),
-        UpdateExpression: 'ADD tries :attempt',
-        ConditionExpression: TRY_ROOM_LEFT,
-        ExpressionAttributeValues: tryValues(attemptId, maxTries),
+        UpdateExpression: 'ADD tries :attempt SET last_try_at = :now',
+        ConditionExpression: PIN_TRY_ROOM,
+        ExpressionAttributeValues: {
+          ...tryValues(attempt.attemptId, attempt.maxTries),
+          ':now': attempt.nowSeconds,
+          ':staleBefore': attempt.staleBefore,
+        },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     ),
   );
-  if (!outcome.written) return { taken: false, locked: outcome.seen?.locked_at !== undefined };
-  return { taken: true, tries: (outcome.result.Attributes?.tries as Set<string> | undefined)?.size ?? 0 };
+  if (outcome.written) return { taken: true, tries: (outcome.result.Attributes?.tries as Set<string> | undefined)?.size ?? 0 };
+  const seen = outcome.seen ?? {};
+  const lastTry = typeof seen.last_try_at === 'number' ? seen.last_try_at : 0;
+  if (seen.locked_at !== undefined) return { taken: false, refused: 'locked' };
+  return { taken: false, refused: lastTry <= attempt.staleBefore ? 'unmarked' : 'in_flight' };
 }
 
 /**
- * Marks a PIN locked: the attempt whose wrong PIN spent the last try. Nothing when the tries were
- * cleared meanwhile (an OTP login, a reset).
+ * Marks a PIN locked, once: true for the one call that marked it (it tells the user). Nothing
+ * when the tries were cleared meanwhile (an OTP login, a reset) or are not full.
  */
 export async function markPinLocked(
   table: Table,
   target: { companyId: string; userId: string; pinType: PinType },
-  nowSeconds: number,
-): Promise<void> {
-  await conditionalWrite(
+  lock: { maxTries: number; nowSeconds: number },
+): Promise<boolean> {
+  const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: pinTriesKey(target.companyId, target.userId, target.pinType),
         UpdateExpression: 'SET locked_at = :now',
-        ConditionExpression: 'attribute_exists(tries)',
-        ExpressionAttributeValues: { ':now': nowSeconds },
+        ConditionExpression: `${PIN_NOT_LOCKED} AND size(tries) >= :max`,
+        ExpressionAttributeValues: { ':now': lock.nowSeconds, ':max': lock.maxTries },
       }),
     ),
   );
+  return outcome.written;
 }
 
 /** The write that clears a PIN's tries (a right PIN, an OTP login for the login PIN, a reset), for a transaction or alone. */

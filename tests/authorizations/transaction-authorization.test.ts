@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { DeleteCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { normalizeAmount } from '../../lib/authorizations/payment-fields.js';
+import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { authorizationKey, userKey } from '../../lib/store/keys.js';
@@ -120,10 +121,16 @@ describe('transaction_authorization', () => {
   it('counts the login PIN apart: a locked login PIN leaves the transaction PIN working', async () => {
     const account = await signUp(service, company);
     const login = { companyId: company.company_id, userId: account.userId, pinType: 'login' as const };
-    for (let attempt = 0; attempt < service.app.config.pinMaxFailures; attempt++) {
-      await takePinTry(service.app.table, login, `try-${attempt}`, service.app.config.pinMaxFailures);
-    }
-    expect(await takePinTry(service.app.table, login, 'one more', service.app.config.pinMaxFailures)).toMatchObject({ taken: false });
+    const nowSeconds = epochSeconds(service.clock);
+    const attempt = (attemptId: string) =>
+      takePinTry(service.app.table, login, {
+        attemptId,
+        maxTries: service.app.config.pinMaxFailures,
+        nowSeconds,
+        staleBefore: nowSeconds - 60,
+      });
+    for (let index = 0; index < service.app.config.pinMaxFailures; index++) await attempt(`try-${index}`);
+    expect(await attempt('one more')).toMatchObject({ taken: false });
     await authorized(account, payment());
   });
 
