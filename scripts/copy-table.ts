@@ -16,48 +16,56 @@ import { writeInBatches } from '../lib/store/batch-write.js';
 import { ensureTable } from '../lib/store/ensure-table.js';
 import { companyPrefix } from '../lib/store/keys.js';
 import { createTable } from '../lib/store/table.js';
+import { type OperatorIo, runIfMain } from './operator-app.js';
 
 const USAGE = 'usage: npm run table:copy -- --from <table> --to <table> [--company <company id>] [--create-target]';
-const { values } = parseArgs({
-  options: { from: { type: 'string' }, to: { type: 'string' }, company: { type: 'string' }, 'create-target': { type: 'boolean' } },
-});
-const companyId = values.company?.trim().toLowerCase();
-if (!values.from || !values.to || values.from === values.to || (companyId !== undefined && !HEX_ID_PATTERN.test(companyId))) {
-  console.error(USAGE);
-  process.exit(2);
+
+export async function main(argv: string[], io: OperatorIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { from: { type: 'string' }, to: { type: 'string' }, company: { type: 'string' }, 'create-target': { type: 'boolean' } },
+  });
+  const companyId = values.company?.trim().toLowerCase();
+  if (!values.from || !values.to || values.from === values.to || (companyId !== undefined && !HEX_ID_PATTERN.test(companyId))) {
+    io.err(USAGE);
+    return 2;
+  }
+
+  const config = readConfig(io.env);
+  const source = createTable({ ...config, tableName: values.from });
+  const target = createTable({ ...config, tableName: values.to });
+  let copied = 0;
+  try {
+    if (values['create-target'] && (await ensureTable(target.client, target.name)) === 'created') {
+      io.err(`table ${target.name} created`);
+    }
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await source.client.send(
+        new ScanCommand({
+          TableName: source.name,
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+          ...(companyId
+            ? { FilterExpression: 'begins_with(pk, :company)', ExpressionAttributeValues: { ':company': companyPrefix(companyId) } }
+            : {}),
+        }),
+      );
+      const items = page.Items ?? [];
+      await writeInBatches(
+        target,
+        items.map((Item) => ({ PutRequest: { Item } })),
+      );
+      copied += items.length;
+      start = page.LastEvaluatedKey;
+      if (items.length) io.err(`${copied} items copied`);
+    } while (start);
+    io.out(JSON.stringify({ copied }));
+    return 0;
+  } catch (error) {
+    io.err(`copy stopped after ${copied} items: ${(error as Error).message}`);
+    return 1;
+  }
 }
 
-const config = readConfig();
-const source = createTable({ ...config, tableName: values.from });
-const target = createTable({ ...config, tableName: values.to });
-let copied = 0;
-try {
-  if (values['create-target'] && (await ensureTable(target.client, target.name)) === 'created') {
-    console.error(`table ${target.name} created`);
-  }
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await source.client.send(
-      new ScanCommand({
-        TableName: source.name,
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-        ...(companyId
-          ? { FilterExpression: 'begins_with(pk, :company)', ExpressionAttributeValues: { ':company': companyPrefix(companyId) } }
-          : {}),
-      }),
-    );
-    const items = page.Items ?? [];
-    await writeInBatches(
-      target,
-      items.map((Item) => ({ PutRequest: { Item } })),
-    );
-    copied += items.length;
-    start = page.LastEvaluatedKey;
-    if (items.length) console.error(`${copied} items copied`);
-  } while (start);
-  console.log(JSON.stringify({ copied }));
-} catch (error) {
-  console.error(`copy stopped after ${copied} items: ${(error as Error).message}`);
-  process.exit(1);
-}
+await runIfMain(import.meta.url, main);

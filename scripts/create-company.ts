@@ -4,36 +4,42 @@
 // {"company_id": "<32 hex>", "require_verified_phone": ..., "sms_countries": ...} as its last line.
 import { parseArgs } from 'node:util';
 import { createCompany } from '../lib/companies/companies.js';
-import { operatorApp } from './operator-app.js';
+import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
 import { OptionError, printedSettings, smsCountriesOption, warnIfEveryCountry } from './operator-options.js';
 
 const USAGE =
   'usage: npm run company:create -- --name "Company name" (1 to 200 characters) [--sms-countries IN,US|all] [--require-verified-phone]';
 
-let name: string | undefined;
-let settings: Parameters<typeof createCompany>[3];
-try {
-  const { values } = parseArgs({
-    options: { name: { type: 'string' }, 'sms-countries': { type: 'string' }, 'require-verified-phone': { type: 'boolean' } },
-  });
-  name = values.name?.trim();
-  if (!name || name.length > 200) throw new OptionError('--name is required, 1 to 200 characters');
-  settings = {
-    require_verified_phone: values['require-verified-phone'] ?? false,
-    sms_countries: smsCountriesOption(values['sms-countries']),
-  };
-} catch (error) {
-  console.error(`${(error as Error).message}\n${USAGE}`);
-  process.exit(2);
+export async function main(argv: string[], io: OperatorIo): Promise<number> {
+  let name: string | undefined;
+  let settings: Parameters<typeof createCompany>[3];
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: { name: { type: 'string' }, 'sms-countries': { type: 'string' }, 'require-verified-phone': { type: 'boolean' } },
+    });
+    name = values.name?.trim();
+    if (!name || name.length > 200) throw new OptionError('--name is required, 1 to 200 characters');
+    settings = {
+      require_verified_phone: values['require-verified-phone'] ?? false,
+      sms_countries: smsCountriesOption(values['sms-countries']),
+    };
+  } catch (error) {
+    io.err(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+
+  const app = operatorApp(io);
+  try {
+    const company = await createCompany(app.table, app.clock, name, settings);
+    io.err(`company "${company.name}" created in table ${app.table.name}`);
+    warnIfEveryCountry(company.sms_countries, io.err);
+    io.out(JSON.stringify(printedSettings(company, app.config)));
+    return 0;
+  } catch (error) {
+    io.err(`could not create the company in ${app.table.name}: ${(error as Error).message}`);
+    return 1;
+  }
 }
 
-const app = operatorApp();
-try {
-  const company = await createCompany(app.table, app.clock, name, settings);
-  console.error(`company "${company.name}" created in table ${app.table.name}`);
-  warnIfEveryCountry(company.sms_countries);
-  console.log(JSON.stringify(printedSettings(company, app.config)));
-} catch (error) {
-  console.error(`could not create the company in ${app.table.name}: ${(error as Error).message}`);
-  process.exit(1);
-}
+await runIfMain(import.meta.url, main);

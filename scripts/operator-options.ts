@@ -79,18 +79,18 @@ export function smsTextOptions(values: {
   return Object.keys(changes).length ? changes : undefined;
 }
 
-/** Tells the operator how many SMS each message takes, as sent with the longest values. */
-export function reportSmsSizes(sizes: Record<string, SmsSize>, warnings: string[]): void {
+/** Tells the operator (a line to stderr each) how many SMS each message takes, as sent with the longest values. */
+export function reportSmsSizes(sizes: Record<string, SmsSize>, warnings: string[], err: (line: string) => void = console.error): void {
   for (const [language, size] of Object.entries(sizes)) {
-    console.error(`sms text ${language}: ${size.segments} SMS (${size.encoding}, ${size.units} units with a 6-digit code)`);
+    err(`sms text ${language}: ${size.segments} SMS (${size.encoding}, ${size.units} units with a 6-digit code)`);
   }
-  for (const warning of warnings) console.error(`warning: ${warning}`);
+  for (const warning of warnings) err(`warning: ${warning}`);
 }
 
-/** Warns the operator when SMS may go to every country. */
-export function warnIfEveryCountry(countries: string[] | undefined): void {
+/** Warns the operator (on stderr) when SMS may go to every country. */
+export function warnIfEveryCountry(countries: string[] | undefined, err: (line: string) => void = console.error): void {
   if (!countries) {
-    console.error(
+    err(
       'warning: SMS may go to every country. Each destination costs up to tens of cents a message and is the favourite target of SMS pumping; ' +
         'limit it with --sms-countries (npm run company:update -- --company ID --sms-countries IN,US).',
     );

@@ -9,25 +9,31 @@ import { createApp } from '../lib/app.js';
 import { readConfig } from '../lib/config.js';
 import { HEX_ID_PATTERN } from '../lib/ids.js';
 import { countPinHashVersions } from '../lib/pins/pin-hashes.js';
+import { type OperatorIo, runIfMain } from './operator-app.js';
 
-const { values } = parseArgs({ options: { company: { type: 'string' } } });
-const companyId = values.company?.trim().toLowerCase();
-if (companyId !== undefined && !HEX_ID_PATTERN.test(companyId)) {
-  console.error('usage: npm run secret:versions -- [--company <company id>] (32 hex characters)');
-  process.exit(2);
+export async function main(argv: string[], io: OperatorIo): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { company: { type: 'string' } } });
+  const companyId = values.company?.trim().toLowerCase();
+  if (companyId !== undefined && !HEX_ID_PATTERN.test(companyId)) {
+    io.err('usage: npm run secret:versions -- [--company <company id>] (32 hex characters)');
+    return 2;
+  }
+
+  const app = createApp(readConfig(io.env));
+  try {
+    const versions = await countPinHashVersions(app, companyId);
+    const old = Object.entries(versions.pin_hashes)
+      .filter(([version]) => Number(version) < versions.current_version)
+      .reduce((sum, [, count]) => sum + count, 0);
+    io.err(
+      `${old} PIN hash(es) in ${companyId ? `company ${companyId}` : `table ${app.table.name}`} use a version before ${versions.current_version}`,
+    );
+    io.out(JSON.stringify(versions));
+    return 0;
+  } catch (error) {
+    io.err(`could not count the PIN hashes: ${(error as Error).message}`);
+    return 1;
+  }
 }
 
-const app = createApp(readConfig());
-try {
-  const versions = await countPinHashVersions(app, companyId);
-  const old = Object.entries(versions.pin_hashes)
-    .filter(([version]) => Number(version) < versions.current_version)
-    .reduce((sum, [, count]) => sum + count, 0);
-  console.error(
-    `${old} PIN hash(es) in ${companyId ? `company ${companyId}` : `table ${app.table.name}`} use a version before ${versions.current_version}`,
-  );
-  console.log(JSON.stringify(versions));
-} catch (error) {
-  console.error(`could not count the PIN hashes: ${(error as Error).message}`);
-  process.exit(1);
-}
+await runIfMain(import.meta.url, main);

@@ -11,7 +11,7 @@ import { type CompanySettings, updateCompanySettings } from '../lib/companies/co
 import { AppError } from '../lib/errors.js';
 import { HEX_ID_PATTERN } from '../lib/ids.js';
 import { SmsTextRefused } from '../lib/sms/sms-text.js';
-import { operatorApp } from './operator-app.js';
+import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
 import {
   LIMIT_OPTIONS,
   limitsOption,
@@ -32,55 +32,61 @@ const USAGE =
     .map((option) => `[--${option} N|default]`)
     .join(' ')}`;
 
-let companyId = '';
-let settings: CompanySettings = {};
-try {
-  const { values } = parseArgs({
-    options: {
-      company: { type: 'string' },
-      status: { type: 'string' },
-      'sms-countries': { type: 'string' },
-      'require-verified-phone': { type: 'string' },
-      ...Object.fromEntries(Object.keys(LIMIT_OPTIONS).map((option) => [option, { type: 'string' as const }])),
-      'sms-template': { type: 'string', multiple: true },
-      'sms-default-language': { type: 'string' },
-      'sms-app-hash': { type: 'string' },
-      'sms-webotp-domain': { type: 'string' },
-    },
-  });
-  companyId = values.company?.trim().toLowerCase() ?? '';
-  if (!HEX_ID_PATTERN.test(companyId)) throw new OptionError('--company takes a company id (32 hex characters)');
-  const status = values.status;
-  if (status !== undefined && status !== 'active' && status !== 'disabled') throw new OptionError('--status takes active or disabled');
-  settings = {
-    status,
-    require_verified_phone: onOffOption('require-verified-phone', values['require-verified-phone']),
-    sms_countries: smsCountriesOption(values['sms-countries']),
-    limits: limitsOption(values),
-    sms_text: smsTextOptions(values),
-  };
-  if (Object.values(settings).every((value) => value === undefined)) throw new OptionError('nothing to change');
-} catch (error) {
-  console.error(`${(error as Error).message}\n${USAGE}`);
-  process.exit(2);
+export async function main(argv: string[], io: OperatorIo): Promise<number> {
+  let companyId = '';
+  let settings: CompanySettings = {};
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        company: { type: 'string' },
+        status: { type: 'string' },
+        'sms-countries': { type: 'string' },
+        'require-verified-phone': { type: 'string' },
+        ...Object.fromEntries(Object.keys(LIMIT_OPTIONS).map((option) => [option, { type: 'string' as const }])),
+        'sms-template': { type: 'string', multiple: true },
+        'sms-default-language': { type: 'string' },
+        'sms-app-hash': { type: 'string' },
+        'sms-webotp-domain': { type: 'string' },
+      },
+    });
+    companyId = values.company?.trim().toLowerCase() ?? '';
+    if (!HEX_ID_PATTERN.test(companyId)) throw new OptionError('--company takes a company id (32 hex characters)');
+    const status = values.status;
+    if (status !== undefined && status !== 'active' && status !== 'disabled') throw new OptionError('--status takes active or disabled');
+    settings = {
+      status,
+      require_verified_phone: onOffOption('require-verified-phone', values['require-verified-phone']),
+      sms_countries: smsCountriesOption(values['sms-countries']),
+      limits: limitsOption(values),
+      sms_text: smsTextOptions(values),
+    };
+    if (Object.values(settings).every((value) => value === undefined)) throw new OptionError('nothing to change');
+  } catch (error) {
+    io.err(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+
+  const app = operatorApp(io);
+  try {
+    const { company, smsText } = await updateCompanySettings(app.table, app.clock, companyId, settings, app.config.otp.ttlSeconds);
+    io.err(`company ${companyId} updated; functions see it within ${app.config.companyCacheSeconds} s`);
+    warnIfEveryCountry(company.sms_countries, io.err);
+    if (smsText) reportSmsSizes(smsText.sizes, smsText.warnings, io.err);
+    io.out(JSON.stringify(printedSettings(company, app.config)));
+    return 0;
+  } catch (error) {
+    if (error instanceof SmsTextRefused) {
+      io.err(`SMS text refused, nothing changed:\n${error.message}`);
+      return 2;
+    }
+    io.err(
+      error instanceof AppError
+        ? `no company ${companyId} in table ${app.table.name}`
+        : `could not update the company: ${(error as Error).message}`,
+    );
+    return 1;
+  }
 }
 
-const app = operatorApp();
-try {
-  const { company, smsText } = await updateCompanySettings(app.table, app.clock, companyId, settings, app.config.otp.ttlSeconds);
-  console.error(`company ${companyId} updated; functions see it within ${app.config.companyCacheSeconds} s`);
-  warnIfEveryCountry(company.sms_countries);
-  if (smsText) reportSmsSizes(smsText.sizes, smsText.warnings);
-  console.log(JSON.stringify(printedSettings(company, app.config)));
-} catch (error) {
-  if (error instanceof SmsTextRefused) {
-    console.error(`SMS text refused, nothing changed:\n${error.message}`);
-    process.exit(2);
-  }
-  console.error(
-    error instanceof AppError
-      ? `no company ${companyId} in table ${app.table.name}`
-      : `could not update the company: ${(error as Error).message}`,
-  );
-  process.exit(1);
-}
+await runIfMain(import.meta.url, main);

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { readConfig } from '../../lib/config.js';
@@ -9,8 +8,15 @@ import { checkPin } from '../../lib/pins/pin-hashes.js';
 import { authenticate } from '../../lib/sessions/access-tokens.js';
 import { getCompany } from '../../lib/store/company-store.js';
 import { getUser } from '../../lib/store/user-store.js';
+import { main as copyTable } from '../../scripts/copy-table.js';
+import { main as createCompany } from '../../scripts/create-company.js';
+import { main as createEmployee } from '../../scripts/create-employee.js';
+import { main as disableUser } from '../../scripts/disable-user.js';
 import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
 import { startFakeSsm } from '../../scripts/local/ssm-fake.js';
+import type { OperatorMain } from '../../scripts/operator-app.js';
+import { main as secretVersions } from '../../scripts/secret-versions.js';
+import { main as updateCompany } from '../../scripts/update-company.js';
 import {
   inProcessService,
   invoke,
@@ -20,11 +26,14 @@ import {
   randomPhoneNumber,
   sampleRegistration,
   signUp,
+  TEST_HASH_COST,
   testEnvironment,
   testService,
 } from '../helpers.js';
 
 // The operator commands read their configuration from their environment, as on a deployed stage.
+// Each runs in this process through its main (argv and an environment in; exit code, stdout and
+// stderr out); 'npm run employee:create' below runs one as its own process, as an operator does.
 const env = { ...process.env, ...testEnvironment() };
 const service = testService({}, { serverSecret: env.SERVER_SECRET });
 
@@ -32,19 +41,41 @@ const service = testService({}, { serverSecret: env.SERVER_SECRET });
 const OWN_ADDRESS = `198.18.${randomInt(256)}.${randomInt(256)}`;
 const DEFAULT_LIMITS = { sms_per_hour: 1000, sms_per_prefix_per_hour: 0, sends_per_address_per_hour: 0, verifies_per_address: 0 };
 
-const root = resolve(import.meta.dirname, '../..');
-const run = promisify(execFile);
-const tsx = resolve(root, 'node_modules/.bin/tsx');
-
-/** Runs an operator command; its last line of stdout as JSON, and its stderr. */
-async function command(script: string, args: string[]): Promise<{ last: Record<string, any>; stderr: string }> {
-  const { stdout, stderr } = await run(tsx, [`scripts/${script}.ts`, ...args], { cwd: root, env });
-  return { last: JSON.parse(stdout.trim().split('\n').at(-1)!), stderr };
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The last line of stdout as JSON (undefined when stdout is empty). */
+  last: Record<string, any>;
 }
+
+/** Runs an operator command's main in this process, as npm would run it with this environment and standard input. */
+async function run(main: OperatorMain, args: string[], commandEnv: Record<string, string | undefined> = env, input = ''): Promise<Outcome> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await main(args, {
+    env: commandEnv,
+    out: (line) => stdout.push(line),
+    err: (line) => stderr.push(line),
+    input: async () => input,
+  });
+  const last = stdout.at(-1);
+  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n'), last: last === undefined ? undefined : JSON.parse(last) };
+}
+
+/** Runs a command expected to succeed: its last line of stdout as JSON, and its stderr. */
+async function command(main: OperatorMain, args: string[]): Promise<Outcome> {
+  const outcome = await run(main, args);
+  expect(outcome.code, outcome.stderr).toBe(0);
+  return outcome;
+}
+
+/** The exit code of a command expected to fail. */
+const exitCode = async (main: OperatorMain, args: string[]) => (await run(main, args)).code;
 
 describe('npm run company:create', () => {
   it('creates an active company, prints {"company_id": "<32 hex>", ...} as its last line, and warns that SMS may go anywhere', async () => {
-    const { last, stderr } = await command('create-company', ['--name', 'Acme']);
+    const { last, stderr } = await command(createCompany, ['--name', 'Acme']);
     expect(last).toEqual({
       company_id: expect.stringMatching(/^[0-9a-f]{32}$/),
       status: 'active',
@@ -57,7 +88,7 @@ describe('npm run company:create', () => {
   });
 
   it('takes --require-verified-phone and --sms-countries', async () => {
-    const { last, stderr } = await command('create-company', ['--name', 'Strict', '--require-verified-phone', '--sms-countries', 'us,IN']);
+    const { last, stderr } = await command(createCompany, ['--name', 'Strict', '--require-verified-phone', '--sms-countries', 'us,IN']);
     expect(last).toMatchObject({ require_verified_phone: true, sms_countries: ['IN', 'US'] });
     expect(await getCompany(service.app.table, last.company_id)).toMatchObject({
       require_verified_phone: true,
@@ -67,18 +98,16 @@ describe('npm run company:create', () => {
   });
 
   it('refuses to run without a name, or with a country that is not one', async () => {
-    await expect(run(tsx, ['scripts/create-company.ts'], { cwd: root, env })).rejects.toMatchObject({ code: 2 });
-    await expect(
-      run(tsx, ['scripts/create-company.ts', '--name', 'X', '--sms-countries', 'US,XX'], { cwd: root, env }),
-    ).rejects.toMatchObject({ code: 2 });
+    expect(await exitCode(createCompany, [])).toBe(2);
+    expect(await exitCode(createCompany, ['--name', 'X', '--sms-countries', 'US,XX'])).toBe(2);
   });
 });
 
 describe('npm run company:update', () => {
   it('changes require_verified_phone and sms_countries, in force for new requests (the company cache is off here)', async () => {
-    const { last: created } = await command('create-company', ['--name', 'Changing']);
+    const { last: created } = await command(createCompany, ['--name', 'Changing']);
     const companyId = created.company_id as string;
-    const { last } = await command('update-company', ['--company', companyId, '--require-verified-phone', 'on', '--sms-countries', 'IN']);
+    const { last } = await command(updateCompany, ['--company', companyId, '--require-verified-phone', 'on', '--sms-countries', 'IN']);
     expect(last).toEqual({
       company_id: companyId,
       status: 'active',
@@ -94,7 +123,7 @@ describe('npm run company:update', () => {
     });
     expect(refused.body.error).toEqual([14]);
 
-    const { last: reset, stderr } = await command('update-company', [
+    const { last: reset, stderr } = await command(updateCompany, [
       '--company',
       companyId,
       '--require-verified-phone',
@@ -124,21 +153,19 @@ describe('npm run company:update', () => {
     const company = await newCompany(service);
     const register = () =>
       invoke(service.handlers.userRegister, { path: '/r', headers: { CompanyID: company.company_id }, body: sampleRegistration() });
-    const { last } = await command('update-company', ['--company', company.company_id, '--status', 'disabled']);
+    const { last } = await command(updateCompany, ['--company', company.company_id, '--status', 'disabled']);
     expect(last).toMatchObject({ company_id: company.company_id, status: 'disabled' });
     const refused = await register();
     expect(refused.status).toBe(404);
     expect(refused.body.error).toEqual([3]);
-    await command('update-company', ['--company', company.company_id, '--status', 'active']);
+    await command(updateCompany, ['--company', company.company_id, '--status', 'active']);
     expect((await register()).status).toBe(200);
-    await expect(
-      run(tsx, ['scripts/update-company.ts', '--company', company.company_id, '--status', 'paused'], { cwd: root, env }),
-    ).rejects.toMatchObject({ code: 2 });
+    expect(await exitCode(updateCompany, ['--company', company.company_id, '--status', 'paused'])).toBe(2);
   });
 
   it("sets a company's own limits, in force for new requests, and puts them back to the default", async () => {
     const company = await newCompany(service);
-    const { last } = await command('update-company', [
+    const { last } = await command(updateCompany, [
       '--company',
       company.company_id,
       '--sms-per-hour',
@@ -162,7 +189,7 @@ describe('npm run company:update', () => {
       });
     expect([(await send()).status, (await send()).status, (await send()).status]).toEqual([200, 200, 429]);
 
-    const { last: reset } = await command('update-company', [
+    const { last: reset } = await command(updateCompany, [
       '--company',
       company.company_id,
       '--sms-per-hour',
@@ -178,24 +205,14 @@ describe('npm run company:update', () => {
       ['--verifies-per-address', '-1'],
       ['--sms-per-prefix-per-hour', 'many'],
     ]) {
-      await expect(
-        run(tsx, ['scripts/update-company.ts', '--company', company.company_id, ...bad], { cwd: root, env }),
-      ).rejects.toMatchObject({
-        code: 2,
-      });
+      expect(await exitCode(updateCompany, ['--company', company.company_id, ...bad])).toBe(2);
     }
   });
 
   it('refuses an unknown company (exit 1) and bad options (exit 2)', async () => {
-    await expect(
-      run(tsx, ['scripts/update-company.ts', '--company', 'ab'.repeat(16), '--require-verified-phone', 'on'], { cwd: root, env }),
-    ).rejects.toMatchObject({ code: 1 });
-    await expect(
-      run(tsx, ['scripts/update-company.ts', '--company', 'ab'.repeat(16), '--require-verified-phone', 'yes'], { cwd: root, env }),
-    ).rejects.toMatchObject({ code: 2 });
-    await expect(run(tsx, ['scripts/update-company.ts', '--company', 'ab'.repeat(16)], { cwd: root, env })).rejects.toMatchObject({
-      code: 2,
-    });
+    expect(await exitCode(updateCompany, ['--company', 'ab'.repeat(16), '--require-verified-phone', 'on'])).toBe(1);
+    expect(await exitCode(updateCompany, ['--company', 'ab'.repeat(16), '--require-verified-phone', 'yes'])).toBe(2);
+    expect(await exitCode(updateCompany, ['--company', 'ab'.repeat(16)])).toBe(2);
   });
 });
 
@@ -204,21 +221,16 @@ describe('npm run company:update, SMS text (contract 7)', () => {
 
   /** Runs company:update expecting a refusal: exit 2, nothing on stdout, the reason on stderr. */
   async function refused(args: string[]): Promise<string> {
-    const failure = await run(tsx, ['scripts/update-company.ts', ...args], { cwd: root, env }).then(
-      () => {
-        throw new Error(`company:update ${args.join(' ')} was not refused`);
-      },
-      (error: { code: number; stdout: string; stderr: string }) => error,
-    );
+    const failure = await run(updateCompany, args);
     expect(failure.code).toBe(2);
     expect(failure.stdout).toBe('');
     return failure.stderr;
   }
 
   it('sets templates, the default language, the app hash and the WebOTP domain; a send in Hindi shows them', async () => {
-    const { last: created } = await command('create-company', ['--name', 'Chai Pay']);
+    const { last: created } = await command(createCompany, ['--name', 'Chai Pay']);
     const companyId = created.company_id as string;
-    const { last, stderr } = await command('update-company', [
+    const { last, stderr } = await command(updateCompany, [
       '--company',
       companyId,
       '--sms-template',
@@ -255,7 +267,7 @@ describe('npm run company:update, SMS text (contract 7)', () => {
     expect(await send('fr')).toMatch(/^Your Chai Pay code is \d{6}\.\nFA\+9qCX9VSu$/);
 
     // LANG= removes a template, an empty value a setting; with nothing left the company prints as before.
-    const { last: webOtp } = await command('update-company', [
+    const { last: webOtp } = await command(updateCompany, [
       '--company',
       companyId,
       '--sms-template',
@@ -270,7 +282,7 @@ describe('npm run company:update, SMS text (contract 7)', () => {
       webotp_domain: 'wallet.example.com',
     });
     expect(await send('hi')).toMatch(/^Your Chai Pay code is (\d{6})\.\nFA\+9qCX9VSu\n@wallet\.example\.com #\1$/);
-    const { last: cleared } = await command('update-company', [
+    const { last: cleared } = await command(updateCompany, [
       '--company',
       companyId,
       '--sms-template',
@@ -328,7 +340,7 @@ describe('npm run company:update, SMS text (contract 7)', () => {
     const company = await newCompany(service);
     const id = ['--company', company.company_id];
     // 128 + a code: 134 UCS-2 units, 2 SMS exactly; the hash line makes it 146.
-    const { last } = await command('update-company', [...id, '--sms-template', `hi={code}${'क'.repeat(128)}`]);
+    const { last } = await command(updateCompany, [...id, '--sms-template', `hi={code}${'क'.repeat(128)}`]);
     expect(last.sms_text.templates.hi).toHaveLength(134);
     expect(await refused([...id, '--sms-app-hash', 'FA+9qCX9VSu'])).toMatch(/template hi: the message would need 3 SMS \(146 UCS-2/);
     expect((await getCompany(service.app.table, company.company_id))?.sms_text).toEqual({ templates: last.sms_text.templates });
@@ -340,7 +352,7 @@ describe('npm run user:disable', () => {
     const company = await newCompany(service);
     const account = await signUp(service, company);
     const second = await logIn(service, company, account);
-    const { last } = await command('disable-user', ['--company', company.company_id, '--user', account.userId]);
+    const { last } = await command(disableUser, ['--company', company.company_id, '--user', account.userId]);
     expect(last).toEqual({ user_id: account.userId, status_id: 2, sessions_ended: 2 });
     expect(await getUser(service.app.table, company.company_id, account.userId)).toMatchObject({ status_id: 2 });
     for (const authorization of [account.authorization, second]) {
@@ -366,25 +378,34 @@ describe('npm run user:disable', () => {
 
   it('refuses an unknown user (exit 1)', async () => {
     const company = await newCompany(service);
-    await expect(
-      run(tsx, ['scripts/disable-user.ts', '--company', company.company_id, '--user', 'cd'.repeat(16)], { cwd: root, env }),
-    ).rejects.toMatchObject({
-      code: 1,
-    });
+    expect(await exitCode(disableUser, ['--company', company.company_id, '--user', 'cd'.repeat(16)])).toBe(1);
   });
 });
 
+/** Runs a command as an operator does (tsx scripts/<name>.ts, as npm run does): its exit code, stdout and stderr. */
+function spawnCommand(script: string, args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const root = resolve(import.meta.dirname, '../..');
+  const child = execFile(resolve(root, 'node_modules/.bin/tsx'), [`scripts/${script}.ts`, ...args], { cwd: root, env });
+  child.stdin!.end(input);
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr!.on('data', (chunk) => (output.stderr += chunk));
+  return new Promise((done) => child.on('close', (code) => done({ code, ...output })));
+}
+
 describe('npm run employee:create', () => {
-  it("registers a company's first employee from standard input and prints a working token", async () => {
-    const { stdout: created } = await run(tsx, ['scripts/create-company.ts', '--name', 'Bootstrap'], { cwd: root, env });
-    const companyId = JSON.parse(created.trim().split('\n').at(-1)!).company_id;
-    const child = execFile(tsx, ['scripts/create-employee.ts', '--company', companyId], { cwd: root, env });
-    child.stdin!.end(JSON.stringify(sampleRegistration({ user_type: 2 })));
-    let stdout = '';
-    child.stdout!.on('data', (chunk) => (stdout += chunk));
-    const code = await new Promise((done) => child.on('exit', done));
-    expect(code).toBe(0);
-    const { user_id: userId, token } = JSON.parse(stdout.trim().split('\n').at(-1)!);
+  // The one command run as its own process: arguments, standard input, stdout, stderr and exit code as an operator sees them.
+  it("registers a company's first employee from standard input and prints a working token, as its own process", async () => {
+    const { last: created } = await command(createCompany, ['--name', 'Bootstrap']);
+    const companyId = created.company_id;
+    const [done, refused] = await Promise.all([
+      spawnCommand('create-employee', ['--company', companyId], JSON.stringify(sampleRegistration({ user_type: 2 }))),
+      spawnCommand('create-employee', [], ''),
+    ]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toMatch(/^usage: npm run employee:create/m);
+    const { user_id: userId, token } = JSON.parse(done.stdout.trim().split('\n').at(-1)!);
     expect(userId).toMatch(/^[0-9a-f]{32}$/);
     expect(await authenticate(service.app, companyId, `Token ${token}`)).toEqual({
       companyId,
@@ -394,6 +415,18 @@ describe('npm run employee:create', () => {
       session: { began: 'register', beganAt: expect.any(Number), deviceKey: undefined },
     });
     expect((await getUser(service.app.table, companyId, userId))?.cretaed_by).toBe('operator');
+  });
+});
+
+describe('npm run employee:create, refusals', () => {
+  it('refuses a body the registration refuses, naming each field on stderr, and an unknown company (exit 1)', async () => {
+    const company = await newCompany(service);
+    const invalid = await run(createEmployee, ['--company', company.company_id], env, JSON.stringify(sampleRegistration({ email: 'no' })));
+    expect(invalid).toMatchObject({ code: 1, stdout: '' });
+    expect(invalid.stderr).toMatch(/^could not create the employee: BAD_REQUEST\n {2}email: /);
+    const unknown = await run(createEmployee, ['--company', 'ab'.repeat(16)], env, JSON.stringify(sampleRegistration()));
+    expect(unknown).toMatchObject({ code: 1, stdout: '' });
+    expect(unknown.stderr).toMatch(/could not create the employee: COMPANY_NOT_FOUND/);
   });
 });
 
@@ -414,7 +447,7 @@ describe('npm run table:copy', () => {
       return Items.sort((a, b) => `${a.pk}${a.sk}`.localeCompare(`${b.pk}${b.sk}`));
     };
 
-    const { last } = await command('copy-table', ['--from', restored, '--to', live, '--company', company.company_id]);
+    const { last } = await command(copyTable, ['--from', restored, '--to', live, '--company', company.company_id]);
     const expected = await scan(restored, `C#${company.company_id}`);
     expect(last).toEqual({ copied: expected.length });
     expect(expected.length).toBeGreaterThan(2 * 5);
@@ -425,7 +458,7 @@ describe('npm run table:copy', () => {
     for (const account of accounts) {
       expect(await authenticate(liveService.app, company.company_id, account.authorization)).toMatchObject({ userId: account.userId });
     }
-    await expect(run(tsx, ['scripts/copy-table.ts', '--from', live, '--to', live], { cwd: root, env })).rejects.toMatchObject({ code: 2 });
+    expect(await exitCode(copyTable, ['--from', live, '--to', live])).toBe(2);
   });
 });
 
@@ -436,7 +469,7 @@ describe('npm run secret:versions', () => {
     try {
       const parameter = `/wallet-auth/test-${randomBytes(4).toString('hex')}/server-secret`;
       const ssmEnv = { ...env, SERVER_SECRET: '', SERVER_SECRET_PARAMETER: parameter, SSM_ENDPOINT: ssm.endpoint };
-      const container = () => inProcessService(readConfig(ssmEnv));
+      const container = () => inProcessService(readConfig(ssmEnv), { hashCost: TEST_HASH_COST });
       ssm.put(parameter, randomBytes(32).toString('base64'));
       const before = container();
       const company = await newCompany(before);
@@ -444,10 +477,7 @@ describe('npm run secret:versions', () => {
       ssm.put(parameter, randomBytes(32).toString('base64'));
       const after = container();
       await signUp(after, company);
-      const versions = async () => {
-        const { stdout } = await run(tsx, ['scripts/secret-versions.ts', '--company', company.company_id], { cwd: root, env: ssmEnv });
-        return JSON.parse(stdout.trim().split('\n').at(-1)!);
-      };
+      const versions = async () => (await run(secretVersions, ['--company', company.company_id], ssmEnv)).last;
       expect(await versions()).toEqual({ pin_hashes: { 1: 4, 2: 2 }, current_version: 2, oldest_kept: 1, oldest_in_use: 1 });
 
       const user = (await getUser(after.app.table, company.company_id, first!.userId))!;
@@ -461,9 +491,7 @@ describe('npm run secret:versions', () => {
       };
       expect(await checkPin(after.app, check)).toBe(true);
       expect(await versions()).toEqual({ pin_hashes: { 1: 3, 2: 3 }, current_version: 2, oldest_kept: 1, oldest_in_use: 1 });
-      await expect(run(tsx, ['scripts/secret-versions.ts', '--company', 'nope'], { cwd: root, env: ssmEnv })).rejects.toMatchObject({
-        code: 2,
-      });
+      expect((await run(secretVersions, ['--company', 'nope'], ssmEnv)).code).toBe(2);
     } finally {
       await ssm.close();
     }
@@ -473,8 +501,9 @@ describe('npm run secret:versions', () => {
     const table = await createOwnTable(inject('dynamodbEndpoint'), 'wallet-auth-versions');
     const own = testService({}, { tableName: table, serverSecret: env.SERVER_SECRET });
     await Promise.all([newCompany(own), newCompany(own)].map(async (company) => signUp(own, await company)));
-    const { stdout } = await run(tsx, ['scripts/secret-versions.ts'], { cwd: root, env: { ...env, TABLE_NAME: table } });
-    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+    const { code, last } = await run(secretVersions, [], { ...env, TABLE_NAME: table });
+    expect(code).toBe(0);
+    expect(last).toEqual({
       pin_hashes: { 1: 4 },
       current_version: 1,
       oldest_kept: 1,
