@@ -288,7 +288,7 @@ export interface components {
     parameters: {
         /** @description The company, 32 hexadecimal characters */
         CompanyID: string;
-        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh. */
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
         IdempotencyKey: string;
     };
     requestBodies: never;
@@ -303,7 +303,7 @@ export interface operations {
             header: {
                 /** @description The company, 32 hexadecimal characters */
                 CompanyID: components["parameters"]["CompanyID"];
-                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh. */
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -574,7 +574,7 @@ export interface operations {
             header: {
                 /** @description The company, 32 hexadecimal characters */
                 CompanyID: components["parameters"]["CompanyID"];
-                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh. */
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -803,7 +803,7 @@ export interface operations {
             header: {
                 /** @description The company, 32 hexadecimal characters */
                 CompanyID: components["parameters"]["CompanyID"];
-                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh. */
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1061,7 +1061,7 @@ export interface operations {
             header: {
                 /** @description The company, 32 hexadecimal characters */
                 CompanyID: components["parameters"]["CompanyID"];
-                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh. */
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1448,7 +1448,7 @@ export interface operations {
             header: {
                 /** @description The company, 32 hexadecimal characters */
                 CompanyID: components["parameters"]["CompanyID"];
-                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh. */
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1634,7 +1634,7 @@ export interface operations {
             header: {
                 /** @description The company, 32 hexadecimal characters */
                 CompanyID: components["parameters"]["CompanyID"];
-                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh. */
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1825,7 +1825,7 @@ export interface operations {
             header: {
                 /** @description The company, 32 hexadecimal characters */
                 CompanyID: components["parameters"]["CompanyID"];
-                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh. */
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2014,7 +2014,7 @@ export interface operations {
             header: {
                 /** @description The company, 32 hexadecimal characters */
                 CompanyID: components["parameters"]["CompanyID"];
-                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh. */
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2605,7 +2605,7 @@ export interface operations {
             header: {
                 /** @description The company, 32 hexadecimal characters */
                 CompanyID: components["parameters"]["CompanyID"];
-                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh. */
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2800,7 +2800,7 @@ export interface operations {
             header: {
                 /** @description The company, 32 hexadecimal characters */
                 CompanyID: components["parameters"]["CompanyID"];
-                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh. */
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;

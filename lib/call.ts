@@ -23,6 +23,6 @@ export interface RequestTime {
 
 /** What a call made by a request also carries when it sent an Idempotency-Key (lib/http/idempotency.ts). */
 export interface RequestKey {
-  /** Names the request's Idempotency-Key record, when it sent one: what a lost first run left behind is recognised by it. */
+  /** Names the request (its Idempotency-Key and its body), when it sent a key: what a lost first run left behind is recognised by it. */
   idempotencyRef?: string | undefined;
 }

@@ -36,6 +36,11 @@ export interface Endpoint {
   result: z.core.$ZodType;
   /** Refusals this operation can give beyond those of the middleware chain (lib/http/middleware.ts, chainErrors). */
   errors: ErrorName[];
+  /**
+   * Its answer carries a credential (a session token, a phone proof): replayed by Idempotency-Key
+   * to a caller without a token only while what it spent could still have been used (lib/http/idempotency.ts).
+   */
+  answersCredential?: true;
   examples: { request?: unknown; result: unknown };
 }
 

@@ -19,6 +19,7 @@ export const loginPinEndpoint = {
   body: loginPinBody,
   result: loginPinResult,
   errors: ['UNAUTHORIZED', 'PIN_INVALID', 'PIN_LOCKED'],
+  answersCredential: true,
   examples: {
     request: {
       device_key: '3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c',

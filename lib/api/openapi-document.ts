@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { ErrorCodes, type ErrorName, StatusNames } from '../errors.js';
-import { IDEMPOTENCY_WINDOW_SECONDS } from '../http/idempotency.js';
+import { CREDENTIAL_REPLAY_SECONDS, IDEMPOTENCY_WINDOW_SECONDS } from '../http/idempotency.js';
 import { chainErrors } from '../http/middleware.js';
 import { HEX_ID_PATTERN } from '../ids.js';
 import { ABSENT_VALUES } from '../validation.js';
@@ -228,7 +228,9 @@ export function openApiDocument(config: Config): JsonSchema {
             `Within ${duration(IDEMPOTENCY_WINDOW_SECONDS)}, the same key with the same body, company and token gets the first`,
             'answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write.',
             'The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`.',
-            'Answers the service could not finish (503, 429) are not kept: the retry runs afresh.',
+            'Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body.',
+            `An answer carrying a session or phone proof, sent without a token, is replayed for ${duration(CREDENTIAL_REPLAY_SECONDS)} only;`,
+            'after that the key answers 409 code 20.',
           ].join(' '),
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
         },

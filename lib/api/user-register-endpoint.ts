@@ -23,6 +23,7 @@ export const userRegisterEndpoint = {
   body: userRegisterBody,
   result: userRegisterResult,
   errors: ['FORBIDDEN', 'ALREADY_REGISTERED', 'INVALID_REFERRAL_CODE', 'PHONE_NOT_VERIFIED'],
+  answersCredential: true,
   examples: {
     request: {
       dial_code: '+1',

@@ -20,6 +20,7 @@ export const verifyOtpEndpoint = {
   body: verifyOtpBody,
   result: verifyOtpResult,
   errors: ['FORBIDDEN', 'OTP_INVALID', 'OTP_EXPIRED', 'OTP_ATTEMPTS_EXCEEDED', 'TOO_MANY_REQUESTS'],
+  answersCredential: true,
   examples: {
     request: { dial_code: '+1', phone_number: '2025550143', user_type: 2, otp_type: 1, otp: '483920' },
     result: { message: 'Logged in successfully', token: sampleToken, user_id: sampleUserId },

@@ -25,4 +25,9 @@ export interface IdempotentRequest {
   idempotencyKey: string;
   recordKey: ReturnType<typeof idempotencyRecordKey>;
   owner: string;
+  /**
+   * Names this request, its key and its body together: what it took (a try, a nonce, a code) is
+   * its own on a retry, and never another body's, even once the key's record is gone.
+   */
+  requestRef: string;
 }

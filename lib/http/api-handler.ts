@@ -48,7 +48,7 @@ async function callOf<E extends Endpoint>(endpoint: E, event: ApiEvent): Promise
     company,
     principal: principal as ApiCall<E>['principal'],
     origin: originOf(event),
-    idempotencyRef: event.idempotency?.recordKey.pk,
+    idempotencyRef: event.idempotency?.requestRef,
     timeLeftMs: () => (event.answerBy ?? Number.POSITIVE_INFINITY) - Date.now(),
   };
 }
@@ -70,7 +70,7 @@ export function apiHandler<E extends Endpoint>(app: App, endpoint: E, handle: Ha
     .use(jsonBody(app))
     .use(activeCompany(app))
     .use(authorization(app, endpoint.auth))
-    .use(idempotency(app, endpoint.method === 'POST'))
+    .use(idempotency(app, endpoint))
     .handler(async (event: ApiEvent) => successResponse(await handle(await callOf(endpoint, event))));
   return guardedHandler(app, withDeadline(app, chain));
 }

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Endpoint } from '../api/endpoint.js';
 import type { App } from '../app-context.js';
 import { AppError, fieldError } from '../errors.js';
 import { openAnswer, sealAnswer } from '../secrets/sealed-answers.js';
@@ -33,6 +34,13 @@ const HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** How long a key remembers its first outcome. */
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 3600;
+/**
+ * How long an answer carrying a credential is replayed to a caller without a token, whose record
+ * any anonymous caller with the same key and body shares: the life of what the first request
+ * spent (a PIN login's signed timestamp, a code), after which a replay would hand out a session
+ * no proof still stands behind. Later: 409 code 20.
+ */
+export const CREDENTIAL_REPLAY_SECONDS = 300;
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -92,8 +100,9 @@ async function replay(
  * The Idempotency-Key middleware, after the company and the token are known (a request the chain
  * refuses before it does nothing to replay). Endpoints that are not POST do not use it.
  */
-export function idempotency(app: IdempotencyParts, isPost: boolean): ApiMiddleware {
+export function idempotency(app: IdempotencyParts, endpoint: Pick<Endpoint, 'method' | 'answersCredential'>): ApiMiddleware {
   const { table, config, clock } = app;
+  const isPost = endpoint.method === 'POST';
   return {
     before: async (request) => {
       const { event } = request;
@@ -117,7 +126,7 @@ export function idempotency(app: IdempotencyParts, isPost: boolean): ApiMiddlewa
         nowMs,
       });
       if (claim.taken) {
-        event.idempotency = { idempotencyKey, recordKey, owner };
+        event.idempotency = { idempotencyKey, recordKey, owner, requestRef: sha256(`${recordKey.pk}\n${fingerprint}`) };
         return;
       }
       const { seen } = claim;
@@ -126,6 +135,12 @@ export function idempotency(app: IdempotencyParts, isPost: boolean): ApiMiddlewa
         throw keyReused(
           'the first request with this Idempotency-Key is still at work',
           Math.max(1, Math.ceil((seen.locked_until - nowMs) / 1000)),
+        );
+      }
+      const firstAtSeconds = seen.expires_at - IDEMPOTENCY_WINDOW_SECONDS;
+      if (endpoint.answersCredential && !event.headers.authorization && nowMs / 1000 - firstAtSeconds > CREDENTIAL_REPLAY_SECONDS) {
+        throw keyReused(
+          'the answer to this Idempotency-Key carried a credential and is no longer given: send a new request with a new key',
         );
       }
       return replay(app, idempotencyKey, recordKey.pk, seen);

@@ -10,9 +10,10 @@ import type { Table } from './table.js';
 // lost adds the same id again and counts nothing twice; its size is the count.
 
 /**
- * An attempt's id. A request sent again with its Idempotency-Key is the same attempt (its record's
- * ref names it): what its first run took before failing (a try, a nonce, a code) is still its own,
- * so the retry counts nothing twice and is not refused for what it did itself. Else a fresh id.
+ * An attempt's id. A request sent again with its Idempotency-Key and the same body is the same
+ * attempt (its ref names both): what its first run took before failing (a try, a nonce, a code)
+ * is still its own, so the retry counts nothing twice and is not refused for what it did itself.
+ * The same key with another body is another attempt, even once the key's record is gone. Else a fresh id.
  */
 export function attemptIdOf(idempotencyRef: string | undefined): string {
   return idempotencyRef

@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite } from './conditional-write.js';
 import type { ItemKey } from './keys.js';
 import type { Table } from './table.js';
@@ -7,9 +7,10 @@ import type { Table } from './table.js';
 // first request before it does anything, and holding its sealed answer once it has one.
 
 export interface IdempotencyRecord {
-  /** Hash of the request's route and body: the same key with another request is refused. */
+  /** Hash of the request's route and body: the same key with another request is refused, for the record's whole life. */
   fingerprint: string;
-  state: 'in_progress' | 'done';
+  /** released: its request ended with nothing to replay (a 5xx); only the same request may run again. */
+  state: 'in_progress' | 'done' | 'released';
   /** The invocation that holds the record: a write the SDK retried finds itself here. */
   held_by: string;
   /** While in progress, when (Date.now() ms) the owner's deadline has passed and another may take over. */
@@ -25,9 +26,11 @@ export interface IdempotencyRecord {
 export type IdempotencyClaim = { taken: true } | { taken: false; seen: IdempotencyRecord };
 
 /**
- * Takes the record for a first request: when there is none, when the one there has expired, when
- * its owner ran past its deadline without an answer, or when the owner is this invocation (its
- * earlier write was applied and the answer lost). Otherwise says what is there.
+ * Takes the record for a first request: when there is none, when the one there has expired, or
+ * when the owner is this invocation (its earlier write was applied and the answer lost); and for
+ * the same request only (its fingerprint), when the one before ran past its deadline without an
+ * answer or was released. A key stays bound to its first body while its record lives: what that
+ * body spent (a PIN try, a nonce, a code) is never run again under another. Otherwise says what is there.
  */
 export async function claimIdempotencyRecord(
   table: Table,
@@ -47,13 +50,16 @@ export async function claimIdempotencyRecord(
         TableName: table.name,
         Item: { ...key, ...record },
         ConditionExpression:
-          'attribute_not_exists(pk) OR expires_at <= :nowSeconds OR held_by = :owner OR (#state = :inProgress AND locked_until <= :nowMs)',
+          'attribute_not_exists(pk) OR expires_at <= :nowSeconds OR held_by = :owner OR ' +
+          '(fingerprint = :fingerprint AND (#state = :released OR (#state = :inProgress AND locked_until <= :nowMs)))',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: {
           ':nowSeconds': Math.floor(claim.nowMs / 1000),
           ':nowMs': claim.nowMs,
           ':owner': claim.owner,
           ':inProgress': 'in_progress',
+          ':released': 'released',
+          ':fingerprint': claim.fingerprint,
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -85,16 +91,20 @@ export async function completeIdempotencyRecord(
   );
 }
 
-/** Gives the record up while still in progress (the request ended with nothing to replay): a retry runs afresh. */
+/**
+ * Gives the record up while still in progress (the request ended with nothing to replay): the same
+ * request sent again runs afresh; another with this key is still refused (its fingerprint stays).
+ */
 export async function releaseIdempotencyRecord(table: Table, key: ItemKey, owner: string): Promise<void> {
   await conditionalWrite(
     table.client.send(
-      new DeleteCommand({
+      new UpdateCommand({
         TableName: table.name,
         Key: key,
+        UpdateExpression: 'SET #state = :released REMOVE locked_until',
         ConditionExpression: 'held_by = :owner AND #state = :inProgress',
         ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':owner': owner, ':inProgress': 'in_progress' },
+        ExpressionAttributeValues: { ':owner': owner, ':inProgress': 'in_progress', ':released': 'released' },
       }),
     ),
   );

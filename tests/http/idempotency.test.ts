@@ -4,12 +4,15 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { claimIdempotencyRecord } from '../../lib/store/idempotency-store.js';
+import { CREDENTIAL_REPLAY_SECONDS, IDEMPOTENCY_WINDOW_SECONDS } from '../../lib/http/idempotency.js';
+import { PRODUCTION_HASH_COST } from '../../lib/secrets/hashing.js';
+import { claimIdempotencyRecord, releaseIdempotencyRecord } from '../../lib/store/idempotency-store.js';
 import { companyPrefix, idempotencyRecordKey, phoneClaimKey } from '../../lib/store/keys.js';
 import {
   type Answer,
   codeIn,
   expectFailure,
+  type InProcessService,
   invoke,
   newCompany,
   outboxMessages,
@@ -28,9 +31,14 @@ beforeAll(async () => {
   company = await newCompany(service);
 });
 
-function register(body: Record<string, unknown>, key: string | undefined, extra: Record<string, string> = {}): Promise<Answer> {
+function register(
+  body: Record<string, unknown>,
+  key: string | undefined,
+  extra: Record<string, string> = {},
+  by: InProcessService = service,
+): Promise<Answer> {
   const headers = { CompanyID: company.company_id, ...(key === undefined ? {} : { 'Idempotency-Key': key }), ...extra };
-  return invoke(service.handlers.userRegister, { path: REGISTER, headers, body });
+  return invoke(by.handlers.userRegister, { path: REGISTER, headers, body });
 }
 
 /** Every idempotency record of the test's company, as stored. */
@@ -131,8 +139,9 @@ describe('while the first is still at work', () => {
   it('the next is refused with 409, code 20 and Retry-After; once done it replays', async () => {
     const body = sampleRegistration();
     const key = `busy-${randomPhoneNumber()}`;
-    // Registration hashes a password and two PINs after taking the record: the others arrive meanwhile.
-    const answers = await Promise.all([register(body, key), register(body, key), register(body, key)]);
+    // Registration hashes a password and two PINs at production's cost after taking the record: the others arrive meanwhile.
+    const slow = testService({}, { hashCost: PRODUCTION_HASH_COST });
+    const answers = await Promise.all([register(body, key, {}, slow), register(body, key, {}, slow), register(body, key, {}, slow)]);
     const done = answers.filter((answer) => answer.status === 200);
     const busy = answers.filter((answer) => answer.status === 409);
     expect(done).toHaveLength(1);
@@ -155,7 +164,49 @@ describe('while the first is still at work', () => {
     const second = { ...first, owner: 'second', lockedUntil: now + 25_000 };
     const refused = await claimIdempotencyRecord(table, recordKey, { ...second, nowMs: now + 5_000 });
     expect(refused).toMatchObject({ taken: false, seen: { state: 'in_progress', held_by: 'first' } });
+    // Past the deadline only the same request may take it over: another body could spend what the first did.
+    const other = await claimIdempotencyRecord(table, recordKey, { ...second, fingerprint: 'g', nowMs: now + 10_001 });
+    expect(other).toMatchObject({ taken: false, seen: { fingerprint: 'f' } });
     expect(await claimIdempotencyRecord(table, recordKey, { ...second, nowMs: now + 10_001 })).toEqual({ taken: true });
+  });
+
+  it('binds a key released after a 5xx to its body: the same request runs again, another is refused', async () => {
+    const recordKey = idempotencyRecordKey(company.company_id, `released-${randomPhoneNumber()}`);
+    const now = Date.now();
+    const first = { fingerprint: 'f', owner: 'first', lockedUntil: now + 10_000, expiresAt: Math.floor(now / 1000) + 86_400, nowMs: now };
+    expect(await claimIdempotencyRecord(table, recordKey, first)).toEqual({ taken: true });
+    await releaseIdempotencyRecord(table, recordKey, 'first');
+    const retry = { ...first, owner: 'retry', nowMs: now + 1_000 };
+    expect(await claimIdempotencyRecord(table, recordKey, { ...retry, fingerprint: 'g' })).toMatchObject({
+      taken: false,
+      seen: { state: 'released', fingerprint: 'f' },
+    });
+    expect(await claimIdempotencyRecord(table, recordKey, retry)).toEqual({ taken: true });
+  });
+});
+
+describe('an answer carrying a credential, to a caller without a token', () => {
+  it(`is replayed for ${CREDENTIAL_REPLAY_SECONDS} s, then refused with 409 code 20; an answer without one replays all day`, async () => {
+    const body = sampleRegistration();
+    const key = `credential-${randomPhoneNumber()}`;
+    const first = await register(body, key);
+    expect(first.status).toBe(200);
+    const target = { dial_code: '+1', phone_number: randomPhoneNumber(), user_type: 2, otp_type: 2 };
+    const headers = { CompanyID: company.company_id, 'Idempotency-Key': `code-${key}` };
+    const sendCode = () => invoke(service.handlers.loginPhone, { path: '/l', headers, body: target });
+    const sent = await sendCode();
+    expect(sent.status).toBe(200);
+    service.clock.freeze(Math.floor(service.clock.now() / 1000));
+    try {
+      service.clock.advance(CREDENTIAL_REPLAY_SECONDS - 5);
+      expect((await register(body, key)).body).toEqual(first.body);
+      service.clock.advance(10);
+      expectFailure(await register(body, key), 409, 20);
+      service.clock.advance(IDEMPOTENCY_WINDOW_SECONDS - CREDENTIAL_REPLAY_SECONDS - 60);
+      expect((await sendCode()).headers['idempotent-replayed']).toBe('true');
+    } finally {
+      service.clock.reset();
+    }
   });
 });
 
