@@ -3,7 +3,6 @@ import type { App } from '../app-context.js';
 import type { Company } from '../companies/companies.js';
 import { deviceBindingOf, firstDeviceWrites } from '../devices/device-binding.js';
 import { AppError, ErrorCodes, type FieldError, fieldError } from '../errors.js';
-import { newId } from '../ids.js';
 import { referredSignUpNotification } from '../notifications/referral-notifications.js';
 import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
 import { OtpType } from '../otp/code-target.js';
@@ -12,13 +11,12 @@ import { hashPassword, hashPin, hashToken } from '../secrets/hashing.js';
 import { createSession, issueAccessToken, type Principal, TOKEN_TYPE } from '../sessions/access-tokens.js';
 import { type ReclaimWrite, RegistrationRefused, writeRegistration } from '../store/registration-store.js';
 import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
+import { newUserRecord, registeringEmployee } from './new-user-record.js';
 import { auditReclaim, phoneReclaim } from './phone-reclaim.js';
 import { requirePastBirthDate, type UserRegisterCall, type UserRegisterInput } from './user-register-input.js';
 import type { UserRegisterResult } from './user-register-result.js';
 import { UserStatus } from './user-status.js';
 import { UserType } from './user-types.js';
-
-const Defaults = { KYC_PENDING: 1, KYC_PROCESS_INITIATED: 1 } as const;
 
 /**
  * A registration by an operator at the command line (npm run employee:create), for a company's
@@ -29,76 +27,27 @@ export function operatorRegistration(company: Company, body: UserRegisterInput):
   return { body, query: {}, company, principal };
 }
 
-/**
- * Only an employee of the company may register an employee. An employee's token also lets
- * the caller set KYC and status fields; anyone else registers as themselves, pending KYC.
- */
-function registeringEmployee(input: UserRegisterInput, principal: Principal | undefined): Principal | undefined {
-  const byEmployee = principal?.userType === UserType.EMPLOYEE ? principal : undefined;
-  if (input.user_type === UserType.EMPLOYEE) {
-    if (!principal) throw new AppError('UNAUTHORIZED', { detail: "registering an employee needs an employee's token" });
-    if (!byEmployee) throw new AppError('FORBIDDEN', { detail: 'only an employee may register an employee' });
-  }
-  // PHONE_RECLAIMED is set only by a reclaim.
-  if (byEmployee && input.status_id !== undefined && input.status_id !== UserStatus.ACTIVE && input.status_id !== UserStatus.DISABLED) {
-    throw fieldError('BAD_REQUEST', 'status_id', 'must be 1 (active) or 2 (disabled)');
-  }
-  return byEmployee;
-}
-
-function newUserRecord(
-  company: Company,
-  input: UserRegisterInput,
-  hashes: Pick<UserRecord, 'password_hash' | 'login_pin_hash' | 'transaction_pin_hash'>,
-  employee: Principal | undefined,
-  referrerId: string | undefined,
-  referralCode: string,
-  now: number,
-  phoneVerified: boolean,
-): UserRecord {
-  const userId = newId();
-  return {
-    user_id: userId,
-    company_id: company.company_id,
-    user_type: input.user_type,
-    dial_code: input.dial_code,
-    phone_number: input.phone_number,
-    phone_e164: input.phone_e164,
-    first_name: input.first_name,
-    last_name: input.last_name,
-    email: input.email,
-    account_number_prefix: input.account_number_prefix,
-    ...hashes,
-    status_id: (employee && input.status_id) || UserStatus.ACTIVE,
-    kyc_status: (employee && input.kyc_status) || Defaults.KYC_PENDING,
-    kyc_process_status: (employee && input.kyc_process_status) || Defaults.KYC_PROCESS_INITIATED,
-    birth_date: input.birth_date,
-    image: input.image,
-    country_id: input.country_id,
-    location_point: input.location_point,
-    device_type: input.device_type,
-    device_id: input.device_id,
-    device_unique_id: input.device_unique_id,
-    parent_user_id: input.parent_user_id,
-    referred_by: referrerId,
-    referral_code: referralCode,
-    referral_count: 0,
-    phone_verified: phoneVerified ? 1 : 0,
-    // The session written with the user is its first.
-    session_version: 1,
-    // Set from the token, never from the body; a self-registered user created themselves.
-    cretaed_by: employee?.userId ?? userId,
-    created_at: Math.floor(now / 1000),
-    updated_at: Math.floor(now / 1000),
-  };
-}
-
 function alreadyRegistered(taken: { phone: boolean; email: boolean }): AppError {
   const code = ErrorCodes.ALREADY_REGISTERED.code;
   const fields: FieldError[] = [];
   if (taken.phone) fields.push({ code, field: 'phone_number', detail: 'is already registered for this user type' });
   if (taken.email) fields.push({ code, field: 'email', detail: 'is already registered for this user type' });
   return new AppError('ALREADY_REGISTERED', { detail: 'identity already registered', fields });
+}
+
+/** The answer to a registration: the user, their first session and referral code, and the device bound, if any. */
+function registrationResult(
+  user: Pick<UserRecord, 'user_id' | 'referral_code'>,
+  token: string,
+  binding: { deviceKey: string } | undefined,
+): UserRegisterResult {
+  return {
+    message: 'User registered successfully',
+    token: { type: TOKEN_TYPE, token },
+    user_id: user.user_id,
+    ...(binding ? { device_key: binding.deviceKey } : {}),
+    referral_code: user.referral_code,
+  };
 }
 
 const invalidProof = () =>
@@ -152,13 +101,7 @@ async function registeredByThisRequest(
     { began: 'register', deviceKey: binding?.deviceKey },
     { terms: { phoneVerified: registered.phone_verified === 1 } },
   );
-  return {
-    message: 'User registered successfully',
-    token: { type: TOKEN_TYPE, token },
-    user_id: registered.user_id,
-    ...(binding ? { device_key: binding.deviceKey } : {}),
-    referral_code: registered.referral_code,
-  };
+  return registrationResult(registered, token, binding);
 }
 
 /** Rounds of the registration transaction: referral code collisions, and a reclaim raced by the holder. */
@@ -221,13 +164,7 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
       });
       await recordRegistration(app, origin, user, employee, reclaim);
       if (binding) audit(app, origin, 'device_bound', { company_id: companyId, user_id: user.user_id, outcome: 'bound' });
-      return {
-        message: 'User registered successfully',
-        token: { type: TOKEN_TYPE, token },
-        user_id: user.user_id,
-        ...(binding ? { device_key: binding.deviceKey } : {}),
-        referral_code: user.referral_code,
-      };
+      return registrationResult(user, token, binding);
     } catch (error) {
       if (!(error instanceof RegistrationRefused)) throw error;
       const refused = error.reasons;
