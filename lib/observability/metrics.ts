@@ -13,6 +13,7 @@ export type MetricName =
   | 'sms_sent'
   | 'sms_failed'
   | 'sms_expired'
+  | 'sms_text_shortened'
   | 'codes_verified'
   | 'codes_failed'
   | 'limited';

@@ -84,7 +84,7 @@ async function sendCode(
   const text: CodeText = {
     companyId,
     phoneNumber: input.phone_e164,
-    text: otpSmsText(company, { code, ttlSeconds, acceptLanguage: origin.acceptLanguage }),
+    text: otpSmsText(company, { code, ttlSeconds, acceptLanguage: origin.acceptLanguage }, app),
     // A number of no one country (a global service code) paces with the '*' pool: ZZ is ISO's unknown.
     country: destination.country ?? 'ZZ',
     expiresAt,

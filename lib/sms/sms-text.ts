@@ -10,6 +10,9 @@ import { type SmsSize, smsSize } from './sms-segments.js';
 /** The built-in English text, for a company with no template of its own. */
 export const BUILT_IN_TEMPLATE = '{code} is your {brand} verification code. It expires in {minutes} minutes. Never share it.';
 
+/** The built-in text when not even a shortened company name fits beside the autofill lines. */
+export const BUILT_IN_TEMPLATE_WITHOUT_BRAND = '{code} is your verification code. It expires in {minutes} minutes. Never share it.';
+
 /** A message is never cut: a template whose message would need more SMS than this is refused. */
 export const MAX_SMS_SEGMENTS = 2;
 
@@ -28,13 +31,49 @@ const LONGEST_CODE = '000000';
  * A message as sent: the template with {code}, {brand} and {minutes} filled in, then the lines
  * that let a phone fill the code in by itself.
  */
-export function smsMessage(
-  template: string,
-  message: { code: string; brand: string; ttlSeconds: number },
-  settings?: SmsTextSettings,
-): string {
+export function smsMessage(template: string, message: MessageValues, settings?: SmsTextSettings): string {
   const values = { code: message.code, brand: message.brand, minutes: minutesOf(message.ttlSeconds) };
   return withAutofillLines(fill(template, values), settings, message.code);
+}
+
+/** A filled-in message as a send would carry it. */
+export interface MessageValues {
+  code: string;
+  brand: string;
+  ttlSeconds: number;
+}
+
+/** Whether the message fits MAX_SMS_SEGMENTS. */
+export function fitsSms(template: string, message: MessageValues, settings: SmsTextSettings | undefined): boolean {
+  return smsSize(smsMessage(template, message, settings)).segments <= MAX_SMS_SEGMENTS;
+}
+
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * The brand as it fits the message: whole, else its longest start that fits, cut after a whole
+ * word where one ends (a letter and its marks kept together where not); undefined when not even
+ * one character fits, or the template has no {brand}.
+ */
+export function fittingBrand(template: string, message: MessageValues, settings: SmsTextSettings | undefined): string | undefined {
+  if (fitsSms(template, message, settings)) return message.brand;
+  if (!template.includes('{brand}')) return undefined;
+  const graphemes = Array.from(GRAPHEMES.segment(message.brand), ({ segment }) => segment);
+  const startOf = (count: number) => graphemes.slice(0, count).join('').trimEnd();
+  const fits = (brand: string) => brand !== '' && fitsSms(template, { ...message, brand }, settings);
+  if (!fits(startOf(1))) return undefined;
+  // Halving: 8 sizings for 200 characters on a send's path, not 200. The start found always fits;
+  // a 2-unit character at a part's edge can make it a character short of the longest.
+  let [fitting, tooLong] = [1, graphemes.length];
+  while (tooLong - fitting > 1) {
+    const middle = Math.floor((fitting + tooLong) / 2);
+    if (fits(startOf(middle))) fitting = middle;
+    else tooLong = middle;
+  }
+  const start = startOf(fitting);
+  const wordsEnd = /\s/u.test(message.brand[start.length] ?? ' ') ? start.length : start.search(/\s+\S*$/u);
+  const words = wordsEnd > 0 ? start.slice(0, wordsEnd).trimEnd() : '';
+  return fits(words) ? words : start;
 }
 
 function minutesOf(ttlSeconds: number): string {
@@ -188,9 +227,12 @@ function measure(settings: SmsTextSettings, brand: string, codeTtlSeconds: numbe
     sizes[language] = size;
     const counted = `${size.units} ${size.encoding === 'GSM-7' ? 'GSM-7 characters' : 'UCS-2 (UTF-16) units'}`;
     if (size.segments > MAX_SMS_SEGMENTS) {
+      // Which fix is the operator's: how much of the name would fit this message.
+      const fitting = fittingBrand(template, { code: LONGEST_CODE, brand, ttlSeconds: codeTtlSeconds }, settings);
       problems.push(
         `${language === 'built-in' ? 'the built-in English text' : `template ${language}`}: the message would need ${size.segments} SMS ` +
-          `(${counted}, with a 6-digit code, the company name, the minutes and the autofill lines); at most ${MAX_SMS_SEGMENTS}`,
+          `(${counted}, with a 6-digit code, the company name, the minutes and the autofill lines); at most ${MAX_SMS_SEGMENTS}` +
+          (fitting ? `; the name fits up to ${JSON.stringify(fitting)}` : ''),
       );
     } else if (settings.app_hash && size.segments > 1) {
       // Android's SMS Retriever reads messages of at most 140 bytes: one SMS.

@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Company, updateCompanySettings } from '../../lib/companies/companies.js';
-import { otpSmsText, templateLanguage } from '../../lib/sms/otp-sms-text.js';
-import { changedSmsText, type SmsTextChanges, SmsTextRefused } from '../../lib/sms/sms-text.js';
+import { type OtpSms, otpSmsText as sentText, templateLanguage } from '../../lib/sms/otp-sms-text.js';
+import { smsSize } from '../../lib/sms/sms-segments.js';
+import { BUILT_IN_TEMPLATE, changedSmsText, type SmsTextChanges, SmsTextRefused, smsMessage } from '../../lib/sms/sms-text.js';
 import { getCompany, type SmsTextSettings } from '../../lib/store/company-store.js';
 import { invoke, newCompany, outboxMessages, randomPhoneNumber, testService } from '../helpers.js';
 
@@ -43,9 +45,28 @@ describe('the language of a message', () => {
   });
 });
 
+/** What a send reports of a text it had to shorten: its warnings and its metrics. */
+function sendReports() {
+  const warnings: { message: unknown; fields: any }[] = [];
+  const counted: string[] = [];
+  return {
+    logger: { warn: (message: unknown, ...fields: unknown[]) => void warnings.push({ message, fields: fields[0] }) },
+    metrics: { count: (name: string) => void counted.push(name) },
+    warnings,
+    counted,
+  };
+}
+
 describe('the text of a message', () => {
-  const company = (sms_text?: SmsTextSettings) => ({ name: 'Chai Pay', sms_text });
+  const company = (sms_text?: SmsTextSettings) => ({ company_id: 'c0ffee', name: 'Chai Pay', sms_text });
   const sms = (acceptLanguage?: string) => ({ code: '123456', ttlSeconds: 300, acceptLanguage });
+  const reports = sendReports();
+  const otpSmsText = (target: Parameters<typeof sentText>[0], message: OtpSms) => sentText(target, message, reports);
+  afterEach(() => {
+    // A text that fits is sent as it is, with nothing to report.
+    expect(reports.warnings).toEqual([]);
+    expect(reports.counted).toEqual([]);
+  });
 
   it('is the built-in English text for a company with none, as it always was', () => {
     expect(otpSmsText(company(), sms('hi'))).toBe('123456 is your Chai Pay verification code. It expires in 5 minutes. Never share it.');
@@ -55,7 +76,9 @@ describe('the text of a message', () => {
     expect(otpSmsText(company(settings), sms('hi-IN'))).toBe('123456 आपका Chai Pay सत्यापन कोड है। यह 5 मिनट में समाप्त होगा।');
     expect(otpSmsText(company({ templates: { en: '{code}/{code} {brand}' } }), sms('en'))).toBe('123456/123456 Chai Pay');
     // A company name is never read as a template, nor "$&" as a replacement pattern.
-    expect(otpSmsText({ name: '{code} $&', sms_text: { templates: { en: '{brand}: {code}' } } }, sms('en'))).toBe('{code} $&: 123456');
+    expect(otpSmsText({ company_id: 'c0ffee', name: '{code} $&', sms_text: { templates: { en: '{brand}: {code}' } } }, sms('en'))).toBe(
+      '{code} $&: 123456',
+    );
   });
 
   it('appends the SMS Retriever app hash as the last line', () => {
@@ -73,6 +96,121 @@ describe('the text of a message', () => {
     expect(
       otpSmsText(company({ ...settings, app_hash: 'FA+9qCX9VSu', webotp_domain: 'wallet.example.com' }), sms('en')).split('\n'),
     ).toEqual(['Your Chai Pay code is 123456. It expires in 5 minutes.', 'FA+9qCX9VSu', '@wallet.example.com #123456']);
+  });
+});
+
+/** A name of 200 characters in Devanagari: with the built-in text, 275 UCS-2 units, 5 SMS as it stands. */
+const DEVANAGARI_NAME = 'भारत डिजिटल भुगतान वॉलेट सेवा '.repeat(7).slice(0, 200);
+const BUILT_IN_END = ' verification code. It expires in 5 minutes. Never share it.';
+
+describe('a code text never needs more than 2 SMS when it is sent (settings stored before the checks, or a longer code lifetime)', () => {
+  const sms = (acceptLanguage?: string, ttlSeconds = 300) => ({ code: '123456', ttlSeconds, acceptLanguage });
+  const company = (name: string, sms_text?: SmsTextSettings) => ({ company_id: 'c0ffee', name, sms_text });
+
+  it("shortens the company's name to its longest start of whole words that fits, and reports it", () => {
+    const reports = sendReports();
+    expect(smsSize(`123456 is your ${DEVANAGARI_NAME}${BUILT_IN_END}`).segments).toBe(5);
+    const text = sentText(company(DEVANAGARI_NAME), sms(), reports);
+    expect(smsSize(text)).toEqual({ encoding: 'UCS-2', units: expect.any(Number), segments: 2 });
+    expect(text.startsWith('123456 is your ') && text.endsWith(BUILT_IN_END)).toBe(true);
+    const brand = text.slice('123456 is your '.length, -BUILT_IN_END.length);
+    // Whole words: the name goes on with a space; one more word would not fit.
+    expect(DEVANAGARI_NAME.startsWith(`${brand} `)).toBe(true);
+    const oneMoreWord = DEVANAGARI_NAME.slice(0, DEVANAGARI_NAME.indexOf(' ', brand.length + 1));
+    expect(smsSize(`123456 is your ${oneMoreWord}${BUILT_IN_END}`).segments).toBe(3);
+    expect(reports.counted).toEqual(['sms_text_shortened']);
+    expect(reports.warnings).toEqual([
+      {
+        message: expect.stringMatching(/more than 2 SMS/),
+        fields: {
+          company_id: 'c0ffee',
+          language: 'built-in',
+          segments: 5,
+          sent_template: 'built-in',
+          brand: 'shortened',
+          autofill_lines: true,
+        },
+      },
+    ]);
+    // Never the code itself in what is reported.
+    expect(JSON.stringify(reports.warnings)).not.toContain('123456');
+    // Ł makes it UCS-2: 59 units of name fit, "...India Private Lim"; the cut goes back to a word's end.
+    const polish = 'Łódź Digital Payments Wallet Services of India Private Limited';
+    expect(sentText(company(polish), sms(), reports)).toBe(
+      `123456 is your Łódź Digital Payments Wallet Services of India Private${BUILT_IN_END}`,
+    );
+  });
+
+  it('cuts a name of one long word between characters, never inside one (a grapheme: letter and its marks)', () => {
+    // कि is a consonant and its vowel sign: 2 units, 1 character. 59 units of name fit; 29 characters.
+    const text = sentText(company('कि'.repeat(100)), sms(), sendReports());
+    expect(smsSize(text)).toEqual({ encoding: 'UCS-2', units: 133, segments: 2 });
+    expect(text).toBe(`123456 is your ${'कि'.repeat(29)}${BUILT_IN_END}`);
+  });
+
+  it("keeps the caller's language with a shortened name before it falls back to the built-in English", () => {
+    const hindi = `{code} आपका {brand} सत्यापन कोड है। ${'क'.repeat(60)}`;
+    const reports = sendReports();
+    const text = sentText(company(DEVANAGARI_NAME, { templates: { hi: hindi } }), sms('hi'), reports);
+    expect(text).toMatch(/^123456 आपका भारत .* सत्यापन कोड है। क+$/);
+    expect(smsSize(text).segments).toBe(2);
+    expect(reports.warnings[0]?.fields).toMatchObject({ language: 'hi', sent_template: 'hi', brand: 'shortened' });
+  });
+
+  it('falls back to the built-in English text when the template is too long without any name', () => {
+    const reports = sendReports();
+    const text = sentText(company('Chai Pay', { templates: { hi: `{code} ${'क'.repeat(140)}` } }), sms('hi'), reports);
+    expect(text).toBe(`123456 is your Chai Pay${BUILT_IN_END}`);
+    expect(reports.warnings[0]?.fields).toMatchObject({ language: 'hi', segments: 3, sent_template: 'built-in', brand: 'whole' });
+  });
+
+  it('sends the code without the name, then without the autofill lines, when nothing else fits (a long WebOTP domain)', () => {
+    // The text without a name (74) and the WebOTP line (1 + 231) fill 2 SMS (306) to the last character:
+    // a name of one letter (and its space) is 2 too many.
+    const domain = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(30)}`;
+    const reports = sendReports();
+    const noName = sentText(company('N'.repeat(200), { templates: {}, webotp_domain: domain }), sms(), reports);
+    expect(noName).toBe(`123456 is your verification code. It expires in 5 minutes. Never share it.\n@${domain} #123456`);
+    expect(smsSize(noName).segments).toBe(2);
+    expect(reports.warnings[0]?.fields).toMatchObject({ brand: 'left_out', autofill_lines: true });
+    const withHash = sentText(company('N'.repeat(200), { templates: {}, webotp_domain: domain, app_hash: 'FA+9qCX9VSu' }), sms(), reports);
+    expect(withHash).toBe('123456 is your verification code. It expires in 5 minutes. Never share it.');
+    expect(reports.warnings[1]?.fields).toMatchObject({ brand: 'left_out', autofill_lines: false });
+    expect(reports.counted).toEqual(['sms_text_shortened', 'sms_text_shortened']);
+  });
+
+  it('fits any name with any template, autofill lines and code lifetime, and leaves a text that fits as it is', () => {
+    const character = fc.constantFrom('a', 'N', ' ', 'é', '€', '{', 'क', 'ि', '्', '😀', 'ж', '中', '.');
+    const text = (length: number) => fc.array(character, { maxLength: length, size: 'max' }).map((characters) => characters.join(''));
+    fc.assert(
+      fc.property(
+        text(200).filter((name) => name.trim() !== ''),
+        fc.tuple(text(160), text(160)).map(([before, after]) => `${before}{brand} {code}${after}`),
+        fc.boolean(),
+        fc.boolean(),
+        fc.integer({ min: 60, max: 6000 }),
+        (name, template, hash, webotp, ttlSeconds) => {
+          const settings: SmsTextSettings = {
+            templates: { hi: template },
+            ...(hash ? { app_hash: 'FA+9qCX9VSu' } : {}),
+            ...(webotp ? { webotp_domain: 'wallet.example.com' } : {}),
+          };
+          for (const language of ['hi', 'fr']) {
+            const reports = sendReports();
+            const sent = sentText(company(name, settings), sms(language, ttlSeconds), reports);
+            expect(smsSize(sent).segments).toBeLessThanOrEqual(2);
+            expect(sent).toContain('123456');
+            const chosen = language === 'hi' ? template : BUILT_IN_TEMPLATE;
+            const whole = smsMessage(chosen, { code: '123456', brand: name, ttlSeconds }, settings);
+            if (smsSize(whole).segments <= 2) {
+              expect(sent).toBe(whole);
+              expect(reports.counted).toEqual([]);
+            } else expect(reports.counted).toEqual(['sms_text_shortened']);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 
