@@ -2,13 +2,15 @@
 // Creates an active company in the configured table (STAGE, TABLE_NAME, DYNAMODB_ENDPOINT and
 // the usual AWS credentials; with none set, the local stage's DynamoDB Local) and prints
 // {"company_id": "<32 hex>", "require_verified_phone": ..., "sms_countries": ...} as its last line.
+// A name with which the built-in code text would need more than 2 SMS (a long name in a script
+// outside the GSM alphabet: 59 UTF-16 units at most) exits 2 with the count and creates nothing.
 import { parseArgs } from 'node:util';
-import { createCompany } from '../lib/companies/companies.js';
+import { COMPANY_NAME_MAX_LENGTH, companyName, createCompany, sizedSmsText } from '../lib/companies/companies.js';
+import { SmsTextRefused } from '../lib/sms/sms-text.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
-import { OptionError, printedSettings, smsCountriesOption, warnIfEveryCountry } from './operator-options.js';
+import { OptionError, printedSettings, reportSmsSizes, smsCountriesOption, warnIfEveryCountry } from './operator-options.js';
 
-const USAGE =
-  'usage: npm run company:create -- --name "Company name" (1 to 200 characters) [--sms-countries IN,US|all] [--require-verified-phone]';
+const USAGE = `usage: npm run company:create -- --name "Company name" (1 to ${COMPANY_NAME_MAX_LENGTH} characters) [--sms-countries IN,US|all] [--require-verified-phone]`;
 
 export async function main(argv: string[], io: OperatorIo): Promise<number> {
   let name: string | undefined;
@@ -18,8 +20,8 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
       args: argv,
       options: { name: { type: 'string' }, 'sms-countries': { type: 'string' }, 'require-verified-phone': { type: 'boolean' } },
     });
-    name = values.name?.trim();
-    if (!name || name.length > 200) throw new OptionError('--name is required, 1 to 200 characters');
+    name = companyName(values.name ?? '');
+    if (!name) throw new OptionError(`--name is required, 1 to ${COMPANY_NAME_MAX_LENGTH} characters`);
     settings = {
       require_verified_phone: values['require-verified-phone'] ?? false,
       sms_countries: smsCountriesOption(values['sms-countries']),
@@ -31,12 +33,18 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
 
   const app = operatorApp(io);
   try {
-    const company = await createCompany(app.table, app.clock, name, settings);
+    const company = await createCompany(app.table, app.clock, name, settings, app.config.otp.ttlSeconds);
     io.err(`company "${company.name}" created in table ${app.table.name}`);
     warnIfEveryCountry(company.sms_countries, io.err);
+    const { sizes, warnings } = sizedSmsText(company, app.config.otp.ttlSeconds);
+    reportSmsSizes(sizes, warnings, io.err);
     io.out(JSON.stringify(printedSettings(company, app.config)));
     return 0;
   } catch (error) {
+    if (error instanceof SmsTextRefused) {
+      io.err(`company name refused, nothing created:\n${error.message}`);
+      return 2;
+    }
     io.err(`could not create the company in ${app.table.name}: ${(error as Error).message}`);
     return 1;
   }

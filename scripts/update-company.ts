@@ -1,13 +1,14 @@
-// npm run company:update -- --company ID [--status active|disabled] [--sms-countries IN,US|all] [--require-verified-phone on|off]
+// npm run company:update -- --company ID [--name NAME] [--status active|disabled] [--sms-countries IN,US|all] [--require-verified-phone on|off]
 //   [--sms-per-hour N|default] [--sms-per-prefix-per-hour N|default] [--sends-per-address-per-hour N|default] [--verifies-per-address N|default]
 //   [--sms-template LANG=TEXT ...] [--sms-default-language LANG] [--sms-app-hash HASH] [--sms-webotp-domain DOMAIN]
 // Changes a company's settings (API contract 6 and 7) and prints them as a JSON object, its last
 // line, with the limits in force (the company's own, or the configured default).
 // `--sms-template LANG=` removes a template; an empty value removes the other SMS text settings. A refused SMS text exits 2 with every problem on stderr and changes nothing.
+// A new name is sized with every code text as a template is: one that would make a text need more than 2 SMS exits 2 the same way.
 // Warm functions keep a company for COMPANY_CACHE_SECONDS (30 s): new requests see the change
 // within that time. Same configuration as company:create.
 import { parseArgs } from 'node:util';
-import { type CompanySettings, updateCompanySettings } from '../lib/companies/companies.js';
+import { COMPANY_NAME_MAX_LENGTH, type CompanySettings, companyName, updateCompanySettings } from '../lib/companies/companies.js';
 import { AppError } from '../lib/errors.js';
 import { HEX_ID_PATTERN } from '../lib/ids.js';
 import { SmsTextRefused } from '../lib/sms/sms-text.js';
@@ -25,7 +26,8 @@ import {
 } from './operator-options.js';
 
 const USAGE =
-  'usage: npm run company:update -- --company <company id> [--status active|disabled] [--sms-countries IN,US|all] [--require-verified-phone on|off]\n' +
+  `usage: npm run company:update -- --company <company id> [--name NAME (1 to ${COMPANY_NAME_MAX_LENGTH} characters)] [--status active|disabled]\n` +
+  '  [--sms-countries IN,US|all] [--require-verified-phone on|off]\n' +
   '  [--sms-template LANG=TEXT (repeatable; {code}, {brand}, {minutes}; LANG= removes one)] [--sms-default-language LANG]\n' +
   '  [--sms-app-hash HASH (11 characters)] [--sms-webotp-domain DOMAIN] (an empty value removes a setting)' +
   `\n  ${Object.keys(LIMIT_OPTIONS)
@@ -40,6 +42,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
       args: argv,
       options: {
         company: { type: 'string' },
+        name: { type: 'string' },
         status: { type: 'string' },
         'sms-countries': { type: 'string' },
         'require-verified-phone': { type: 'string' },
@@ -52,9 +55,12 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
     });
     companyId = values.company?.trim().toLowerCase() ?? '';
     if (!HEX_ID_PATTERN.test(companyId)) throw new OptionError('--company takes a company id (32 hex characters)');
+    const name = values.name === undefined ? undefined : companyName(values.name);
+    if (values.name !== undefined && !name) throw new OptionError(`--name takes 1 to ${COMPANY_NAME_MAX_LENGTH} characters`);
     const status = values.status;
     if (status !== undefined && status !== 'active' && status !== 'disabled') throw new OptionError('--status takes active or disabled');
     settings = {
+      name,
       status,
       require_verified_phone: onOffOption('require-verified-phone', values['require-verified-phone']),
       sms_countries: smsCountriesOption(values['sms-countries']),
@@ -77,7 +83,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof SmsTextRefused) {
-      io.err(`SMS text refused, nothing changed:\n${error.message}`);
+      io.err(`${settings.sms_text ? 'SMS text' : 'company name'} refused, nothing changed:\n${error.message}`);
       return 2;
     }
     io.err(

@@ -43,8 +43,25 @@ export class ActiveCompanies {
   }
 }
 
+/** A company's name: 1 to this many characters (UTF-16 units), and it must fit every code text. */
+export const COMPANY_NAME_MAX_LENGTH = 200;
+
+/** The name as stored (trimmed), or undefined when it is empty or longer than COMPANY_NAME_MAX_LENGTH. */
+export function companyName(name: string): string | undefined {
+  const trimmed = name.trim();
+  return trimmed && trimmed.length <= COMPANY_NAME_MAX_LENGTH ? trimmed : undefined;
+}
+
+/**
+ * The code lifetime a new company's name is sized with when the caller names none: any lifetime
+ * under 100 minutes shows in at most these two digits.
+ */
+const LONGEST_TWO_DIGIT_TTL_SECONDS = 99 * 60;
+
 /** What an operator sets on a company (contract 6); absent fields are left as they are. */
 export interface CompanySettings {
+  /** Checked with every code text the company sends, as an SMS text change is. */
+  name?: string;
   /** A disabled company's every call answers 404, code 3, as an unknown one's. */
   status?: CompanyStatus;
   require_verified_phone?: boolean;
@@ -57,8 +74,9 @@ export interface CompanySettings {
 }
 
 function storedSettings(settings: CompanySettings): Partial<Company> {
-  const { status, require_verified_phone, sms_countries, limits = {} } = settings;
+  const { name, status, require_verified_phone, sms_countries, limits = {} } = settings;
   return {
+    ...(name !== undefined ? { name } : {}),
     ...(status !== undefined ? { status } : {}),
     ...(require_verified_phone !== undefined ? { require_verified_phone } : {}),
     ...(sms_countries !== undefined ? { sms_countries: sms_countries === 'all' ? undefined : [...new Set(sms_countries)].sort() } : {}),
@@ -75,12 +93,18 @@ function removedSettings(settings: CompanySettings): NonNullable<CompanyUpdate['
   ];
 }
 
+/**
+ * Creates an active company; SmsTextRefused when the built-in text with its name would need more
+ * than 2 SMS (sized with codeTtlSeconds, the code lifetime a message shows).
+ */
 export async function createCompany(
   table: Table,
   clock: Clock,
   name: string,
-  settings: Omit<CompanySettings, 'sms_text'> = {},
+  settings: Omit<CompanySettings, 'sms_text' | 'name'> = {},
+  codeTtlSeconds = LONGEST_TWO_DIGIT_TTL_SECONDS,
 ): Promise<Company> {
+  sizedSmsText({ name }, codeTtlSeconds);
   for (;;) {
     const company: Company = { company_id: newId(), name, created_at: epochSeconds(clock), ...storedSettings(settings), status: 'active' };
     // 128 random bits never collide in practice; if they do, draw again.
@@ -88,19 +112,27 @@ export async function createCompany(
   }
 }
 
+/**
+ * Every code text the company can send with its name (its templates; the built-in text while it
+ * has no default language), sized with the longest code; SmsTextRefused when one needs more than 2 SMS.
+ */
+export function sizedSmsText(company: Pick<Company, 'name' | 'sms_text'>, codeTtlSeconds: number): CheckedSmsText {
+  return changedSmsText(company.sms_text, {}, company.name, codeTtlSeconds);
+}
+
 export interface UpdatedCompany {
   company: Company;
-  /** When SMS text changed: the sizes of its messages and any warning. */
+  /** When the SMS text or the name changed: the sizes of its messages and any warning. */
   smsText?: CheckedSmsText;
 }
 
-/** Attempts at an SMS text change that another change to it keeps overtaking. */
+/** Attempts at an SMS text or name change that another change to either keeps overtaking. */
 const SMS_TEXT_ATTEMPTS = 3;
 
 /**
  * Changes a company's settings; NOT_FOUND when there is no such company, SmsTextRefused when the
- * SMS text would break a rule of contract 7 (checked with codeTtlSeconds, the code lifetime a
- * message shows). Warm containers see the change within the cache time.
+ * SMS text, or the name in it, would break a rule of contract 7 (checked with codeTtlSeconds, the
+ * code lifetime a message shows). Warm containers see the change within the cache time.
  */
 export async function updateCompanySettings(
   table: Table,
@@ -111,21 +143,24 @@ export async function updateCompanySettings(
 ): Promise<UpdatedCompany> {
   const changes = { ...storedSettings(settings), updated_at: epochSeconds(clock) };
   const remove = removedSettings(settings);
-  if (!settings.sms_text) return { company: found(await updateCompany(table, companyId, changes, { remove })) };
-  if (codeTtlSeconds === undefined) throw new Error('an SMS text change needs the code lifetime to be checked');
+  if (!settings.sms_text && settings.name === undefined)
+    return { company: found(await updateCompany(table, companyId, changes, { remove })) };
+  if (codeTtlSeconds === undefined) throw new Error('an SMS text or name change needs the code lifetime to be checked');
 
   for (let attempt = 1; ; attempt++) {
-    // The new text is checked against the company as it is (its name, its other languages).
+    // Checked against the company as it is (its name, its other languages), and written only
+    // while both are still as read: a rename and a template change side by side are sized together.
     const current = found(await getCompany(table, companyId));
-    const smsText = changedSmsText(current.sms_text, settings.sms_text, current.name, codeTtlSeconds);
+    const smsText = changedSmsText(current.sms_text, settings.sms_text ?? {}, settings.name ?? current.name, codeTtlSeconds);
+    const removesText = settings.sms_text && !smsText.settings;
     const updated = await updateCompany(
       table,
       companyId,
-      { ...changes, sms_text: smsText.settings },
-      { remove: smsText.settings ? remove : [...remove, 'sms_text'], smsTextWas: current.sms_text ?? null },
+      { ...changes, ...(settings.sms_text ? { sms_text: smsText.settings } : {}) },
+      { remove: removesText ? [...remove, 'sms_text'] : remove, smsTextWas: current.sms_text ?? null, nameWas: current.name },
     );
     if (updated) return { company: updated, smsText };
-    if (attempt === SMS_TEXT_ATTEMPTS) throw new Error('the SMS text kept changing under this update; run it again');
+    if (attempt === SMS_TEXT_ATTEMPTS) throw new Error('the SMS text or name kept changing under this update; run it again');
   }
 }
 

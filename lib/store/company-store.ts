@@ -54,17 +54,19 @@ export interface CompanyUpdate {
   remove?: (keyof CompanyRecord)[];
   /** Writes only while sms_text is still this (null: still absent), so no other change to it is lost. */
   smsTextWas?: SmsTextSettings | null;
+  /** Writes only while the name is still this: the SMS text was sized with it. */
+  nameWas?: string;
 }
 
 /**
  * Sets the given attributes of a company and removes the ones asked; undefined when there is no
- * such company, or when its sms_text is no longer the one expected.
+ * such company, or when its sms_text or name is no longer the one expected.
  */
 export async function updateCompany(
   table: Table,
   companyId: string,
   changes: Partial<CompanyRecord>,
-  { remove = [], smsTextWas }: CompanyUpdate = {},
+  { remove = [], smsTextWas, nameWas }: CompanyUpdate = {},
 ): Promise<CompanyRecord | undefined> {
   const set = Object.entries(changes).filter(([, value]) => value !== undefined);
   const names: Record<string, string> = Object.fromEntries(set.map(([name], index) => [`#a${index}`, name]));
@@ -78,6 +80,11 @@ export async function updateCompany(
       conditions.push('#smsText = :smsTextWas');
       values[':smsTextWas'] = smsTextWas;
     }
+  }
+  if (nameWas !== undefined) {
+    names['#nameWas'] = 'name';
+    conditions.push('#nameWas = :nameWas');
+    values[':nameWas'] = nameWas;
   }
   const clauses = [
     set.length ? `SET ${set.map((_, index) => `#a${index} = :v${index}`).join(', ')}` : '',
