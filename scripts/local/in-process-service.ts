@@ -1,23 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, Context, SQSRecord } from 'aws-lambda';
-import { changePinHandler } from '../../functions/change-pin.js';
-import { devicesHandler } from '../../functions/devices.js';
-import { devicesRemoveHandler } from '../../functions/devices-remove.js';
-import { loginPhoneHandler } from '../../functions/login-phone.js';
-import { loginPinHandler } from '../../functions/login-pin.js';
-import { logoutHandler } from '../../functions/logout.js';
 import { handler as notFound } from '../../functions/not-found.js';
-import { notificationsHandler } from '../../functions/notifications.js';
-import { notificationsReadHandler } from '../../functions/notifications-read.js';
 import { redeemAuthorizationHandler } from '../../functions/redeem-authorization.js';
-import { referralProgramHandler } from '../../functions/referral-program.js';
-import { resetPinHandler } from '../../functions/reset-pin.js';
 import { smsSendHandler } from '../../functions/sms-send.js';
-import { transactionAuthorizationHandler } from '../../functions/transaction-authorization.js';
-import { userRegisterHandler } from '../../functions/user-register.js';
-import { verifyOtpHandler } from '../../functions/verify-otp.js';
-import type { FunctionName, InvokedFunctionName } from '../../lib/api/endpoints.js';
+import { endpoints, type FunctionName, type InvokedFunctionName, type OperationName } from '../../lib/api/endpoints.js';
 import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 import { type App, type AppParts, createApp } from '../../lib/app.js';
 import { type Company, createCompany } from '../../lib/companies/companies.js';
@@ -48,6 +35,24 @@ export interface InProcessService {
   queued: { smsSend: QueueHandler };
 }
 
+const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/**
+ * Each operation's function, found by its one name in the route table (lib/api/endpoints.ts):
+ * functions/<kebab-case name>.ts exports <name>Handler, built from an app. An endpoint added to
+ * the table is served here with no edit of this file.
+ */
+const httpFunctions = Object.fromEntries(
+  await Promise.all(
+    (Object.keys(endpoints) as OperationName[]).map(async (name) => {
+      const file = `functions/${kebab(name)}.ts`;
+      const build = (await import(`../../functions/${kebab(name)}.ts`))[`${name}Handler`];
+      if (typeof build !== 'function') throw new Error(`${file} exports no ${name}Handler`);
+      return [name, build as (app: App) => LambdaHttpHandler] as const;
+    }),
+  ),
+) as Record<OperationName, (app: App) => LambdaHttpHandler>;
+
 /** parts.clock, when given, is shared: services built on one config and clock act as containers of one deployment. */
 export function inProcessService(config: Config, parts: AppParts & { clock?: AdjustableClock } = {}): InProcessService {
   const clock = parts.clock ?? new AdjustableClock();
@@ -56,19 +61,10 @@ export function inProcessService(config: Config, parts: AppParts & { clock?: Adj
     app,
     clock,
     handlers: {
-      userRegister: userRegisterHandler(app),
-      loginPhone: loginPhoneHandler(app),
-      verifyOtp: verifyOtpHandler(app),
-      loginPin: loginPinHandler(app),
-      devices: devicesHandler(app),
-      devicesRemove: devicesRemoveHandler(app),
-      changePin: changePinHandler(app),
-      resetPin: resetPinHandler(app),
-      referralProgram: referralProgramHandler(app),
-      notifications: notificationsHandler(app),
-      notificationsRead: notificationsReadHandler(app),
-      logout: logoutHandler(app),
-      transactionAuthorization: transactionAuthorizationHandler(app),
+      ...(Object.fromEntries(Object.entries(httpFunctions).map(([name, build]) => [name, build(app)])) as Record<
+        OperationName,
+        LambdaHttpHandler
+      >),
       notFound: notFound,
     },
     invoked: {
