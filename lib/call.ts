@@ -1,6 +1,17 @@
 import type { Company } from './companies/companies.js';
 import type { RequestOrigin } from './observability/audit.js';
-import type { Principal } from './sessions/access-tokens.js';
+import type { SessionStart } from './store/session-store.js';
+
+/** Who a valid token speaks for, and which session it is. */
+export interface Principal {
+  companyId: string;
+  userId: string;
+  userType: number;
+  /** The SHA-256 of the token: the session's id. */
+  sessionId: string;
+  /** How and when (epoch seconds) the session began, and the device it is bound to. */
+  session?: { began: SessionStart | undefined; beganAt: number; deviceKey: string | undefined };
+}
 
 /**
  * What every domain function takes beside the app: its validated input, who calls for which

@@ -5,8 +5,8 @@
 // company:create.
 import { parseArgs } from 'node:util';
 import { AppError } from '../lib/errors.js';
-import { operatorRegistration, userRegister } from '../lib/users/user-register.js';
-import { userRegisterBody } from '../lib/users/user-register-input.js';
+import { operatorRegistration, userRegister } from '../lib/registration/user-register.js';
+import { userRegisterBody } from '../lib/registration/user-register-input.js';
 import { UserType } from '../lib/users/user-types.js';
 import { parseInput } from '../lib/validation.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';

@@ -1,6 +1,6 @@
+import type { Endpoint } from '../http/endpoint.js';
 import { changePinBody } from '../pins/change-pin-input.js';
 import { changePinResult } from '../pins/change-pin-result.js';
-import type { Endpoint } from './endpoint.js';
 
 export const changePinEndpoint = {
   operationId: 'changePin',

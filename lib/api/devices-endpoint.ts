@@ -1,5 +1,5 @@
 import { devicesResult } from '../devices/devices-result.js';
-import type { Endpoint } from './endpoint.js';
+import type { Endpoint } from '../http/endpoint.js';
 
 export const devicesEndpoint = {
   operationId: 'devices',

@@ -1,6 +1,6 @@
 import { devicesRemoveBody } from '../devices/devices-remove-input.js';
 import { devicesRemoveResult } from '../devices/devices-remove-result.js';
-import type { Endpoint } from './endpoint.js';
+import type { Endpoint } from '../http/endpoint.js';
 
 export const devicesRemoveEndpoint = {
   operationId: 'devicesRemove',

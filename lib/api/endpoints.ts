@@ -1,7 +1,7 @@
+import type { Endpoint } from '../http/endpoint.js';
 import { changePinEndpoint } from './change-pin-endpoint.js';
 import { devicesEndpoint } from './devices-endpoint.js';
 import { devicesRemoveEndpoint } from './devices-remove-endpoint.js';
-import type { Endpoint } from './endpoint.js';
 import { loginPhoneEndpoint } from './login-phone-endpoint.js';
 import { loginPinEndpoint } from './login-pin-endpoint.js';
 import { logoutEndpoint } from './logout-endpoint.js';
@@ -17,7 +17,7 @@ import { verifyOtpEndpoint } from './verify-otp-endpoint.js';
 // them. The name is the operationId, the function's key in serverless.yml and serverless/
 // permissions.cjs, and in kebab case its files: functions/login-phone.ts, lib/api/login-phone-endpoint.ts.
 //
-//   userRegister              POST /wallet/v3/auth/user_register                 lib/users
+//   userRegister              POST /wallet/v3/auth/user_register                 lib/registration
 //   loginPhone                POST /wallet/v3/auth/login_phone                   lib/otp
 //   verifyOtp                 POST /wallet/v3/auth/verify_otp                    lib/otp
 //   loginPin                  POST /wallet/v3/auth/login_pin                     lib/pins

@@ -1,6 +1,6 @@
+import { duration, type Endpoint } from '../http/endpoint.js';
 import { loginPhoneBody } from '../otp/login-phone-input.js';
 import { loginPhoneResult } from '../otp/login-phone-result.js';
-import { duration, type Endpoint } from './endpoint.js';
 
 export const loginPhoneEndpoint = {
   operationId: 'loginPhone',

@@ -1,6 +1,6 @@
+import { type Endpoint, sampleToken, sampleUserId } from '../http/endpoint.js';
 import { loginPinBody } from '../pins/login-pin-input.js';
 import { loginPinResult } from '../pins/login-pin-result.js';
-import { type Endpoint, sampleToken, sampleUserId } from './endpoint.js';
 
 export const loginPinEndpoint = {
   operationId: 'loginPin',

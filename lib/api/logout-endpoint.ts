@@ -1,6 +1,6 @@
+import type { Endpoint } from '../http/endpoint.js';
 import { logoutBody } from '../sessions/logout-input.js';
 import { logoutResult } from '../sessions/logout-result.js';
-import type { Endpoint } from './endpoint.js';
 
 export const logoutEndpoint = {
   operationId: 'logout',

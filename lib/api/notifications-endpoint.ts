@@ -1,6 +1,6 @@
+import { type Endpoint, sampleUserId } from '../http/endpoint.js';
 import { notificationsQuery } from '../notifications/notifications-input.js';
 import { notificationsResult } from '../notifications/notifications-result.js';
-import { type Endpoint, sampleUserId } from './endpoint.js';
 
 export const notificationsEndpoint = {
   operationId: 'notifications',

@@ -1,6 +1,6 @@
+import type { Endpoint } from '../http/endpoint.js';
 import { MAX_IDS, notificationsReadBody } from '../notifications/notifications-read-input.js';
 import { notificationsReadResult } from '../notifications/notifications-read-result.js';
-import type { Endpoint } from './endpoint.js';
 
 export const notificationsReadEndpoint = {
   operationId: 'notificationsRead',

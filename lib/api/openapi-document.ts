@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { ErrorCodes, type ErrorName, StatusNames } from '../errors.js';
+import { API_TAGS, byteSize, duration, type Endpoint } from '../http/endpoint.js';
 import { CREDENTIAL_REPLAY_SECONDS, IDEMPOTENCY_WINDOW_SECONDS } from '../http/idempotency.js';
 import { chainErrors } from '../http/middleware.js';
 import { HEX_ID_PATTERN } from '../ids.js';
 import { ABSENT_VALUES } from '../validation.js';
-import { API_TAGS, byteSize, duration, type Endpoint } from './endpoint.js';
 import { endpoints } from './endpoints.js';
 
 // The OpenAPI 3.1 description of the API, generated from the same zod schemas that validate

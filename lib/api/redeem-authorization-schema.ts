@@ -1,7 +1,7 @@
 import { redeemAuthorizationPayload, redeemAuthorizationResult } from '../authorizations/redeem-authorization-payload.js';
 import type { Config } from '../config.js';
 import type { ErrorName } from '../errors.js';
-import { duration } from './endpoint.js';
+import { duration } from '../http/endpoint.js';
 import { failureEnvelope, fieldErrorSchema, jsonSchema, successEnvelope } from './openapi-document.js';
 
 // The JSON Schema of redeemAuthorization, the function the payment service invokes through the

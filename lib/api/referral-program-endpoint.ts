@@ -1,6 +1,6 @@
+import { type Endpoint, sampleUserId } from '../http/endpoint.js';
 import { referralProgramBody, referralProgramQuery } from '../referrals/referral-program-input.js';
 import { referralProgramResult } from '../referrals/referral-program-result.js';
-import { type Endpoint, sampleUserId } from './endpoint.js';
 
 export const referralProgramEndpoint = {
   operationId: 'referralProgram',

@@ -1,6 +1,6 @@
+import { duration, type Endpoint } from '../http/endpoint.js';
 import { changePinResult } from '../pins/change-pin-result.js';
 import { resetPinBody } from '../pins/reset-pin-input.js';
-import { duration, type Endpoint } from './endpoint.js';
 
 export const resetPinEndpoint = {
   operationId: 'resetPin',

@@ -1,6 +1,6 @@
 import { transactionAuthorizationBody } from '../authorizations/transaction-authorization-input.js';
 import { transactionAuthorizationResult } from '../authorizations/transaction-authorization-result.js';
-import { duration, type Endpoint } from './endpoint.js';
+import { duration, type Endpoint } from '../http/endpoint.js';
 
 export const transactionAuthorizationEndpoint = {
   operationId: 'transactionAuthorization',

@@ -1,6 +1,6 @@
-import { userRegisterBody } from '../users/user-register-input.js';
-import { userRegisterResult } from '../users/user-register-result.js';
-import { duration, type Endpoint, sampleToken, sampleUserId } from './endpoint.js';
+import { duration, type Endpoint, sampleToken, sampleUserId } from '../http/endpoint.js';
+import { userRegisterBody } from '../registration/user-register-input.js';
+import { userRegisterResult } from '../registration/user-register-result.js';
 
 export const userRegisterEndpoint = {
   operationId: 'userRegister',

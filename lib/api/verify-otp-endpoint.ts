@@ -1,6 +1,6 @@
+import { duration, type Endpoint, sampleToken, sampleUserId } from '../http/endpoint.js';
 import { verifyOtpBody } from '../otp/verify-otp-input.js';
 import { verifyOtpResult } from '../otp/verify-otp-result.js';
-import { duration, type Endpoint, sampleToken, sampleUserId } from './endpoint.js';
 
 export const verifyOtpEndpoint = {
   operationId: 'verifyOtp',

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import type { Call, RequestKey } from '../call.js';
-import type { Principal } from '../sessions/access-tokens.js';
+import type { Call, Principal, RequestKey } from '../call.js';
 import { amountField, currencyField, payeeField, referenceField } from './payment-fields.js';
 
 // The transaction_authorization body (API contract 3.8): the transaction PIN and the one payment it approves.

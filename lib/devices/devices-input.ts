@@ -1,5 +1,4 @@
-import type { Call } from '../call.js';
-import type { Principal } from '../sessions/access-tokens.js';
+import type { Call, Principal } from '../call.js';
 
 // GET /wallet/v3/auth/devices takes no input: the token says whose devices.
 

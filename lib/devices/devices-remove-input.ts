@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import type { Call } from '../call.js';
-import type { Principal } from '../sessions/access-tokens.js';
+import type { Call, Principal } from '../call.js';
 import { deviceKeyField } from './device-fields.js';
 
 // The devices/remove body (API contract 3.6): which of the token user's devices.

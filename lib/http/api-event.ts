@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { Principal } from '../call.js';
 import type { Company } from '../companies/companies.js';
-import type { Principal } from '../sessions/access-tokens.js';
 import type { idempotencyRecordKey } from '../store/keys.js';
 
 // The request as the middy chain passes it along (lib/http/middleware.ts, idempotency.ts): the

@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { Endpoint } from '../api/endpoint.js';
 import type { App } from '../app-context.js';
 import { AppError, fieldError } from '../errors.js';
 import { openAnswer, sealAnswer } from '../secrets/sealed-answers.js';
@@ -12,6 +11,7 @@ import {
 } from '../store/idempotency-store.js';
 import { idempotencyRecordKey } from '../store/keys.js';
 import type { ApiEvent, ApiMiddleware, IdempotentRequest } from './api-event.js';
+import type { Endpoint } from './endpoint.js';
 import { answerFailure } from './failures.js';
 
 // Idempotency-Key on every POST (contract 3.10; draft-ietf-httpapi-idempotency-key-header). The

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import type { Call } from '../call.js';
+import type { Call, Principal } from '../call.js';
 import { pageQuery } from '../paging/page-query.js';
-import type { Principal } from '../sessions/access-tokens.js';
 import { queryInteger } from '../validation.js';
 
 // The notification list's input (API contract 3.9): unread=1 for unread ones only; limit and cursor page.

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import type { Call } from '../call.js';
+import type { Call, Principal } from '../call.js';
 import { hexIdField } from '../ids.js';
-import type { Principal } from '../sessions/access-tokens.js';
 
 // What to mark read (API contract 3.9): some notifications by id, or every unread one (created at
 // or before `before` when given, so a client passes the created_date of the newest one it showed).

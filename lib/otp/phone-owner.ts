@@ -1,5 +1,5 @@
+import type { Principal } from '../call.js';
 import { AppError } from '../errors.js';
-import type { Principal } from '../sessions/access-tokens.js';
 import type { Table } from '../store/table.js';
 import { getPhoneClaim } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';

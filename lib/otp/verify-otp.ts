@@ -1,11 +1,12 @@
 import type { App } from '../app-context.js';
+import type { Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import { companyLimits } from '../companies/company-limits.js';
 import { createBoundSession, deviceBindingOf } from '../devices/device-binding.js';
 import { AppError, fieldError } from '../errors.js';
 import { audit, phoneRef } from '../observability/audit.js';
 import type { VersionedKey } from '../secrets/server-keys.js';
-import { createSession, type Principal, TOKEN_TYPE } from '../sessions/access-tokens.js';
+import { createSession, TOKEN_TYPE } from '../sessions/access-tokens.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { consumeCode, giveCodeTryBack, type OtpRecord, takeCodeTry } from '../store/otp-store.js';
 import { pinTriesClear } from '../store/pin-store.js';

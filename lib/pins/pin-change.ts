@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import type { App } from '../app-context.js';
+import type { Principal } from '../call.js';
 import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { hashPin } from '../secrets/hashing.js';
-import type { Principal } from '../sessions/access-tokens.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import { sessionKey } from '../store/keys.js';
 import { PIN_VERSION_ATTRIBUTE, type PinType, pinReplace, pinTriesClear } from '../store/pin-store.js';

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import type { Call } from '../call.js';
-import type { Principal } from '../sessions/access-tokens.js';
-import { pin } from '../users/user-register-input.js';
+import type { Call, Principal } from '../call.js';
+import { pin } from '../registration/user-register-input.js';
 import { pinTypeField } from './pin-change.js';
 
 // The reset_pin body (API contract 3.7): which PIN, the new one, and a proof of the phone (or a

@@ -1,10 +1,10 @@
 import type { App } from '../app-context.js';
+import type { Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import { AppError, fieldError } from '../errors.js';
 import { audit } from '../observability/audit.js';
 import { OtpType } from '../otp/code-target.js';
 import { hashToken } from '../secrets/hashing.js';
-import type { Principal } from '../sessions/access-tokens.js';
 import { phoneProofConsume } from '../store/proof-store.js';
 import { ConditionsFailed, type LabelledItem } from '../store/transactions.js';
 import { getUser } from '../store/user-store.js';

@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
-import type { Call } from '../call.js';
+import type { Call, Principal } from '../call.js';
 import { hexIdField } from '../ids.js';
 import { pageQuery } from '../paging/page-query.js';
-import type { Principal } from '../sessions/access-tokens.js';
 
 // The referral list's input (API contract 3.4): user_id in the query string, or in a JSON
 // body as the seed's sample sends it; limit and cursor page through the list.

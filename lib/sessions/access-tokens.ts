@@ -1,4 +1,5 @@
 import type { App } from '../app-context.js';
+import type { Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { hashToken, randomToken } from '../secrets/hashing.js';
@@ -24,17 +25,6 @@ export type { SessionStart };
 // logged out, or when its user stops being active.
 
 export const TOKEN_TYPE = 'Token';
-
-/** Who a valid token speaks for, and which session it is. */
-export interface Principal {
-  companyId: string;
-  userId: string;
-  userType: number;
-  /** The SHA-256 of the token: the session's id. */
-  sessionId: string;
-  /** How and when (epoch seconds) the session began, and the device it is bound to. */
-  session?: { began: SessionStart | undefined; beganAt: number; deviceKey: string | undefined };
-}
 
 /** How a new session begins: by registration, OTP login or PIN login, on a bound device or none. */
 export interface SessionOrigin {

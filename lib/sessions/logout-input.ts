@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import type { Call } from '../call.js';
-import type { Principal } from './access-tokens.js';
+import type { Call, Principal } from '../call.js';
 
 // The logout body (API contract 3.5): optional; scope "current" (the default), "others" or "all".
 

@@ -20,7 +20,7 @@ import {
 // A new user and everything that comes with it, written as one transaction whose conditions
 // enforce the rules. A refusal is answered in the terms of registration, not of the items.
 
-/** A phone taken over from the user who holds it without having proved it (lib/users/phone-reclaim.ts). */
+/** A phone taken over from the user who holds it without having proved it (lib/registration/phone-reclaim.ts). */
 export interface ReclaimWrite {
   holder: UserRecord;
   /** The holder's session_version when read: the takeover fails if a session was granted since. */

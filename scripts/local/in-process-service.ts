@@ -12,9 +12,9 @@ import type { Config } from '../../lib/config.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import type { InvokedHandler } from '../../lib/invoke/invoked-handler.js';
 import type { QueueHandler } from '../../lib/invoke/queue-handler.js';
+import { operatorRegistration, userRegister } from '../../lib/registration/user-register.js';
+import { userRegisterBody } from '../../lib/registration/user-register-input.js';
 import { toE164 } from '../../lib/users/phone-plan.js';
-import { operatorRegistration, userRegister } from '../../lib/users/user-register.js';
-import { userRegisterBody } from '../../lib/users/user-register-input.js';
 import { parseInput } from '../../lib/validation.js';
 import { AdjustableClock } from './adjustable-clock.js';
 

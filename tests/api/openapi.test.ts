@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import type { Endpoint } from '../../lib/api/endpoint.js';
 import { endpoints } from '../../lib/api/endpoints.js';
 import { openApiDocument } from '../../lib/api/openapi-document.js';
 import { readConfig } from '../../lib/config.js';
+import type { Endpoint } from '../../lib/http/endpoint.js';
 import { referralProgramQuery } from '../../lib/referrals/referral-program-input.js';
 import { parseInput } from '../../lib/validation.js';
 import { OPENAPI_FILE, OPENAPI_TYPES_FILE, renderOpenApi, renderOpenApiTypes } from '../../scripts/openapi.js';

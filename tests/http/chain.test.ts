@@ -1,10 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import * as z from 'zod/mini';
-import type { Endpoint } from '../../lib/api/endpoint.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { AppError } from '../../lib/errors.js';
 import { apiHandler } from '../../lib/http/api-handler.js';
+import type { Endpoint } from '../../lib/http/endpoint.js';
 import { companyKey } from '../../lib/store/keys.js';
 import { type FaultProxy, startFaultProxy } from '../../scripts/local/fault-proxy.js';
 import {

@@ -1,4 +1,4 @@
-// The referral count off the referrer's item (lib/users/user-register.ts, lib/store/referral-store.ts):
+// The referral count off the referrer's item (lib/registration/user-register.ts, lib/store/referral-store.ts):
 // each referred sign-up adds one to a random shard in its transaction, and the list sums the shards
 // in the Query that reads the user. Exact under concurrency, with the same DynamoDB requests as before.
 import { describe, expect, it } from 'vitest';

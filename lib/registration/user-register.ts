@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { App } from '../app-context.js';
+import type { Principal } from '../call.js';
 import type { Company } from '../companies/companies.js';
 import { deviceBindingOf, firstDeviceWrites } from '../devices/device-binding.js';
 import { AppError, ErrorCodes, type FieldError, fieldError } from '../errors.js';
@@ -8,15 +9,15 @@ import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
 import { OtpType } from '../otp/code-target.js';
 import { newReferralCode, requireReferrer } from '../referrals/referral-codes.js';
 import { hashPassword, hashPin, hashToken } from '../secrets/hashing.js';
-import { createSession, issueAccessToken, type Principal, TOKEN_TYPE } from '../sessions/access-tokens.js';
+import { createSession, issueAccessToken, TOKEN_TYPE } from '../sessions/access-tokens.js';
 import { type ReclaimWrite, RegistrationRefused, writeRegistration } from '../store/registration-store.js';
 import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
+import { UserStatus } from '../users/user-status.js';
+import { UserType } from '../users/user-types.js';
 import { newUserRecord, registeringEmployee } from './new-user-record.js';
 import { auditReclaim, phoneReclaim } from './phone-reclaim.js';
 import { requirePastBirthDate, type UserRegisterCall, type UserRegisterInput } from './user-register-input.js';
 import type { UserRegisterResult } from './user-register-result.js';
-import { UserStatus } from './user-status.js';
-import { UserType } from './user-types.js';
 
 /**
  * A registration by an operator at the command line (npm run employee:create), for a company's

@@ -1,11 +1,11 @@
+import type { Principal } from '../call.js';
 import type { Company } from '../companies/companies.js';
 import { AppError, fieldError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Principal } from '../sessions/access-tokens.js';
 import type { UserRecord } from '../store/user-store.js';
+import { UserStatus } from '../users/user-status.js';
+import { UserType } from '../users/user-types.js';
 import type { UserRegisterInput } from './user-register-input.js';
-import { UserStatus } from './user-status.js';
-import { UserType } from './user-types.js';
 
 // The user item a registration writes (API contract 3.1 and 6), and who may set which of its fields.
 

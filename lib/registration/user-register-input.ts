@@ -3,8 +3,8 @@ import type { Call, RequestKey } from '../call.js';
 import { deviceBindingFields } from '../devices/device-fields.js';
 import { AppError, ErrorCodes } from '../errors.js';
 import { hexIdField } from '../ids.js';
-import { phoneFields, withPhoneE164 } from './phone-number.js';
-import { userTypeField } from './user-types.js';
+import { phoneFields, withPhoneE164 } from '../users/phone-number.js';
+import { userTypeField } from '../users/user-types.js';
 
 // The registration body (API contract 3.1): one schema validates it and gives its type.
 
