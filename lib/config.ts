@@ -196,6 +196,51 @@ function countryRates(value: unknown): Record<string, number> | string {
     : problem;
 }
 
+/** A security limit's bounds on a deployed stage; with `off`, 0 too (the limit turned off). */
+interface DeployedBounds {
+  min?: number;
+  max?: number;
+  off?: boolean;
+}
+
+/**
+ * The security limits' bounds on a deployed stage, one whose table is AWS's (no DYNAMODB_ENDPOINT):
+ * past them a limit no longer protects (more guesses, codes and sessions that live longer, windows
+ * that reopen sooner). DynamoDB Local's stages (npm start, the tests, bench, load, fuzz, chaos) may
+ * pass them, to move a limit out of a test's way. Packaging a deployed stage checks every function's
+ * environment by these rules (serverless/config-check.cjs); docs/security.md, "Every limit", says why each.
+ */
+export const DEPLOYED_BOUNDS: Record<string, DeployedBounds> = {
+  PIN_MAX_FAILURES: { max: 10 },
+  MAX_DEVICES_PER_USER: { max: 20 },
+  PIN_LOGIN_WINDOW_SECONDS: { max: 600 },
+  PIN_RESET_OTP_SESSION_SECONDS: { max: 900 },
+  AUTHORIZATION_TTL_SECONDS: { max: 300 },
+  TOKEN_TTL_SECONDS: { max: 90 * 24 * 3600 },
+  SESSION_IDLE_SECONDS: { max: 30 * 24 * 3600 },
+  VERIFICATION_TOKEN_TTL_SECONDS: { max: 3600 },
+  COMPANY_CACHE_SECONDS: { max: 30 },
+  OTP_TTL_SECONDS: { max: 600 },
+  OTP_MAX_ATTEMPTS: { max: 10 },
+  OTP_SEND_INTERVAL_SECONDS: { min: 30 },
+  OTP_SENDS_PER_PHONE_PER_HOUR: { max: 20 },
+  OTP_SENDS_PER_COMPANY_PER_HOUR: { max: 100_000 },
+  OTP_SENDS_PER_PREFIX_PER_HOUR: { max: 1000, off: true },
+  OTP_PREFIX_DIGITS: { max: 8 },
+  OTP_SENDS_PER_ADDRESS_PER_HOUR: { max: 1000, off: true },
+  OTP_VERIFIES_PER_ADDRESS: { max: 1000, off: true },
+  OTP_VERIFY_ADDRESS_WINDOW_SECONDS: { min: 60 },
+  OTP_FAILURES_PER_PHONE: { max: 20 },
+  OTP_FAILURE_WINDOW_SECONDS: { min: 3600 },
+};
+
+/**
+ * The log levels of a deployed stage: above INFO the audit events (INFO lines) are lost. DEBUG adds
+ * nothing today (no line is written at DEBUG) and tests/hardening/secrets-in-logs.test.ts runs its
+ * flows at DEBUG and finds no secret, so it may stay on for an investigation.
+ */
+export const DEPLOYED_LOG_LEVELS: readonly LogLevel[] = ['INFO', 'DEBUG'];
+
 /** A configuration the service cannot run with; the message lists every problem. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -207,6 +252,8 @@ export class ConfigError extends Error {
 /** Reads settings from an environment, collecting every problem before giving up. */
 class Reader {
   readonly problems: string[] = [];
+  /** Whether DEPLOYED_BOUNDS hold: set once the table is known. */
+  deployed = false;
   constructor(private readonly env: Environment) {}
 
   text(name: string, fallback = ''): string {
@@ -224,6 +271,12 @@ class Reader {
     const value = Number(raw);
     if (!Number.isSafeInteger(value) || value < min) {
       this.problems.push(`${name} must be a whole number of at least ${min}`);
+      return fallback;
+    }
+    const bounds = this.deployed ? DEPLOYED_BOUNDS[name] : undefined;
+    if (bounds && !(bounds.off && value === 0) && (value < (bounds.min ?? min) || value > (bounds.max ?? Number.MAX_SAFE_INTEGER))) {
+      const range = bounds.max === undefined ? `at least ${bounds.min}` : `from ${bounds.min ?? min} to ${bounds.max}`;
+      this.problems.push(`${name} must be ${range}${bounds.off ? ' (or 0: off)' : ''} on a deployed stage, not ${value}`);
       return fallback;
     }
     return value;
@@ -264,10 +317,12 @@ export function readConfig(env: Environment = process.env): Config {
   const read = new Reader(env);
   const stage = read.text('STAGE', LOCAL_STAGE);
   const local = stage === LOCAL_STAGE;
+  const dynamodbEndpoint = read.optional('DYNAMODB_ENDPOINT') ?? (local ? LOCAL_DYNAMODB_ENDPOINT : undefined);
+  read.deployed = dynamodbEndpoint === undefined;
   const config: Config = {
     stage,
     tableName: read.text('TABLE_NAME', `wallet-auth-${stage}`),
-    dynamodbEndpoint: read.optional('DYNAMODB_ENDPOINT') ?? (local ? LOCAL_DYNAMODB_ENDPOINT : undefined),
+    dynamodbEndpoint,
     dynamodbTimeoutMs: read.integer('DYNAMODB_TIMEOUT_MS', 1000, { min: 1 }),
     dynamodbMaxAttempts: read.integer('DYNAMODB_MAX_ATTEMPTS', 3, { min: 1 }),
     region: read.text('AWS_REGION', read.text('AWS_DEFAULT_REGION', 'us-east-1')),
@@ -339,6 +394,9 @@ export function readConfig(env: Environment = process.env): Config {
     !read.text('AWS_ACCESS_KEY_ID');
   if (config.deadlineMarginMs >= config.functionTimeoutMs) {
     read.problems.push('DEADLINE_MARGIN_MS must be less than FUNCTION_TIMEOUT_SECONDS');
+  }
+  if (read.deployed && !DEPLOYED_LOG_LEVELS.includes(config.logLevel)) {
+    read.problems.push(`LOG_LEVEL must be ${DEPLOYED_LOG_LEVELS.join(' or ')} on a deployed stage (above INFO the audit events are lost)`);
   }
   if (config.sms.decoy.priorP90Ms < config.sms.decoy.priorMedianMs) {
     read.problems.push('SMS_DECOY_PRIOR_P90_MS must be at least SMS_DECOY_PRIOR_MEDIAN_MS');
