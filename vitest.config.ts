@@ -21,7 +21,7 @@ const shared = {
 export default defineConfig({
   test: {
     // Run once per run, by the root project, whichever projects run; both see what it provides.
-    globalSetup: ['tests/setup/dynamodb-local.ts', 'tests/setup/shared-offline.ts'],
+    globalSetup: ['tests/setup/dynamodb-local.ts', 'tests/setup/shared-offline.ts', 'tests/setup/shared-package.ts'],
     // Two cores: scrypt-heavy files side by side would only queue on the same CPUs.
     maxWorkers: 2,
     projects: [

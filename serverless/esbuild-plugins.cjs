@@ -1,5 +1,6 @@
 // esbuild plugins for the function bundles (serverless.yml, custom.esbuild.plugins).
-const { readFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { basename, join } = require('node:path');
 
 /**
  * libphonenumber-js ships its numbering plan as a JavaScript object literal (metadata.max.json.js,
@@ -17,4 +18,24 @@ const phoneMetadataAsJson = {
   },
 };
 
-module.exports = [phoneMetadataAsJson];
+/**
+ * With ESBUILD_METAFILE_DIR set, each bundle's metafile (the modules it holds and how each is
+ * imported) is written there as <handler file>.json: tests/deploy/bundle-contents.test.ts reads
+ * those of the packaged bundles themselves. Unset (a deploy), nothing changes.
+ */
+const metafiles = {
+  name: 'metafiles',
+  setup(build) {
+    const folder = process.env.ESBUILD_METAFILE_DIR;
+    if (!folder) return;
+    build.initialOptions.metafile = true;
+    const entries = [build.initialOptions.entryPoints ?? []].flat();
+    build.onEnd((result) => {
+      if (!result.metafile || entries.length !== 1) return;
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, `${basename(String(entries[0])).replace(/\.[cm]?[jt]s$/, '')}.json`), JSON.stringify(result.metafile));
+    });
+  },
+};
+
+module.exports = [phoneMetadataAsJson, metafiles];

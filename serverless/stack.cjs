@@ -112,7 +112,10 @@ const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 function paymentServiceInvoke(roleArn) {
   if (!roleArn) return {};
   if (!ROLE_ARN.test(roleArn)) {
-    throw new Error(`PAYMENT_SERVICE_ROLE_ARN must be one IAM role's ARN (arn:aws:iam::<account>:role/<name>), not ${roleArn}`);
+    const error = new Error(`PAYMENT_SERVICE_ROLE_ARN must be one IAM role's ARN (arn:aws:iam::<account>:role/<name>), not ${roleArn}`);
+    // Serverless prints the stack of an error thrown here: the message says all there is.
+    error.stack = error.message;
+    throw error;
   }
   return {
     RedeemAuthorizationPaymentServicePermission: {
@@ -217,7 +220,7 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   resources.AlarmEmailSubscription = {
     Type: 'AWS::SNS::Subscription',
     Condition: 'HasAlarmEmail',
-    Properties: { TopicArn: { Ref: 'AlarmTopic' }, Protocol: 'email', Endpoint: alarms.email },
+    Properties: { TopicArn: { Ref: 'AlarmTopic' }, Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } },
   };
 
   /** A sum over 5 minutes of one of the API's own metrics, as an input of the rate below. */
@@ -333,7 +336,18 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   });
 
   return {
-    Conditions: { HasAlarmEmail: { 'Fn::Not': [{ 'Fn::Equals': [alarms.email, ''] }] } },
+    // The alarm e-mail is the stack's parameter, its default ALARM_EMAIL when packaged: a deploy
+    // without it keeps none, and CloudFormation can set one later without packaging again.
+    Parameters: {
+      AlarmEmail: {
+        Type: 'String',
+        Default: alarms.email,
+        Description: 'Where the alarms are e-mailed (empty: nowhere; the topic AlarmTopicArn still takes other subscribers)',
+        AllowedPattern: '^$|^[^@\\s]+@[^@\\s]+$',
+        ConstraintDescription: 'one e-mail address, or empty',
+      },
+    },
+    Conditions: { HasAlarmEmail: { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AlarmEmail' }, ''] }] } },
     Resources: resources,
     Outputs: {
       AlarmTopicArn: { Value: { Ref: 'AlarmTopic' } },

@@ -1,16 +1,14 @@
-// What each function's bundle holds and evaluates at import, as serverless-esbuild builds it
-// (serverless.yml's options and plugins): what keeps a cold start's init lean (docs/performance.md).
+// What each function's bundle holds and evaluates at import, as the run's package built it
+// (serverless.yml's esbuild options and plugins, tests/setup/shared-package.ts): what keeps a cold
+// start's init lean (docs/performance.md).
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { build, type Metafile, type Plugin } from 'esbuild';
+import { join } from 'node:path';
+import type { Metafile } from 'esbuild';
 import metadataObject from 'libphonenumber-js/metadata.max.json';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { esbuildOptions } from '../../scripts/bench/cold-init.js';
+import { readZip } from '../../scripts/bench/zip.js';
+import { sharedPackage } from './shared-package.js';
 
-const root = resolve(import.meta.dirname, '../..');
-const plugins = createRequire(import.meta.url)('../../serverless/esbuild-plugins.cjs') as Plugin[];
 const PHONE_PLAN = 'lib/users/phone-plan.ts';
 
 interface Bundle {
@@ -19,25 +17,19 @@ interface Bundle {
 }
 const bundles: Record<string, Bundle> = {};
 
-/** The packaged functions of serverless.yml, by name, with their handler module. */
-function functionEntries(): Record<string, string> {
-  const { functions } = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { functions: unknown[] };
-  const entries: Record<string, string> = {};
-  for (const entry of functions.filter((entry) => typeof entry === 'object') as Record<string, { handler: string }>[]) {
-    for (const [name, { handler }] of Object.entries(entry)) entries[name] = `${handler.slice(0, handler.lastIndexOf('.'))}.ts`;
-  }
-  return entries;
-}
-
 const holds = (bundle: Bundle, path: string) => Object.keys(bundle.metafile.inputs).some((input) => input.includes(path));
 
 beforeAll(async () => {
-  const options = { ...esbuildOptions(root), plugins, write: false, metafile: true, logLevel: 'silent' as const, outdir: '/unused' };
-  for (const [name, entry] of Object.entries(functionEntries())) {
-    const result = await build({ ...options, entryPoints: [join(root, entry)] });
-    bundles[name] = { metafile: result.metafile!, text: result.outputFiles![0]!.text };
+  const ci = await sharedPackage('ci');
+  const state = JSON.parse(readFileSync(join(ci.folder, 'serverless-state.json'), 'utf8'));
+  for (const [name, { handler }] of Object.entries(state.service.functions as Record<string, { handler: string }>)) {
+    // functions/user-register.handler: functions/user-register.mjs in the zip, user-register.json beside.
+    const file = handler.slice(0, handler.lastIndexOf('.'));
+    const [entry] = readZip(readFileSync(join(ci.folder, `${name}.zip`))).filter((candidate) => candidate.name === `${file}.mjs`);
+    const metafile = JSON.parse(readFileSync(join(ci.metafiles!, `${file.slice(file.lastIndexOf('/') + 1)}.json`), 'utf8')) as Metafile;
+    bundles[name] = { metafile, text: entry!.data().toString('utf8') };
   }
-}, 120_000);
+}, 180_000);
 
 describe('the function bundles', () => {
   it('hold negotiator in login_phone only: the SMS template choice is on the send path alone', () => {

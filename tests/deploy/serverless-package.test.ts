@@ -4,16 +4,18 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { inflateRawSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { endpoints } from '../../lib/api/endpoints.js';
+import { readConfig } from '../../lib/config.js';
 import { TTL_ATTRIBUTE, tableDefinition } from '../../lib/store/table-definition.js';
+import { readZip } from '../../scripts/bench/zip.js';
+import { LOCAL_SETTINGS, PAYMENT_SERVICE_ROLE, packageStage, SECRET_IN_ENVIRONMENT } from '../setup/shared-package.js';
+import { type Resource, sharedPackage, type Template } from './shared-package.js';
 
 const root = resolve(import.meta.dirname, '../..');
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; Condition?: string };
 type Statement = { Effect: string; Action: string[]; Resource?: unknown; NotResource?: unknown; Condition?: Record<string, any> };
-let template: { Resources: Record<string, Resource>; Conditions: Record<string, unknown> };
+let template: Template;
 let resources: Record<string, Resource>;
 let packagedText: string;
 let outDir: string;
@@ -23,20 +25,20 @@ const permissions = require('../../serverless/permissions.cjs') as Record<
   { table?: { actions: string[]; keys: string[]; attributes?: string[] }[]; secret?: boolean }
 >;
 const keyKinds = require('../../serverless/key-kinds.cjs') as Record<string, string>;
-/** Set while packaging: it must reach no template and no function. */
-const SECRET_IN_ENVIRONMENT = `canary-${'7f'.repeat(24)}`;
-/** What points the functions at this machine's stand-ins: only the local stages take them (serverless/local-endpoints.cjs). */
-const LOCAL_SETTINGS = ['DYNAMODB_ENDPOINT', 'SNS_ENDPOINT', 'SSM_ENDPOINT', 'SMS_SENDER', 'SMS_OUTBOX_FILE', 'SERVER_SECRET_FILE'];
 
-/** `serverless package --stage ci` (or another) into outDir, offline, with no AWS credentials and no local settings but those given. */
-const packageStage = (outDir: string, env: Record<string, string>, stage = 'ci') => {
-  const inherited = Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_') && !LOCAL_SETTINGS.includes(name));
-  return promisify(execFile)(
-    process.execPath,
-    ['node_modules/serverless/bin/serverless.js', 'package', '--stage', stage, '--package', outDir],
-    { cwd: root, env: { ...Object.fromEntries(inherited), HOME: mkdtempSync(join(tmpdir(), 'wallet-home-')), ...env } },
-  );
-};
+/** What packaging a stage with these settings says when it refuses (undefined: it packaged), and what it left in its folder. */
+async function refusal(env: Record<string, string>, stage = 'ci'): Promise<{ output: string | undefined; left: string[] }> {
+  const folder = mkdtempSync(join(tmpdir(), 'wallet-refused-'));
+  try {
+    const output = await packageStage(folder, stage, env).then(
+      () => undefined,
+      (error: { stdout: string; stderr: string }) => `${error.stdout}${error.stderr}`,
+    );
+    return { output, left: readdirSync(folder) };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
 
 const roleIds = () => Object.keys(resources).filter((id) => resources[id]!.Type === 'AWS::IAM::Role');
 const statementsOf = (roleId: string): Statement[] =>
@@ -48,16 +50,15 @@ const leadingKeys = (statement: Statement): string[] | undefined =>
   statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
 const functionName = (roleId: string) => roleId[0]!.toLowerCase() + roleId.slice(1, -'Role'.length);
 
-// `serverless package` must work offline, with no AWS credentials at all.
+// `serverless package` must work offline, with no AWS credentials at all: the run's ci package.
 async function packageCi(): Promise<void> {
-  outDir = mkdtempSync(join(tmpdir(), 'wallet-package-'));
-  await packageStage(outDir, { SERVER_SECRET: SECRET_IN_ENVIRONMENT, ESBUILD_WORK_FOLDER: '.esbuild-test-package' });
-  rmSync(join(root, '.esbuild-test-package'), { recursive: true, force: true });
+  const ci = await sharedPackage('ci');
+  outDir = ci.folder;
   packagedText = readdirSync(outDir)
     .filter((name) => name.endsWith('.json'))
     .map((name) => readFileSync(join(outDir, name), 'utf8'))
     .join('\n');
-  template = JSON.parse(readFileSync(join(outDir, 'cloudformation-template-update-stack.json'), 'utf8'));
+  template = ci.template;
   resources = template.Resources;
 }
 
@@ -74,22 +75,8 @@ function declaredFunctions(stage: string): Record<string, { handler: string }> {
   return { ...declared, ...(local[stage] ?? {}) } as Record<string, { handler: string }>;
 }
 
-/** The files of a zip archive, stored or deflated as serverless packages them. */
-function unzip(file: string): Map<string, Buffer> {
-  const zip = readFileSync(file);
-  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const files = new Map<string, Buffer>();
-  let entry = zip.readUInt32LE(end + 16);
-  for (let index = 0; index < zip.readUInt16LE(end + 10); index++) {
-    const [method, size, nameLength] = [zip.readUInt16LE(entry + 10), zip.readUInt32LE(entry + 20), zip.readUInt16LE(entry + 28)];
-    const local = zip.readUInt32LE(entry + 42);
-    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    const data = zip.subarray(start, start + size);
-    files.set(zip.toString('utf8', entry + 46, entry + 46 + nameLength), method === 8 ? inflateRawSync(data) : data);
-    entry += 46 + nameLength + zip.readUInt16LE(entry + 30) + zip.readUInt16LE(entry + 32);
-  }
-  return files;
-}
+/** The files of a function's zip, by name. */
+const unzip = (file: string) => new Map(readZip(readFileSync(file)).map((entry) => [entry.name, entry.data()]));
 
 /** What an ES module exports, as a fresh Node process imports it with the given environment. */
 async function exportsOf(file: string, env: Record<string, string>): Promise<Record<string, string>> {
@@ -175,7 +162,12 @@ describe('the packaged CloudFormation', () => {
         .map((name) => name[0]!.toUpperCase() + name.slice(1))
         .sort(),
     );
-    for (const [id, fn] of functions) expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [id.replace(/LambdaFunction$/, 'Role'), 'Arn'] });
+    for (const [id, fn] of functions) {
+      const role = id.replace(/LambdaFunction$/, 'Role');
+      expect(fn.Properties.Role).toEqual({ 'Fn::Sub': `\${${role}.Arn}` });
+      // The reference orders the role first: no DependsOn says it again (cfn-lint W3005).
+      expect(resources[id]!.DependsOn ?? [], id).not.toContain(role);
+    }
     // No role may do anything to every resource but write its own log stream.
     const everything = allStatements().filter(
       (statement) => statement.Resource === '*' || JSON.stringify(statement.Resource ?? '').includes(':*:*:*'),
@@ -322,9 +314,28 @@ describe('the packaged CloudFormation', () => {
   });
 
   it('points no function at a local stand-in: each local setting is empty', () => {
+    const standIns = LOCAL_SETTINGS.filter((name) => !['SMS_DELIVERY', 'SMS_QUEUE_URL'].includes(name));
     for (const fn of ofType('AWS::Lambda::Function')) {
       const variables = fn.Properties.Environment.Variables;
-      for (const name of LOCAL_SETTINGS) expect(variables[name] ?? '', `${fn.Properties.Handler} ${name}`).toBe('');
+      for (const name of standIns) expect(variables[name] ?? '', `${fn.Properties.Handler} ${name}`).toBe('');
+      expect(variables, fn.Properties.Handler).toMatchObject({ SMS_DELIVERY: 'queue', SMS_QUEUE_URL: { Ref: 'SmsQueue' } });
+    }
+  });
+
+  it('starts every function: lib/config.ts takes each function’s environment as a deployed stage', () => {
+    // Found so: every function but login_phone lacked the queue's URL, and a deployed stage refuses queue delivery without it.
+    for (const fn of ofType('AWS::Lambda::Function')) {
+      const variables = Object.entries(fn.Properties.Environment.Variables as Record<string, unknown>).map(([name, value]) => [
+        name,
+        typeof value === 'string'
+          ? value
+          : name === 'SMS_QUEUE_URL'
+            ? 'https://sqs.us-east-1.amazonaws.com/123456789012/queue'
+            : String(value),
+      ]);
+      const config = readConfig(Object.fromEntries(variables));
+      expect(config.sms.queueUrl, fn.Properties.Handler).toBeDefined();
+      expect(config.dynamodbEndpoint, fn.Properties.Handler).toBeUndefined();
     }
   });
 
@@ -379,9 +390,13 @@ describe('the packaged CloudFormation', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm');
     expect(alarms.length).toBe(3 * roleIds().length + 9);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
-    // The e-mail subscriber is a deploy parameter: none given, none subscribed.
-    expect(resources.AlarmEmailSubscription).toMatchObject({ Condition: 'HasAlarmEmail', Properties: { Protocol: 'email', Endpoint: '' } });
-    expect(template.Conditions.HasAlarmEmail).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+    // The e-mail subscriber is the stack's parameter (ALARM_EMAIL its default): none given, none subscribed.
+    expect(resources.AlarmEmailSubscription).toMatchObject({
+      Condition: 'HasAlarmEmail',
+      Properties: { Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } },
+    });
+    expect(template.Parameters?.AlarmEmail).toMatchObject({ Type: 'String', Default: '' });
+    expect(template.Conditions.HasAlarmEmail).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AlarmEmail' }, ''] }] });
   });
 
   it('packages every function of serverless.yml, each as one ESM file that exports its handler', async () => {
@@ -420,7 +435,8 @@ describe('the packaged CloudFormation', () => {
 
   it('gives redeemAuthorization no HTTP route, a role that redeems and nothing else, and, without PAYMENT_SERVICE_ROLE_ARN, no invoke grant', () => {
     expect(redeemFunctionShape(resources)).toEqual({
-      role: { 'Fn::GetAtt': ['RedeemAuthorizationRole', 'Arn'] },
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)
+      role: { 'Fn::Sub': '${RedeemAuthorizationRole.Arn}' },
       routed: false,
       invokers: [],
     });
@@ -442,58 +458,47 @@ describe('the packaged CloudFormation', () => {
   });
 });
 
-// Apart from the packaged template above: a refusal stops before anything is built.
+// Apart from the packaged templates above: a refusal stops before anything is built.
 describe('packaging a deployed stage', () => {
   it('refuses to package a deployed stage from a shell set up for local work, naming each local setting set', async () => {
-    const refusedDir = mkdtempSync(join(tmpdir(), 'wallet-refused-'));
     const local = { DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000', SMS_SENDER: 'outbox', SERVER_SECRET_FILE: '.data/server-secret' };
-    const refused = await packageStage(refusedDir, { ...local, ESBUILD_WORK_FOLDER: '.esbuild-test-refused' }).then(
-      () => undefined,
-      (error: { stdout: string; stderr: string }) => `${error.stdout}${error.stderr}`,
+    const { output, left } = await refusal(local);
+    expect(output, 'packaged anyway').toContain(
+      'stage "ci" takes no local settings, but DYNAMODB_ENDPOINT, SMS_SENDER, SERVER_SECRET_FILE are set',
     );
-    rmSync(join(root, '.esbuild-test-refused'), { recursive: true, force: true });
-    expect(refused, 'packaged anyway').toBeDefined();
-    expect(refused).toContain('stage "ci" takes no local settings, but DYNAMODB_ENDPOINT, SMS_SENDER, SERVER_SECRET_FILE are set');
-    expect(readdirSync(refusedDir)).toEqual([]);
+    expect(left).toEqual([]);
+  }, 120_000);
+
+  it('refuses to package prod with security limits past their bounds, naming each as lib/config.ts does', async () => {
+    const { output, left } = await refusal({ PIN_MAX_FAILURES: '100000', OTP_MAX_ATTEMPTS: '1000', LOG_LEVEL: 'WARN' }, 'prod');
+    expect(output, 'packaged anyway').toContain('stage "prod": lib/config.ts refuses the functions\' settings');
+    expect(output).toContain('PIN_MAX_FAILURES must be from 1 to 10 on a deployed stage, not 100000 (every function)');
+    expect(output).toContain('OTP_MAX_ATTEMPTS must be from 1 to 10 on a deployed stage, not 1000 (every function)');
+    expect(output).toContain('LOG_LEVEL must be INFO or DEBUG on a deployed stage');
+    expect(left).toEqual([]);
   }, 120_000);
 });
 
 describe('packaging the prod stage with the payment service named', () => {
-  const PAYMENT_ROLE = 'arn:aws:iam::123456789012:role/payment-service';
-
   it('shows redeemAuthorization with its own role, no HTTP event, and invoke granted to that one role', async () => {
-    const prodDir = mkdtempSync(join(tmpdir(), 'wallet-prod-'));
-    try {
-      await packageStage(prodDir, { PAYMENT_SERVICE_ROLE_ARN: PAYMENT_ROLE, ESBUILD_WORK_FOLDER: '.esbuild-test-prod' }, 'prod');
-      const prod = JSON.parse(readFileSync(join(prodDir, 'cloudformation-template-update-stack.json'), 'utf8')) as typeof template;
-      expect(redeemFunctionShape(prod.Resources)).toEqual({
-        role: { 'Fn::GetAtt': ['RedeemAuthorizationRole', 'Arn'] },
-        routed: false,
-        invokers: [['lambda:InvokeFunction', PAYMENT_ROLE]],
-      });
-      expect(prod.Resources.RedeemAuthorizationLambdaFunction!.Properties.FunctionName).toBe('wallet-auth-prod-redeemAuthorization');
-      const { functions } = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { functions: any[] };
-      expect(functions[0].redeemAuthorization.events).toBeUndefined();
-    } finally {
-      rmSync(join(root, '.esbuild-test-prod'), { recursive: true, force: true });
-      rmSync(prodDir, { recursive: true, force: true });
-    }
+    const prod = (await sharedPackage('prod')).template;
+    expect(redeemFunctionShape(prod.Resources)).toEqual({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)
+      role: { 'Fn::Sub': '${RedeemAuthorizationRole.Arn}' },
+      routed: false,
+      invokers: [['lambda:InvokeFunction', PAYMENT_SERVICE_ROLE]],
+    });
+    expect(prod.Resources.RedeemAuthorizationLambdaFunction!.Properties.FunctionName).toBe('wallet-auth-prod-redeemAuthorization');
+    const { functions } = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { functions: any[] };
+    expect(functions[0].redeemAuthorization.events).toBeUndefined();
   }, 240_000);
 
   it.each(['*', '123456789012', 'arn:aws:iam::123456789012:root', 'lambda.amazonaws.com'])(
     'refuses to package with PAYMENT_SERVICE_ROLE_ARN %s, which is not one role',
     async (principal) => {
-      const refusedDir = mkdtempSync(join(tmpdir(), 'wallet-refused-'));
-      const refused = await packageStage(refusedDir, {
-        PAYMENT_SERVICE_ROLE_ARN: principal,
-        ESBUILD_WORK_FOLDER: '.esbuild-test-refused-arn',
-      }).then(
-        () => undefined,
-        (error: { stdout: string; stderr: string }) => `${error.stdout}${error.stderr}`,
-      );
-      rmSync(join(root, '.esbuild-test-refused-arn'), { recursive: true, force: true });
-      expect(refused, 'packaged anyway').toContain('PAYMENT_SERVICE_ROLE_ARN must be one IAM role');
-      expect(readdirSync(refusedDir)).toEqual([]);
+      const { output, left } = await refusal({ PAYMENT_SERVICE_ROLE_ARN: principal });
+      expect(output, 'packaged anyway').toContain('PAYMENT_SERVICE_ROLE_ARN must be one IAM role');
+      expect(left).toEqual([]);
     },
     120_000,
   );

@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { TestProject } from 'vitest/node';
+
+const root = resolve(import.meta.dirname, '../..');
+
+/** A packaged stage as the deploy tests read it: the --package folder, and for ci each bundle's esbuild metafile. */
+export interface SharedPackage {
+  /** The template (cloudformation-template-update-stack.json), serverless-state.json and a zip per function. */
+  folder: string;
+  /** <handler file>.json for each function (serverless/esbuild-plugins.cjs); ci only. */
+  metafiles?: string;
+}
+export type SharedStage = 'ci' | 'prod';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Answers a SharedPackage for /ci or /prod once that stage is packaged (on the first request). */
+    sharedPackageUrl: string;
+  }
+}
+
+/** Set while packaging ci: it must reach no template and no function. */
+export const SECRET_IN_ENVIRONMENT = `canary-${'7f'.repeat(24)}`;
+/** The payment service's role while packaging prod: redeemAuthorization's one invoker. */
+export const PAYMENT_SERVICE_ROLE = 'arn:aws:iam::123456789012:role/payment-service';
+/** What points the functions at this machine's stand-ins (serverless/local-endpoints.cjs): never inherited by a package. */
+export const LOCAL_SETTINGS = [
+  'DYNAMODB_ENDPOINT',
+  'SNS_ENDPOINT',
+  'SQS_ENDPOINT',
+  'SSM_ENDPOINT',
+  'SMS_SENDER',
+  'SMS_OUTBOX_FILE',
+  'SMS_DELIVERY',
+  'SMS_QUEUE_URL',
+  'SERVER_SECRET_FILE',
+];
+
+/**
+ * `serverless package --stage <stage>` into folder, offline, with no AWS credentials and no local
+ * settings but those given; its own esbuild work folder, removed after. Rejects with the output of a refusal.
+ */
+export async function packageStage(folder: string, stage: string, env: Record<string, string> = {}): Promise<void> {
+  const inherited = Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_') && !LOCAL_SETTINGS.includes(name));
+  const home = mkdtempSync(join(tmpdir(), 'wallet-home-'));
+  const workFolder = `.esbuild-package-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    await promisify(execFile)(
+      process.execPath,
+      ['node_modules/serverless/bin/serverless.js', 'package', '--stage', stage, '--package', folder],
+      {
+        cwd: root,
+        env: { ...Object.fromEntries(inherited), HOME: home, ESBUILD_WORK_FOLDER: workFolder, ...env },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+  } finally {
+    rmSync(join(root, workFolder), { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+// Packaging builds every function (about 40 s on 2 cores): once per run, for every deploy test.
+// ci is built on the first request; prod (cfn-lint's template, the payment service's grant) is
+// packaged from ci's zips without building again. Broker as tests/setup/shared-offline.ts.
+export default async function setup(project: TestProject) {
+  const scratch = mkdtempSync(join(tmpdir(), 'wallet-shared-package-'));
+  const packaged = new Map<SharedStage, Promise<SharedPackage>>();
+  const packageCi = async (): Promise<SharedPackage> => {
+    const folder = join(scratch, 'ci');
+    const metafiles = join(scratch, 'metafiles');
+    await packageStage(folder, 'ci', { SERVER_SECRET: SECRET_IN_ENVIRONMENT, ESBUILD_METAFILE_DIR: metafiles });
+    return { folder, metafiles };
+  };
+  const packageProd = async (): Promise<SharedPackage> => {
+    const ci = await stage('ci');
+    const folder = join(scratch, 'prod');
+    mkdirSync(folder);
+    for (const zip of readdirSync(ci.folder).filter((name) => name.endsWith('.zip'))) copyFileSync(join(ci.folder, zip), join(folder, zip));
+    await packageStage(folder, 'prod', { ESBUILD_SKIP_BUILD: 'true', PAYMENT_SERVICE_ROLE_ARN: PAYMENT_SERVICE_ROLE });
+    return { folder };
+  };
+  const stage = (name: SharedStage): Promise<SharedPackage> => {
+    if (!packaged.has(name)) packaged.set(name, name === 'ci' ? packageCi() : packageProd());
+    return packaged.get(name)!;
+  };
+
+  const broker = createServer((request, response) => {
+    const name = request.url?.slice(1);
+    if (name !== 'ci' && name !== 'prod') return void response.writeHead(404).end(`no shared package of ${name}`);
+    stage(name).then(
+      (shared) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(shared)),
+      (error: Error & { stdout?: string; stderr?: string }) =>
+        response.writeHead(500).end(`${error.message}\n${error.stdout ?? ''}${error.stderr ?? ''}`),
+    );
+  });
+  await new Promise<void>((listening) => broker.listen(0, '127.0.0.1', listening));
+  const { port } = broker.address() as { port: number };
+  project.provide('sharedPackageUrl', `http://127.0.0.1:${port}`);
+  return async () => {
+    broker.close();
+    await Promise.allSettled(packaged.values());
+    rmSync(scratch, { recursive: true, force: true });
+  };
+}
