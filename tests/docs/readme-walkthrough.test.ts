@@ -1,21 +1,16 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../../lib/app.js';
-import { LOCAL_STAGE, readConfig } from '../../lib/config.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCompanyId } from '../../scripts/local/demo-company.js';
-import { createLocalTable } from '../../scripts/local/dynamodb-local.js';
-import { localEnvironment } from '../../scripts/local/environment.js';
-import { type OfflineService, startOfflineService } from '../../scripts/local/offline-service.js';
+import { useOfflineService } from '../e2e/offline-server.js';
 import { differences, documentedAnswers, parseDocumented, walkthroughBlocks } from './walkthrough.js';
 
 // The README's walk-through, run as a reader runs it: its marked ```sh blocks in order, in one
 // /bin/sh (with -e and -u, so a failing command or an unset variable stops it), against the real
-// service under serverless-offline on the local stage, as npm start runs it, with a table, data
-// folder, outbox and secret of its own. Each block must print the answers it documents.
+// service under serverless-offline (the run's shared one), and the operator commands as npm runs
+// them. Each block must print the answers it documents.
 
 const root = resolve(import.meta.dirname, '../..');
 const blocks = walkthroughBlocks(readFileSync(resolve(root, 'README.md'), 'utf8'));
@@ -88,53 +83,49 @@ describe('a documented answer', () => {
 });
 
 describe('the README walk-through, pasted block by block', () => {
-  let service: OfflineService | undefined;
+  // The run's shared serverless-offline (stage "test"), with a data folder of the walk-through's own.
+  const service = useOfflineService();
   let dataDir = '';
   let run: Run;
 
   beforeAll(async () => {
-    const dynamodbEndpoint = inject('dynamodbEndpoint');
+    const { server } = service;
     dataDir = mkdtempSync(join(tmpdir(), 'walkthrough-data-'));
-    const secretFile = join(dataDir, 'server-secret');
-    writeFileSync(secretFile, randomBytes(32).toString('hex'), { mode: 0o600 });
-    // npm start's environment, on a table of its own in this run's DynamoDB Local.
-    const env = localEnvironment({
-      stage: LOCAL_STAGE,
-      tableName: `wallet-auth-${LOCAL_STAGE}`,
-      dynamodbEndpoint,
-      outboxFile: join(dataDir, 'sms-outbox.jsonl'),
-      serverSecretFile: secretFile,
-      logLevel: 'WARN',
-      // A loaded test machine can stall DynamoDB Local for a moment.
-      settings: { DYNAMODB_TIMEOUT_MS: '3000' },
-    });
-    await createLocalTable(dynamodbEndpoint, env.TABLE_NAME!);
-    await demoCompanyId(createApp(readConfig(env)), join(dataDir, 'demo-company.json'));
-    service = await startOfflineService({ stage: LOCAL_STAGE, env });
+    // What npm start keeps in .data/: the demo company, and the outbox (the server's own, which
+    // other files' codes share: the blocks pick theirs by phone number).
+    symlinkSync(server.env.SMS_OUTBOX_FILE!, join(dataDir, 'sms-outbox.jsonl'));
+    await demoCompanyId(server.local.app, join(dataDir, 'demo-company.json'));
 
     const script = `${blocks.map((block, index) => `echo '${blockStart(index)}'\n${block.script}\n`).join('')}echo '${END}'\n`;
     // What the blocks read beyond a reader's shell: where the service and its data are, and for
     // the operator commands the same table and secret, by the variables a deployed stage uses.
-    // Their log level is the default, as a reader's (their audit lines must stay off stdout).
+    // Their log level is the default, as a reader's (their audit lines must stay off stdout), and
+    // the SDK's Node 20 warning is not turned off here: npm's scripts must do it themselves.
+    const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _, ...readerEnv } = process.env;
     const shellEnv = {
-      ...process.env,
-      API: service.baseUrl,
-      LAMBDA: service.lambdaUrl,
+      ...readerEnv,
+      API: server.baseUrl,
+      LAMBDA: server.lambdaUrl,
       DATA: dataDir,
-      STAGE: env.STAGE!,
-      TABLE_NAME: env.TABLE_NAME!,
-      DYNAMODB_ENDPOINT: dynamodbEndpoint,
-      SERVER_SECRET_FILE: secretFile,
-      DYNAMODB_TIMEOUT_MS: env.DYNAMODB_TIMEOUT_MS!,
+      FUNCTIONS: `wallet-auth-${server.env.STAGE}`,
+      STAGE: server.env.STAGE!,
+      TABLE_NAME: server.env.TABLE_NAME!,
+      DYNAMODB_ENDPOINT: server.env.DYNAMODB_ENDPOINT!,
+      SERVER_SECRET_FILE: server.env.SERVER_SECRET_FILE!,
+      DYNAMODB_TIMEOUT_MS: server.env.DYNAMODB_TIMEOUT_MS!,
       LOG_LEVEL: 'INFO',
     };
     run = await runShell(script, shellEnv as Record<string, string>);
     console.info(`walk-through: ${blocks.length} blocks in ${run.seconds.toFixed(1)} s`);
   }, 240_000);
 
-  afterAll(async () => {
-    await service?.stop();
+  afterAll(() => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints no warning of the AWS SDK about Node 20 from the operator commands', () => {
+    expect(run.stdout, 'the walk-through ran to its end').toContain(END);
+    expect(run.stderr).not.toContain('NodeVersionSupportWarning');
   });
 
   it('has blocks, each documenting what it prints', () => {
