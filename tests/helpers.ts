@@ -5,7 +5,6 @@ import { HOUR_SECONDS } from '../lib/clock.js';
 import type { Company } from '../lib/companies/companies.js';
 import { type Environment, readConfig } from '../lib/config.js';
 import { StatusNames } from '../lib/errors.js';
-import { shardCeiling } from '../lib/otp/send-limits.js';
 import type { HashCost } from '../lib/secrets/hashing.js';
 import { companySendLimitKey } from '../lib/store/keys.js';
 import type { LocalEnvironmentOptions } from '../scripts/local/environment.js';
@@ -118,15 +117,19 @@ export function companyHourSent(items: { pk: string; sk: string; sent?: unknown 
   return companyHourShards(items, companyId, hour).reduce((sum, item) => sum + Number(item.sent ?? 0), 0);
 }
 
-/** Fills a company's hour up to `room` sends below its ceiling, spread over every shard the way sends fill them. */
+/**
+ * Fills a company's hour up to `room` sends below its ceiling, spread over every shard the way
+ * sends fill them. The shares are written out for the test environment's default, 1000 sends an
+ * hour over 10 shards, not taken from the code under test (tests/scaling/company-send-shards.test.ts
+ * checks its split).
+ */
 export async function fillCompanyHour(service: InProcessService, companyId: string, hour: number, room = 0): Promise<void> {
   const { table, config } = service.app;
-  const ceiling = config.otp.sendsPerCompanyPerHour;
-  const shards = Math.min(config.otp.companySendShards, ceiling);
+  expect({ ceiling: config.otp.sendsPerCompanyPerHour, shards: config.otp.companySendShards }).toEqual({ ceiling: 1000, shards: 10 });
   await Promise.all(
-    Array.from({ length: shards }, (_, shard) => {
-      // The room left is taken off the first shards, one each.
-      const sent = shardCeiling(ceiling, shards, shard) - Math.floor(room / shards) - (shard < room % shards ? 1 : 0);
+    Array.from({ length: 10 }, (_, shard) => {
+      // 100 a shard; the room left is taken off the first shards, one each.
+      const sent = 100 - Math.floor(room / 10) - (shard < room % 10 ? 1 : 0);
       return table.client.send(new PutCommand({ TableName: table.name, Item: { ...companySendLimitKey(companyId, hour, shard), sent } }));
     }),
   );
