@@ -5,6 +5,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds } from '../../lib/clock.js';
 import { createCompany } from '../../lib/companies/companies.js';
 import { readConfig } from '../../lib/config.js';
+import type { HashCost } from '../../lib/secrets/hashing.js';
 import { NOTIFICATION_PREFIX, UNREAD_COUNT_PREFIX, userKey } from '../../lib/store/keys.js';
 import { referralCountIn } from '../../lib/store/referral-store.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from './device-keys.js';
@@ -38,6 +39,8 @@ export interface ChaosOptions {
   faults: number;
   clients: number;
   log?: (line: string) => void;
+  /** The service's hash cost: production's unless given (the test's short run hands in a cheap one). */
+  hashCost?: HashCost;
 }
 
 export interface ChaosReport {
@@ -98,7 +101,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       },
     }),
   );
-  const service = inProcessService(config);
+  const service = inProcessService(config, { hashCost: options.hashCost });
   const direct = DynamoDBDocumentClient.from(localClient(options.dynamodbEndpoint));
   const company = await createCompany(service.app.table, service.clock, `chaos ${randomInt(1e9)}`);
   const report: ChaosReport = {
