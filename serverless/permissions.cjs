@@ -5,7 +5,8 @@
 //   table   grants, each some DynamoDB actions on some kinds of item (serverless/key-kinds.cjs, named
 //           after the lib/store/keys.ts functions; the role holds each grant to their partition keys).
 //           A transaction needs the action of each of its items; a BatchWriteItem needs BatchWriteItem.
-//           With attributes: an update that writes only those (and the key) and returns nothing.
+//           With attributes: an update that names only those (and the key) in what it writes and in
+//           its condition, and returns nothing, or what `returns` names.
 //   secret  ssm:GetParameter on the server secret's parameter (keys of PINs, codes, cursors, phone refs)
 //   sms     sns:Publish to phone numbers
 //   queue   the SMS queue: "send" (sqs:SendMessage), or "consume" (what its event source needs)
@@ -15,6 +16,19 @@
 const recordSessionUse = { actions: ['UpdateItem'], keys: ['session'], attributes: ['last_used_at'] };
 // Every call reads its company (CompanyID) and, given a token, the session.
 const readCompanyAndSession = { actions: ['GetItem'], keys: ['company', 'session'] };
+
+// What the PIN checks write in a user's partition (lib/store/pin-store.ts), where IAM sees no sort
+// key: an update there may name these and no other attribute of the user, so a function that counts
+// PIN tries cannot set a status, a phone, a password or another PIN's hash. Read from the code's
+// update and condition expressions, the paths no flow of the permissions test takes included.
+/** A try taken, given back, or locked (takePinTry, givePinTryBack, markPinLocked). */
+const PIN_TRIES = ['tries', 'last_try_at', 'locked_at'];
+/** A notice's unread count (notification-store.ts). */
+const UNREAD = ['unread'];
+/** A PIN's hash made again under the current key version after a right PIN (replacePinHash). */
+const PIN_REHASH = { login: ['login_pin_hash'], transaction: ['transaction_pin_hash'] };
+/** takePinTry reads back the tries it counted (ReturnValues ALL_NEW): of a partition these roles may GetItem anyway. */
+const TRIES_READ_BACK = ['ALL_NEW'];
 
 module.exports = {
   userRegister: {
@@ -82,9 +96,15 @@ module.exports = {
     table: [
       { actions: ['GetItem'], keys: ['company', 'deviceIndex', 'user'] },
       { actions: ['PutItem'], keys: ['deviceNonce', 'session', 'notification'] },
-      // The PIN's try, its hash made again under a new key version, and the grant: the user, the
-      // device still bound and its last use; a lock's notice counted unread.
-      { actions: ['UpdateItem'], keys: ['pinTries', 'user', 'userDevice', 'unreadCount'] },
+      // The PIN's try, its hash made again under a new key version, and the grant: the user (an
+      // active one, the PIN's version as compared, a session counted), the device still bound and
+      // its last use; a lock's notice counted unread.
+      {
+        actions: ['UpdateItem'],
+        keys: ['pinTries', 'user', 'userDevice', 'unreadCount'],
+        attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.login, 'status_id', 'login_pin_version', 'session_version', 'last_used_at'],
+        returns: TRIES_READ_BACK,
+      },
       { actions: ['ConditionCheckItem'], keys: ['deviceIndex'] },
       { actions: ['DeleteItem'], keys: ['pinTries'] },
     ],
@@ -99,8 +119,8 @@ module.exports = {
       { actions: ['GetItem'], keys: ['deviceIndex'] },
       { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
       { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice', 'session'] },
-      // One off the user's device count.
-      { actions: ['UpdateItem'], keys: ['user'] },
+      // One off the user's device count, and nothing else of the user.
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ['device_count'] },
       recordSessionUse,
     ],
   },
@@ -110,7 +130,21 @@ module.exports = {
     table: [
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
-      { actions: ['UpdateItem'], keys: ['pinTries', 'user', 'unreadCount'] },
+      // The current PIN's try (and its hash made again), the new PIN's hash and version, a notice counted unread.
+      {
+        actions: ['UpdateItem'],
+        keys: ['pinTries', 'user', 'unreadCount'],
+        attributes: [
+          ...PIN_TRIES,
+          ...UNREAD,
+          ...PIN_REHASH.login,
+          ...PIN_REHASH.transaction,
+          'login_pin_version',
+          'transaction_pin_version',
+          'updated_at',
+        ],
+        returns: TRIES_READ_BACK,
+      },
       { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
       { actions: ['DeleteItem'], keys: ['session', 'pinTries'] },
       { actions: ['PutItem'], keys: ['notification'] },
@@ -162,8 +196,13 @@ module.exports = {
     table: [
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
-      // A try taken before the PIN is compared; the unread count of a PIN-locked notice.
-      { actions: ['UpdateItem'], keys: ['pinTries', 'unreadCount'] },
+      // A try taken before the PIN is compared (and the PIN's hash made again); the unread count of a PIN-locked notice.
+      {
+        actions: ['UpdateItem'],
+        keys: ['pinTries', 'unreadCount'],
+        attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.transaction],
+        returns: TRIES_READ_BACK,
+      },
       { actions: ['PutItem'], keys: ['authorization', 'authorizationReference', 'notification'] },
       // A right PIN clears its tries (in the authorization's transaction, or alone when it is refused).
       { actions: ['DeleteItem'], keys: ['pinTries'] },

@@ -25,7 +25,8 @@ const tableArn = { 'Fn::GetAtt': ['WalletTable', 'Arn'] };
 /**
  * One grant of custom.permissions as a statement: its actions on the table, for items whose
  * partition key is of the grant's kinds only (ForAllValues: every item of a batch or a query);
- * with attributes, an update that writes only those, and returns no attribute of the item.
+ * with attributes, an update that names only those, and returns no attribute of the item but as
+ * its `returns` says.
  */
 function tableStatement(name, grant) {
   for (const action of grant.actions)
@@ -36,7 +37,10 @@ function tableStatement(name, grant) {
   const condition = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } };
   if (grant.attributes) {
     condition['ForAllValues:StringEquals'] = { 'dynamodb:Attributes': ['pk', 'sk', ...grant.attributes] };
-    condition.StringEqualsIfExists = { 'dynamodb:ReturnValues': 'NONE' };
+    // IAM checks only the attributes a request names: ALL_NEW or ALL_OLD would return the others.
+    condition.StringEqualsIfExists = { 'dynamodb:ReturnValues': grant.returns ? ['NONE', ...grant.returns] : 'NONE' };
+  } else if (grant.returns) {
+    throw new Error(`custom.permissions.${name}: returns is for a grant with attributes`);
   }
   return { Effect: 'Allow', Action: grant.actions.map((action) => `dynamodb:${action}`), Resource: tableArn, Condition: condition };
 }

@@ -72,11 +72,12 @@ import {
   testEnvironment,
 } from '../helpers.js';
 
-/** Some actions on some kinds of item; with attributes, an update that writes only those and returns nothing. */
+/** Some actions on some kinds of item; with attributes, an update that names only those and returns nothing, or what `returns` names. */
 interface TableGrant {
   actions: string[];
   keys: string[];
   attributes?: string[];
+  returns?: string[];
 }
 interface Granted {
   table?: TableGrant[];
@@ -516,6 +517,8 @@ async function pinFlows(): Promise<void> {
   const otpSession = await logIn(recorded, company, account);
   await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1);
   expect((await reset(otpSession, { pin_type: 2, new_pin: '730264' })).status).toBe(200);
+  // The transaction PIN changed too: its own hash and version.
+  expect((await change(otpSession, { pin_type: 2, current_pin: '730264', new_pin: '582916' })).status).toBe(200);
 }
 
 /** Binding at registration and OTP login (a new key, the same key, a third removing the least recently used), PIN login, the list and removal. */
@@ -573,13 +576,33 @@ describe('the role of each function (serverless/permissions.cjs)', () => {
           [...seen.attributes].filter((attribute) => !allowed.includes(attribute)),
           entry,
         ).toEqual([]);
-        expect([...seen.returnValues], entry).toEqual(['NONE']);
+        expect(
+          [...seen.returnValues].filter((asked) => asked !== 'NONE' && !grant.returns?.includes(asked)),
+          entry,
+        ).toEqual([]);
       }
       expect(did.secret).toBe(granted.secret ?? false);
       expect(did.sms).toBe(granted.sms ?? false);
       expect(did.queue).toBe(granted.queue);
     });
   }
+
+  it('holds transaction authorization, PIN login, PIN change and device removal to the attributes they write in a user’s partition', () => {
+    // IAM sees no sort key: an update allowed on a user's partition without attributes could set any attribute of the user.
+    const userPartition = keyKinds.user!;
+    for (const name of ['transactionAuthorization', 'loginPin', 'changePin', 'devicesRemove']) {
+      const updates = (permissions[name]!.table ?? []).filter(
+        (grant) => grant.actions.includes('UpdateItem') && grant.keys.some((kind) => keyKinds[kind] === userPartition),
+      );
+      expect(updates.length, name).toBeGreaterThan(0);
+      for (const grant of updates) expect(grant.attributes, `${name} ${grant.keys}`).toBeDefined();
+    }
+    // Never another PIN's hash or a status of the user's own: only change_pin writes PIN hashes and versions beyond a rehash.
+    const attributesOf = (name: string) => (permissions[name]!.table ?? []).flatMap((grant) => grant.attributes ?? []);
+    expect(attributesOf('transactionAuthorization')).not.toContain('login_pin_hash');
+    expect(attributesOf('loginPin')).not.toContain('transaction_pin_hash');
+    expect(attributesOf('devicesRemove')).toEqual(['device_count', 'last_used_at']);
+  });
 
   it('names every function of the service', () => {
     expect(Object.keys(permissions).sort()).toEqual(

@@ -22,7 +22,7 @@ let outDir: string;
 const require = createRequire(import.meta.url);
 const permissions = require('../../serverless/permissions.cjs') as Record<
   string,
-  { table?: { actions: string[]; keys: string[]; attributes?: string[] }[]; secret?: boolean }
+  { table?: { actions: string[]; keys: string[]; attributes?: string[]; returns?: string[] }[]; secret?: boolean }
 >;
 const keyKinds = require('../../serverless/key-kinds.cjs') as Record<string, string>;
 
@@ -191,6 +191,26 @@ describe('the packaged CloudFormation', () => {
         })),
       );
       for (const statement of statements) expect(statement.Resource, name).toEqual({ 'Fn::GetAtt': ['WalletTable', 'Arn'] });
+    }
+  });
+
+  it('holds each grant with attributes to them, and to no ReturnValues but NONE and what the grant names', () => {
+    const bound = Object.entries(permissions).flatMap(([name, granted]) =>
+      (granted.table ?? []).filter((grant) => grant.attributes).map((grant) => ({ name, grant })),
+    );
+    // Recording a session's use, marking notifications read, and the PIN and device roles' updates of a user's partition.
+    expect(new Set(bound.map(({ name }) => name)).size).toBeGreaterThanOrEqual(12);
+    for (const { name, grant } of bound) {
+      const role = `${name[0]!.toUpperCase()}${name.slice(1)}Role`;
+      const statement = tableStatementsOf(role).find(
+        (candidate) =>
+          JSON.stringify(candidate.Condition?.['ForAllValues:StringEquals']?.['dynamodb:Attributes']) ===
+          JSON.stringify(['pk', 'sk', ...grant.attributes!]),
+      );
+      expect(statement?.Action, `${role} ${grant.keys}`).toEqual(grant.actions.map((action) => `dynamodb:${action}`));
+      expect(statement!.Condition!.StringEqualsIfExists, role).toEqual({
+        'dynamodb:ReturnValues': grant.returns ? ['NONE', ...grant.returns] : 'NONE',
+      });
     }
   });
 
