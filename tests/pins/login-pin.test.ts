@@ -51,7 +51,9 @@ describe('login_pin', () => {
 
   it('refuses an unknown device, another company’s, a bad signature, a stale timestamp and a replayed nonce with 401, code 4, counting nothing against the PIN', async () => {
     const { account, device } = await signUpWithDevice(service, company);
+    // Frozen: a second ticking between here and the service's check would move the window's edge.
     const now = epochSeconds(service.clock);
+    service.clock.freeze(now);
     const stranger = { ...newDeviceKeyPair(), deviceKey: device.deviceKey };
     const refusals = [
       pinLogin(service, company, { ...device, deviceKey: '0'.repeat(32) }, '1111'),
