@@ -2,7 +2,25 @@
 // readConfig is the only reader of process.env: the composition root (lib/app.ts) calls it once
 // per function, and tests and scripts call it with an environment of their own.
 
-import type { PacingSettings, SendingPool } from './sms/send-pacer.js';
+// The SMS queue consumer's pacing (lib/sms/send-pacer.ts paces by it; docs/scaling.md).
+
+/** A pool of sending numbers, and the countries it sends to ('*': every country no pool names). */
+export interface SendingPool {
+  name: string;
+  countries: string[];
+  /** Message parts a second this pool's numbers take, all consumers together. */
+  partsPerSecond: number;
+  /** The pool's origination number (E.164), when it is not the account's default. */
+  originationNumber?: string | undefined;
+}
+
+export interface PacingSettings {
+  pools: SendingPool[];
+  /** Parts a second per country (ISO 3166 alpha-2), on top of the pool's rate. */
+  countryPartsPerSecond: Record<string, number>;
+  /** The queue's most concurrent consumers (the event source's maximum concurrency). */
+  consumers: number;
+}
 
 export interface Config {
   /** Deployment stage; "local" for npm start. */

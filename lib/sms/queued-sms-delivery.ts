@@ -1,13 +1,13 @@
 import { randomInt } from 'node:crypto';
 import type { Clock, Timer } from '../clock.js';
 import { epochSeconds } from '../clock.js';
-import type { Config } from '../config.js';
+import type { Config, SendingPool } from '../config.js';
 import { audit, phoneRef } from '../observability/audit.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ServerKeys } from '../secrets/server-keys.js';
 import { openQueuedText } from './queued-text.js';
-import { poolFor, type SendingPool, SendPacer } from './send-pacer.js';
+import { poolFor, SendPacer } from './send-pacer.js';
 import { smsSize } from './sms-segments.js';
 import type { SendText } from './sms-sender.js';
 

@@ -4,23 +4,7 @@
 // send waits for its slot instead of being throttled by SNS. Each consumer takes its share of a
 // rate (rate / the queue's most concurrent consumers), so together they never pass it.
 
-/** A pool of sending numbers, and the countries it sends to ('*': every country no pool names). */
-export interface SendingPool {
-  name: string;
-  countries: string[];
-  /** Message parts a second this pool's numbers take, all consumers together. */
-  partsPerSecond: number;
-  /** The pool's origination number (E.164), when it is not the account's default. */
-  originationNumber?: string | undefined;
-}
-
-export interface PacingSettings {
-  pools: SendingPool[];
-  /** Parts a second per country (ISO 3166 alpha-2), on top of the pool's rate. */
-  countryPartsPerSecond: Record<string, number>;
-  /** The queue's most concurrent consumers (the event source's maximum concurrency). */
-  consumers: number;
-}
+import type { PacingSettings, SendingPool } from '../config.js';
 
 /** The pool that sends to a country: the one naming it, else the one with '*'. */
 export function poolFor(pools: SendingPool[], country: string): SendingPool | undefined {

@@ -25,7 +25,8 @@ const LONGEST_DEVANAGARI = 'क'.repeat(59);
 
 /** Runs an operator command's main in this process, as npm would run it with this environment. */
 async function command(main: OperatorMain, args: string[]) {
-  const [stdout, stderr]: string[][] = [[], []];
+  const stdout: string[] = [];
+  const stderr: string[] = [];
   const code = await main(args, { env, out: (line) => stdout.push(line), err: (line) => stderr.push(line), input: async () => '' });
   const last = stdout.at(-1);
   return { code, last: last === undefined ? undefined : JSON.parse(last), stdout: stdout.join('\n'), stderr: stderr.join('\n') };

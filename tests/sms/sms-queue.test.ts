@@ -4,13 +4,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Timer } from '../../lib/clock.js';
+import type { SendingPool } from '../../lib/config.js';
 import { ConfigError, readConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { createMetrics } from '../../lib/observability/metrics.js';
 import { configuredSecret, ServerKeys } from '../../lib/secrets/server-keys.js';
 import { type DeliveryParts, deliverQueuedTexts, type QueuedRecord } from '../../lib/sms/queued-sms-delivery.js';
 import { openQueuedText, type QueuedText, sealQueuedText } from '../../lib/sms/queued-text.js';
-import { type SendingPool, SendPacer } from '../../lib/sms/send-pacer.js';
+import { SendPacer } from '../../lib/sms/send-pacer.js';
 import { InProcessQueue } from '../../lib/sms/sms-queue.js';
 import type { TextMessage } from '../../lib/sms/sms-sender.js';
 import { otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
