@@ -7,7 +7,7 @@ import type { Metafile } from 'esbuild';
 import metadataObject from 'libphonenumber-js/metadata.max.json';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readZip } from '../../scripts/bench/zip.js';
-import { sharedPackage } from './shared-package.js';
+import { sharedPackage } from './packaged-stage.js';
 
 const PHONE_PLAN = 'lib/users/phone-plan.ts';
 

@@ -11,7 +11,7 @@ import { readConfig } from '../../lib/config.js';
 import { TTL_ATTRIBUTE, tableDefinition } from '../../lib/store/table-definition.js';
 import { readZip } from '../../scripts/bench/zip.js';
 import { LOCAL_SETTINGS, PAYMENT_SERVICE_ROLE, packageStage, SECRET_IN_ENVIRONMENT } from '../setup/shared-package.js';
-import { type Resource, sharedPackage, type Template } from './shared-package.js';
+import { type Resource, sharedPackage, type Template } from './packaged-stage.js';
 
 const root = resolve(import.meta.dirname, '../..');
 type Statement = { Effect: string; Action: string[]; Resource?: unknown; NotResource?: unknown; Condition?: Record<string, any> };

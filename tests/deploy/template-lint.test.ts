@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { type Resource, sharedPackage } from './shared-package.js';
+import { type Resource, sharedPackage } from './packaged-stage.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
