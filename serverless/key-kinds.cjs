@@ -35,4 +35,6 @@ module.exports = {
   addressLimit: 'ADDRESS#*',
   authorization: `${company}#AUTHZ#*`,
   authorizationReference: `${company}#AUTHREF#*`,
+  // An Idempotency-Key's record: the first answer to a key, sealed (lib/http/idempotency.ts).
+  idempotencyRecord: `${company}#IDEMPOTENCY#*`,
 };

@@ -14,6 +14,9 @@
 // Every function that takes a token records its use: last_used_at of a session and nothing else,
 // not even the TTL attribute, which would let the role delete any item by expiring it.
 const recordSessionUse = { actions: ['UpdateItem'], keys: ['session'], attributes: ['last_used_at'] };
+// Every POST takes an Idempotency-Key: its record is taken (a conditional put), then completed or
+// released (an update).
+const keepAnswers = { actions: ['PutItem', 'UpdateItem'], keys: ['idempotencyRecord'] };
 // Every call reads its company (CompanyID) and, given a token, the session.
 const readCompanyAndSession = { actions: ['GetItem'], keys: ['company', 'session'] };
 
@@ -33,6 +36,7 @@ const TRIES_READ_BACK = ['ALL_NEW'];
 module.exports = {
   userRegister: {
     table: [
+      keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'referralCode'] },
       { actions: ['PutItem'], keys: ['user', 'session', 'notification', 'phoneClaim', 'emailClaim', 'referralCode'] },
@@ -51,6 +55,7 @@ module.exports = {
   },
   loginPhone: {
     table: [
+      keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['phoneClaim', 'phoneFailures'] },
       { actions: ['UpdateItem'], keys: ['addressLimit', 'phoneSendLimit', 'companySendLimit', 'prefixSendLimit'] },
@@ -71,6 +76,7 @@ module.exports = {
   },
   verifyOtp: {
     table: [
+      keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['phoneClaim'] },
       // Tries taken before a code is compared (the address, the code, the phone's failures), a code
@@ -94,6 +100,7 @@ module.exports = {
   // No token: the device's signature and the PIN are the proof.
   loginPin: {
     table: [
+      keepAnswers,
       { actions: ['GetItem'], keys: ['company', 'deviceIndex', 'user'] },
       { actions: ['PutItem'], keys: ['deviceNonce', 'session', 'notification'] },
       // The PIN's try, its hash made again under a new key version, and the grant: the user (an
@@ -115,6 +122,7 @@ module.exports = {
   },
   devicesRemove: {
     table: [
+      keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['deviceIndex'] },
       { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
@@ -123,11 +131,14 @@ module.exports = {
       { actions: ['UpdateItem'], keys: ['user'], attributes: ['device_count'] },
       recordSessionUse,
     ],
+    // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
+    secret: true,
   },
   // A new PIN for either PIN, ending every other session: the current PIN counted (change), a
   // phone proof used up (reset), the PIN's tries cleared, a notice (and one when a wrong PIN locks it).
   changePin: {
     table: [
+      keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
       // The current PIN's try (and its hash made again), the new PIN's hash and version, a notice counted unread.
@@ -154,6 +165,7 @@ module.exports = {
   },
   resetPin: {
     table: [
+      keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'] },
@@ -165,7 +177,14 @@ module.exports = {
     secret: true,
   },
   logout: {
-    table: [readCompanyAndSession, { actions: ['DeleteItem', 'Query', 'BatchWriteItem'], keys: ['session'] }, recordSessionUse],
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['DeleteItem', 'Query', 'BatchWriteItem'], keys: ['session'] },
+      recordSessionUse,
+    ],
+    // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
+    secret: true,
   },
   // Reads only, but for the one attribute that records a session's use (docs/operations.md).
   referralProgram: {
@@ -185,15 +204,19 @@ module.exports = {
   // Marks notifications read (is_read, updated_date) and takes them off the unread count.
   notificationsRead: {
     table: [
+      keepAnswers,
       readCompanyAndSession,
       { actions: ['Query'], keys: ['notification', 'unreadCount'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'] },
       { actions: ['UpdateItem'], keys: ['notification'], attributes: ['is_read', 'updated_date'] },
       recordSessionUse,
     ],
+    // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
+    secret: true,
   },
   transactionAuthorization: {
     table: [
+      keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
       // A try taken before the PIN is compared (and the PIN's hash made again); the unread count of a PIN-locked notice.

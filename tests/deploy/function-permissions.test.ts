@@ -29,6 +29,7 @@ import {
   deviceNonceKey,
   emailClaimKey,
   type ItemKey,
+  idempotencyRecordKey,
   NOTIFICATION_PREFIX,
   notificationKey,
   otpKey,
@@ -300,6 +301,8 @@ const handlers = Object.fromEntries(
       running = endpoint;
       // An address of this file's own: the per-address counters are shared by every test.
       event.requestContext.http.sourceIp = SOURCE_IP;
+      // As the apps send every POST: with an Idempotency-Key, whose record the role must be able to keep.
+      if (event.requestContext.http.method === 'POST') event.headers['Idempotency-Key'] ??= randomUUID();
       try {
         return await handler(event, context);
       } finally {
@@ -639,6 +642,7 @@ describe('the kinds of item (serverless/key-kinds.cjs)', () => {
       userDevice: userDeviceKey(company, user, newId()),
       deviceIndex: deviceIndexKey(company, newId()),
       deviceNonce: deviceNonceKey(company, newId(), 'nonce-0123456789ab'),
+      idempotencyRecord: idempotencyRecordKey(company, hashToken(randomUUID())),
     };
     expect(Object.keys(keys).sort()).toEqual(Object.keys(keyKinds).sort());
     for (const [kind, key] of Object.entries(keys)) expect(kindOf(key), `${key.pk} ${key.sk}`).toBe(kind);
