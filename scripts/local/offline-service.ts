@@ -34,7 +34,15 @@ export async function startOfflineService({ stage, env = {}, args = [], onOutput
     cwd: root,
     // Its own process group, so stop() ends serverless-offline and everything it started.
     detached: true,
-    env: { ...process.env, PORT: String(port), LAMBDA_PORT: String(lambdaPort), ESBUILD_WORK_FOLDER: workFolder, ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LAMBDA_PORT: String(lambdaPort),
+      ESBUILD_WORK_FOLDER: workFolder,
+      // A file that never exists: serves the code it started with, not a rebuild per edit (serverless.yml, esbuild watch).
+      ESBUILD_WATCH_PATTERN: `${workFolder}/.no-watch`,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
