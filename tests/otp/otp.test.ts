@@ -195,10 +195,10 @@ describe('login by phone', () => {
     const code = lastCodeSentTo(service, e164(login));
     const answers = await Promise.all(Array.from({ length: 20 }, () => verify(login, wrongCode(code))));
     for (const answer of answers) expect([9, 11]).toContain(answer.body.error[0]);
-    // Counted before compared: at most 5 were compared (9), however they interleaved (an attempt
-    // that took one of the code's tries but found the phone's own limit full spends its try unused).
+    // Counted before compared: at most 5 were compared (9), however they interleaved. Possibly none:
+    // an attempt that took one of the code's tries but found the phone's own limit full spends its
+    // try unused, and the code's 5 may all fall to such attempts (one run in about 60 did).
     const compared = answers.filter((answer) => answer.body.error[0] === 9).length;
-    expect(compared).toBeGreaterThanOrEqual(1);
     expect(compared).toBeLessThanOrEqual(5);
     const { Item } = await service.app.table.client.send(
       new GetCommand({ TableName: service.app.table.name, Key: otpKey(company.company_id, e164(login), 2, 1) }),
