@@ -19,6 +19,7 @@ import {
   newCompany,
   sampleRegistration,
   signUp,
+  TEST_HASH_COST,
   testEnvironment,
 } from '../helpers.js';
 
@@ -34,7 +35,7 @@ afterAll(() => ssm.close());
 function container(): InProcessService {
   const environment = testEnvironment({ SERVER_SECRET_PARAMETER: parameter, SSM_ENDPOINT: ssm.endpoint });
   delete environment.SERVER_SECRET;
-  return inProcessService(readConfig(environment));
+  return inProcessService(readConfig(environment), { hashCost: TEST_HASH_COST });
 }
 
 const register = (service: InProcessService, company: Company) =>
