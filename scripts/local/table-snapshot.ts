@@ -117,7 +117,9 @@ export function identityProblems(items: StoredItem[], companyId: string): string
     }
   }
   for (const claim of items.filter((item) => item.sk === 'CLAIM')) {
-    if (!userIds.has(claim.user_id)) problems.push(`claim ${claim.pk} names missing user ${claim.user_id}`);
+    // A payment reference's claim names its user in its key (authorizationReferenceKey), the others in user_id.
+    const userId = claim.user_id ?? claim.pk.split('#AUTHREF#')[1]?.split('#')[0];
+    if (!userIds.has(userId)) problems.push(`claim ${claim.pk} names missing user ${userId}`);
   }
   for (const session of items.filter((item) => item.sk.startsWith('SESSION#'))) {
     if (!users.some((user) => session.pk === userKey(companyId, user.user_id as string).pk))
