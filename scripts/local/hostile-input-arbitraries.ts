@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { Endpoint } from '../../lib/api/endpoint.js';
 import { endpoints } from '../../lib/api/endpoints.js';
 import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
+import type { Endpoint } from '../../lib/http/endpoint.js';
 import { OTP_CODE_PATTERN } from '../../lib/otp/otp-codes.js';
 
 // Generators of hostile requests for every endpoint: wrong types, missing and extra fields,
@@ -218,7 +218,6 @@ const NEAR_MISSES: Record<string, unknown[]> = {
   payee: ['', 'x'.repeat(129), 'a\u0000b', 7],
   reference: ['', 'x'.repeat(129), 'a\nb', ['order-1']],
 };
-
 type Mutation =
   | { kind: 'drop'; field: string }
   | { kind: 'set'; field: string; value: unknown }
@@ -226,15 +225,17 @@ type Mutation =
   | { kind: 'repeat'; field: string; value: unknown }
   | { kind: 'add'; key: string; value: unknown };
 
-function mutation(fields: string[]): fc.Arbitrary<Mutation> {
+/** A change to one field of a body, of a given kind or any. */
+function mutation(fields: string[], kind?: Mutation['kind']): fc.Arbitrary<Mutation> {
   const field = fc.constantFrom(...fields);
   const valueFor = (name: string) => (NEAR_MISSES[name] ? fc.oneof(hostileValue, fc.constantFrom(...NEAR_MISSES[name]!)) : hostileValue);
-  return fc.oneof(
-    field.map((name): Mutation => ({ kind: 'drop', field: name })),
-    field.chain((name) => valueFor(name).map((value): Mutation => ({ kind: 'set', field: name, value }))),
-    field.chain((name) => valueFor(name).map((value): Mutation => ({ kind: 'repeat', field: name, value }))),
-    fc.tuple(hostileKey, hostileValue).map(([key, value]): Mutation => ({ kind: 'add', key, value })),
-  );
+  const kinds = {
+    drop: field.map((name): Mutation => ({ kind: 'drop', field: name })),
+    set: field.chain((name) => valueFor(name).map((value): Mutation => ({ kind: 'set', field: name, value }))),
+    repeat: field.chain((name) => valueFor(name).map((value): Mutation => ({ kind: 'repeat', field: name, value }))),
+    add: fc.tuple(hostileKey, hostileValue).map(([key, value]): Mutation => ({ kind: 'add', key, value })),
+  };
+  return kind ? kinds[kind] : fc.oneof(kinds.drop, kinds.set, kinds.repeat, kinds.add);
 }
 
 function applyMutations(base: Record<string, unknown>, mutations: Mutation[]): RawJson {
@@ -252,33 +253,37 @@ function applyMutations(base: Record<string, unknown>, mutations: Mutation[]): R
   return jsonObject(entries);
 }
 
-/** A valid body of the endpoint with 0-5 mutations; `keep` rejects mutation lists a run must not make. */
-function mutatedBody(
-  base: fc.Arbitrary<Record<string, unknown>>,
-  fields: string[],
-  minMutations: number,
-  keep: (mutations: Mutation[]) => boolean = () => true,
-): fc.Arbitrary<string> {
-  return fc
-    .tuple(base, fc.array(mutation(fields), { minLength: minMutations, maxLength: 5 }).filter(keep))
-    .map(([body, mutations]) => applyMutations(body, mutations).text);
-}
+/** Ways to break a body's text: not a JSON object, not JSON at all, too deep or too big; each named for the bounded test. */
+const BROKEN_BODIES: [string, (validText: fc.Arbitrary<string>) => fc.Arbitrary<string | undefined>][] = [
+  ['body cut short', (valid) => valid.chain((text) => fc.nat({ max: Math.max(0, text.length - 1) }).map((cut) => text.slice(0, cut)))],
+  ['body with a trailing comma', (valid) => valid.map((text) => `${text},`)],
+  ['body in single quotes', (valid) => valid.map((text) => text.replaceAll('"', "'"))],
+  ['body after a byte-order mark', (valid) => valid.map((text) => `\uFEFF${text}`)],
+  ['body twice', (valid) => valid.map((text) => `${text}${text}`)],
+  [
+    'body JSON but not an object',
+    () =>
+      fc.constantFrom('[]', '[{}]', '1', '"text"', 'null', 'true', '{', '}', '{"a":}', '{"a" 1}', 'undefined', 'NaN', '{,}', '{"a":1,}'),
+  ],
+  ['body empty or none', () => fc.constantFrom(undefined, '', '   ', '\n')],
+  [
+    'body nested arrays 100-2,600 deep',
+    () => fc.integer({ min: 100, max: 2_600 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
+  ],
+  [
+    'body nested objects 100-2,600 deep',
+    () => fc.integer({ min: 100, max: 2_600 }).map((depth) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`),
+  ],
+  [
+    'body at or over 16 KiB',
+    () => fc.integer({ min: MAX_BODY_BYTES - 10, max: 40 * 1024 }).map((size) => `{"first_name":"${'y'.repeat(size)}"}`),
+  ],
+  ['body of junk text', () => hostileString],
+];
 
 /** Text that is not a JSON object, or not JSON at all, or too big. */
 function brokenBody(validText: fc.Arbitrary<string>): fc.Arbitrary<string | undefined> {
-  return fc.oneof(
-    validText.chain((text) => fc.nat({ max: Math.max(0, text.length - 1) }).map((cut) => text.slice(0, cut))),
-    validText.map((text) => `${text},`),
-    validText.map((text) => text.replaceAll('"', "'")),
-    validText.map((text) => `\uFEFF${text}`),
-    validText.map((text) => `${text}${text}`),
-    fc.constantFrom('[]', '[{}]', '1', '"text"', 'null', 'true', '{', '}', '{"a":}', '{"a" 1}', 'undefined', 'NaN', '{,}', '{"a":1,}'),
-    fc.constantFrom(undefined, '', '   ', '\n'),
-    fc.integer({ min: 100, max: 2_600 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
-    fc.integer({ min: 100, max: 2_600 }).map((depth) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`),
-    fc.integer({ min: MAX_BODY_BYTES - 10, max: 40 * 1024 }).map((size) => `{"first_name":"${'y'.repeat(size)}"}`),
-    hostileString,
-  );
+  return fc.oneof(...BROKEN_BODIES.map(([, broken]) => broken(validText)));
 }
 
 const FIELDS: Record<Exclude<EndpointName, 'notFound'>, string[]> = {
@@ -385,50 +390,57 @@ const keepsZeroAmount = (mutations: Mutation[]) =>
   mutations.every(
     (change) => change.kind === 'add' || change.field !== 'amount' || change.kind === 'drop' || change.value === AUTHORIZATION_BASE.amount,
   );
+/** The endpoint's body before any change, and the changes a run may not make to it (they would make it succeed). */
+function baseBody(
+  endpoint: Exclude<EndpointName, 'notFound'>,
+  fixture: HostileFixture,
+): { base: fc.Arbitrary<Record<string, unknown>>; keep?: (mutations: Mutation[]) => boolean } {
+  switch (endpoint) {
+    case 'userRegister':
+      return { base: registrationBase(fixture), keep: keepsUnknownReferralCode };
+    case 'referralProgram':
+      return { base: fc.constantFrom(...fixture.userIds).map((userId) => ({ user_id: userId })) };
+    case 'logout':
+      return { base: fc.constantFrom<Record<string, unknown>>({}, { scope: 'current' }, { scope: 'others' }, { scope: 'all' }) };
+    case 'loginPin':
+      return { base: loginPinBase() };
+    case 'devices':
+    case 'notifications':
+      return { base: fc.constant({}) };
+    case 'devicesRemove':
+      return { base: fc.stringMatching(/^[0-9a-f]{32}$/).map((deviceKey) => ({ device_key: deviceKey })) };
+    case 'changePin':
+      // A current PIN no fixture user has: a change is refused (17, then 18), never made.
+      return { base: fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, current_pin: '8642', new_pin: '7153' })) };
+    case 'resetPin':
+      // The fixture's sessions began by registration: without a valid proof, 14, never made.
+      return { base: fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, new_pin: '7153' })) };
+    case 'notificationsRead':
+      return { base: fc.constantFrom<Record<string, unknown>>({ all: 1 }, { all: 1, before: 1_795_000_000 }, { ids: fixture.userIds }) };
+    case 'transactionAuthorization':
+      return { base: fc.constant<Record<string, unknown>>(AUTHORIZATION_BASE), keep: keepsZeroAmount };
+    case 'loginPhone':
+    case 'verifyOtp':
+      return { base: codeTargetBase(fixture, endpoint === 'verifyOtp') };
+  }
+}
+
+const isGet = (endpoint: EndpointName) => PATHS[endpoint].method === 'GET';
 
 function bodyFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<string | undefined> {
   if (endpoint === 'notFound') return brokenBody(fc.constant('{}'));
-  const base =
-    endpoint === 'userRegister'
-      ? registrationBase(fixture)
-      : endpoint === 'referralProgram'
-        ? fc.constantFrom(...fixture.userIds).map((userId) => ({ user_id: userId }))
-        : endpoint === 'logout'
-          ? fc.constantFrom<Record<string, unknown>>({}, { scope: 'current' }, { scope: 'others' }, { scope: 'all' })
-          : endpoint === 'loginPin'
-            ? loginPinBase()
-            : endpoint === 'devices'
-              ? fc.constant({})
-              : endpoint === 'devicesRemove'
-                ? fc.stringMatching(/^[0-9a-f]{32}$/).map((deviceKey) => ({ device_key: deviceKey }))
-                : endpoint === 'changePin'
-                  ? // A current PIN no fixture user has: a change is refused (17, then 18), never made.
-                    fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, current_pin: '8642', new_pin: '7153' }))
-                  : endpoint === 'resetPin'
-                    ? // The fixture's sessions began by registration: without a valid proof, 14, never made.
-                      fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, new_pin: '7153' }))
-                    : endpoint === 'notifications'
-                      ? fc.constant({})
-                      : endpoint === 'notificationsRead'
-                        ? fc.constantFrom<Record<string, unknown>>({ all: 1 }, { all: 1, before: 1_795_000_000 }, { ids: fixture.userIds })
-                        : endpoint === 'transactionAuthorization'
-                          ? fc.constant<Record<string, unknown>>(AUTHORIZATION_BASE)
-                          : codeTargetBase(fixture, endpoint === 'verifyOtp');
-  const keep =
-    endpoint === 'userRegister' ? keepsUnknownReferralCode : endpoint === 'transactionAuthorization' ? keepsZeroAmount : undefined;
-  const valid = base.map((body) => JSON.stringify(body));
+  const { base, keep = () => true } = baseBody(endpoint, fixture);
+  const mutations = fc.array(mutation(FIELDS[endpoint]), { minLength: endpoint === 'userRegister' ? 1 : 0, maxLength: 5 }).filter(keep);
   return fc.oneof(
-    { weight: 8, arbitrary: mutatedBody(base, FIELDS[endpoint], endpoint === 'userRegister' ? 1 : 0, keep) },
-    { weight: 2, arbitrary: brokenBody(valid) },
+    { weight: 8, arbitrary: fc.tuple(base, mutations).map(([body, changes]) => applyMutations(body, changes).text) },
+    { weight: 2, arbitrary: brokenBody(base.map((body) => JSON.stringify(body))) },
     // A GET's body is optional: often none at all.
-    {
-      weight: endpoint === 'referralProgram' || endpoint === 'devices' || endpoint === 'notifications' ? 3 : 0,
-      arbitrary: fc.constant(undefined),
-    },
+    { weight: isGet(endpoint) ? 3 : 0, arbitrary: fc.constant(undefined) },
   );
 }
 
-function queryFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<Record<string, string> | undefined> {
+/** Query entries of names the lists take, prototype keys and junk, with ids, cursors (forged too), numbers and junk as values. */
+function queryEntries(fixture: HostileFixture, minLength: number): fc.Arbitrary<Record<string, string>> {
   const value = fc.oneof(
     hostileString,
     fc.constantFrom(...fixture.userIds, ...fixture.userIds.map((id) => id.toUpperCase()), ...fixture.cursors),
@@ -441,105 +453,271 @@ function queryFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary
     fc.constantFrom(...PROTO_KEYS),
     hostileString,
   );
-  const query = fc.array(fc.tuple(key, value), { maxLength: 4 }).map((entries) => Object.fromEntries(entries));
+  return fc.array(fc.tuple(key, value), { minLength, maxLength: 4 }).map((entries) => Object.fromEntries(entries));
+}
+
+function queryFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<Record<string, string> | undefined> {
+  const query = queryEntries(fixture, 0);
   return endpoint === 'referralProgram' || endpoint === 'notifications'
     ? fc.oneof(query, fc.constant(undefined))
     : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, query);
 }
 
-function headersFor(fixture: HostileFixture): fc.Arbitrary<Record<string, string>> {
-  // Mostly the right company, so most requests get past the chain into validation and the store.
-  const companyId = fc.oneof(
-    { weight: 40, arbitrary: fc.constant(fixture.companyId) },
-    { weight: 2, arbitrary: fc.constantFrom(fixture.companyId.toUpperCase(), ` ${fixture.companyId}\t`) },
-    { weight: 2, arbitrary: fc.constant(fixture.otherCompanyId) },
-    { weight: 2, arbitrary: fc.stringMatching(/^[0-9a-f]{32}$/) },
-    fc.stringMatching(/^[0-9a-f]{0,31}$/),
-    fc.stringMatching(/^[0-9a-f]{33,80}$/),
-    fc.string({ minLength: 32, maxLength: 32 }),
-    fc.string({ unit: 'binary', minLength: 32, maxLength: 32 }),
-    hostileString,
-    fc.constant(undefined),
-  );
-  const token = fc.constantFrom(...fixture.tokens);
-  const authorization = fc.oneof(
-    { weight: 12, arbitrary: fc.constant(undefined) },
-    { weight: 12, arbitrary: token.map((value) => `Token ${value}`) },
-    token.map((value) => `token  ${value}`),
-    token.map((value) => `Bearer ${value}`),
-    token.map((value) => value),
-    token.map((value) => `Token ${value.slice(0, -1)}`),
-    token.map((value) => `Token ${value}A`),
-    token.map((value) => `Token ${value} ${value}`),
-    fc.stringMatching(/^Token [A-Za-z0-9_-]{16,300}$/),
-    hostileString.map((value) => `Token ${value}`),
-    hostileString,
-  );
-  const contentType = fc.oneof(
-    { weight: 12, arbitrary: fc.constant('application/json') },
-    fc.constant(undefined),
-    fc.constantFrom(
-      'text/plain',
-      'application/x-www-form-urlencoded',
-      'multipart/form-data; boundary=x',
-      'application/json; charset=utf-8',
-      'APPLICATION/JSON',
-      'application/vnd.api+json',
-      'application/jsonx',
-      'json',
-      '',
-      'application/json;',
-      'application/xml',
-    ),
-    hostileString,
-  );
-  const extras = fc.dictionary(
-    fc.oneof(fc.constantFrom(...PROTO_KEYS, 'content-length', 'x-forwarded-for', 'host'), hostileString),
-    hostileString,
-    {
-      maxKeys: 3,
-    },
-  );
-  return fc
-    .record({
-      companyIdName: fc.constantFrom('CompanyID', 'companyid', 'COMPANYID', 'companyId'),
-      companyId,
-      authorizationName: fc.constantFrom('Authorization', 'authorization'),
-      authorization,
-      contentType,
-      extras,
-    })
-    .map((parts) => {
-      // Built with defineProperty so a generated "__proto__" header is a header, as API Gateway would pass it.
-      const headers: Record<string, string> = {};
-      const set = (name: string, value: string | undefined) => {
-        if (value !== undefined) Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
-      };
-      for (const [name, value] of Object.entries(parts.extras)) set(name, value);
-      set(parts.companyIdName, parts.companyId);
-      set(parts.authorizationName, parts.authorization);
-      set('content-type', parts.contentType);
-      return headers;
-    });
+/** CompanyIDs that are not the company's own as sent, by name, with their weights in the mixed requests. */
+const WRONG_COMPANY_IDS = (fixture: HostileFixture): [string, fc.Arbitrary<string | undefined>, number][] => [
+  ['CompanyID in upper case or padded', fc.constantFrom(fixture.companyId.toUpperCase(), ` ${fixture.companyId}\t`), 2],
+  ["another company's id", fc.constant(fixture.otherCompanyId), 2],
+  ['an unknown CompanyID', fc.stringMatching(/^[0-9a-f]{32}$/), 2],
+  ['a CompanyID too short', fc.stringMatching(/^[0-9a-f]{0,31}$/), 1],
+  ['a CompanyID too long', fc.stringMatching(/^[0-9a-f]{33,80}$/), 1],
+  ['a CompanyID of 32 characters, not hex', fc.string({ minLength: 32, maxLength: 32 }), 1],
+  ['a CompanyID of 32 binary characters', fc.string({ unit: 'binary', minLength: 32, maxLength: 32 }), 1],
+  ['a junk CompanyID', hostileString, 1],
+  ['no CompanyID', fc.constant(undefined), 1],
+];
+
+/** A CompanyID that is not the company's own as sent: another case, padding, another company, not hex, too short or long, none. */
+function wrongCompanyId(fixture: HostileFixture): fc.Arbitrary<string | undefined> {
+  return fc.oneof(...WRONG_COMPANY_IDS(fixture).map(([, arbitrary, weight]) => ({ weight, arbitrary })));
+}
+
+/** Ways to send a token wrong: the scheme's case or name, no scheme, cut, lengthened, twice. */
+const TOKEN_MISUSES: ((token: string) => string)[] = [
+  (token) => `token  ${token}`,
+  (token) => `Bearer ${token}`,
+  (token) => token,
+  (token) => `Token ${token.slice(0, -1)}`,
+  (token) => `Token ${token}A`,
+  (token) => `Token ${token} ${token}`,
+];
+
+/** Authorization values that are not a live token as sent, by name, with their weights in the mixed requests. */
+const WRONG_AUTHORIZATIONS: [string, (tokens: string[]) => fc.Arbitrary<string>, number][] = [
+  [
+    'a token misused (scheme, case, cut, lengthened, twice)',
+    (tokens) => fc.tuple(fc.constantFrom(...tokens), fc.constantFrom(...TOKEN_MISUSES)).map(([token, misuse]) => misuse(token)),
+    TOKEN_MISUSES.length,
+  ],
+  ['a forged token', () => fc.stringMatching(/^Token [A-Za-z0-9_-]{16,300}$/), 1],
+  ['a token of junk', () => hostileString.map((value) => `Token ${value}`), 1],
+  ['a junk Authorization', () => hostileString, 1],
+];
+
+/** An Authorization value that is not a live token as sent: a misused one, a forged one, or junk. */
+function wrongAuthorization(tokens: string[]): fc.Arbitrary<string> {
+  return fc.oneof(...WRONG_AUTHORIZATIONS.map(([, values, weight]) => ({ weight, arbitrary: values(tokens) })));
+}
+
+const WRONG_CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'application/vnd.api+json',
+  'application/jsonx',
+  'json',
+  '',
+  'application/json;',
+  'application/xml',
+];
+
+const extraHeaders = fc.dictionary(
+  fc.oneof(fc.constantFrom(...PROTO_KEYS, 'content-length', 'x-forwarded-for', 'host'), hostileString),
+  hostileString,
+  { maxKeys: 3 },
+);
+
+/** Headers as API Gateway passes them: defineProperty, so a generated "__proto__" header is a header. */
+function headerRecord(entries: [string, string | undefined][]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    if (value !== undefined) Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return headers;
+}
+
+/** Everything a client controls in a request, as the generators build it. */
+interface RequestParts {
+  companyIdName: string;
+  companyId: string | undefined;
+  authorizationName: string;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  extras: Record<string, string>;
+  query: Record<string, string> | undefined;
+  body: string | undefined;
+  base64: 'no' | 'encoded' | 'garbage';
+}
+
+function assemble(endpoint: EndpointName, parts: RequestParts): HostileRequest {
+  const { body, base64 } = parts;
+  return {
+    endpoint,
+    ...PATHS[endpoint],
+    headers: headerRecord([
+      ...Object.entries(parts.extras),
+      [parts.companyIdName, parts.companyId],
+      [parts.authorizationName, parts.authorization],
+      ['content-type', parts.contentType],
+    ]),
+    query: parts.query,
+    body: base64 === 'no' || body === undefined ? body : base64 === 'encoded' ? Buffer.from(body).toString('base64') : `${body}%%`,
+    isBase64Encoded: base64 !== 'no' && body !== undefined,
+  };
 }
 
 /** Whole hostile requests to one endpoint: headers, query string and body, each hostile or not. */
 export function hostileRequest(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<HostileRequest> {
+  const token = fc.constantFrom(...fixture.tokens);
   return fc
     .record({
-      headers: headersFor(fixture),
+      companyIdName: fc.constantFrom('CompanyID', 'companyid', 'COMPANYID', 'companyId'),
+      // Mostly the right company, so most requests get past the chain into validation and the store.
+      companyId: fc.oneof({ weight: 40, arbitrary: fc.constant(fixture.companyId) }, { weight: 12, arbitrary: wrongCompanyId(fixture) }),
+      authorizationName: fc.constantFrom('Authorization', 'authorization'),
+      authorization: fc.oneof(
+        { weight: 12, arbitrary: fc.constant(undefined) },
+        { weight: 12, arbitrary: token.map((value) => `Token ${value}`) },
+        { weight: 9, arbitrary: wrongAuthorization(fixture.tokens) },
+      ),
+      contentType: fc.oneof(
+        { weight: 12, arbitrary: fc.constant('application/json') },
+        fc.constant(undefined),
+        fc.constantFrom(...WRONG_CONTENT_TYPES),
+        hostileString,
+      ),
+      extras: extraHeaders,
       query: queryFor(endpoint, fixture),
       body: bodyFor(endpoint, fixture),
       base64: fc.oneof({ weight: 9, arbitrary: fc.constant('no' as const) }, fc.constantFrom('encoded' as const, 'garbage' as const)),
     })
-    .map(({ headers, query, body, base64 }) => ({
-      endpoint,
-      ...PATHS[endpoint],
-      headers,
-      query,
-      body: base64 === 'no' || body === undefined ? body : base64 === 'encoded' ? Buffer.from(body).toString('base64') : `${body}%%`,
-      isBase64Encoded: base64 !== 'no' && body !== undefined,
+    .map((parts) => assemble(endpoint, parts));
+}
+
+/** The part of a request a generator makes hostile. */
+export type HostilePart = 'companyId' | 'authorization' | 'content-type' | 'header' | 'query' | 'body' | 'broken body' | 'base64';
+
+/**
+ * One generator of a hostile part: given a request's valid parts, the part it makes hostile. The
+ * mixed requests above draw every part at once; these draw one, the rest left valid, so a bounded
+ * run can meet each generator a few times per endpoint, and a live account's request can carry one.
+ */
+export interface PartGenerator {
+  name: string;
+  /** Which part it changes. */
+  part: HostilePart;
+  of: (valid: RequestParts & { bodyObject?: Record<string, unknown> }) => fc.Arbitrary<Partial<RequestParts>>;
+}
+
+const partGenerator = (
+  part: HostilePart,
+  name: string,
+  of: (valid: RequestParts & { bodyObject?: Record<string, unknown> }) => fc.Arbitrary<Partial<RequestParts>>,
+): PartGenerator => ({ name, part, of });
+
+/** Every generator of a hostile part for one endpoint; `fixture` gives the other company and the tokens to misuse. */
+function partGenerators(
+  endpoint: EndpointName,
+  fixture: HostileFixture,
+  keep: (mutations: Mutation[]) => boolean = () => true,
+): PartGenerator[] {
+  const bodyChanges: PartGenerator[] = [];
+  if (endpoint !== 'notFound') {
+    const fields = FIELDS[endpoint];
+    for (const [kind, name] of [
+      ['drop', 'a field dropped'],
+      ['set', 'a field set to a wrong or hostile value'],
+      ['repeat', 'a field repeated with another value'],
+      ['add', 'a hostile key added'],
+    ] as const) {
+      bodyChanges.push(
+        partGenerator('body', name, ({ bodyObject }) =>
+          fc
+            .tuple(mutation(fields, kind), fc.array(mutation(fields), { maxLength: 4 }))
+            .map(([first, more]) => [first, ...more])
+            .filter(keep)
+            .map((changes) => ({ body: applyMutations(bodyObject ?? {}, changes).text })),
+        ),
+      );
+    }
+  }
+  // Body first: a logout that succeeds ends a fixture session, and the field checks need a live one.
+  return [
+    ...bodyChanges,
+    ...BROKEN_BODIES.map(([name, broken]) =>
+      partGenerator('broken body', name, ({ body }) => broken(fc.constant(body ?? '{}')).map((text) => ({ body: text }))),
+    ),
+    partGenerator('base64', 'body base64-encoded', () => fc.constant({ base64: 'encoded' as const })),
+    partGenerator('base64', 'body marked base64 but not', () => fc.constant({ base64: 'garbage' as const })),
+    partGenerator('companyId', 'CompanyID header named in another case', () =>
+      fc.constantFrom('companyid', 'COMPANYID', 'companyId').map((companyIdName) => ({ companyIdName })),
+    ),
+    partGenerator('authorization', 'Authorization header named in lower case', () => fc.constant({ authorizationName: 'authorization' })),
+    ...WRONG_COMPANY_IDS(fixture).map(([name, values]) =>
+      partGenerator('companyId', name, () => values.map((companyId) => ({ companyId }))),
+    ),
+    partGenerator('authorization', 'no token', () => fc.constant({ authorization: undefined })),
+    ...WRONG_AUTHORIZATIONS.map(([name, values]) =>
+      partGenerator('authorization', name, ({ authorization }) =>
+        values([authorization?.replace(/^Token /, '') || fixture.tokens[0]!]).map((value) => ({ authorization: value })),
+      ),
+    ),
+    partGenerator('content-type', 'no content type', () => fc.constant({ contentType: undefined })),
+    partGenerator('content-type', 'another content type', () =>
+      fc.constantFrom(...WRONG_CONTENT_TYPES).map((contentType) => ({ contentType })),
+    ),
+    partGenerator('content-type', 'a junk content type', () => hostileString.map((contentType) => ({ contentType }))),
+    partGenerator('header', 'extra headers', () =>
+      extraHeaders.filter((extras) => Object.keys(extras).length > 0).map((extras) => ({ extras })),
+    ),
+    partGenerator('query', 'a query of junk, ids and cursors', ({ query }) =>
+      queryEntries(fixture, 1).map((entries) => ({ query: { ...query, ...entries } })),
+    ),
+  ];
+}
+
+/** The valid parts of a request to the endpoint: the company, a live token of it, JSON, the endpoint's body as the run sends it. */
+function validParts(
+  endpoint: EndpointName,
+  fixture: HostileFixture,
+): fc.Arbitrary<RequestParts & { bodyObject?: Record<string, unknown> }> {
+  const bodyObject = endpoint === 'notFound' ? fc.constant({}) : baseBody(endpoint, fixture).base;
+  return fc
+    .record({
+      // The company's customer and employee (the third token is the other company's).
+      token: fc.constantFrom(...fixture.tokens.slice(0, 2)),
+      bodyObject,
+    })
+    .map(({ token, bodyObject }) => ({
+      companyIdName: 'CompanyID',
+      companyId: fixture.companyId,
+      authorizationName: 'Authorization',
+      authorization: `Token ${token}`,
+      contentType: 'application/json',
+      extras: {},
+      query: undefined,
+      body: JSON.stringify(bodyObject),
+      bodyObject,
+      base64: 'no' as const,
     }));
+}
+
+/**
+ * Requests to one endpoint by generator: each a valid request with that generator's part made
+ * hostile. tests/hardening/hostile-input.test.ts sends a few of each for every endpoint, so no
+ * generator goes unmet whatever a mixed run happens to draw.
+ */
+export function hostileRequestsByGenerator(
+  endpoint: EndpointName,
+  fixture: HostileFixture,
+): { name: string; requests: fc.Arbitrary<HostileRequest> }[] {
+  const keep = endpoint === 'notFound' ? undefined : baseBody(endpoint, fixture).keep;
+  const valid = validParts(endpoint, fixture);
+  return partGenerators(endpoint, fixture, keep).map(({ name, of }) => ({
+    name,
+    requests: valid.chain((parts) => of(parts).map((change) => assemble(endpoint, { ...parts, ...change }))),
+  }));
 }
 
 /** The user_register request of a company for a JSON body, in the form the hostile-input checks take. */
@@ -589,4 +767,77 @@ export function acceptedRegistration(newPhoneNumber: () => string): fc.Arbitrary
       return jsonObject(body).text;
     })
     .filter((body) => Buffer.byteLength(body, 'utf8') <= MAX_BODY_BYTES);
+}
+
+/** A valid request of a live account (scripts/local/live-requests.ts), before one part of it is made hostile. */
+export interface ValidRequest {
+  endpoint: EndpointName;
+  /** CompanyID, and Authorization where the endpoint takes a token. */
+  headers: { CompanyID: string; Authorization?: string };
+  query?: Record<string, string>;
+  /** None for a GET. */
+  body?: Record<string, unknown>;
+}
+
+function partsOf(valid: ValidRequest): RequestParts & { bodyObject?: Record<string, unknown> } {
+  return {
+    companyIdName: 'CompanyID',
+    companyId: valid.headers.CompanyID,
+    authorizationName: 'Authorization',
+    authorization: valid.headers.Authorization,
+    contentType: valid.body === undefined ? undefined : 'application/json',
+    extras: {},
+    query: valid.query,
+    body: valid.body === undefined ? undefined : JSON.stringify(valid.body),
+    bodyObject: valid.body,
+    base64: 'no',
+  };
+}
+
+/** A valid request as API Gateway hands it over, with nothing made hostile. */
+export function requestOf(valid: ValidRequest): HostileRequest {
+  return assemble(valid.endpoint, partsOf(valid));
+}
+
+/** How often a live request has each part made hostile, or none (each part's generators alike within it). */
+const LIVE_PART_WEIGHTS: Record<HostilePart | 'none', number> = {
+  none: 4,
+  body: 4,
+  'broken body': 2,
+  query: 2,
+  header: 2,
+  companyId: 1,
+  authorization: 1,
+  'content-type': 1,
+  base64: 1,
+};
+
+/**
+ * A valid request with at most one part made hostile by one of the generators above: a field of
+ * its body changed, dropped, repeated or added, its body broken, junk in its query, extra headers,
+ * its CompanyID, token or content type wrong, or its body base64-encoded. The rest stays valid, so
+ * many of them reach the endpoint's success path (a 200) and the writes behind it.
+ */
+export function withOneHostilePart(
+  valid: ValidRequest,
+  fixture: HostileFixture,
+): fc.Arbitrary<{ part: HostilePart | 'none'; request: HostileRequest }> {
+  const parts = partsOf(valid);
+  const generators = partGenerators(valid.endpoint, fixture);
+  type Drawn = { part: HostilePart | 'none'; request: HostileRequest };
+  const choices = (Object.entries(LIVE_PART_WEIGHTS) as [HostilePart | 'none', number][]).flatMap(([part, weight]) => {
+    if (part === 'none') return [{ weight, arbitrary: fc.constant<Drawn>({ part, request: assemble(valid.endpoint, parts) }) }];
+    const ofPart = generators.filter((generator) => generator.part === part);
+    if (!ofPart.length || (valid.body === undefined && (part === 'body' || part === 'base64'))) return [];
+    return [
+      {
+        weight,
+        arbitrary: fc
+          .constantFrom(...ofPart)
+          .chain((generator) => generator.of(parts))
+          .map((change): Drawn => ({ part, request: assemble(valid.endpoint, { ...parts, ...change }) })),
+      },
+    ];
+  });
+  return fc.oneof(...choices);
 }

@@ -1,26 +1,36 @@
 // Property-based hostile input against every endpoint, in process: each generated request must
 // get the envelope with a documented status and code (never a 5xx), and a refusal must leave
-// the stored data exactly as it was. `npm run fuzz` runs the same property much longer.
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+// the stored data exactly as it was. Every endpoint meets every generator of a hostile part a few
+// times (the rest of its request valid), then requests with every part drawn at once. `npm run
+// fuzz` runs the mixed requests by the thousand, side by side and under faults.
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { getUser, type UserRecord } from '../../lib/store/user-store.js';
-import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
+import { createOwnTable, localClient } from '../../scripts/local/dynamodb-local.js';
+import { type FaultMode, type FaultProxy, startFaultProxy } from '../../scripts/local/fault-proxy.js';
 import {
   acceptedRegistration,
   type EndpointName,
   hostileRequest,
+  hostileRequestsByGenerator,
   PATHS,
   registrationRequest,
 } from '../../scripts/local/hostile-input-arbitraries.js';
 import { type HostileChecker, hostileChecker, setUpHostileFixture } from '../../scripts/local/hostile-input-property.js';
 import { randomPhoneNumber, testService } from '../helpers.js';
 
-// A table of the file's own: every check scans it.
+// A table of the file's own: a check scans it after every request that wrote.
 const service = testService({}, { tableName: await createOwnTable(inject('dynamodbEndpoint'), 'wallet-auth-hostile') });
 
-/** Per endpoint; refusals cost a few milliseconds each (no hashing), so this stays quick. */
-const RUNS = Number(process.env.HOSTILE_RUNS || 500);
+/** Under faults: the share of the service's DynamoDB requests that meet one, and the faults (none that waits). */
+const FAULT_SHARE = 0.25;
+const FAULTS: FaultMode[] = ['reset', 'throttle', 'server-error', 'drop-answer'];
+
+/** Per endpoint and generator of a hostile part: each meets this many requests. */
+const RUNS_PER_GENERATOR = Number(process.env.HOSTILE_GENERATOR_RUNS || 3);
+/** Per endpoint, requests with every part drawn at once; npm run fuzz sends them by the thousand. */
+const MIXED_RUNS = Number(process.env.HOSTILE_RUNS || 40);
 
 let checker: HostileChecker;
 
@@ -49,16 +59,71 @@ const MUST_REACH: Record<EndpointName, string[]> = {
 
 describe('hostile input: generated headers, query strings and bodies', () => {
   it.each(Object.keys(PATHS) as EndpointName[])(
-    `%s: ${RUNS} requests, each answered by the envelope with a documented code, refusals changing nothing`,
+    `%s: every hostile-part generator ${RUNS_PER_GENERATOR} times and ${MIXED_RUNS} mixed requests, each answered by the envelope with a documented code, refusals changing nothing`,
     async (endpoint) => {
+      const generators = hostileRequestsByGenerator(endpoint, checker.setup.fixture);
+      const met: Record<string, number> = {};
+      for (const { name, requests } of generators) {
+        const property = fc.asyncProperty(requests, async (request) => {
+          met[name] = (met[name] ?? 0) + 1;
+          await checker.check(request);
+        });
+        await fc.assert(property, { numRuns: RUNS_PER_GENERATOR });
+      }
       await fc.assert(
         fc.asyncProperty(hostileRequest(endpoint, checker.setup.fixture), (request) => checker.check(request)),
-        { numRuns: RUNS },
+        { numRuns: MIXED_RUNS },
       );
+      expect(generators.filter(({ name }) => !(met[name]! >= RUNS_PER_GENERATOR)).map(({ name }) => name)).toEqual([]);
       expect(Object.keys(checker.counts[endpoint])).toEqual(expect.arrayContaining(MUST_REACH[endpoint]));
     },
     120_000,
   );
+});
+
+describe('hostile input under faults', () => {
+  let faulted: HostileChecker;
+  let proxy: FaultProxy;
+  let direct: DynamoDBDocumentClient;
+
+  beforeAll(async () => {
+    const endpoint = inject('dynamodbEndpoint');
+    proxy = await startFaultProxy(endpoint);
+    direct = DynamoDBDocumentClient.from(localClient(endpoint));
+    // One attempt per DynamoDB call: a fault reaches the answer at once, without the SDK's retry
+    // and its back-off (npm run fuzz -- --faults runs with the retries and late writes).
+    const table = await createOwnTable(endpoint, 'wallet-auth-hostile-faults');
+    const service = testService(
+      { DYNAMODB_MAX_ATTEMPTS: '1' },
+      // Each fault logs an error: hundreds here, expected.
+      { tableName: table, dynamodbEndpoint: proxy.endpoint, logLevel: 'SILENT' },
+    );
+    faulted = await hostileChecker(await setUpHostileFixture(service), { direct, settled: async () => undefined });
+    proxy.rule = () => (Math.random() < FAULT_SHARE ? FAULTS[Math.floor(Math.random() * FAULTS.length)]! : 'pass');
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    direct?.destroy();
+  });
+
+  it.each(Object.keys(PATHS) as EndpointName[])(
+    `%s: every hostile-part generator once with ${FAULT_SHARE * 100} % of DynamoDB requests faulted: the envelope with a documented code, 503 code 16 the only 5xx, refusals but 503 changing nothing`,
+    async (endpoint) => {
+      for (const { requests } of hostileRequestsByGenerator(endpoint, faulted.setup.fixture)) {
+        await fc.assert(
+          fc.asyncProperty(requests, (request) => faulted.check(request)),
+          { numRuns: 1 },
+        );
+      }
+    },
+    60_000,
+  );
+
+  it('met the faults: some requests answered 503 code 16', () => {
+    const unavailable = Object.values(faulted.counts).reduce((sum, outcomes) => sum + (outcomes['503/16'] ?? 0), 0);
+    expect(proxy.seen.filter(({ mode }) => mode !== 'pass').length).toBeGreaterThan(0);
+    expect(unavailable).toBeGreaterThan(0);
+  });
 });
 
 // Every attribute a stored user may have: its key and the fields of UserRecord (the compiler keeps
@@ -104,6 +169,7 @@ const USER_ATTRIBUTES = new Set(['pk', 'sk', ...Object.keys(USER_RECORD_FIELDS)]
 
 describe('hostile extras on valid registrations', () => {
   it('registers, stores no unknown field, lets no client set a privilege, and pollutes no prototype', async () => {
+    const scans = checker.scans;
     await fc.assert(
       fc.asyncProperty(
         acceptedRegistration(() => randomPhoneNumber()),
@@ -130,5 +196,7 @@ describe('hostile extras on valid registrations', () => {
       // Each run hashes three secrets: no shrinking, which would repeat that for minutes.
       { numRuns: 4, endOnFailure: true },
     );
+    // Each registration wrote, so each check read the table (a request that writes nothing skips that).
+    expect(checker.scans - scans).toBe(4);
   }, 120_000);
 });
