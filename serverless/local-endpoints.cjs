@@ -38,3 +38,6 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   }
   return {};
 };
+
+// The names, for the tests that package a stage with none of them set (tests/setup/shared-package.ts).
+module.exports.LOCAL_SETTINGS = LOCAL_SETTINGS;

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,17 +30,7 @@ export const SECRET_IN_ENVIRONMENT = `canary-${'7f'.repeat(24)}`;
 /** The payment service's role while packaging prod: redeemAuthorization's one invoker. */
 export const PAYMENT_SERVICE_ROLE = 'arn:aws:iam::123456789012:role/payment-service';
 /** What points the functions at this machine's stand-ins (serverless/local-endpoints.cjs): never inherited by a package. */
-export const LOCAL_SETTINGS = [
-  'DYNAMODB_ENDPOINT',
-  'SNS_ENDPOINT',
-  'SQS_ENDPOINT',
-  'SSM_ENDPOINT',
-  'SMS_SENDER',
-  'SMS_OUTBOX_FILE',
-  'SMS_DELIVERY',
-  'SMS_QUEUE_URL',
-  'SERVER_SECRET_FILE',
-];
+export const LOCAL_SETTINGS = createRequire(import.meta.url)('../../serverless/local-endpoints.cjs').LOCAL_SETTINGS as string[];
 
 /**
  * `serverless package --stage <stage>` into folder, offline, with no AWS credentials and no local
