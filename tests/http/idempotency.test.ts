@@ -1,13 +1,14 @@
 // Idempotency-Key (contract 3.10): the same key and request replay the first outcome with no
 // second effect; another request with the key is 409 code 20; a first request still at work makes
 // the next 409 code 20 with Retry-After; stored answers hold no token or proof in plain text.
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { CREDENTIAL_REPLAY_SECONDS, IDEMPOTENCY_WINDOW_SECONDS } from '../../lib/http/idempotency.js';
 import { PRODUCTION_HASH_COST } from '../../lib/secrets/hashing.js';
 import { claimIdempotencyRecord, releaseIdempotencyRecord } from '../../lib/store/idempotency-store.js';
 import { companyPrefix, idempotencyRecordKey, phoneClaimKey } from '../../lib/store/keys.js';
+import { scanItems } from '../../scripts/local/table-snapshot.js';
 import {
   type Answer,
   codeIn,
@@ -43,15 +44,9 @@ function register(
 
 /** Every idempotency record of the test's company, as stored. */
 async function storedRecords(): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await table.client.send(
-    new ScanCommand({
-      TableName: table.name,
-      FilterExpression: 'begins_with(pk, :prefix)',
-      ExpressionAttributeValues: { ':prefix': `${companyPrefix(company.company_id)}#IDEMPOTENCY#` },
-      ConsistentRead: true,
-    }),
-  );
-  return Items;
+  // Paged: one Scan page of the run's shared table (1 MB) may not reach the company's items.
+  const items = await scanItems(table.client, table.name, company.company_id);
+  return items.filter((item) => item.pk.startsWith(`${companyPrefix(company.company_id)}#IDEMPOTENCY#`));
 }
 
 describe('the same key with the same request', () => {
