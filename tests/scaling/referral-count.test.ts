@@ -1,9 +1,11 @@
 // The referral count off the referrer's item (lib/registration/user-register.ts, lib/store/referral-store.ts):
 // each referred sign-up adds one to a random shard in its transaction, and the list sums the shards
 // in the Query that reads the user. Exact under concurrency, with the same DynamoDB requests as before.
+// (The 20 sign-ups at once tests/referrals once ran proved less than these 40 on 3 shards.)
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { USER_SORT_KEY, userKey } from '../../lib/store/keys.js';
+import { REFERRAL_COUNT_PREFIX, USER_SORT_KEY, userKey } from '../../lib/store/keys.js';
 import { type Account, invoke, newCompany, signUp, testService } from '../helpers.js';
 
 // Few shards, so concurrent sign-ups also meet on one and their transactions conflict and retry; a
@@ -52,6 +54,16 @@ describe('a referrer signed up with by many at once', () => {
     );
     expect(referred).toHaveLength(40);
     expect(bodies.filter((body) => body.includes(referrerItem.slice(1, -1)))).toEqual([]);
+    // Counted in shards beside the referrer's item, spread over more than one.
+    const { Items: shards = [] } = await service.app.table.client.send(
+      new QueryCommand({
+        TableName: service.app.table.name,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :shards)',
+        ExpressionAttributeValues: { ':pk': userKey(company.company_id, referrer.userId).pk, ':shards': REFERRAL_COUNT_PREFIX },
+      }),
+    );
+    expect(shards.reduce((sum, shard) => sum + shard.referral_count, 0)).toBe(40);
+    expect(shards.length).toBeGreaterThan(1);
 
     const { result: answer, operations } = await recorded(() => list(company, referrer));
     expect(answer.status).toBe(200);
