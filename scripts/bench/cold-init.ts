@@ -1,12 +1,13 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { type BuildOptions, build } from 'esbuild';
 import { parse } from 'yaml';
 import type { PackagedFunction } from './package-functions.js';
-import { median, round } from './stats.js';
+import { median, percentile, round } from './stats.js';
 
 // Cold init: how long a fresh Node process takes to import a function's deployed bundle,
 // beside a "floor" bundle built with the same esbuild options that only imports and
@@ -21,11 +22,19 @@ export interface ColdInit {
   /** Medians of the wall time of the import, in ms. */
   initMs: number;
   floorMs: number;
+  /**
+   * Median of the runs' ratios, each import over its floor's, imported at the same time: a load
+   * that comes and goes falls on both halves of a pair, where a ratio of two medians takes it twice.
+   */
   ratio: number;
+  /** The middle half of the runs' ratios (25th and 75th percentiles): how far one run's ratio may move. */
+  ratioIqr: [number, number];
   /** Medians of the CPU time the import used (all threads): steadier than wall time on a busy machine. */
   initCpuMs: number;
   floorCpuMs: number;
+  /** The same two figures for CPU time. */
   cpuRatio: number;
+  cpuRatioIqr: [number, number];
 }
 
 /** How a floor constructs each SDK client, keyed by the package a bundle contains. */
@@ -112,18 +121,17 @@ export interface Timing {
 }
 
 /** Wall and CPU time to import one module in a fresh process, measured inside that process. */
-export function timeImport(file: string, expectHandler: boolean): Timing {
+export async function timeImport(file: string, expectHandler: boolean): Promise<Timing> {
   const check = expectHandler ? "if (typeof module.handler !== 'function') throw new Error('no handler export');" : '';
   const script =
     `const cpu = process.cpuUsage(); const start = performance.now(); ` +
     `const module = await import(${JSON.stringify(pathToFileURL(file).href)}); ` +
     `const ms = performance.now() - start; const used = process.cpuUsage(cpu); ${check} ` +
     `process.stdout.write(JSON.stringify({ ms, cpuMs: (used.user + used.system) / 1000 }));`;
-  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     env: { PATH: process.env.PATH, ...CHILD_ENV },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  return JSON.parse(output.toString()) as Timing;
+  return JSON.parse(stdout) as Timing;
 }
 
 function shuffled<T>(items: T[]): T[] {
@@ -160,23 +168,25 @@ export async function measureColdInit(root: string, functions: PackagedFunction[
         floor: [] as Timing[],
       });
     }
-    // One unmeasured import each puts the files in the page cache. Then each function runs
-    // right beside its floor, in a random order, so background load falls on both alike.
-    for (const subject of subjects) {
-      timeImport(subject.handlerFile, true);
-      timeImport(subject.floorFile, false);
-    }
+    // One unmeasured import each puts the files in the page cache. Then each function is imported
+    // at the same time as its floor, one on each core, the functions in a random order: whatever
+    // else the machine does falls on both halves of a pair, and a run takes half as long.
+    const pair = (subject: { handlerFile: string; floorFile: string }) =>
+      Promise.all([timeImport(subject.handlerFile, true), timeImport(subject.floorFile, false)]);
+    for (const subject of subjects) await pair(subject);
     for (let run = 0; run < runs; run++) {
       for (const subject of shuffled(subjects)) {
-        const floorFirst = Math.random() < 0.5;
-        if (floorFirst) subject.floor.push(timeImport(subject.floorFile, false));
-        subject.init.push(timeImport(subject.handlerFile, true));
-        if (!floorFirst) subject.floor.push(timeImport(subject.floorFile, false));
+        const [init, floor] = await pair(subject);
+        subject.init.push(init);
+        subject.floor.push(floor);
       }
     }
     return subjects.map(({ fn, clients, floorBytes, init, floor }) => {
       const [initMs, floorMs] = [median(init.map((t) => t.ms)), median(floor.map((t) => t.ms))];
       const [initCpuMs, floorCpuMs] = [median(init.map((t) => t.cpuMs)), median(floor.map((t) => t.cpuMs))];
+      const ratios = init.map((timing, run) => timing.ms / floor[run]!.ms);
+      const cpuRatios = init.map((timing, run) => timing.cpuMs / floor[run]!.cpuMs);
+      const iqr = (values: number[]): [number, number] => [round(percentile(values, 0.25)), round(percentile(values, 0.75))];
       return {
         name: fn.name,
         clients,
@@ -184,10 +194,12 @@ export async function measureColdInit(root: string, functions: PackagedFunction[
         runs,
         initMs: round(initMs),
         floorMs: round(floorMs),
-        ratio: round(initMs / floorMs),
+        ratio: round(median(ratios)),
+        ratioIqr: iqr(ratios),
         initCpuMs: round(initCpuMs),
         floorCpuMs: round(floorCpuMs),
-        cpuRatio: round(initCpuMs / floorCpuMs),
+        cpuRatio: round(median(cpuRatios)),
+        cpuRatioIqr: iqr(cpuRatios),
       };
     });
   } finally {

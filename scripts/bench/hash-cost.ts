@@ -5,7 +5,7 @@ import type { ServerKeys } from '../../lib/secrets/server-keys.js';
 import { median, round } from './stats.js';
 
 // Password and PIN hashing, measured on its own; and, for the bench only, a way to run
-// registrations at a tiny scrypt cost so that 1,000 of them fit in the time budget. The
+// registrations at a tiny scrypt cost so that hundreds of them fit in the time budget. The
 // service's code is untouched: the bench swaps node:crypto's scrypt in its own process.
 
 /** The cost the bench injects while it measures registration's non-hashing path. */

@@ -108,7 +108,7 @@ export async function runScenarios(
     body: { ...registration(phone), phone_verification_token: proof },
   });
 
-  // Registration: the non-hashing path 1,000 times at a bench-only scrypt cost, then a few
+  // Registration: the non-hashing path once per call at a bench-only scrypt cost, then a few
   // registrations at the real cost. One unmeasured call first fills the company cache.
   useBenchOnlyScrypt(true);
   try {

@@ -11,16 +11,21 @@ import { median, round } from './stats.js';
 
 // What reading the server secret from SSM Parameter Store costs a cold start, in two parts:
 // importing the SSM client with the bundle (a floor of the DynamoDB clients with and without it,
-// in fresh processes), and the first read (client set-up and one GetParameter, in a fresh process,
-// against a loopback SSM, so without AWS's network time) beside reading the local file instead.
-// Every later use in the container is a lookup in memory.
+// imported at the same time in two fresh processes, as the cold init pairs are), and the first read
+// (client set-up and one GetParameter, in a fresh process, against a loopback SSM, so without AWS's
+// network time) beside reading the local file instead. Every later use in the container is a
+// lookup in memory.
 
 interface SecretCost {
-  runs: number;
+  /** Pairs of imports, and first reads of each source (each read a process with tsx: the costly part). */
+  importRuns: number;
+  readRuns: number;
   /** Medians, ms: importing the DynamoDB clients, and the same with the SSM client. */
   importWithoutSsmMs: number;
   importWithSsmMs: number;
+  /** Medians of the pairs' differences, wall and CPU time, ms. */
   importSsmAddsMs: number;
+  importSsmAddsCpuMs: number;
   /** Medians, ms: the first key derived from a secret read from SSM, and from a local file. */
   firstReadSsmMs: number;
   firstReadSsmCpuMs: number;
@@ -50,7 +55,10 @@ async function firstRead(root: string, source: string): Promise<Timing & { later
   return JSON.parse(stdout) as Timing & { laterMs: number };
 }
 
-export async function measureSecretCost(root: string, runs: number): Promise<SecretCost> {
+export async function measureSecretCost(
+  root: string,
+  { importRuns, readRuns }: { importRuns: number; readRuns: number },
+): Promise<SecretCost> {
   const workDir = mkdtempSync(join(tmpdir(), 'wallet-bench-secret-'));
   const ssm = await startFakeSsm();
   try {
@@ -58,8 +66,10 @@ export async function measureSecretCost(root: string, runs: number): Promise<Sec
     const [without, withSsm] = [join(workDir, 'without.mjs'), join(workDir, 'with.mjs')];
     await buildFloor(root, options, ['client-dynamodb', 'lib-dynamodb'], without);
     await buildFloor(root, options, ['client-dynamodb', 'lib-dynamodb', 'client-ssm'], withSsm);
-    timeImport(without, false);
-    timeImport(withSsm, false);
+    const importPair = () => Promise.all([timeImport(without, false), timeImport(withSsm, false)]);
+    await importPair();
+    const imports = [];
+    for (let run = 0; run < importRuns; run++) imports.push(await importPair());
 
     ssm.put(PARAMETER, randomBytes(32).toString('base64'));
     const secretFile = join(workDir, 'server-secret');
@@ -68,22 +78,20 @@ export async function measureSecretCost(root: string, runs: number): Promise<Sec
     const fromSsm = `ssmSecret(readConfig(${JSON.stringify(environment)}))`;
     const fromFile = `fileSecret(${JSON.stringify(secretFile)})`;
 
-    const timings = { without: [] as number[], with: [] as number[], ssm: [] as Timing[], file: [] as number[], later: [] as number[] };
-    for (let run = 0; run < runs; run++) {
-      timings.without.push(timeImport(without, false).ms);
-      timings.with.push(timeImport(withSsm, false).ms);
+    const timings = { ssm: [] as Timing[], file: [] as number[], later: [] as number[] };
+    for (let run = 0; run < readRuns; run++) {
       const read = await firstRead(root, fromSsm);
       timings.ssm.push(read);
       timings.later.push(read.laterMs);
       timings.file.push((await firstRead(root, fromFile)).ms);
     }
-    const importWithoutSsmMs = median(timings.without);
-    const importWithSsmMs = median(timings.with);
     return {
-      runs,
-      importWithoutSsmMs: round(importWithoutSsmMs),
-      importWithSsmMs: round(importWithSsmMs),
-      importSsmAddsMs: round(importWithSsmMs - importWithoutSsmMs),
+      importRuns,
+      readRuns,
+      importWithoutSsmMs: round(median(imports.map(([plain]) => plain.ms))),
+      importWithSsmMs: round(median(imports.map(([, ssm]) => ssm.ms))),
+      importSsmAddsMs: round(median(imports.map(([plain, ssm]) => ssm.ms - plain.ms))),
+      importSsmAddsCpuMs: round(median(imports.map(([plain, ssm]) => ssm.cpuMs - plain.cpuMs))),
       firstReadSsmMs: round(median(timings.ssm.map((timing) => timing.ms))),
       firstReadSsmCpuMs: round(median(timings.ssm.map((timing) => timing.cpuMs))),
       firstReadFileMs: round(median(timings.file)),
