@@ -307,6 +307,7 @@ describe('identity is unique per company, phone or email, and user type', () => 
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(19);
+    for (const refused of answers.filter((answer) => answer.status === 409)) expect(refused.body.error).toEqual([7]);
 
     const winnerIndex = answers.findIndex((answer) => answer.status === 200);
     const winner = answers[winnerIndex]!.body.data.user_id;
