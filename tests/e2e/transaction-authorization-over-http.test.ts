@@ -7,7 +7,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { authorizationKey } from '../../lib/store/keys.js';
-import { expectFiveComparedFiveRefused, newCompany, sampleRegistration } from '../helpers.js';
+import { expectFiveComparedFiveRefused, newCompany, signUp } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
 import { useOfflineService } from './offline-server.js';
 
@@ -16,10 +16,10 @@ const AUTHORIZE = '/wallet/v3/auth/transaction_authorization';
 const PIN = '1397';
 let sequence = 0;
 
-async function post(path: string, body: unknown, headers: Record<string, string> = {}, companyId = service.company.company_id) {
+async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${service.server.baseUrl}${path}`, {
     method: 'POST',
-    headers: { CompanyID: companyId, 'content-type': 'application/json', ...headers },
+    headers: { CompanyID: service.company.company_id, 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   const answer = { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
@@ -27,11 +27,13 @@ async function post(path: string, body: unknown, headers: Record<string, string>
   return answer;
 }
 
-/** A customer registered over HTTP: the Authorization header of their token, and their id. */
-async function customer(companyId = service.company.company_id): Promise<{ authorization: string; userId: string }> {
-  const registered = await post('/wallet/v3/auth/user_register', sampleRegistration({ transaction_pin: PIN }), {}, companyId);
-  expect(registered.status, JSON.stringify(registered.body)).toBe(200);
-  return { authorization: `Token ${registered.body.data.token.token}`, userId: registered.body.data.user_id };
+/**
+ * A customer registered through the server's in-process twin (same table and secret; registering
+ * over HTTP is registration-over-http's): the Authorization header of their token, and their id.
+ */
+async function customer(company = service.company): Promise<{ authorization: string; userId: string }> {
+  const { authorization, userId } = await signUp(service.server.local, company, { transaction_pin: PIN });
+  return { authorization, userId };
 }
 
 const payment = () => ({ amount: '25.00', currency: 'EUR', payee: 'Acme Coffee', reference: `order-${Date.now()}-${sequence++}` });
@@ -122,7 +124,7 @@ describe('transaction authorization over HTTP, redeemed through the local Lambda
       grace.userId,
     );
     // A token of another company's user, presented in this company, is 401 on the HTTP side.
-    const stranger = await customer(other.company_id);
+    const stranger = await customer(other);
     expect((await authorize(stranger.authorization, payment())).status).toBe(401);
   });
 
