@@ -4,10 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as z from 'zod/mini';
 import type { App } from '../app-context.js';
 import type { Call, Principal, RequestKey, RequestTime } from '../call.js';
-import { readConfig } from '../config.js';
 import type { RequestOrigin } from '../observability/audit.js';
-import { createLogger } from '../observability/logger.js';
-import { createMetrics } from '../observability/metrics.js';
 import { requestWork } from '../store/table.js';
 import { parseInput } from '../validation.js';
 import type { ApiEvent } from './api-event.js';

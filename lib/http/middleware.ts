@@ -2,7 +2,7 @@ import type { App } from '../app-context.js';
 import { AppError, type ErrorName } from '../errors.js';
 import { HEX_ID_PATTERN } from '../ids.js';
 import { authenticate } from '../sessions/access-tokens.js';
-import type { ApiEvent, ApiMiddleware } from './api-event.js';
+import type { ApiMiddleware } from './api-event.js';
 import type { AuthRequirement, Endpoint } from './endpoint.js';
 import { answerFailure } from './failures.js';
 

@@ -1,12 +1,9 @@
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { App } from '../app-context.js';
-import { readConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import { type FailureEnvelope, failureBody, type SuccessEnvelope, successBody } from '../http/envelope.js';
 import { failureOf, serviceUnavailable } from '../http/failures.js';
-import { createLogger } from '../observability/logger.js';
-import { createMetrics } from '../observability/metrics.js';
 import { parseInput } from '../validation.js';
 
 // A function another service invokes through the Lambda API, with no HTTP route (API contract

@@ -1,7 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { App } from '../app-context.js';
-import { readConfig } from '../config.js';
-import { createLogger } from '../observability/logger.js';
 import type { QueuedRecord } from '../sms/queued-sms-delivery.js';
 
 // A function an SQS queue invokes (functions/sms-send.ts): it answers the messages to come again
