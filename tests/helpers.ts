@@ -134,3 +134,16 @@ export async function fillCompanyHour(service: InProcessService, companyId: stri
     }),
   );
 }
+
+/** A listed notification's fields as the seed's section 2.4 names them, sorted. */
+export const SEED_NOTIFICATION_FIELDS = [
+  'created_date',
+  'id',
+  'is_read',
+  'notification_body',
+  'notification_event_type',
+  'notification_title',
+  'notification_type',
+  'updated_date',
+  'user_id',
+];

@@ -9,20 +9,7 @@ import { NOTIFICATION_PREFIX, UNREAD_COUNT_PREFIX, userKey } from '../../lib/sto
 import { notificationWrites } from '../../lib/store/notification-store.js';
 import { MINIMUM_ROUND_TRIPS } from '../../scripts/bench/minimum-round-trips.js';
 import { RoundTripCounter } from '../../scripts/bench/round-trips.js';
-import { type Account, type Answer, expectFailure, invoke, newCompany, signUp, testService } from '../helpers.js';
-
-/** A listed notification's fields as the seed's section 2.4 names them, sorted. */
-const SEED_NOTIFICATION_FIELDS = [
-  'created_date',
-  'id',
-  'is_read',
-  'notification_body',
-  'notification_event_type',
-  'notification_title',
-  'notification_type',
-  'updated_date',
-  'user_id',
-];
+import { type Account, type Answer, expectFailure, invoke, newCompany, SEED_NOTIFICATION_FIELDS, signUp, testService } from '../helpers.js';
 
 const service = testService();
 const { table } = service.app;

@@ -1,7 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import type { SecretSource } from '../../lib/secrets/server-keys.js';
-import { type Account, type Answer, expectFailure, invoke, newCompany, newEmployee, signUp, testService } from '../helpers.js';
+import {
+  type Account,
+  type Answer,
+  expectFailure,
+  invoke,
+  newCompany,
+  newEmployee,
+  SEED_NOTIFICATION_FIELDS,
+  signUp,
+  testService,
+} from '../helpers.js';
 import { versionedSecret } from '../secrets/versioned-secret.js';
 
 // Two versions of the server secret, the newer one current: a cursor whose version is changed
@@ -60,17 +70,7 @@ describe('the referral list', () => {
       expect.stringContaining('Bea'),
     ]);
     for (const notification of data.notification) {
-      expect(Object.keys(notification).sort()).toEqual([
-        'created_date',
-        'id',
-        'is_read',
-        'notification_body',
-        'notification_event_type',
-        'notification_title',
-        'notification_type',
-        'updated_date',
-        'user_id',
-      ]);
+      expect(Object.keys(notification).sort()).toEqual(SEED_NOTIFICATION_FIELDS);
       expect(notification).toEqual({
         id: expect.stringMatching(/^[0-9a-f]{32}$/),
         user_id: referrer.userId,
