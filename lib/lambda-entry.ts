@@ -14,44 +14,40 @@ import { createMetrics } from './observability/metrics.js';
 // configuration it cannot run with never crashes the container at init (API Gateway would answer
 // that outside the envelope): the function answers as its kind must, and the log says why.
 
-function cannotStart(error: unknown) {
-  const logger = createLogger('INFO');
-  logger.error('function cannot start', { error: error as Error });
-  return { logger, metrics: createMetrics(logger) };
+/**
+ * A function's handler built from its app; when the configuration cannot be run with, the log
+ * says why and `cannotStart` gives the handler that answers in its kind's way instead.
+ */
+function started<Handler>(
+  build: (app: App) => Handler,
+  cannotStart: (reason: Error, parts: Pick<App, 'logger' | 'metrics'>) => Handler,
+): Handler {
+  try {
+    return build(createApp(readConfig()));
+  } catch (error) {
+    const logger = createLogger('INFO');
+    logger.error('function cannot start', { error: error as Error });
+    return cannotStart(error as Error, { logger, metrics: createMetrics(logger) });
+  }
 }
 
 /** An HTTP function: every call answers 503, code 16, when it cannot start. */
 export function lambdaFunction(build: (app: App) => LambdaHttpHandler): LambdaHttpHandler {
-  try {
-    return build(createApp(readConfig()));
-  } catch (error) {
-    const fallback = cannotStart(error);
-    return async (event, context) => {
-      fallback.logger.addContext(context);
-      return answerFailure(fallback, serviceUnavailable(`function cannot start: ${(error as Error).message}`), event);
-    };
-  }
+  return started<LambdaHttpHandler>(build, (reason, parts) => async (event, context) => {
+    parts.logger.addContext(context);
+    return answerFailure(parts, serviceUnavailable(`function cannot start: ${reason.message}`), event);
+  });
 }
 
 /** A function invoked through the Lambda API: every call answers 503 (code 16) in the envelope when it cannot start. */
 export function invokedFunction<Data>(build: (app: App) => InvokedHandler<Data>): InvokedHandler<Data> {
-  try {
-    return build(createApp(readConfig()));
-  } catch (error) {
-    const fallback = cannotStart(error);
-    return async (_payload, context) => {
-      fallback.logger.addContext(context);
-      return failureBody(failureOf(fallback, serviceUnavailable('function cannot start'), undefined));
-    };
-  }
+  return started<InvokedHandler<Data>>(build, (_reason, parts) => async (_payload, context) => {
+    parts.logger.addContext(context);
+    return failureBody(failureOf(parts, serviceUnavailable('function cannot start'), undefined));
+  });
 }
 
 /** A function an SQS queue invokes: every batch goes back when it cannot start. */
 export function queueFunction(build: (app: App) => QueueHandler): QueueHandler {
-  try {
-    return build(createApp(readConfig()));
-  } catch (error) {
-    cannotStart(error);
-    return async (event) => allAgain(event);
-  }
+  return started<QueueHandler>(build, () => async (event) => allAgain(event));
 }
