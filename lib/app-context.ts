@@ -5,6 +5,7 @@ import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { HashCost } from './secrets/hashing.js';
 import type { ServerKeys } from './secrets/server-keys.js';
+import type { SigningKeys } from './secrets/signing-keys.js';
 import type { SmsQueue } from './sms/sms-queue.js';
 import type { SendText } from './sms/sms-sender.js';
 import type { FullSendShards } from './store/full-send-shards.js';
@@ -22,6 +23,8 @@ export interface App {
   metrics: Metrics;
   table: Table;
   keys: ServerKeys;
+  /** The access tokens' signing and verifying keys (API contract 3.12). */
+  signingKeys: SigningKeys;
   companies: ActiveCompanies;
   /** Sends a text message: through SNS, or into the local outbox (config.sms.sender). */
   sms: SendText;

@@ -64,8 +64,25 @@ export interface Config {
    * naming an older version (or one above the current) is refused without asking the source.
    */
   secretVersionsKept: number;
-  /** Lifetime of an access token, in seconds. */
+  /** Lifetime of a session (and of its refresh token), in seconds. */
   tokenTtlSeconds: number;
+  /** Lifetime of one access token (a signed JWT, API contract 3.12), in seconds. */
+  accessTokenTtlSeconds: number;
+  /**
+   * The access tokens' `iss`: this service's base URL, under which /.well-known/openid-configuration
+   * is served. Empty on a deployed stage without TOKEN_ISSUER: nothing can be signed or verified then.
+   */
+  tokenIssuer: string;
+  /** The access tokens' `aud`. */
+  tokenAudience: string;
+  /** The signing key set as JSON (tests and scripts); else the file, else the SSM parameters below. */
+  signingKeys: string | undefined;
+  /** A file holding the signing key set (npm start's .data/signing-keys.json). */
+  signingKeysFile: string | undefined;
+  /** The SSM SecureString with the private key set: read only by the functions that sign. */
+  signingKeysParameter: string | undefined;
+  /** The SSM String with the public key set: read by every function that verifies, and the JWKS. */
+  signingPublicKeysParameter: string | undefined;
   /** A session unused this long is over, in seconds. */
   sessionIdleSeconds: number;
   /** A session's last use is recorded at most this often, in seconds (not with a write on every call). */
@@ -235,6 +252,7 @@ export const DEPLOYED_BOUNDS: Record<string, DeployedBounds> = {
   PIN_RESET_OTP_SESSION_SECONDS: { max: 900 },
   AUTHORIZATION_TTL_SECONDS: { max: 300 },
   TOKEN_TTL_SECONDS: { max: 90 * 24 * 3600 },
+  ACCESS_TOKEN_TTL_SECONDS: { min: 60, max: 3600 },
   SESSION_IDLE_SECONDS: { max: 30 * 24 * 3600 },
   VERIFICATION_TOKEN_TTL_SECONDS: { max: 3600 },
   COMPANY_CACHE_SECONDS: { max: 30 },
@@ -355,6 +373,15 @@ export function readConfig(env: Environment = process.env): Config {
     ssmMaxAttempts: read.integer('SSM_MAX_ATTEMPTS', 3, { min: 1 }),
     secretVersionsKept: read.integer('SECRET_VERSIONS_KEPT', DEFAULT_SECRET_VERSIONS_KEPT, { min: 1 }),
     tokenTtlSeconds: read.integer('TOKEN_TTL_SECONDS', 30 * 24 * 3600, { min: 1 }),
+    accessTokenTtlSeconds: read.integer('ACCESS_TOKEN_TTL_SECONDS', 900, { min: 1 }),
+    // serverless.yml sets it on every deployed function; an operator command that signs no token may go without.
+    tokenIssuer: read.text('TOKEN_ISSUER', read.deployed ? '' : `http://localhost:${read.text('PORT', '3000')}`).replace(/\/+$/, ''),
+    tokenAudience: read.text('TOKEN_AUDIENCE', 'wallet'),
+    signingKeys: read.optional('SIGNING_KEYS'),
+    signingKeysFile: read.optional('SIGNING_KEYS_FILE') ?? (local ? '.data/signing-keys.json' : undefined),
+    signingKeysParameter: read.optional('SIGNING_KEYS_PARAMETER') ?? (local ? undefined : `/wallet-auth/${stage}/signing-keys`),
+    signingPublicKeysParameter:
+      read.optional('SIGNING_PUBLIC_KEYS_PARAMETER') ?? (local ? undefined : `/wallet-auth/${stage}/signing-keys-public`),
     sessionIdleSeconds: read.integer('SESSION_IDLE_SECONDS', 14 * 24 * 3600, { min: 1 }),
     sessionTouchSeconds: read.integer('SESSION_TOUCH_SECONDS', 3600),
     verificationTokenTtlSeconds: read.integer('VERIFICATION_TOKEN_TTL_SECONDS', 15 * 60, { min: 1 }),
@@ -412,6 +439,12 @@ export function readConfig(env: Environment = process.env): Config {
     !read.text('AWS_ACCESS_KEY_ID');
   if (config.deadlineMarginMs >= config.functionTimeoutMs) {
     read.problems.push('DEADLINE_MARGIN_MS must be less than FUNCTION_TIMEOUT_SECONDS');
+  }
+  const issuerProblem = read.deployed
+    ? !/^https:\/\/[^\s/]+(\/\S*)?$/.test(config.tokenIssuer)
+    : !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(config.tokenIssuer);
+  if (config.tokenIssuer !== '' && issuerProblem) {
+    read.problems.push(`TOKEN_ISSUER must be the service’s base URL${read.deployed ? ', https on a deployed stage' : ''}`);
   }
   if (read.deployed && !DEPLOYED_LOG_LEVELS.includes(config.logLevel)) {
     read.problems.push(`LOG_LEVEL must be ${DEPLOYED_LOG_LEVELS.join(' or ')} on a deployed stage (above INFO the audit events are lost)`);

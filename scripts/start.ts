@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { createApp } from '../lib/app.js';
 import { LOCAL_DYNAMODB_PORT, LOCAL_STAGE, readConfig } from '../lib/config.js';
 import { createLogger } from '../lib/observability/logger.js';
+import { newKeySet } from '../lib/secrets/signing-keys.js';
 import { demoCompanyId } from './local/demo-company.js';
 import { createLocalTable, javaProblem, type LocalDynamoDb, startLocalDynamoDb } from './local/dynamodb-local.js';
 import { localEnvironment } from './local/environment.js';
@@ -25,6 +26,13 @@ function log(message: string): void {
 function localSecretFile(): string {
   const file = resolve(dataDir, 'server-secret');
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return file;
+}
+
+/** The local signing key set, made once with one key and kept (npm run signing-key:rotate adds keys to it). */
+function localSigningKeysFile(): string {
+  const file = resolve(dataDir, 'signing-keys.json');
+  if (!existsSync(file)) writeFileSync(file, JSON.stringify(newKeySet(Math.floor(Date.now() / 1000)), null, 2), { mode: 0o600 });
   return file;
 }
 
@@ -87,6 +95,7 @@ async function main(): Promise<void> {
     dynamodbEndpoint: endpoint,
     outboxFile,
     serverSecretFile: localSecretFile(),
+    signingKeysFile: localSigningKeysFile(),
     logLevel: process.env.LOG_LEVEL,
     settings: { PORT: port, ...queue?.environment },
   });

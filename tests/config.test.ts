@@ -39,6 +39,7 @@ const CAPS: [string, number, number][] = [
   ['OTP_SENDS_PER_ADDRESS_PER_HOUR', 1000, 1001],
   ['OTP_VERIFIES_PER_ADDRESS', 1000, 1001],
   ['OTP_FAILURES_PER_PHONE', 20, 21],
+  ['ACCESS_TOKEN_TTL_SECONDS', 3600, 3601],
 ];
 /** Windows and intervals, whose shorter values let more through: [setting, the first value taken, the last refused]. */
 const FLOORS: [string, number, number][] = [
@@ -48,6 +49,18 @@ const FLOORS: [string, number, number][] = [
 ];
 /** The limits 0 turns off, which a deployed stage may still do. */
 const TURNED_OFF = ['OTP_SENDS_PER_PREFIX_PER_HOUR', 'OTP_SENDS_PER_ADDRESS_PER_HOUR', 'OTP_VERIFIES_PER_ADDRESS'];
+
+describe('the access tokens’ issuer', () => {
+  it('is the local server on a local stage, an https URL of the operator’s on a deployed one', () => {
+    expect(onLocalTable({}).tokenIssuer).toBe('http://localhost:3000');
+    expect(onLocalTable({ PORT: '4100' }).tokenIssuer).toBe('http://localhost:4100');
+    expect(deployed({ TOKEN_ISSUER: 'https://auth.example.com/' }).tokenIssuer).toBe('https://auth.example.com');
+    expect(problemsOf(() => deployed({ TOKEN_ISSUER: 'http://auth.example.com' }))).toEqual([
+      'TOKEN_ISSUER must be the service’s base URL, https on a deployed stage',
+    ]);
+    expect(problemsOf(() => onLocalTable({ TOKEN_ISSUER: 'not a url' }))).toEqual(['TOKEN_ISSUER must be the service’s base URL']);
+  });
+});
 
 describe('the security limits on a deployed stage', () => {
   it('takes the defaults', () => {

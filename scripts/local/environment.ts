@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { type Config, type Environment, readConfig } from '../../lib/config.js';
+import { newKeySet } from '../../lib/secrets/signing-keys.js';
 
 // The one description of the service's environment on this machine, for npm start, the tests,
-// the bench, the load run and the fuzzer: DynamoDB Local, the SMS outbox, a server secret, and
+// the bench, the load run and the fuzzer: DynamoDB Local, the SMS outbox, a server secret, signing keys, and
 // no AWS credentials (the clients use dummy ones for a local endpoint, so nothing reaches AWS).
 
 export interface LocalEnvironmentOptions {
@@ -15,9 +16,23 @@ export interface LocalEnvironmentOptions {
   serverSecret?: string;
   /** A file holding the secret instead (npm start's .data/server-secret, kept across restarts). */
   serverSecretFile?: string;
+  /** A file holding the signing key set (npm start's .data/signing-keys.json); default: a fresh set in SIGNING_KEYS. */
+  signingKeysFile?: string;
   logLevel?: string;
   /** Any other setting of lib/config.ts, by its variable name. */
   settings?: Environment;
+}
+
+let keySet: string | undefined;
+
+/**
+ * One signing key set for every environment this process describes, as one deployment has one:
+ * a token one service of a test made verifies in another. It signs from the epoch on, since a
+ * test's clock may be set anywhere.
+ */
+function processKeySet(): string {
+  keySet ??= JSON.stringify(newKeySet(0));
+  return keySet;
 }
 
 export function localEnvironment(options: LocalEnvironmentOptions): Record<string, string> {
@@ -28,6 +43,7 @@ export function localEnvironment(options: LocalEnvironmentOptions): Record<strin
     ...(options.serverSecretFile
       ? { SERVER_SECRET_FILE: options.serverSecretFile }
       : { SERVER_SECRET: options.serverSecret ?? randomBytes(32).toString('hex') }),
+    ...(options.signingKeysFile ? { SIGNING_KEYS_FILE: options.signingKeysFile } : { SIGNING_KEYS: processKeySet() }),
     AWS_REGION: 'us-east-1',
     SMS_SENDER: 'outbox',
     SMS_OUTBOX_FILE: options.outboxFile,
