@@ -160,6 +160,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallet/v3/auth/token/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Spend a refresh token for a new access token and refresh token
+         * @description Answers a new access token (valid 15 minutes) and a new refresh token; the one sent is spent. A refresh token lives as its session does (30 days at most, ended by 14 days unused, by logout, disable or device removal). Unknown, expired or ended: 401 code 4. A spent refresh token sent again ends the whole session and writes a security notification (event 7): 401 code 4. Send each refresh with an Idempotency-Key: sent again with it (the answer was lost), it answers the same pair and is not a reuse.
+         */
+        post: operations["tokenRefresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/wallet/v3/auth/logout": {
         parameters: {
             query?: never;
@@ -385,8 +405,10 @@ export interface operations {
                      *         "message": "User registered successfully",
                      *         "token": {
                      *           "type": "Token",
-                     *           "token": "kT3oV2nq8N0x9C1bY4rS7uW6zA5dE2fG1hJ0kL9mP8Q"
+                     *           "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ikh4M29aMHlxMVFtUjJ2NWJUOHdLNG5DN2RFNmZHOWhKMGtMMW1QMnNBM3UiLCJ0eXAiOiJKV1QifQ.eyJjaWQiOiIwYTFiMmMzZDRlNWY2MDcxODI5M2E0YjVjNmQ3ZThmOSIsInNpZCI6IjljMmU0YjdhMWQzZjVlNjA3MTgyOTMwNGE1YjZjN2Q4IiwidXRwIjoyLCJhbXIiOlsib3RwIl0sImlzcyI6Imh0dHBzOi8vYXV0aC5leGFtcGxlLmNvbSIsImF1ZCI6IndhbGxldCIsInN1YiI6IjVmMWM3YTJiOWQzZTRmNjA3MTgyOTNhNGI1YzZkN2U4IiwiaWF0IjoxNzY0MDgxMDAwLCJleHAiOjE3NjQwODE5MDB9.JIrBfWYh5N7_sdoc4aVo1GrA8M3ymty_X1a1rHWi_VNq56kgW7Z3sJqnLptNTrU8nG-GVsx7sCcCE2akcgJC4g"
                      *         },
+                     *         "refresh_token": "5f1c7a2b9d3e4f60718293a4b5c6d7e8.9c2e4b7a1d3f5e6071829304a5b6c7d8.1.1.lKry3FHKS2bpSLm8kXN0BlCoO-vRYVgDQLO_tx2EU5c.TXZK5Lr5cUbu0vLapjxfpjRZEyba4QxyeNzVDp8CFp8",
+                     *         "expires_in": 900,
                      *         "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
                      *         "referral_code": "94MQE4QQ"
                      *       }
@@ -398,16 +420,20 @@ export interface operations {
                         error: unknown[];
                         data: {
                             message: string;
-                            /** @description Send back as `Authorization: Token <token>` */
+                            /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
                             token: {
                                 /**
                                  * @description The scheme name to send in Authorization
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description Opaque; 256 random bits, base64url */
+                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
+                            /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
+                            refresh_token: string;
+                            /** @description Seconds until the access token expires */
+                            expires_in: number;
                             /** @description 32 lower-case hex characters */
                             user_id: string;
                             /** @description With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin */
@@ -849,8 +875,10 @@ export interface operations {
                      *         "message": "Logged in successfully",
                      *         "token": {
                      *           "type": "Token",
-                     *           "token": "kT3oV2nq8N0x9C1bY4rS7uW6zA5dE2fG1hJ0kL9mP8Q"
+                     *           "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ikh4M29aMHlxMVFtUjJ2NWJUOHdLNG5DN2RFNmZHOWhKMGtMMW1QMnNBM3UiLCJ0eXAiOiJKV1QifQ.eyJjaWQiOiIwYTFiMmMzZDRlNWY2MDcxODI5M2E0YjVjNmQ3ZThmOSIsInNpZCI6IjljMmU0YjdhMWQzZjVlNjA3MTgyOTMwNGE1YjZjN2Q4IiwidXRwIjoyLCJhbXIiOlsib3RwIl0sImlzcyI6Imh0dHBzOi8vYXV0aC5leGFtcGxlLmNvbSIsImF1ZCI6IndhbGxldCIsInN1YiI6IjVmMWM3YTJiOWQzZTRmNjA3MTgyOTNhNGI1YzZkN2U4IiwiaWF0IjoxNzY0MDgxMDAwLCJleHAiOjE3NjQwODE5MDB9.JIrBfWYh5N7_sdoc4aVo1GrA8M3ymty_X1a1rHWi_VNq56kgW7Z3sJqnLptNTrU8nG-GVsx7sCcCE2akcgJC4g"
                      *         },
+                     *         "refresh_token": "5f1c7a2b9d3e4f60718293a4b5c6d7e8.9c2e4b7a1d3f5e6071829304a5b6c7d8.1.1.lKry3FHKS2bpSLm8kXN0BlCoO-vRYVgDQLO_tx2EU5c.TXZK5Lr5cUbu0vLapjxfpjRZEyba4QxyeNzVDp8CFp8",
+                     *         "expires_in": 900,
                      *         "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8"
                      *       }
                      *     }
@@ -861,16 +889,20 @@ export interface operations {
                         error: unknown[];
                         data: {
                             message: string;
-                            /** @description Send back as `Authorization: Token <token>` */
+                            /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
                             token: {
                                 /**
                                  * @description The scheme name to send in Authorization
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description Opaque; 256 random bits, base64url */
+                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
+                            /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
+                            refresh_token: string;
+                            /** @description Seconds until the access token expires */
+                            expires_in: number;
                             /** @description 32 lower-case hex characters */
                             user_id: string;
                             /** @description With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin */
@@ -1106,8 +1138,10 @@ export interface operations {
                      *         "message": "Logged in successfully",
                      *         "token": {
                      *           "type": "Token",
-                     *           "token": "kT3oV2nq8N0x9C1bY4rS7uW6zA5dE2fG1hJ0kL9mP8Q"
+                     *           "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ikh4M29aMHlxMVFtUjJ2NWJUOHdLNG5DN2RFNmZHOWhKMGtMMW1QMnNBM3UiLCJ0eXAiOiJKV1QifQ.eyJjaWQiOiIwYTFiMmMzZDRlNWY2MDcxODI5M2E0YjVjNmQ3ZThmOSIsInNpZCI6IjljMmU0YjdhMWQzZjVlNjA3MTgyOTMwNGE1YjZjN2Q4IiwidXRwIjoyLCJhbXIiOlsib3RwIl0sImlzcyI6Imh0dHBzOi8vYXV0aC5leGFtcGxlLmNvbSIsImF1ZCI6IndhbGxldCIsInN1YiI6IjVmMWM3YTJiOWQzZTRmNjA3MTgyOTNhNGI1YzZkN2U4IiwiaWF0IjoxNzY0MDgxMDAwLCJleHAiOjE3NjQwODE5MDB9.JIrBfWYh5N7_sdoc4aVo1GrA8M3ymty_X1a1rHWi_VNq56kgW7Z3sJqnLptNTrU8nG-GVsx7sCcCE2akcgJC4g"
                      *         },
+                     *         "refresh_token": "5f1c7a2b9d3e4f60718293a4b5c6d7e8.9c2e4b7a1d3f5e6071829304a5b6c7d8.1.1.lKry3FHKS2bpSLm8kXN0BlCoO-vRYVgDQLO_tx2EU5c.TXZK5Lr5cUbu0vLapjxfpjRZEyba4QxyeNzVDp8CFp8",
+                     *         "expires_in": 900,
                      *         "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8"
                      *       }
                      *     }
@@ -1118,16 +1152,20 @@ export interface operations {
                         error: unknown[];
                         data: {
                             message: string;
-                            /** @description Send back as `Authorization: Token <token>` */
+                            /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
                             token: {
                                 /**
                                  * @description The scheme name to send in Authorization
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description Opaque; 256 random bits, base64url */
+                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
+                            /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
+                            refresh_token: string;
+                            /** @description Seconds until the access token expires */
+                            expires_in: number;
                             /** @description 32 lower-case hex characters */
                             user_id: string;
                             /** @description With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin */
@@ -2008,6 +2046,212 @@ export interface operations {
             };
         };
     };
+    tokenRefresh: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "refresh_token": "5f1c7a2b9d3e4f60718293a4b5c6d7e8.9c2e4b7a1d3f5e6071829304a5b6c7d8.1.1.lKry3FHKS2bpSLm8kXN0BlCoO-vRYVgDQLO_tx2EU5c.TXZK5Lr5cUbu0vLapjxfpjRZEyba4QxyeNzVDp8CFp8"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The refresh_token of the last login or refresh answer */
+                    refresh_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Tokens refreshed",
+                     *         "token": {
+                     *           "type": "Token",
+                     *           "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ikh4M29aMHlxMVFtUjJ2NWJUOHdLNG5DN2RFNmZHOWhKMGtMMW1QMnNBM3UiLCJ0eXAiOiJKV1QifQ.eyJjaWQiOiIwYTFiMmMzZDRlNWY2MDcxODI5M2E0YjVjNmQ3ZThmOSIsInNpZCI6IjljMmU0YjdhMWQzZjVlNjA3MTgyOTMwNGE1YjZjN2Q4IiwidXRwIjoyLCJhbXIiOlsib3RwIl0sImlzcyI6Imh0dHBzOi8vYXV0aC5leGFtcGxlLmNvbSIsImF1ZCI6IndhbGxldCIsInN1YiI6IjVmMWM3YTJiOWQzZTRmNjA3MTgyOTNhNGI1YzZkN2U4IiwiaWF0IjoxNzY0MDgxMDAwLCJleHAiOjE3NjQwODE5MDB9.JIrBfWYh5N7_sdoc4aVo1GrA8M3ymty_X1a1rHWi_VNq56kgW7Z3sJqnLptNTrU8nG-GVsx7sCcCE2akcgJC4g"
+                     *         },
+                     *         "refresh_token": "5f1c7a2b9d3e4f60718293a4b5c6d7e8.9c2e4b7a1d3f5e6071829304a5b6c7d8.1.1.lKry3FHKS2bpSLm8kXN0BlCoO-vRYVgDQLO_tx2EU5c.TXZK5Lr5cUbu0vLapjxfpjRZEyba4QxyeNzVDp8CFp8",
+                     *         "expires_in": 900,
+                     *         "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
+                            token: {
+                                /**
+                                 * @description The scheme name to send in Authorization
+                                 * @constant
+                                 */
+                                type: "Token";
+                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                token: string;
+                            };
+                            /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
+                            refresh_token: string;
+                            /** @description Seconds until the access token expires */
+                            expires_in: number;
+                            /** @description 32 lower-case hex characters */
+                            user_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
     logout: {
         parameters: {
             query?: never;
@@ -2255,7 +2499,7 @@ export interface operations {
                                 notification_body: string;
                                 /** @description 1 referral, 2 security */
                                 notification_type: number;
-                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked */
+                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 7 refresh token reused */
                                 notification_event_type: number;
                                 /** @description UNIX seconds */
                                 created_date: number;
@@ -2472,7 +2716,7 @@ export interface operations {
                                 notification_body: string;
                                 /** @description 1 referral, 2 security */
                                 notification_type: number;
-                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked */
+                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 7 refresh token reused */
                                 notification_event_type: number;
                                 /** @description UNIX seconds */
                                 created_date: number;

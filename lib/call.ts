@@ -7,7 +7,7 @@ export interface Principal {
   companyId: string;
   userId: string;
   userType: number;
-  /** The SHA-256 of the token: the session's id. */
+  /** The session's id: the access token's `sid` (or, for an opaque token from before 3.12, its SHA-256). */
   sessionId: string;
   /** How and when (epoch seconds) the session began, and the device it is bound to. */
   session?: { began: SessionStart | undefined; beganAt: number; deviceKey: string | undefined };

@@ -41,10 +41,21 @@ export function testService(
   settings: Environment = {},
   options: Partial<LocalEnvironmentOptions> & Omit<AppParts, 'clock'> = {},
 ): InProcessService {
-  const { logger, secretSource, compareSecrets, timer, sms, smsQueue, hashCost = TEST_HASH_COST, ...environment } = options;
+  const {
+    logger,
+    secretSource,
+    signingKeySources,
+    compareSecrets,
+    timer,
+    sms,
+    smsQueue,
+    hashCost = TEST_HASH_COST,
+    ...environment
+  } = options;
   return inProcessService(readConfig(testEnvironment(settings, environment)), {
     logger,
     secretSource,
+    signingKeySources,
     compareSecrets,
     timer,
     sms,

@@ -9,6 +9,7 @@ import { notificationsEndpoint } from './notifications-endpoint.js';
 import { notificationsReadEndpoint } from './notifications-read-endpoint.js';
 import { referralProgramEndpoint } from './referral-program-endpoint.js';
 import { resetPinEndpoint } from './reset-pin-endpoint.js';
+import { tokenRefreshEndpoint } from './token-refresh-endpoint.js';
 import { transactionAuthorizationEndpoint } from './transaction-authorization-endpoint.js';
 import { userRegisterEndpoint } from './user-register-endpoint.js';
 import { verifyOtpEndpoint } from './verify-otp-endpoint.js';
@@ -25,6 +26,7 @@ import { verifyOtpEndpoint } from './verify-otp-endpoint.js';
 //   devicesRemove             POST /wallet/v3/auth/devices/remove                lib/devices
 //   changePin                 POST /wallet/v3/auth/change_pin                    lib/pins
 //   resetPin                  POST /wallet/v3/auth/reset_pin                     lib/pins
+//   tokenRefresh              POST /wallet/v3/auth/token/refresh                 lib/sessions
 //   logout                    POST /wallet/v3/auth/logout                        lib/sessions
 //   referralProgram           GET  /wallet/v3/reward_promotion/referral_program  lib/referrals
 //   notifications             GET  /wallet/v3/notifications                      lib/notifications
@@ -44,6 +46,7 @@ export const endpoints = {
   devicesRemove: devicesRemoveEndpoint,
   changePin: changePinEndpoint,
   resetPin: resetPinEndpoint,
+  tokenRefresh: tokenRefreshEndpoint,
   logout: logoutEndpoint,
   referralProgram: referralProgramEndpoint,
   notifications: notificationsEndpoint,

@@ -1,4 +1,4 @@
-import { type Endpoint, sampleToken, sampleUserId } from '../http/endpoint.js';
+import { type Endpoint, sampleTokens, sampleUserId } from '../http/endpoint.js';
 import { loginPinBody } from '../pins/login-pin-input.js';
 import { loginPinResult } from '../pins/login-pin-result.js';
 
@@ -28,6 +28,6 @@ export const loginPinEndpoint = {
       nonce: 'b3K9xQ2mV7pL1sT8',
       signature: 'MEUCIQDp1x2Rz9mK8nB3vC5tY7uW0qL4sE6hJ2gF1aD9cX3bZwIgQ5rT8yU1iO4pA7sD0fG3hJ6kL9zX2cV5bN8mQ1wE4rT=',
     },
-    result: { message: 'Logged in successfully', token: sampleToken, user_id: sampleUserId },
+    result: { message: 'Logged in successfully', ...sampleTokens, user_id: sampleUserId },
   },
 } as const satisfies Endpoint;

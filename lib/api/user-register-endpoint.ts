@@ -1,4 +1,4 @@
-import { duration, type Endpoint, sampleToken, sampleUserId } from '../http/endpoint.js';
+import { duration, type Endpoint, sampleTokens, sampleUserId } from '../http/endpoint.js';
 import { userRegisterBody } from '../registration/user-register-input.js';
 import { userRegisterResult } from '../registration/user-register-result.js';
 
@@ -50,6 +50,6 @@ export const userRegisterEndpoint = {
       referral_code: '',
       cretaed_by: '',
     },
-    result: { message: 'User registered successfully', token: sampleToken, user_id: sampleUserId, referral_code: '94MQE4QQ' },
+    result: { message: 'User registered successfully', ...sampleTokens, user_id: sampleUserId, referral_code: '94MQE4QQ' },
   },
 } as const satisfies Endpoint;

@@ -1,4 +1,4 @@
-import { duration, type Endpoint, sampleToken, sampleUserId } from '../http/endpoint.js';
+import { duration, type Endpoint, sampleTokens, sampleUserId } from '../http/endpoint.js';
 import { verifyOtpBody } from '../otp/verify-otp-input.js';
 import { verifyOtpResult } from '../otp/verify-otp-result.js';
 
@@ -23,6 +23,6 @@ export const verifyOtpEndpoint = {
   answersCredential: true,
   examples: {
     request: { dial_code: '+1', phone_number: '2025550143', user_type: 2, otp_type: 1, otp: '483920' },
-    result: { message: 'Logged in successfully', token: sampleToken, user_id: sampleUserId },
+    result: { message: 'Logged in successfully', ...sampleTokens, user_id: sampleUserId },
   },
 } as const satisfies Endpoint;

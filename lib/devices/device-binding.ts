@@ -2,7 +2,7 @@ import type { App } from '../app-context.js';
 import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
-import { createSession, GrantRefused, type GrantWith, type SessionOrigin } from '../sessions/access-tokens.js';
+import { createSession, GrantRefused, type GrantWith, type SessionOrigin, type SessionTokens } from '../sessions/access-tokens.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import { type DeviceLabels, deviceBindWrites, deviceRemoveWrites, getDevice, queryUserDevices } from '../store/device-store.js';
 import { deleteSessions, querySessions, type StoredSession, sessionDelete } from '../store/session-store.js';
@@ -125,7 +125,7 @@ export async function createBoundSession(
   binding: DeviceBinding,
   start: Omit<SessionOrigin, 'deviceKey'>,
   grant: GrantWith<string>,
-): Promise<string> {
+): Promise<SessionTokens> {
   const { companyId, userId, userType } = target;
   const max = app.config.maxDevicesPerUser;
   for (let round = 1; ; round++) {
@@ -157,13 +157,13 @@ export async function createBoundSession(
       terms = { ...terms, deviceCount: evicted.length ? { add: 1 - evicted.length } : { add: 1, max } };
     }
     try {
-      const token = await createSession(app, companyId, userId, userType, { ...start, deviceKey: binding.deviceKey }, { terms, items });
+      const tokens = await createSession(app, companyId, userId, userType, { ...start, deviceKey: binding.deviceKey }, { terms, items });
       for (const removal of evicted) await removal.endLateSessions();
       const event = { company_id: companyId, user_id: userId };
       if (isNew) audit(app, origin, 'device_bound', { ...event, outcome: 'bound', devices_removed: evicted.length });
       else audit(app, origin, 'device_bound', { ...event, outcome: 'bound_again' });
       for (const _ of evicted) audit(app, origin, 'device_removed', { ...event, outcome: 'least_recently_used' });
-      return token;
+      return tokens;
     } catch (error) {
       if (!(error instanceof GrantRefused) || round >= MAX_ROUNDS) throw error;
       if (error.labels.includes('user')) {

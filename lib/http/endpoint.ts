@@ -47,7 +47,19 @@ export interface Endpoint {
 /** The validated input of an endpoint's body or query: {} when it takes none. */
 export type InputOf<Schema> = Schema extends z.core.$ZodType ? z.output<Schema> : Record<string, never>;
 
-export const sampleToken = { type: 'Token', token: 'kT3oV2nq8N0x9C1bY4rS7uW6zA5dE2fG1hJ0kL9mP8Q' } as const;
+/** A session's tokens as the examples show them (the access token's signature is made up). */
+export const sampleTokens = {
+  token: {
+    type: 'Token',
+    token:
+      'eyJhbGciOiJFUzI1NiIsImtpZCI6Ikh4M29aMHlxMVFtUjJ2NWJUOHdLNG5DN2RFNmZHOWhKMGtMMW1QMnNBM3UiLCJ0eXAiOiJKV1QifQ.' +
+      'eyJjaWQiOiIwYTFiMmMzZDRlNWY2MDcxODI5M2E0YjVjNmQ3ZThmOSIsInNpZCI6IjljMmU0YjdhMWQzZjVlNjA3MTgyOTMwNGE1YjZjN2Q4IiwidXRwIjoyLCJhbXIiOlsib3RwIl0sImlzcyI6Imh0dHBzOi8vYXV0aC5leGFtcGxlLmNvbSIsImF1ZCI6IndhbGxldCIsInN1YiI6IjVmMWM3YTJiOWQzZTRmNjA3MTgyOTNhNGI1YzZkN2U4IiwiaWF0IjoxNzY0MDgxMDAwLCJleHAiOjE3NjQwODE5MDB9.' +
+      'JIrBfWYh5N7_sdoc4aVo1GrA8M3ymty_X1a1rHWi_VNq56kgW7Z3sJqnLptNTrU8nG-GVsx7sCcCE2akcgJC4g',
+  },
+  refresh_token:
+    '5f1c7a2b9d3e4f60718293a4b5c6d7e8.9c2e4b7a1d3f5e6071829304a5b6c7d8.1.1.lKry3FHKS2bpSLm8kXN0BlCoO-vRYVgDQLO_tx2EU5c.TXZK5Lr5cUbu0vLapjxfpjRZEyba4QxyeNzVDp8CFp8',
+  expires_in: 900,
+} as const;
 export const sampleUserId = '5f1c7a2b9d3e4f60718293a4b5c6d7e8';
 
 /** "5 minutes", "1 hour", "30 days": a number of seconds as the descriptions say it. */

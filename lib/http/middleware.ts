@@ -121,7 +121,10 @@ export function activeCompany({ companies, logger }: Pick<App, 'companies' | 'lo
 }
 
 /** Resolves Authorization into a principal of this company, as the endpoint requires. */
-export function authorization(app: Pick<App, 'table' | 'clock' | 'config' | 'logger'>, requirement: AuthRequirement): ApiMiddleware {
+export function authorization(
+  app: Pick<App, 'table' | 'clock' | 'config' | 'logger' | 'signingKeys'>,
+  requirement: AuthRequirement,
+): ApiMiddleware {
   return {
     before: async (request) => {
       const { event } = request;

@@ -14,6 +14,7 @@ export const NotificationEvent = {
   PIN_CHANGED: 3,
   PIN_RESET: 4,
   PIN_LOCKED: 5,
+  REFRESH_TOKEN_REUSED: 7,
 } as const;
 export type NotificationEvent = (typeof NotificationEvent)[keyof typeof NotificationEvent];
 
@@ -25,9 +26,11 @@ export const listedNotification = z.object({
   notification_title: z.string(),
   notification_body: z.string(),
   notification_type: z.int().check(z.meta({ description: '1 referral, 2 security' })),
-  notification_event_type: z
-    .int()
-    .check(z.meta({ description: '1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked' })),
+  notification_event_type: z.int().check(
+    z.meta({
+      description: '1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 7 refresh token reused',
+    }),
+  ),
   created_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
   updated_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
 });

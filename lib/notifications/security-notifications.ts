@@ -11,6 +11,7 @@ export const SecurityEvent = {
   PIN_CHANGED: NotificationEvent.PIN_CHANGED,
   PIN_RESET: NotificationEvent.PIN_RESET,
   PIN_LOCKED: NotificationEvent.PIN_LOCKED,
+  REFRESH_TOKEN_REUSED: NotificationEvent.REFRESH_TOKEN_REUSED,
 } as const;
 export type SecurityEvent = (typeof SecurityEvent)[keyof typeof SecurityEvent];
 
@@ -30,6 +31,11 @@ function texts(event: SecurityEvent, pinType: keyof typeof PIN_NAMES | undefined
       return { title: 'PIN reset', body: `Your ${pin} was reset. Your other sessions were signed out.` };
     case SecurityEvent.PIN_LOCKED:
       return { title: 'PIN locked', body: `Your ${pin} is locked after too many wrong tries. Reset it to use it again.` };
+    case SecurityEvent.REFRESH_TOKEN_REUSED:
+      return {
+        title: 'Signed out for your safety',
+        body: 'A sign-in of yours was used from two places at once, so it was ended. Log in again; if this keeps happening, change your PIN.',
+      };
   }
 }
 

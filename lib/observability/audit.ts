@@ -17,6 +17,8 @@ type AuditEventName =
   | 'login'
   | 'logout'
   | 'sessions_revoked'
+  | 'token_refreshed'
+  | 'token_refresh_refused'
   | 'device_bound'
   | 'device_removed'
   | 'pin_login_refused'

@@ -3,7 +3,7 @@ import { epochSeconds } from '../clock.js';
 import { loginPinText, signatureMatches } from '../devices/device-signatures.js';
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
-import { createSession, GrantRefused, TOKEN_TYPE } from '../sessions/access-tokens.js';
+import { createSession, GrantRefused, type SessionTokens } from '../sessions/access-tokens.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { deviceUseWrites, getDevice, takeNonce } from '../store/device-store.js';
 import { givePinTryBack, PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
@@ -50,9 +50,9 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
   const check = { companyId, userId, pinType: 'login' as const, pin: input.login_pin, storedHash: user.login_pin_hash, attemptId };
   const { clearTries } = await checkPinRecorded(app, origin, check, 'login_pin');
   const use = deviceUseWrites(app.table, companyId, userId, input.device_key, now);
-  let token: string;
+  let tokens: SessionTokens;
   try {
-    token = await createSession(
+    tokens = await createSession(
       app,
       companyId,
       userId,
@@ -75,5 +75,5 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
     throw error;
   }
   audit(app, origin, 'login', { company_id: companyId, user_id: userId, outcome: 'session_started', method: 'pin' });
-  return { message: 'Logged in successfully', token: { type: TOKEN_TYPE, token }, user_id: userId };
+  return { message: 'Logged in successfully', ...tokens, user_id: userId };
 }

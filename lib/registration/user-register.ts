@@ -9,7 +9,7 @@ import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
 import { OtpType } from '../otp/code-target.js';
 import { newReferralCode, requireReferrer } from '../referrals/referral-codes.js';
 import { hashPassword, hashPin, hashToken } from '../secrets/hashing.js';
-import { createSession, issueAccessToken, TOKEN_TYPE } from '../sessions/access-tokens.js';
+import { createSession, issueSession, type SessionTokens } from '../sessions/access-tokens.js';
 import { type ReclaimWrite, RegistrationRefused, writeRegistration } from '../store/registration-store.js';
 import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
@@ -39,12 +39,12 @@ function alreadyRegistered(taken: { phone: boolean; email: boolean }): AppError 
 /** The answer to a registration: the user, their first session and referral code, and the device bound, if any. */
 function registrationResult(
   user: Pick<UserRecord, 'user_id' | 'referral_code'>,
-  token: string,
+  tokens: SessionTokens,
   binding: { deviceKey: string } | undefined,
 ): UserRegisterResult {
   return {
     message: 'User registered successfully',
-    token: { type: TOKEN_TYPE, token },
+    ...tokens,
     user_id: user.user_id,
     ...(binding ? { device_key: binding.deviceKey } : {}),
     referral_code: user.referral_code,
@@ -94,7 +94,7 @@ async function registeredByThisRequest(
   if (!registered) return undefined;
   // The device the first run bound in its transaction: its key follows from the user and the public key.
   const binding = deviceBindingOf(user.company_id, registered.user_id, input);
-  const token = await createSession(
+  const tokens = await createSession(
     app,
     user.company_id,
     registered.user_id,
@@ -102,7 +102,7 @@ async function registeredByThisRequest(
     { began: 'register', deviceKey: binding?.deviceKey },
     { terms: { phoneVerified: registered.phone_verified === 1 } },
   );
-  return registrationResult(registered, token, binding);
+  return registrationResult(registered, tokens, binding);
 }
 
 /** Rounds of the registration transaction: referral code collisions, and a reclaim raced by the holder. */
@@ -141,7 +141,7 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
     const user = newUserRecord(company, input, hashes, employee, referrerId, newReferralCode(), now, proofHash !== undefined);
     const binding = deviceBindingOf(companyId, user.user_id, input);
     if (binding) user.device_count = 1;
-    const { token, write: session } = issueAccessToken(app, companyId, user.user_id, user.user_type, {
+    const { tokens, write: session } = await issueSession(app, companyId, user.user_id, user.user_type, {
       began: 'register',
       deviceKey: binding?.deviceKey,
     });
@@ -165,7 +165,7 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
       });
       await recordRegistration(app, origin, user, employee, reclaim);
       if (binding) audit(app, origin, 'device_bound', { company_id: companyId, user_id: user.user_id, outcome: 'bound' });
-      return registrationResult(user, token, binding);
+      return registrationResult(user, tokens, binding);
     } catch (error) {
       if (!(error instanceof RegistrationRefused)) throw error;
       const refused = error.reasons;

@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { App } from '../app-context.js';
 import type { Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
-import { hashToken, randomToken } from '../secrets/hashing.js';
+import { hashToken } from '../secrets/hashing.js';
 import { sessionKey } from '../store/keys.js';
 import {
   type GrantTerms,
@@ -14,15 +15,19 @@ import {
   touchSession,
 } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, type TransactItem, writeTransaction } from '../store/transactions.js';
+import { type AccessClaims, looksLikeJwt, signAccessToken, verifyAccessToken } from './jwt.js';
+import { newRefreshToken } from './refresh-tokens.js';
 
 export type { SessionStart };
 
-// Sessions are opaque bearer tokens: "<user id>.<256 random bits>", stored only as the SHA-256 of
-// the whole value, in the user's partition (so all of a user's sessions are one Query away),
-// bound to one user of one company. A session is over after config.tokenTtlSeconds (expires_at,
-// the table's TTL attribute), after config.sessionIdleSeconds unused (counted from last_used_at,
-// the one attribute a use writes, so referral_program's role may write nothing else), when it is
-// logged out, or when its user stops being active.
+// A session is one item in its user's partition, keyed by its id (the access token's `sid`),
+// bound to one user of one company. A login answers a signed access token over it (jwt.ts, short
+// lived) and a refresh token (refresh-tokens.ts) that renews the access token while the session
+// lives. A session is over after config.tokenTtlSeconds (expires_at, the table's TTL attribute),
+// after config.sessionIdleSeconds unused (counted from last_used_at, the one attribute a use
+// writes, so referral_program's role may write nothing else), when it is logged out, or when its
+// user stops being active. Opaque tokens from before signed access tokens ("<user id>.<256 random
+// bits>", their session keyed by the token's SHA-256) are still accepted until their session ends.
 
 export const TOKEN_TYPE = 'Token';
 
@@ -32,37 +37,62 @@ export interface SessionOrigin {
   deviceKey?: string | undefined;
 }
 
-interface IssuedToken {
-  /** The value for the client; it exists only in this answer. */
-  token: string;
+/** What a login answers (API contract 3.12): the access token, the refresh token, the access token's lifetime. */
+export interface SessionTokens {
+  token: { type: typeof TOKEN_TYPE; token: string };
+  refresh_token: string;
+  expires_in: number;
+}
+
+interface IssuedSession {
+  /** The values for the client; they exist only in this answer. */
+  tokens: SessionTokens;
   /** The transaction item that stores the session. */
   write: TransactItem;
 }
 
-type SessionParts = Pick<App, 'table' | 'clock' | 'config'>;
+type SessionParts = Pick<App, 'table' | 'clock' | 'config' | 'keys' | 'signingKeys'>;
 
-function newSessionRecord({ clock, config }: SessionParts, userType: number, start: SessionOrigin): SessionRecord {
-  const now = epochSeconds(clock);
-  return {
-    user_type: userType,
-    began: start.began,
-    ...(start.deviceKey ? { device_key: start.deviceKey } : {}),
-    created_at: now,
-    last_used_at: now,
-    expires_at: now + config.tokenTtlSeconds,
-  };
+/** A new session's id: the `sid` of its access tokens, not a secret (other services see it). */
+const newSessionId = () => randomBytes(16).toString('hex');
+
+/** The answer's tokens for a session: a new access token and the given refresh token. */
+export async function sessionTokens(
+  app: Pick<App, 'config' | 'clock' | 'signingKeys'>,
+  claims: AccessClaims,
+  sessionEndsAt: number,
+  refreshToken: string,
+): Promise<SessionTokens> {
+  const access = await signAccessToken(app, claims, sessionEndsAt);
+  return { token: { type: TOKEN_TYPE, token: access.token }, refresh_token: refreshToken, expires_in: access.expiresIn };
 }
 
-/** A new token and the transaction item that stores its session, for a write that creates its user too. */
-export function issueAccessToken(
+/** A new session's tokens and the transaction item that stores it, for a write that creates its user too. */
+export async function issueSession(
   app: SessionParts,
   companyId: string,
   userId: string,
   userType: number,
   start: SessionOrigin,
-): IssuedToken {
-  const token = `${userId}.${randomToken()}`;
-  return { token, write: sessionPut(app.table, companyId, userId, hashToken(token), newSessionRecord(app, userType, start)) };
+): Promise<IssuedSession> {
+  const now = epochSeconds(app.clock);
+  const sessionId = newSessionId();
+  const refresh = await newRefreshToken(app, companyId, { userId, sessionId }, 1);
+  const record: SessionRecord = {
+    user_type: userType,
+    began: start.began,
+    ...(start.deviceKey ? { device_key: start.deviceKey } : {}),
+    created_at: now,
+    last_used_at: now,
+    expires_at: now + app.config.tokenTtlSeconds,
+    refresh_hash: refresh.hash,
+    refresh_gen: 1,
+  };
+  const claims = { companyId, userId, sessionId, userType, began: start.began };
+  return {
+    tokens: await sessionTokens(app, claims, record.expires_at, refresh.token),
+    write: sessionPut(app.table, companyId, userId, sessionId, record),
+  };
 }
 
 /** What else a session grant writes or requires, in its one transaction (a device bound or used, a PIN's count cleared). */
@@ -92,8 +122,8 @@ export async function createSession<Label extends string>(
   userType: number,
   start: SessionOrigin,
   grant: GrantWith<Label> = {},
-): Promise<string> {
-  const { token, write } = issueAccessToken(app, companyId, userId, userType, start);
+): Promise<SessionTokens> {
+  const { tokens, write } = await issueSession(app, companyId, userId, userType, start);
   try {
     await writeTransaction<string>(app.table, [
       { label: 'session', item: write },
@@ -107,7 +137,7 @@ export async function createSession<Label extends string>(
       throw new AppError('UNAUTHORIZED', { detail: 'the user is not active, or changed meanwhile' });
     throw new GrantRefused(error.labels as Label[]);
   }
-  return token;
+  return tokens;
 }
 
 /**
@@ -118,23 +148,44 @@ export function sessionIsLive(expiresAt: number, lastUsedAt: number, now: number
   return expiresAt > now && lastUsedAt + idleSeconds > now;
 }
 
-const AUTHORIZATION_PATTERN = /^Token\s+(([0-9a-f]{32})\.[A-Za-z0-9_-]{43})$/i;
+const AUTHORIZATION_PATTERN = /^(?:Token|Bearer)\s+(\S+)$/i;
+const OPAQUE_TOKEN_PATTERN = /^([0-9a-f]{32})\.[A-Za-z0-9_-]{43}$/;
+
+const unauthorized = () => new AppError('UNAUTHORIZED', { detail: 'token is unknown, ended, expired or idle too long' });
+
+/** The session an Authorization value names: an access token's `sid` once its signature holds, or an opaque token's hash. */
+async function sessionNamed(
+  app: Pick<App, 'config' | 'clock' | 'signingKeys'>,
+  companyId: string,
+  token: string,
+): Promise<{ userId: string; sessionId: string } | undefined> {
+  const opaque = OPAQUE_TOKEN_PATTERN.exec(token);
+  if (opaque?.[1]) return { userId: opaque[1], sessionId: hashToken(token) };
+  if (!looksLikeJwt(token)) return undefined;
+  const claims = await verifyAccessToken(app, companyId, token);
+  return claims && { userId: claims.userId, sessionId: claims.sessionId };
+}
 
 /**
- * The principal of an Authorization header, or UNAUTHORIZED when it is malformed, unknown, ended,
- * expired or idle too long. Records the session's use at most once per touch interval.
+ * The principal of an Authorization header ("Token <token>" or "Bearer <token>"), or UNAUTHORIZED
+ * when it is malformed, forged, expired, of another company, or its session is unknown, ended or
+ * idle too long. One read of the session, as before signed tokens; records its use at most once
+ * per touch interval.
  */
-export async function authenticate(app: SessionParts, companyId: string, authorization: string | undefined): Promise<Principal> {
-  const match = authorization?.trim().match(AUTHORIZATION_PATTERN);
-  if (!match?.[1] || !match[2]) throw new AppError('UNAUTHORIZED', { detail: 'Authorization must be "Token <access token>"' });
-  const [, token, userId] = match;
-  const sessionId = hashToken(token);
+export async function authenticate(
+  app: Pick<App, 'table' | 'clock' | 'config' | 'signingKeys'>,
+  companyId: string,
+  authorization: string | undefined,
+): Promise<Principal> {
+  const presented = authorization?.trim().match(AUTHORIZATION_PATTERN)?.[1];
+  if (!presented) throw new AppError('UNAUTHORIZED', { detail: 'Authorization must be "Token <access token>"' });
+  const named = await sessionNamed(app, companyId, presented);
+  if (!named) throw unauthorized();
+  const { userId, sessionId } = named;
   const session = await getSession(app.table, companyId, userId, sessionId);
   const now = epochSeconds(app.clock);
   const { sessionIdleSeconds, sessionTouchSeconds } = app.config;
-  if (!session || !sessionIsLive(session.expires_at, session.last_used_at, now, sessionIdleSeconds)) {
-    throw new AppError('UNAUTHORIZED', { detail: 'token is unknown, ended, expired or idle too long' });
-  }
+  if (!session || !sessionIsLive(session.expires_at, session.last_used_at, now, sessionIdleSeconds)) throw unauthorized();
   if (now - session.last_used_at >= sessionTouchSeconds) {
     await touchSession(app.table, sessionKey(companyId, userId, sessionId), session.last_used_at, now);
   }

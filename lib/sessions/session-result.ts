@@ -1,17 +1,36 @@
 import * as z from 'zod/mini';
 
-// What a client receives when it gets a session: from registration and from a login code.
+// What a client receives when it gets a session: from registration, a login code, a PIN login,
+// and a refresh (API contract 3.12).
+
+/** The tokens of a session, built with the result that holds them, on first use. */
+export const sessionTokensResult = () => ({
+  token: z
+    .object({
+      type: z.literal('Token').check(z.meta({ description: 'The scheme name to send in Authorization' })),
+      token: z.string().check(
+        z.meta({
+          description:
+            'An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), ' +
+            'verifiable by any service against /.well-known/jwks.json',
+        }),
+      ),
+    })
+    .check(z.meta({ description: 'Send back as `Authorization: Token <token>` (or `Bearer <token>`)' })),
+  refresh_token: z.string().check(
+    z.meta({
+      description:
+        'Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session',
+    }),
+  ),
+  expires_in: z.int().check(z.meta({ description: 'Seconds until the access token expires' })),
+});
 
 /** Built with the result that holds it, on first use. */
 export const sessionResult = () =>
   z.object({
     message: z.string(),
-    token: z
-      .object({
-        type: z.literal('Token').check(z.meta({ description: 'The scheme name to send in Authorization' })),
-        token: z.string().check(z.meta({ description: 'Opaque; 256 random bits, base64url' })),
-      })
-      .check(z.meta({ description: 'Send back as `Authorization: Token <token>`' })),
+    ...sessionTokensResult(),
     user_id: z.string().check(z.regex(/^[0-9a-f]{32}$/), z.meta({ description: '32 lower-case hex characters' })),
     device_key: z.optional(
       z

@@ -57,11 +57,12 @@ export function referralCodeKey(companyId: string, referralCode: string): ItemKe
 export const SESSION_PREFIX = 'SESSION#';
 
 /**
- * One session (access token) of a user, found by the hash of the token's value. Living in the
- * user's partition, all of a user's sessions are one Query away: no index, no Scan.
+ * One session of a user, found by its id: the access token's `sid` (32 hex characters), or, for an
+ * opaque token issued before signed access tokens, the SHA-256 of the token (64 hex). Living in
+ * the user's partition, all of a user's sessions are one Query away: no index, no Scan.
  */
-export function sessionKey(companyId: string, userId: string, tokenHash: string): ItemKey {
-  return { pk: userKey(companyId, userId).pk, sk: `${SESSION_PREFIX}${tokenHash}` };
+export function sessionKey(companyId: string, userId: string, sessionId: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: `${SESSION_PREFIX}${sessionId}` };
 }
 
 /** A proof that someone received a code on a phone (a verification_token), found by its hash. */

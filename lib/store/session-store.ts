@@ -7,7 +7,7 @@ import { queryPartitionPrefix } from './partition-query.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
 
-// Sessions: one item per access token, in its user's partition (keys.ts sessionKey).
+// Sessions: one item per session, in its user's partition (keys.ts sessionKey).
 
 /** How a session began: registration, an OTP login, a PIN login. */
 export type SessionStart = 'register' | 'otp' | 'pin';
@@ -26,6 +26,10 @@ export interface SessionRecord {
    * timeout from the last recorded use. Also the table's TTL attribute.
    */
   expires_at: number;
+  /** SHA-256 of the session's current refresh token (none on an opaque token's session, from before 3.12). */
+  refresh_hash?: string | undefined;
+  /** The current refresh token's generation: 1 at the start, one more each refresh. */
+  refresh_gen?: number | undefined;
 }
 
 /** The write that stores a new session, for a transaction. */
@@ -104,6 +108,43 @@ export async function touchSession(table: Table, key: ItemKey, seenLastUsedAt: n
   );
 }
 
+/** A refresh token spent: the session as it now is; or refused, with the session as the condition saw it (if any). */
+export type RefreshSpend = { spent: true; session: SessionRecord } | { spent: false; seen: SessionRecord | undefined };
+
+/**
+ * Spends a session's refresh token (API contract 3.12) in one conditional write: only while the
+ * session holds that token's hash and is live, it takes the next token's hash and generation and
+ * records the use. Refused, it answers the session as the condition saw it.
+ */
+export async function spendRefreshToken(
+  table: Table,
+  key: ItemKey,
+  spend: { presentedHash: string; next: { hash: string; generation: number }; now: number; idleSeconds: number },
+): Promise<RefreshSpend> {
+  const outcome = await conditionalWrite(
+    table.client.send(
+      new UpdateCommand({
+        TableName: table.name,
+        Key: key,
+        UpdateExpression: 'SET refresh_hash = :next, refresh_gen = :generation, last_used_at = :now',
+        ConditionExpression: 'refresh_hash = :presented AND expires_at > :now AND last_used_at > :idleBefore',
+        ExpressionAttributeValues: {
+          ':next': spend.next.hash,
+          ':generation': spend.next.generation,
+          ':now': spend.now,
+          ':presented': spend.presentedHash,
+          ':idleBefore': spend.now - spend.idleSeconds,
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    ),
+  );
+  return outcome.written
+    ? { spent: true, session: outcome.result.Attributes as SessionRecord }
+    : { spent: false, seen: outcome.seen as SessionRecord | undefined };
+}
+
 /** Ends one session; false when it was not there (already ended). */
 export async function deleteSession(table: Table, companyId: string, userId: string, tokenHash: string): Promise<boolean> {
   const outcome = await conditionalWrite(
@@ -143,9 +184,9 @@ export async function querySessions(table: Table, companyId: string, userId: str
   }));
 }
 
-/** The write that ends one session inside a transaction. */
-export function sessionDelete(table: Table, key: ItemKey): TransactItem {
-  return { Delete: { TableName: table.name, Key: key } };
+/** The write that ends one session inside a transaction; with mustExist, the transaction fails if it already ended. */
+export function sessionDelete(table: Table, key: ItemKey, mustExist = false): TransactItem {
+  return { Delete: { TableName: table.name, Key: key, ...(mustExist ? { ConditionExpression: 'attribute_exists(pk)' } : {}) } };
 }
 
 /** Deletes sessions 25 at a time, retrying what DynamoDB leaves unprocessed. */

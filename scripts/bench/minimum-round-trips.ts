@@ -183,6 +183,16 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       work: "GetItem session (consistent); Query the user's unread notifications (none); Query unread count shards (consistent)",
     },
   },
+  // One conditional write spends the token; reading the session first would add a round trip.
+  tokenRefresh: {
+    'new pair': { requests: 1, sequential: 1, work: 'UpdateItem session (spends the refresh token, returns the session)' },
+    'reused token (session ended)': {
+      requests: 2,
+      sequential: 2,
+      work: 'UpdateItem session (refused, returns it); TransactWriteItems (session deleted, notice, unread count)',
+    },
+    'unknown token': { requests: 1, sequential: 1, work: 'UpdateItem session (refused: no such session)' },
+  },
   logout: {
     'this session': { requests: 2, sequential: 2, work: 'GetItem session; DeleteItem session' },
     'other sessions (one)': { requests: 3, sequential: 3, work: "GetItem session; Query the user's sessions; BatchWriteItem deletes" },

@@ -57,6 +57,7 @@ export const PATHS: Record<EndpointName, { method: string; path: string }> = {
   notifications: route(endpoints.notifications),
   notificationsRead: route(endpoints.notificationsRead),
   transactionAuthorization: route(endpoints.transactionAuthorization),
+  tokenRefresh: route(endpoints.tokenRefresh),
   // After the others: a logout that succeeds ends one of the fixture's sessions.
   logout: route(endpoints.logout),
   notFound: { method: 'POST', path: '/wallet/v3/auth/nothing_here' },
@@ -326,6 +327,7 @@ const FIELDS: Record<Exclude<EndpointName, 'notFound'>, string[]> = {
   notifications: ['unread'],
   notificationsRead: ['ids', 'all', 'before'],
   transactionAuthorization: ['transaction_pin', 'amount', 'currency', 'payee', 'reference'],
+  tokenRefresh: ['refresh_token'],
   logout: ['scope'],
 };
 
@@ -404,6 +406,17 @@ function baseBody(
       return { base: fc.constantFrom<Record<string, unknown>>({}, { scope: 'current' }, { scope: 'others' }, { scope: 'all' }) };
     case 'loginPin':
       return { base: loginPinBase() };
+    case 'tokenRefresh':
+      // Shaped as a refresh token of a fixture user, for a session no one has: refused 401, nothing written.
+      return {
+        base: fc
+          .record({
+            userId: fc.constantFrom(...fixture.userIds),
+            sessionId: fc.stringMatching(/^[0-9a-f]{32}$/),
+            random: fc.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+          })
+          .map(({ userId, sessionId, random }) => ({ refresh_token: `${userId}.${sessionId}.1.1.${random}.${random}` })),
+      };
     case 'devices':
     case 'notifications':
       return { base: fc.constant({}) };

@@ -49,6 +49,7 @@ const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   notificationsRead: [1, 4, 13],
   logout: [1, 4, 13],
   transactionAuthorization: [1, 4, 13, 17, 18],
+  tokenRefresh: [1, 4, 13],
   notFound: [6],
 };
 const DOCUMENTED = new Map<number, number>(
@@ -136,6 +137,7 @@ function emptyCounts(): OutcomeCounts {
     notificationsRead: {},
     transactionAuthorization: {},
     logout: {},
+    tokenRefresh: {},
     notFound: {},
   };
 }

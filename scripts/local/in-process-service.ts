@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, Context, SQSRecord } from 'aws-lambda';
 import { handler as notFound } from '../../functions/not-found.js';
 import { redeemAuthorizationHandler } from '../../functions/redeem-authorization.js';
 import { smsSendHandler } from '../../functions/sms-send.js';
+import { wellKnownHandler } from '../../functions/well-known.js';
 import { endpoints, type FunctionName, type InvokedFunctionName, type OperationName } from '../../lib/api/endpoints.js';
 import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 import { type App, type AppParts, createApp } from '../../lib/app.js';
@@ -33,6 +34,8 @@ export interface InProcessService {
   invoked: Record<InvokedFunctionName, InvokedHandler<unknown>>;
   /** The functions an SQS queue invokes. */
   queued: { smsSend: QueueHandler };
+  /** The discovery document and the JWKS (no CompanyID). */
+  wellKnown: LambdaHttpHandler;
 }
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
@@ -73,6 +76,7 @@ export function inProcessService(config: Config, parts: AppParts & { clock?: Adj
     queued: {
       smsSend: smsSendHandler(app),
     },
+    wellKnown: wellKnownHandler(app),
   };
 }
 
@@ -145,6 +149,12 @@ export interface Answer {
   body: { success: 0 | 1; error: number[]; data: Record<string, any> };
 }
 
+/** The session an Authorization value ("Token <access token>") names: its `sid` claim, the session item's id. */
+export function sessionIdOf(authorization: string): string {
+  const payload = authorization.replace(/^(Token|Bearer) /, '').split('.')[1] ?? '';
+  return (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sid: string }).sid;
+}
+
 /** Invokes a Lambda handler in process and parses its envelope. */
 export async function invoke(handler: LambdaHttpHandler, input: EventInput): Promise<Answer> {
   const result = await handler(httpEvent(input), lambdaContext());
@@ -180,6 +190,8 @@ export interface Account {
   referralCode: string;
   /** The Authorization header value of the account's token. */
   authorization: string;
+  /** The refresh token its registration answered. */
+  refreshToken: string;
   /** The registration body it was created with. */
   registration: Record<string, unknown>;
 }
@@ -193,8 +205,8 @@ export async function signUp(service: InProcessService, company: Company, overri
     body: registration,
   });
   if (answer.status !== 200) throw new Error(`sign-up answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-  const { user_id: userId, referral_code: referralCode, token } = answer.body.data;
-  return { userId, referralCode, authorization: `Token ${token.token}`, registration };
+  const { user_id: userId, referral_code: referralCode, token, refresh_token: refreshToken } = answer.body.data;
+  return { userId, referralCode, authorization: `Token ${token.token}`, refreshToken, registration };
 }
 
 /** An employee of the company, registered by an operator, with a working token. */
@@ -202,7 +214,13 @@ export async function newEmployee(service: InProcessService, company: Company): 
   const registration = sampleRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined });
   const input = await parseInput(userRegisterBody, registration);
   const result = await userRegister(service.app, operatorRegistration(company, input));
-  return { userId: result.user_id, referralCode: result.referral_code, authorization: `Token ${result.token.token}`, registration };
+  return {
+    userId: result.user_id,
+    referralCode: result.referral_code,
+    authorization: `Token ${result.token.token}`,
+    refreshToken: result.refresh_token,
+    registration,
+  };
 }
 
 /** The messages in a local SMS outbox for one E.164 number, oldest first. */

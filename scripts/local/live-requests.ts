@@ -62,6 +62,7 @@ interface Account {
 /** Sessions and devices a request may end: made by other requests, each used once. */
 interface Spare {
   token: string;
+  refreshToken?: string;
   deviceKey?: string;
 }
 
@@ -213,7 +214,7 @@ export class LiveClient {
   private async spareSession(account: Account): Promise<Spare | undefined> {
     if (this.sessions.length) return this.sessions.pop();
     const answer = await this.prepare(() => ({ endpoint: 'loginPin', headers: this.headers(), body: this.signedPinLogin(account) }));
-    return answer.status === 200 ? { token: answer.body!.data!.token.token } : undefined;
+    return answer.status === 200 ? { token: answer.body!.data!.token.token, refreshToken: answer.body!.data!.refresh_token } : undefined;
   }
 
   /** A device to remove: one a registration bound, with that user's token. */
@@ -282,7 +283,8 @@ export class LiveClient {
         return {
           valid: { endpoint, headers: this.headers(), body: this.signedPinLogin(account) },
           settle: (answer) => {
-            if (answer.status === 200) this.sessions.push({ token: answer.body!.data!.token.token });
+            if (answer.status === 200)
+              this.sessions.push({ token: answer.body!.data!.token.token, refreshToken: answer.body!.data!.refresh_token });
             if (answer.body?.error?.[0] === 18) this.retire();
           },
         };
@@ -333,6 +335,18 @@ export class LiveClient {
             // Any other scope a part made may have ended the account's own session too.
             const applied = answer.status === 200 || answer.status === 503;
             if (applied && (sentBody(sent).scope ?? 'current') !== 'current') this.retire();
+          },
+        };
+      }
+      case 'tokenRefresh': {
+        // A spare session's refresh token, spent once: its new pair is a spare again.
+        const spare = await this.spareSession(account);
+        return {
+          valid: { endpoint, headers: this.headers(), body: { refresh_token: spare?.refreshToken ?? 'none' } },
+          settle: (answer) => {
+            const data = answer.body?.data;
+            if (answer.status === 200 && data?.refresh_token)
+              this.sessions.push({ token: data.token.token, refreshToken: data.refresh_token });
           },
         };
       }

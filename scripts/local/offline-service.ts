@@ -28,7 +28,8 @@ interface OfflineOptions {
 }
 
 export async function startOfflineService({ stage, env = {}, args = [], onOutput }: OfflineOptions): Promise<OfflineService> {
-  const [port, lambdaPort] = [await freePort(), await freePort()];
+  // The caller may have chosen the HTTP port (the tokens' issuer names it).
+  const [port, lambdaPort] = [env.PORT ? Number(env.PORT) : await freePort(), await freePort()];
   const workFolder = `.esbuild-${stage}-${port}`;
   const child = spawn(process.execPath, ['node_modules/serverless/bin/serverless.js', 'offline', 'start', '--stage', stage, ...args], {
     cwd: root,

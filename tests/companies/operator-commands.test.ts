@@ -411,7 +411,7 @@ describe('npm run employee:create', () => {
       companyId,
       userId,
       userType: 1,
-      sessionId: expect.stringMatching(/^[0-9a-f]{64}$/),
+      sessionId: expect.stringMatching(/^[0-9a-f]{32}$/),
       session: { began: 'register', beganAt: expect.any(Number), deviceKey: undefined },
     });
     expect((await getUser(service.app.table, companyId, userId))?.cretaed_by).toBe('operator');

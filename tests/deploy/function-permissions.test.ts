@@ -9,6 +9,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { BatchWriteCommand, DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { SigningKeySources } from '../../lib/app.js';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { readConfig } from '../../lib/config.js';
@@ -16,6 +17,7 @@ import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { newId } from '../../lib/ids.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { configuredSecret, type SecretSource } from '../../lib/secrets/server-keys.js';
+import { configuredKeySet, publicKeySet } from '../../lib/secrets/signing-keys.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../../lib/sessions/end-sessions.js';
 import type { SmsQueue } from '../../lib/sms/sms-queue.js';
 import { createSmsSender, type SendText } from '../../lib/sms/sms-sender.js';
@@ -85,6 +87,7 @@ interface Granted {
   secret?: boolean;
   sms?: boolean;
   queue?: 'send' | 'consume';
+  signingKeys?: 'sign' | 'verify';
 }
 const require = createRequire(import.meta.url);
 const permissions = require('../../serverless/permissions.cjs') as Record<string, Granted>;
@@ -101,6 +104,8 @@ interface Used {
   secret: boolean;
   sms: boolean;
   queue?: 'send' | 'consume';
+  /** The signing key sets read: the public one only ("verify"), or the private one ("sign"). */
+  signingKeys?: 'sign' | 'verify';
 }
 const used = new Map<string, Used>();
 let running: string | undefined;
@@ -119,6 +124,8 @@ const settings = {
   MAX_DEVICES_PER_USER: '2',
   // As deployed: login_phone queues the text, smsSend sends it.
   SMS_DELIVERY: 'queue',
+  // Tokens used across hours (so each function records a session's use) outlive the 15 minutes of an access token.
+  ACCESS_TOKEN_TTL_SECONDS: String(90 * 24 * 3600),
 };
 const config = readConfig(testEnvironment(settings));
 const clock = new AdjustableClock();
@@ -162,6 +169,28 @@ function recordingSecret(): SecretSource {
   };
   return { current: () => noted(source.current()), version: (version) => noted(source.version(version)) };
 }
+
+/** The configuration's signing keys, noting under the function running which set it reads. */
+function recordingSigningKeys(): SigningKeySources {
+  const source = configuredKeySet(config.signingKeys);
+  const noted = (kind: 'sign' | 'verify') => {
+    const user = use();
+    if (user && user.signingKeys !== 'sign') user.signingKeys = kind;
+  };
+  return {
+    private: () => {
+      noted('sign');
+      return source();
+    },
+    public: async () => {
+      noted('verify');
+      return publicKeySet(await source());
+    },
+  };
+}
+
+/** What each function's own App is built with: the recording sources and the test's clock, SMS and queue. */
+const recordingParts = () => ({ clock, sms, secretSource: recordingSecret(), signingKeySources: recordingSigningKeys() });
 
 /** An IAM StringLike pattern as a regular expression: ? is one character, * any run. */
 const likePattern = (pattern: string) =>
@@ -282,13 +311,15 @@ function recordTableActions(client: DynamoDBDocumentClient): void {
  * first need of one, and its table client records what the function asks of DynamoDB.
  */
 function ownHandler(endpoint: EndpointName): LambdaHttpHandler {
-  const own = inProcessService(config, { clock, sms, smsQueue, secretSource: recordingSecret() });
+  const own = inProcessService(config, { ...recordingParts(), smsQueue });
   recordTableActions(own.app.table.client);
   return own.handlers[endpoint];
 }
+/** The discovery document and the JWKS, from an App of their own. */
+const wellKnown = inProcessService(config, recordingParts()).wellKnown;
 /** The queue's consumer, from an App of its own. */
 const smsSend = (() => {
-  const own = inProcessService(config, { clock, sms, secretSource: recordingSecret() });
+  const own = inProcessService(config, recordingParts());
   recordTableActions(own.app.table.client);
   return own.queued.smsSend;
 })();
@@ -316,7 +347,7 @@ const handlers = Object.fromEntries(
 const invoked = Object.fromEntries(
   (Object.keys(service.invoked) as (keyof typeof service.invoked)[])
     .map((name) => {
-      const own = inProcessService(config, { clock, sms, secretSource: recordingSecret() });
+      const own = inProcessService(config, recordingParts());
       recordTableActions(own.app.table.client);
       const handler = own.invoked[name];
       return [name, handler] as const;
@@ -372,6 +403,21 @@ async function everyFlow(): Promise<void> {
   const reclaimProof = await provePhone(recorded, company, String(holder.registration.phone_number));
   await signUp(recorded, company, { phone_number: holder.registration.phone_number, phone_verification_token: reclaimProof });
   expect((await invoke(handlers.userRegister, { path: '/r', headers: headers(), body: referred.registration })).status).toBe(409);
+
+  // Refresh: a new pair; the spent token again (reuse: the session ends, with a notice).
+  const refreshing = await signUp(recorded, company);
+  const refresh = (refreshToken: string) =>
+    invoke(handlers.tokenRefresh, { path: '/t', headers: headers(), body: { refresh_token: refreshToken } });
+  expect((await refresh(refreshing.refreshToken)).status).toBe(200);
+  expect((await refresh(refreshing.refreshToken)).status).toBe(401);
+  // The discovery document and the JWKS, from a function of their own.
+  running = 'wellKnown';
+  try {
+    for (const path of ['/.well-known/openid-configuration', '/.well-known/jwks.json'])
+      expect((await invoke(wellKnown, { method: 'GET', path })).status).toBe(200);
+  } finally {
+    running = undefined;
+  }
 
   // Codes: a login, a wrong code, a code for nobody, a top-up proof with a token.
   const session = await logIn(recorded, company, referrer);
@@ -587,6 +633,7 @@ describe('the role of each function (serverless/permissions.cjs)', () => {
       expect(did.secret).toBe(granted.secret ?? false);
       expect(did.sms).toBe(granted.sms ?? false);
       expect(did.queue).toBe(granted.queue);
+      expect(did.signingKeys).toBe(granted.signingKeys);
     });
   }
 
@@ -609,7 +656,7 @@ describe('the role of each function (serverless/permissions.cjs)', () => {
 
   it('names every function of the service', () => {
     expect(Object.keys(permissions).sort()).toEqual(
-      [...Object.keys(service.handlers), ...Object.keys(service.invoked), ...Object.keys(service.queued)].sort(),
+      [...Object.keys(service.handlers), ...Object.keys(service.invoked), ...Object.keys(service.queued), 'wellKnown'].sort(),
     );
   });
 });

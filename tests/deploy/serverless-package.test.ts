@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { endpoints } from '../../lib/api/endpoints.js';
 import { readConfig } from '../../lib/config.js';
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../lib/sessions/discovery.js';
 import { TTL_ATTRIBUTE, tableDefinition } from '../../lib/store/table-definition.js';
 import { readZip } from '../../scripts/bench/zip.js';
 import { LOCAL_SETTINGS, PAYMENT_SERVICE_ROLE, packageStage, SECRET_IN_ENVIRONMENT } from '../setup/shared-package.js';
@@ -22,7 +23,11 @@ let outDir: string;
 const require = createRequire(import.meta.url);
 const permissions = require('../../serverless/permissions.cjs') as Record<
   string,
-  { table?: { actions: string[]; keys: string[]; attributes?: string[]; returns?: string[] }[]; secret?: boolean }
+  {
+    table?: { actions: string[]; keys: string[]; attributes?: string[]; returns?: string[] }[];
+    secret?: boolean;
+    signingKeys?: 'sign' | 'verify';
+  }
 >;
 const keyKinds = require('../../serverless/key-kinds.cjs') as Record<string, string>;
 
@@ -127,12 +132,13 @@ describe('the packaged CloudFormation', () => {
     expect(table!.Properties.GlobalSecondaryIndexes ?? []).toEqual(local.GlobalSecondaryIndexes ?? []);
   });
 
-  it('routes exactly the documented operations and a catch-all on an HTTP API', () => {
+  it('routes exactly the documented operations, the discovery document and JWKS, and a catch-all on an HTTP API', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route')
       .map((route) => route.Properties.RouteKey)
       .sort();
     const documented = Object.values(endpoints).map((endpoint) => `${endpoint.method} ${endpoint.path}`);
-    expect(routes).toEqual(['$default', ...documented].sort());
+    const wellKnown = [`GET ${OPENID_CONFIGURATION_PATH}`, `GET ${JWKS_PATH}`];
+    expect(routes).toEqual(['$default', ...documented, ...wellKnown].sort());
   });
 
   it('throttles the stage, and registration (three scrypt hashes per call) tighter, once its route exists', () => {
@@ -309,20 +315,33 @@ describe('the packaged CloudFormation', () => {
     });
   });
 
-  it('lets the functions that use the server secret read that one parameter, and nothing else of SSM', () => {
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)
-    const parameter = { 'Fn::Sub': 'arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter/wallet-auth/ci/server-secret' };
+  it('lets each function read the server secret and the signing keys it uses, and nothing else of SSM', () => {
+    const parameter = (name: string) => ({
+      'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/wallet-auth/ci/${name}`,
+    });
+    const signing: Record<string, string[]> = { sign: ['signing-keys', 'signing-keys-public'], verify: ['signing-keys-public'] };
     for (const roleId of roleIds()) {
       const ssm = statementsOf(roleId).filter((statement) => statement.Action.some((action) => action.startsWith('ssm:')));
-      const name = functionName(roleId);
-      expect(ssm, roleId).toEqual(
-        permissions[name]!.secret ? [{ Effect: 'Allow', Action: ['ssm:GetParameter'], Resource: parameter }] : [],
-      );
+      const granted = permissions[functionName(roleId)]!;
+      const names = [...(granted.secret ? ['server-secret'] : []), ...(signing[granted.signingKeys ?? ''] ?? [])];
+      expect(ssm, roleId).toEqual(names.length ? [{ Effect: 'Allow', Action: ['ssm:GetParameter'], Resource: names.map(parameter) }] : []);
     }
+    // Only the functions that answer a session read the private keys.
+    const signers = Object.entries(permissions)
+      .filter(([, granted]) => granted.signingKeys === 'sign')
+      .map(([name]) => name)
+      .sort();
+    expect(signers).toEqual(['loginPin', 'tokenRefresh', 'userRegister', 'verifyOtp']);
     for (const fn of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         SERVER_SECRET_PARAMETER: '/wallet-auth/ci/server-secret',
         SERVER_SECRET_FILE: '',
+        SIGNING_KEYS_PARAMETER: '/wallet-auth/ci/signing-keys',
+        SIGNING_PUBLIC_KEYS_PARAMETER: '/wallet-auth/ci/signing-keys-public',
+        SIGNING_KEYS_FILE: '',
+        // The issuer is the HTTP API's own URL: verifiers find the discovery document under it.
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)
+        TOKEN_ISSUER: { 'Fn::Sub': 'https://${HttpApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}' },
       });
     }
   });
@@ -351,7 +370,9 @@ describe('the packaged CloudFormation', () => {
           ? value
           : name === 'SMS_QUEUE_URL'
             ? 'https://sqs.us-east-1.amazonaws.com/123456789012/queue'
-            : String(value),
+            : name === 'TOKEN_ISSUER'
+              ? 'https://abcdef1234.execute-api.us-east-1.amazonaws.com'
+              : String(value),
       ]);
       const config = readConfig(Object.fromEntries(variables));
       expect(config.sms.queueUrl, fn.Properties.Handler).toBeDefined();

@@ -3,12 +3,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { hashToken } from '../../lib/secrets/hashing.js';
 import { NOTIFICATION_PREFIX, pinTriesKey, sessionKey, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import type { SessionRecord } from '../../lib/store/session-store.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from '../../scripts/local/device-keys.js';
-import { type Account, codeIn, type InProcessService, invoke, outboxMessages, signUp } from '../helpers.js';
+import { type Account, codeIn, type InProcessService, invoke, outboxMessages, sessionIdOf, signUp } from '../helpers.js';
 
 export const PINS = { login_pin: '2580', transaction_pin: '1397' };
 
@@ -62,7 +61,7 @@ export async function sessionOf(
   account: Account,
   authorization: string,
 ): Promise<SessionRecord | undefined> {
-  const key = sessionKey(company.company_id, account.userId, hashToken(authorization.replace(/^Token /, '')));
+  const key = sessionKey(company.company_id, account.userId, sessionIdOf(authorization));
   const { Item } = await service.app.table.client.send(
     new GetCommand({ TableName: service.app.table.name, Key: key, ConsistentRead: true }),
   );

@@ -112,6 +112,8 @@ describe('the README walk-through, pasted block by block', () => {
       TABLE_NAME: server.env.TABLE_NAME!,
       DYNAMODB_ENDPOINT: server.env.DYNAMODB_ENDPOINT!,
       SERVER_SECRET_FILE: server.env.SERVER_SECRET_FILE!,
+      SIGNING_KEYS_FILE: server.env.SIGNING_KEYS_FILE!,
+      TOKEN_ISSUER: server.env.TOKEN_ISSUER!,
       DYNAMODB_TIMEOUT_MS: server.env.DYNAMODB_TIMEOUT_MS!,
       LOG_LEVEL: 'INFO',
     };

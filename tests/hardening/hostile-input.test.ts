@@ -54,6 +54,7 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   logout: ['200', '400/1', '400/2', '404/3', '401/4', '413/13'],
   // Its bodies keep an amount of 0, so none reaches the PIN (a wrong one would count).
   transactionAuthorization: ['400/1', '400/2', '404/3', '401/4', '413/13'],
+  tokenRefresh: ['400/1', '400/2', '404/3', '401/4', '413/13'],
   notFound: ['404/6'],
 };
 

@@ -82,14 +82,20 @@ describe('login by phone', () => {
     await send(login);
     const answer = await verify(login, lastCodeSentTo(service, e164(login)));
     expect(answer.status).toBe(200);
-    expect(answer.body.data).toEqual({ message: expect.any(String), token: { type: 'Token', token: expect.any(String) }, user_id: userId });
+    expect(answer.body.data).toEqual({
+      message: expect.any(String),
+      token: { type: 'Token', token: expect.any(String) },
+      refresh_token: expect.any(String),
+      expires_in: 900,
+      user_id: userId,
+    });
     expect(answer.headers['cache-control']).toBe('no-store');
     const principal = await authenticate(service.app, company.company_id, `Token ${answer.body.data.token.token}`);
     expect(principal).toEqual({
       companyId: company.company_id,
       userId,
       userType: 2,
-      sessionId: expect.stringMatching(/^[0-9a-f]{64}$/),
+      sessionId: expect.stringMatching(/^[0-9a-f]{32}$/),
       session: { began: 'otp', beganAt: expect.any(Number), deviceKey: undefined },
     });
   });

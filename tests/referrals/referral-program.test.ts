@@ -208,7 +208,11 @@ describe('paging input', () => {
 describe('access', () => {
   it('needs a token: 401, code 4', async () => {
     expectFailure(await list(undefined), 401, 4);
-    expectFailure(await list({ userId: '', referralCode: '', authorization: 'Token nonsense-token-value-123', registration: {} }), 401, 4);
+    expectFailure(
+      await list({ userId: '', referralCode: '', authorization: 'Token nonsense-token-value-123', refreshToken: '', registration: {} }),
+      401,
+      4,
+    );
   });
 
   it('reads user_id from the query string, or from a JSON body as the seed sends it', async () => {

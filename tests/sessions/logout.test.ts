@@ -3,12 +3,13 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { hashToken } from '../../lib/secrets/hashing.js';
 import { sessionKey } from '../../lib/store/keys.js';
 import { touchSession } from '../../lib/store/session-store.js';
-import { type Account, expectFailure, invoke, logIn, newCompany, signUp, testService, tokenStatus } from '../helpers.js';
+import { type Account, expectFailure, invoke, logIn, newCompany, sessionIdOf, signUp, testService, tokenStatus } from '../helpers.js';
 
-const service = testService();
+// The session's lifetime is what these tests are about: access tokens that outlive a day let one
+// token stand for its session (tests/sessions/token-refresh.test.ts renews short-lived ones).
+const service = testService({ ACCESS_TOKEN_TTL_SECONDS: String(90 * 24 * 3600) });
 let company: Company;
 
 beforeAll(async () => {
@@ -33,7 +34,7 @@ async function customerWithThreeSessions(): Promise<{ account: Account; sessions
 }
 
 function sessionItem(account: Account, authorization: string) {
-  const key = sessionKey(company.company_id, account.userId, hashToken(authorization.slice('Token '.length)));
+  const key = sessionKey(company.company_id, account.userId, sessionIdOf(authorization));
   return service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: key, ConsistentRead: true }));
 }
 

@@ -3,6 +3,8 @@ import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment } from '../../lib/config.js';
+import { newKeySet } from '../../lib/secrets/signing-keys.js';
+import { freePort } from '../../scripts/local/dynamodb-local.js';
 import { type LocalEnvironmentOptions, localEnvironment } from '../../scripts/local/environment.js';
 import { type OfflineService, startOfflineService } from '../../scripts/local/offline-service.js';
 
@@ -70,16 +72,23 @@ export async function startTestOffline(
   outputFile?: string,
 ): Promise<TestOffline> {
   let env: Record<string, string>;
+  // The port is chosen here so the tokens' issuer is the server's own address, in the server and its in-process twin.
+  const port = await freePort();
+  settings = { PORT: String(port), TOKEN_ISSUER: `http://127.0.0.1:${port}`, ...settings };
+  const folder = mkdtempSync(join(tmpdir(), 'wallet-secret-'));
+  // Signing keys in a file too, as npm start's: serverless.yml passes no key set in any function's environment.
+  const signingKeysFile = join(folder, 'signing-keys.json');
+  writeFileSync(signingKeysFile, JSON.stringify(newKeySet(0)), { mode: 0o600 });
   if ('file' in placement) {
-    const secretFile = join(mkdtempSync(join(tmpdir(), 'wallet-secret-')), 'server-secret');
+    const secretFile = join(folder, 'server-secret');
     writeFileSync(secretFile, randomBytes(32).toString('hex'), { mode: 0o600 });
-    env = serviceEnvironment(dynamodbEndpoint, settings, { serverSecretFile: secretFile });
+    env = serviceEnvironment(dynamodbEndpoint, settings, { serverSecretFile: secretFile, signingKeysFile });
   } else {
-    env = serviceEnvironment(dynamodbEndpoint, {
-      ...settings,
-      SERVER_SECRET_PARAMETER: placement.parameter,
-      SSM_ENDPOINT: placement.ssmEndpoint,
-    });
+    env = serviceEnvironment(
+      dynamodbEndpoint,
+      { ...settings, SERVER_SECRET_PARAMETER: placement.parameter, SSM_ENDPOINT: placement.ssmEndpoint },
+      { signingKeysFile },
+    );
     delete env.SERVER_SECRET;
   }
   const onOutput = outputFile ? (text: string) => appendFileSync(outputFile, text) : undefined;

@@ -13,6 +13,7 @@ import {
   newEmployee,
   randomPhoneNumber,
   sampleRegistration,
+  sessionIdOf,
   standalone,
   testService,
 } from '../helpers.js';
@@ -120,19 +121,20 @@ describe('registration of a customer', () => {
     expect(await verifyPin(service.app.keys, '4826', current.replace('hmac-scrypt$1$', 'hmac-scrypt$9$'))).toBe(false);
   });
 
-  it("stores the token only as its hash, as a session in the user's partition, living 30 days at most", async () => {
+  it("stores no token, only a session in the user's partition living 30 days at most, and the refresh token's hash", async () => {
     const answer = await registerIn(sampleRegistration());
     const { token } = answer.body.data.token;
     const userId = answer.body.data.user_id;
-    expect(token).toMatch(new RegExp(`^${userId}\\.[A-Za-z0-9_-]{43}$`));
+    expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]{86}$/);
     const { Item } = await service.app.table.client.send(
-      new GetCommand({ TableName: service.app.table.name, Key: sessionKey(company.company_id, userId, hashToken(token)) }),
+      new GetCommand({ TableName: service.app.table.name, Key: sessionKey(company.company_id, userId, sessionIdOf(`Token ${token}`)) }),
     );
-    expect(Item).toMatchObject({ user_type: 2 });
+    expect(Item).toMatchObject({ user_type: 2, refresh_hash: hashToken(answer.body.data.refresh_token), refresh_gen: 1 });
     // The TTL attribute is the absolute lifetime; the idle timeout counts from last_used_at.
     expect(Item!.expires_at - Item!.created_at).toBe(30 * 24 * 3600);
     expect(Item!.last_used_at).toBe(Item!.created_at);
-    expect(JSON.stringify(Item)).not.toContain(token.split('.')[1]);
+    expect(JSON.stringify(Item)).not.toContain(token.split('.')[2]);
+    expect(JSON.stringify(Item)).not.toContain(answer.body.data.refresh_token.split('.')[4]);
     expect(await storedUser(userId)).toMatchObject({ session_version: 1, phone_verified: 0 });
   });
 
@@ -385,7 +387,7 @@ describe('employees', () => {
 
   it('refuses an expired token with 401', async () => {
     const employee = await newEmployee(service, company);
-    const hash = hashToken(employee.authorization.slice('Token '.length));
+    const hash = sessionIdOf(employee.authorization);
     await service.app.table.client.send(
       new UpdateCommand({
         TableName: service.app.table.name,

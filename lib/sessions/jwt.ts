@@ -1,0 +1,89 @@
+import { jwtVerify, SignJWT } from 'jose';
+import type { App } from '../app-context.js';
+import { epochSeconds } from '../clock.js';
+import { ServerSecretUnavailable } from '../secrets/server-keys.js';
+import { SIGNING_ALGORITHM } from '../secrets/signing-keys.js';
+import type { SessionStart } from '../store/session-store.js';
+
+// Access tokens (API contract 3.12): compact JWS, ES256, `kid` in the header, signed with the
+// newest signing key (lib/secrets/signing-keys.ts) by `jose`. Any service of the wallet verifies
+// them offline against the JWKS; this service also requires the session `sid` names to be live.
+
+/** What an access token says: the claims of contract 3.12. */
+export interface AccessClaims {
+  companyId: string;
+  userId: string;
+  sessionId: string;
+  userType: number;
+  began: SessionStart;
+}
+
+export interface SignedAccessToken {
+  token: string;
+  /** Seconds until it expires, as the answer's expires_in says. */
+  expiresIn: number;
+}
+
+type JwtParts = Pick<App, 'config' | 'clock' | 'signingKeys'>;
+
+const HEX_ID = /^[0-9a-f]{32}$/;
+
+/** A new access token for a session; it never outlives the session's own end (`sessionEndsAt`, epoch seconds). */
+export async function signAccessToken(app: JwtParts, claims: AccessClaims, sessionEndsAt: number): Promise<SignedAccessToken> {
+  requireIssuer(app);
+  const { kid, key } = await app.signingKeys.signingKey();
+  const now = epochSeconds(app.clock);
+  const expiresAt = Math.min(now + app.config.accessTokenTtlSeconds, sessionEndsAt);
+  const token = await new SignJWT({ cid: claims.companyId, sid: claims.sessionId, utp: claims.userType, amr: [claims.began] })
+    .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid, typ: 'JWT' })
+    .setIssuer(app.config.tokenIssuer)
+    .setAudience(app.config.tokenAudience)
+    .setSubject(claims.userId)
+    .setIssuedAt(now)
+    .setExpirationTime(expiresAt)
+    .sign(key);
+  return { token, expiresIn: Math.max(0, expiresAt - now) };
+}
+
+/** No issuer configured (TOKEN_ISSUER on a deployed stage): the service cannot sign or verify, and answers 503. */
+function requireIssuer({ config }: Pick<App, 'config'>): void {
+  if (!config.tokenIssuer) throw new ServerSecretUnavailable('TOKEN_ISSUER is not set');
+}
+
+/** Whether a token is shaped as a compact JWS (three base64url parts), rather than an opaque token. */
+export function looksLikeJwt(token: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token);
+}
+
+/**
+ * The claims of an access token of this company, or undefined when it is forged, altered, expired,
+ * not yet valid, signed by a kid that no longer verifies, for another issuer, audience or company.
+ */
+export async function verifyAccessToken(app: JwtParts, companyId: string, token: string): Promise<AccessClaims | undefined> {
+  requireIssuer(app);
+  try {
+    const { payload } = await jwtVerify(
+      token,
+      async ({ kid }) => {
+        const key = kid ? await app.signingKeys.verifyingKey(kid) : undefined;
+        if (!key) throw new Error('unknown kid');
+        return key;
+      },
+      {
+        algorithms: [SIGNING_ALGORITHM],
+        issuer: app.config.tokenIssuer,
+        audience: app.config.tokenAudience,
+        currentDate: new Date(app.clock.now()),
+        requiredClaims: ['sub', 'exp', 'iat'],
+      },
+    );
+    const { sub, cid, sid, utp, amr } = payload as Record<string, unknown>;
+    if (cid !== companyId || typeof sub !== 'string' || !HEX_ID.test(sub) || typeof sid !== 'string' || !HEX_ID.test(sid)) return undefined;
+    if (typeof utp !== 'number' || !Array.isArray(amr)) return undefined;
+    return { companyId, userId: sub, sessionId: sid, userType: utp, began: amr[0] as SessionStart };
+  } catch (error) {
+    // A key set that cannot be read is the service's failure (503), not the token's.
+    if ((error as Error).name === 'ServerSecretUnavailable') throw error;
+    return undefined;
+  }
+}
