@@ -6,8 +6,10 @@
 const { join } = require('node:path');
 const { require: requireTypeScript } = require('tsx/cjs/api');
 
-/** A value CloudFormation fills in at deploy (the SMS queue's URL, a Ref) stands as set. */
-const asVariable = (value) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : 'set at deploy');
+/** A value CloudFormation fills in at deploy (the SMS queue's URL, the API's URL) stands as set: a URL where one is asked. */
+const AT_DEPLOY = { TOKEN_ISSUER: 'https://api.set-at-deploy.example' };
+const asVariable = (key, value) =>
+  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : (AT_DEPLOY[key] ?? 'set at deploy');
 
 module.exports = async ({ resolveConfigurationProperty }) => {
   const stage = await resolveConfigurationProperty(['custom', 'stage']);
@@ -20,7 +22,7 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   const problems = new Map();
   for (const [name, fn] of named) {
     const environment = Object.fromEntries(
-      Object.entries({ ...shared, ...(fn?.environment ?? {}) }).map(([key, value]) => [key, asVariable(value)]),
+      Object.entries({ ...shared, ...(fn?.environment ?? {}) }).map(([key, value]) => [key, asVariable(key, value)]),
     );
     try {
       readConfig(environment);

@@ -16,17 +16,23 @@ const LOCAL_SETTINGS = [
   'SMS_DELIVERY',
   'SMS_QUEUE_URL',
   'SERVER_SECRET_FILE',
+  'SIGNING_KEYS_FILE',
 ];
 /**
  * What a local stage has unless the shell says otherwise: codes published in the request (SMS_DELIVERY=queue
- * queues them in the process instead), and no URL of the deployed queue, which exists only in AWS.
+ * queues them in the process instead), no URL of the deployed queue, which exists only in AWS, and
+ * http://localhost:<PORT> as the tokens' issuer.
  */
 const LOCAL_DEFAULTS = { SMS_DELIVERY: 'direct', SMS_QUEUE_URL: '' };
 
 module.exports = async ({ resolveConfigurationProperty }) => {
   const stage = await resolveConfigurationProperty(['custom', 'stage']);
   const set = LOCAL_SETTINGS.filter((name) => (process.env[name] ?? '').trim() !== '');
-  if (LOCAL_STAGES.includes(stage)) return { ...LOCAL_DEFAULTS, ...Object.fromEntries(set.map((name) => [name, process.env[name]])) };
+  if (LOCAL_STAGES.includes(stage)) {
+    // The access tokens' issuer is where serverless-offline answers, so its discovery document is found under it.
+    const issuer = { TOKEN_ISSUER: process.env.TOKEN_ISSUER || `http://localhost:${process.env.PORT || 3000}` };
+    return { ...LOCAL_DEFAULTS, ...issuer, ...Object.fromEntries(set.map((name) => [name, process.env[name]])) };
+  }
   if (set.length) {
     const error = new Error(
       `stage "${stage}" takes no local settings, but ${set.join(', ')} ${set.length > 1 ? 'are' : 'is'} set in this shell ` +

@@ -8,6 +8,8 @@
 //           With attributes: an update that names only those (and the key) in what it writes and in
 //           its condition, and returns nothing, or what `returns` names.
 //   secret  ssm:GetParameter on the server secret's parameter (keys of PINs, codes, cursors, phone refs)
+//   signingKeys  "verify": ssm:GetParameter on the public signing key set (every function that reads a
+//           token, and the JWKS); "sign": on the private set too (the functions that answer a session)
 //   sms     sns:Publish to phone numbers
 //   queue   the SMS queue: "send" (sqs:SendMessage), or "consume" (what its event source needs)
 
@@ -52,6 +54,7 @@ module.exports = {
       recordSessionUse,
     ],
     secret: true,
+    signingKeys: 'sign',
   },
   loginPhone: {
     table: [
@@ -67,6 +70,7 @@ module.exports = {
     ],
     secret: true,
     queue: 'send',
+    signingKeys: 'verify',
   },
   // The SMS queue's consumer: opens each text (the secret's queue key) and publishes it; no table.
   smsSend: {
@@ -96,6 +100,7 @@ module.exports = {
       recordSessionUse,
     ],
     secret: true,
+    signingKeys: 'sign',
   },
   // No token: the device's signature and the PIN are the proof.
   loginPin: {
@@ -116,9 +121,11 @@ module.exports = {
       { actions: ['DeleteItem'], keys: ['pinTries'] },
     ],
     secret: true,
+    signingKeys: 'sign',
   },
   devices: {
     table: [readCompanyAndSession, { actions: ['Query'], keys: ['userDevice'] }, recordSessionUse],
+    signingKeys: 'verify',
   },
   devicesRemove: {
     table: [
@@ -133,6 +140,7 @@ module.exports = {
     ],
     // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
     secret: true,
+    signingKeys: 'verify',
   },
   // A new PIN for either PIN, ending every other session: the current PIN counted (change), a
   // phone proof used up (reset), the PIN's tries cleared, a notice (and one when a wrong PIN locks it).
@@ -162,6 +170,7 @@ module.exports = {
       recordSessionUse,
     ],
     secret: true,
+    signingKeys: 'verify',
   },
   resetPin: {
     table: [
@@ -175,6 +184,31 @@ module.exports = {
       recordSessionUse,
     ],
     secret: true,
+    signingKeys: 'verify',
+  },
+  // Spends a refresh token (one conditional update of its session) and answers a new pair; a reused
+  // one ends its session with a security notice.
+  tokenRefresh: {
+    table: [
+      keepAnswers,
+      { actions: ['GetItem'], keys: ['company'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['session'],
+        attributes: ['refresh_hash', 'refresh_gen', 'last_used_at', 'expires_at'],
+        returns: ['ALL_NEW'],
+      },
+      { actions: ['DeleteItem'], keys: ['session'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'] },
+    ],
+    // The refresh tokens' tags and the sealed answers are keyed by the server secret.
+    secret: true,
+    signingKeys: 'sign',
+  },
+  // The discovery document and the JWKS: the public keys, nothing else.
+  wellKnown: {
+    signingKeys: 'verify',
   },
   logout: {
     table: [
@@ -185,6 +219,7 @@ module.exports = {
     ],
     // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
     secret: true,
+    signingKeys: 'verify',
   },
   // Reads only, but for the one attribute that records a session's use (docs/operations.md).
   referralProgram: {
@@ -195,11 +230,13 @@ module.exports = {
       recordSessionUse,
     ],
     secret: true,
+    signingKeys: 'verify',
   },
   // Reads only, but for a session's use, as referralProgram: the page and the unread count's shards.
   notifications: {
     table: [readCompanyAndSession, { actions: ['Query'], keys: ['notification', 'unreadCount'] }, recordSessionUse],
     secret: true,
+    signingKeys: 'verify',
   },
   // Marks notifications read (is_read, updated_date) and takes them off the unread count.
   notificationsRead: {
@@ -213,6 +250,7 @@ module.exports = {
     ],
     // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
     secret: true,
+    signingKeys: 'verify',
   },
   transactionAuthorization: {
     table: [
@@ -234,6 +272,7 @@ module.exports = {
       recordSessionUse,
     ],
     secret: true,
+    signingKeys: 'verify',
   },
   // Invoked by the payment service: one conditional update of an authorization, and nothing else.
   redeemAuthorization: {

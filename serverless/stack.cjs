@@ -46,7 +46,17 @@ function tableStatement(name, grant) {
 }
 
 /** The role of one function: its log stream, and nothing it does not do. */
-function role(service, stage, name, permissions, secretParameter) {
+const parameterArn = (name) => sub(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${name}`);
+
+/** The signing key sets a function reads: the public one to verify, the private one too to sign. */
+function signingKeyParameters(name, kind, parameters) {
+  if (kind === undefined) return [];
+  if (kind === 'verify') return [parameters.public];
+  if (kind === 'sign') return [parameters.private, parameters.public];
+  throw new Error(`custom.permissions.${name}: signingKeys must be sign or verify`);
+}
+
+function role(service, stage, name, permissions, secretParameter, signingParameters) {
   const statements = [
     {
       Effect: 'Allow',
@@ -55,13 +65,11 @@ function role(service, stage, name, permissions, secretParameter) {
     },
   ];
   for (const grant of permissions.table ?? []) statements.push(tableStatement(name, grant));
-  if (permissions.secret) {
-    statements.push({
-      Effect: 'Allow',
-      Action: ['ssm:GetParameter'],
-      Resource: sub(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${secretParameter}`),
-    });
-  }
+  const parameters = [
+    ...(permissions.secret ? [secretParameter] : []),
+    ...signingKeyParameters(name, permissions.signingKeys, signingParameters),
+  ];
+  if (parameters.length) statements.push({ Effect: 'Allow', Action: ['ssm:GetParameter'], Resource: parameters.map(parameterArn) });
   // SMS to phone numbers only: NotResource on every SNS ARN rules out topics and endpoints.
   if (permissions.sms) statements.push({ Effect: 'Allow', Action: ['sns:Publish'], NotResource: 'arn:aws:sns:*:*:*' });
   if (permissions.queue) {
@@ -186,13 +194,17 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   const permissions = await resolveConfigurationProperty(['custom', 'permissions']);
   const timeoutSeconds = await resolveConfigurationProperty(['provider', 'timeout']);
   const secretParameter = await resolveConfigurationProperty(['custom', 'serverSecretParameter']);
+  const signingParameters = {
+    private: await resolveConfigurationProperty(['custom', 'signingKeysParameter']),
+    public: await resolveConfigurationProperty(['custom', 'signingPublicKeysParameter']),
+  };
   const alarms = await resolveConfigurationProperty(['custom', 'alarms']);
   const paymentServiceRoleArn = await resolveConfigurationProperty(['custom', 'paymentServiceRoleArn']);
   const smsQueueSettings = await resolveConfigurationProperty(['custom', 'smsQueue']);
 
   const resources = {};
   for (const [name, granted] of Object.entries(permissions)) {
-    resources[`${capitalized(name)}Role`] = role(service, stage, name, granted ?? {}, secretParameter);
+    resources[`${capitalized(name)}Role`] = role(service, stage, name, granted ?? {}, secretParameter, signingParameters);
     resources[`${capitalized(name)}ErrorsAlarm`] = lambdaAlarm(
       name,
       'Errors',
