@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { listenOnLoopback } from './loopback-server.js';
 
-// A loopback endpoint that answers like AWS Systems Manager Parameter Store's GetParameter (the
-// JSON protocol: X-Amz-Target AmazonSSM.GetParameter), keeping every version of each parameter,
-// so the real @aws-sdk/client-ssm is exercised end to end without AWS.
+// A loopback endpoint that answers like AWS Systems Manager Parameter Store's GetParameter and
+// PutParameter (the JSON protocol: X-Amz-Target AmazonSSM.<action>), keeping every version of
+// each parameter and its type, so the real @aws-sdk/client-ssm is exercised end to end without AWS.
 
 export interface FakeSsm {
   endpoint: string;
@@ -11,6 +11,8 @@ export interface FakeSsm {
   put(name: string, value: string): number;
   /** Every GetParameter name asked for, in order (with ":version" when one was). */
   requests: string[];
+  /** The type each PutParameter gave a parameter (SecureString, String). */
+  types: Map<string, string>;
   /** The error code the next calls fail with (AccessDeniedException, ThrottlingException, ...), or undefined. */
   failWith: string | undefined;
   /** How many calls fail with failWith before it is cleared; undefined: every call until it is. */
@@ -23,6 +25,7 @@ export async function startFakeSsm(): Promise<FakeSsm> {
   const fake: FakeSsm = {
     endpoint: '',
     requests: [],
+    types: new Map(),
     failWith: undefined,
     failuresLeft: undefined,
     put: (name, value) => {
@@ -41,7 +44,17 @@ export async function startFakeSsm(): Promise<FakeSsm> {
         response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
         response.end(JSON.stringify(payload));
       };
-      const { Name = '' } = JSON.parse(body || '{}') as { Name?: string };
+      const {
+        Name = '',
+        Value,
+        Type,
+        Overwrite,
+      } = JSON.parse(body || '{}') as { Name?: string; Value?: string; Type?: string; Overwrite?: boolean };
+      if (String(request.headers['x-amz-target']).endsWith('.PutParameter')) {
+        if (versions.has(Name) && !Overwrite) return reply(400, { __type: 'ParameterAlreadyExists', message: `${Name} exists.` });
+        fake.types.set(Name, Type ?? 'String');
+        return reply(200, { Version: fake.put(Name, Value ?? ''), Tier: 'Standard' });
+      }
       fake.requests.push(Name);
       if (fake.failWith) {
         const code = fake.failWith;

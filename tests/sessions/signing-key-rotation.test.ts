@@ -1,0 +1,99 @@
+// npm run signing-key:rotate (API contract 3.12): a key is added to the stored set, published
+// before it signs, and the set lives where the service reads it: a local file, or the two SSM
+// parameters of a deployed stage (the private set a SecureString, the public one without `d`).
+
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeProtectedHeader } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { readConfig } from '../../lib/config.js';
+import { NEW_KEY_LEAD_SECONDS } from '../../lib/secrets/signing-keys.js';
+import { startFakeSsm } from '../../scripts/local/ssm-fake.js';
+import type { OperatorMain } from '../../scripts/operator-app.js';
+import { main as rotate } from '../../scripts/rotate-signing-key.js';
+import { inProcessService, invoke, newCompany, signUp, TEST_HASH_COST, testEnvironment } from '../helpers.js';
+
+async function run(main: OperatorMain, args: string[], env: Record<string, string | undefined>) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await main(args, { env, out: (line) => stdout.push(line), err: (line) => stderr.push(line), input: async () => '' });
+  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n'), last: stdout.length ? JSON.parse(stdout.at(-1)!) : undefined };
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+/** The tests' environment without its in-memory key set, so the command and the service use the stored one. */
+const stored = (settings: Record<string, string>) => ({ ...testEnvironment(), SIGNING_KEYS: '', ...settings });
+
+describe('npm run signing-key:rotate', () => {
+  it('makes a stage’s first key signing at once, then adds one published 10 minutes before it signs, never printing a private key', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'wallet-keys-')), 'signing-keys.json');
+    const env = stored({ SIGNING_KEYS_FILE: file });
+    const first = await run(rotate, [], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.last).toEqual({ kid: expect.any(String), signs_from: expect.any(Number), published: [first.last.kid], dropped: [] });
+    expect(Math.abs(first.last.signs_from - now())).toBeLessThanOrEqual(2);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const second = await run(rotate, [], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.last.published).toEqual([first.last.kid, second.last.kid]);
+    expect(second.last.signs_from - now()).toBeGreaterThanOrEqual(NEW_KEY_LEAD_SECONDS - 2);
+    // The stored set holds both private keys; the command printed neither.
+    const set = JSON.parse(readFileSync(file, 'utf8'));
+    expect(set.keys.map((key: { kid: string }) => key.kid)).toEqual([first.last.kid, second.last.kid]);
+    for (const key of set.keys) {
+      expect(key.jwk.d).toMatch(/^[\w-]{43}$/);
+      expect(first.stdout + first.stderr + second.stdout + second.stderr).not.toContain(key.jwk.d);
+    }
+
+    // The service on that file signs with the first key until the second's time comes, and lists both.
+    const service = inProcessService(readConfig(env), { hashCost: TEST_HASH_COST });
+    const company = await newCompany(service);
+    const account = await signUp(service, company);
+    expect(decodeProtectedHeader(account.authorization.slice('Token '.length)).kid).toBe(first.last.kid);
+    const jwks = JSON.parse((await service.wellKnown({ rawPath: '/.well-known/jwks.json' } as never, {} as never)).body ?? '');
+    expect(jwks.keys.map((key: { kid: string }) => key.kid)).toEqual([first.last.kid, second.last.kid]);
+
+    // --urgent signs at once; a mistyped option and a key set that lives in the environment are refused.
+    const urgent = await run(rotate, ['--urgent'], env);
+    expect(Math.abs(urgent.last.signs_from - now())).toBeLessThanOrEqual(2);
+    expect((await run(rotate, ['--urgnet'], env)).code).toBe(2);
+    expect((await run(rotate, [], { ...env, SIGNING_KEYS: JSON.stringify(set) })).code).toBe(2);
+  });
+
+  it('writes a deployed stage’s two SSM parameters: the private set a SecureString, the public one without private parts', async () => {
+    const ssm = await startFakeSsm();
+    try {
+      const stage = `/wallet-auth/test-${randomBytes(4).toString('hex')}`;
+      const env = stored({
+        SIGNING_KEYS_FILE: '',
+        SIGNING_KEYS_PARAMETER: `${stage}/signing-keys`,
+        SIGNING_PUBLIC_KEYS_PARAMETER: `${stage}/signing-keys-public`,
+        SSM_ENDPOINT: ssm.endpoint,
+      });
+      const rotated = await run(rotate, [], env);
+      expect(rotated.code, rotated.stderr).toBe(0);
+      expect(ssm.types.get(`${stage}/signing-keys`)).toBe('SecureString');
+      expect(ssm.types.get(`${stage}/signing-keys-public`)).toBe('String');
+      // A container of that stage signs with it and verifies against the public parameter.
+      const service = inProcessService(readConfig(env), { hashCost: TEST_HASH_COST });
+      const company = await newCompany(service);
+      const account = await signUp(service, company);
+      expect(decodeProtectedHeader(account.authorization.slice('Token '.length)).kid).toBe(rotated.last.kid);
+      const devices = await invoke(service.handlers.devices, {
+        method: 'GET',
+        path: '/wallet/v3/auth/devices',
+        headers: { CompanyID: company.company_id, Authorization: account.authorization },
+      });
+      expect(devices.status).toBe(200);
+      expect(ssm.requests).toContain(`${stage}/signing-keys-public`);
+      // A second rotation reads the private set back and keeps its key.
+      const again = await run(rotate, [], env);
+      expect(again.last.published).toEqual([rotated.last.kid, again.last.kid]);
+    } finally {
+      await ssm.close();
+    }
+  });
+});
