@@ -280,6 +280,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The issuer of access tokens and where its keys are
+         * @description The discovery document of the access tokens’ issuer (`iss`): API Gateway’s JWT authorizer and OIDC-aware JOSE libraries read `jwks_uri` from it. Needs no CompanyID.
+         */
+        get: operations["openidConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys access tokens are signed with
+         * @description A JWK Set: the key that signs now, a key rotated in (listed before it signs), and an older one while a token it signed may still be valid (up to 15 minutes after it stopped signing). Needs no CompanyID.
+         */
+        get: operations["jwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3225,6 +3265,151 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    openidConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success (not in the envelope: the format verifiers expect) */
+            200: {
+                headers: {
+                    /** @description public, max-age=300 */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://auth.example.com",
+                     *       "jwks_uri": "https://auth.example.com/.well-known/jwks.json",
+                     *       "response_types_supported": [
+                     *         "token"
+                     *       ],
+                     *       "subject_types_supported": [
+                     *         "public"
+                     *       ],
+                     *       "id_token_signing_alg_values_supported": [
+                     *         "ES256"
+                     *       ],
+                     *       "claims_supported": [
+                     *         "iss",
+                     *         "aud",
+                     *         "sub",
+                     *         "cid",
+                     *         "sid",
+                     *         "utp",
+                     *         "amr",
+                     *         "iat",
+                     *         "exp"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uri */
+                        issuer: string;
+                        /** Format: uri */
+                        jwks_uri: string;
+                        response_types_supported?: string[];
+                        subject_types_supported?: string[];
+                        id_token_signing_alg_values_supported?: string[];
+                        claims_supported?: string[];
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE (the keys cannot be read) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    jwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success (not in the envelope: the format verifiers expect) */
+            200: {
+                headers: {
+                    /** @description public, max-age=300 */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *           "kid": "Hx3oZ0yq1QmR2v5bT8wK4nC7dE6fG9hJ0kL1mP2sA3u",
+                     *           "alg": "ES256",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        keys: {
+                            /** @constant */
+                            kty: "EC";
+                            /** @constant */
+                            crv: "P-256";
+                            x: string;
+                            y: string;
+                            /** @description The key’s RFC 7638 thumbprint: the `kid` of the tokens it signs */
+                            kid: string;
+                            /** @constant */
+                            alg: "ES256";
+                            /** @constant */
+                            use: "sig";
+                        }[];
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE (the keys cannot be read) */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

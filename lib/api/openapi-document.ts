@@ -5,6 +5,8 @@ import { API_TAGS, byteSize, duration, type Endpoint } from '../http/endpoint.js
 import { CREDENTIAL_REPLAY_SECONDS, IDEMPOTENCY_WINDOW_SECONDS } from '../http/idempotency.js';
 import { chainErrors } from '../http/middleware.js';
 import { HEX_ID_PATTERN } from '../ids.js';
+import { JWKS_MAX_AGE_SECONDS } from '../secrets/signing-keys.js';
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH, openidConfiguration } from '../sessions/discovery.js';
 import { ABSENT_VALUES } from '../validation.js';
 import { endpoints } from './endpoints.js';
 
@@ -172,11 +174,92 @@ function errorTable(): string {
   return ['| code | name | status |', '|---|---|---|', ...rows].join('\n');
 }
 
+const jwkSchema: JsonSchema = {
+  type: 'object',
+  required: ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'],
+  properties: {
+    kty: { const: 'EC' },
+    crv: { const: 'P-256' },
+    x: { type: 'string' },
+    y: { type: 'string' },
+    kid: { type: 'string', description: 'The key’s RFC 7638 thumbprint: the `kid` of the tokens it signs' },
+    alg: { const: 'ES256' },
+    use: { const: 'sig' },
+  },
+};
+
+/** A document a verifier of access tokens reads (lib/sessions/discovery.ts): no CompanyID, no token, cacheable. */
+function verifierDocument(operationId: string, summary: string, description: string, schema: JsonSchema, example: unknown): JsonSchema {
+  return {
+    get: {
+      operationId,
+      summary,
+      description,
+      tags: ['tokens'],
+      security: [],
+      responses: {
+        200: {
+          description: 'Success (not in the envelope: the format verifiers expect)',
+          headers: { 'Cache-Control': { description: `public, max-age=${JWKS_MAX_AGE_SECONDS}`, schema: { type: 'string' } } },
+          content: { 'application/json': { schema, example } },
+        },
+        503: {
+          description: `${StatusNames[503]}: 16 SERVICE_UNAVAILABLE (the keys cannot be read)`,
+          content: { 'application/json': { schema: failureEnvelope(503, ['SERVICE_UNAVAILABLE']) } },
+        },
+      },
+    },
+  };
+}
+
+/** The discovery document and the JWKS (API contract 3.12). */
+function verifierPaths(config: Config): Record<string, JsonSchema> {
+  const sampleKey = {
+    kty: 'EC',
+    crv: 'P-256',
+    x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+    y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+    kid: 'Hx3oZ0yq1QmR2v5bT8wK4nC7dE6fG9hJ0kL1mP2sA3u',
+    alg: 'ES256',
+    use: 'sig',
+  };
+  return {
+    [OPENID_CONFIGURATION_PATH]: verifierDocument(
+      'openidConfiguration',
+      'The issuer of access tokens and where its keys are',
+      'The discovery document of the access tokens’ issuer (`iss`): API Gateway’s JWT authorizer and OIDC-aware JOSE ' +
+        'libraries read `jwks_uri` from it. Needs no CompanyID.',
+      {
+        type: 'object',
+        required: ['issuer', 'jwks_uri'],
+        properties: {
+          issuer: { type: 'string', format: 'uri' },
+          jwks_uri: { type: 'string', format: 'uri' },
+          response_types_supported: { type: 'array', items: { type: 'string' } },
+          subject_types_supported: { type: 'array', items: { type: 'string' } },
+          id_token_signing_alg_values_supported: { type: 'array', items: { type: 'string' } },
+          claims_supported: { type: 'array', items: { type: 'string' } },
+        },
+      },
+      openidConfiguration({ config: { ...config, tokenIssuer: 'https://auth.example.com' } }),
+    ),
+    [JWKS_PATH]: verifierDocument(
+      'jwks',
+      'The public keys access tokens are signed with',
+      `A JWK Set: the key that signs now, a key rotated in (listed before it signs), and an older one while a token it signed ` +
+        `may still be valid (up to ${duration(config.accessTokenTtlSeconds)} after it stopped signing). Needs no CompanyID.`,
+      { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: jwkSchema } } },
+      { keys: [sampleKey] },
+    ),
+  };
+}
+
 export function openApiDocument(config: Config): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const endpoint of Object.values(endpoints)) {
     paths[endpoint.path] = { ...paths[endpoint.path], [endpoint.method.toLowerCase()]: operation(endpoint, config) };
   }
+  Object.assign(paths, verifierPaths(config));
   return {
     openapi: '3.1.0',
     info: {
@@ -185,7 +268,7 @@ export function openApiDocument(config: Config): JsonSchema {
       description: [
         'Registration, phone OTP login and the referral program list of a multi-company digital wallet.',
         '',
-        'Every call needs the `CompanyID` header. Every answer is the envelope',
+        'Every call needs the `CompanyID` header (but the issuer’s discovery document and JWKS). Every answer is the envelope',
         '`{"success": 1|0, "error": [codes], "data": {...}}`; a failure carries its codes in `error`,',
         'the status name in `data.message` and, for field problems, `data.errors`. Any other route',
         `answers 404 with code 6. Bodies are JSON (\`Content-Type: application/json\`), at most ${byteSize(config.maxBodyBytes)}.`,
@@ -208,7 +291,10 @@ export function openApiDocument(config: Config): JsonSchema {
           type: 'apiKey',
           in: 'header',
           name: 'Authorization',
-          description: `\`Token <access token>\`, from registration or a verified login code. Valid ${duration(config.tokenTtlSeconds)}.`,
+          description:
+            `\`Token <access token>\` (or \`Bearer <access token>\`), from registration, a login or a refresh: an ES256 JWT ` +
+            `valid ${duration(config.accessTokenTtlSeconds)}, over a session that lives ${duration(config.tokenTtlSeconds)} at most ` +
+            '(renewed by POST /wallet/v3/auth/token/refresh).',
         },
       },
       parameters: {

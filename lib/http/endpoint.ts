@@ -13,6 +13,7 @@ export const API_TAGS = {
   auth: 'Registration and phone login',
   referrals: 'The referral program',
   notifications: 'Notifications and their read state',
+  tokens: 'For services that verify access tokens: the issuer and its keys (no CompanyID)',
 } as const;
 
 /** Whether a call needs a token: "optional" still refuses a bad one, since a client that sends one expects it to count. */

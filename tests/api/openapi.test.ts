@@ -72,15 +72,16 @@ describe('docs/openapi.json', () => {
       OTP_TTL_SECONDS: '120',
       OTP_SENDS_PER_PHONE_PER_HOUR: '3',
       TOKEN_TTL_SECONDS: '86400',
+      ACCESS_TOKEN_TTL_SECONDS: '600',
       MAX_BODY_BYTES: '8192',
     });
     const configured = openApiDocument(settings) as any;
     expect(configured.paths['/wallet/v3/auth/login_phone'].post.description).toContain('valid 2 minutes');
     expect(configured.paths['/wallet/v3/auth/login_phone'].post.description).toContain('3 per hour');
-    expect(configured.components.securitySchemes.token.description).toContain('Valid 1 day');
+    expect(configured.components.securitySchemes.token.description).toContain('valid 10 minutes, over a session that lives 1 day');
     expect(configured.info.description).toContain('at most 8 KiB');
     expect(document.paths['/wallet/v3/auth/login_phone'].post.description).toContain('valid 5 minutes');
-    expect(document.components.securitySchemes.token.description).toContain('Valid 30 days');
+    expect(document.components.securitySchemes.token.description).toContain('valid 15 minutes, over a session that lives 30 days');
   });
 
   it('documents the optional-field leniency: "" and null are accepted where a field is optional', () => {

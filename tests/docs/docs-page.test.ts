@@ -6,6 +6,7 @@ import sparticuzChromium from '@sparticuz/chromium';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpoints } from '../../lib/api/endpoints.js';
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../lib/sessions/discovery.js';
 import { useOfflineService } from '../e2e/offline-server.js';
 import { sampleRegistration } from '../helpers.js';
 
@@ -62,9 +63,7 @@ describe('http://localhost:3000/docs', () => {
     await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
     const paths = await page.locator('.opblock-summary-path').allInnerTexts();
     expect(paths.map((path) => path.replace(/\u200b/g, '').trim()).sort()).toEqual(
-      Object.values(endpoints)
-        .map((endpoint) => endpoint.path)
-        .sort(),
+      [...Object.values(endpoints).map((endpoint) => endpoint.path), OPENID_CONFIGURATION_PATH, JWKS_PATH].sort(),
     );
 
     const operation = page.locator('#operations-auth-userRegister');
