@@ -117,7 +117,6 @@ module.exports = {
         attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.login, 'status_id', 'login_pin_version', 'session_version', 'last_used_at'],
         returns: TRIES_READ_BACK,
       },
-      { actions: ['ConditionCheckItem'], keys: ['deviceIndex'] },
       { actions: ['DeleteItem'], keys: ['pinTries'] },
     ],
     secret: true,

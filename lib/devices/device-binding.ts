@@ -65,7 +65,7 @@ export interface DeviceRemoval {
 
 /**
  * The end of one binding and of every session bound to it, undefined when it is not the user's.
- * The transaction deletes the binding (from then on no session is granted on it: deviceUseWrites)
+ * The transaction deletes the binding (from then on no session is granted on it: deviceUseWrite)
  * and the sessions read before; a session granted on the device between that read and the commit
  * is found by a second read and ended after. So a flood of PIN logins cannot hold a removal back,
  * and none of them keeps a session on the removed device.

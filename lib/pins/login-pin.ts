@@ -5,7 +5,7 @@ import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
 import { createSession, GrantRefused, type SessionTokens } from '../sessions/access-tokens.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
-import { deviceUseWrites, getDevice, takeNonce } from '../store/device-store.js';
+import { deviceUseWrite, getDevice, takeNonce } from '../store/device-store.js';
 import { givePinTryBack, PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
 import { getUser } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
@@ -49,7 +49,7 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
   const userId = user.user_id;
   const check = { companyId, userId, pinType: 'login' as const, pin: input.login_pin, storedHash: user.login_pin_hash, attemptId };
   const { clearTries } = await checkPinRecorded(app, origin, check, 'login_pin');
-  const use = deviceUseWrites(app.table, companyId, userId, input.device_key, now);
+  const use = deviceUseWrite(app.table, companyId, userId, input.device_key, now);
   let tokens: SessionTokens;
   try {
     tokens = await createSession(
@@ -61,8 +61,7 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
       {
         terms: { pinVersion: { attribute: PIN_VERSION_ATTRIBUTE.login, seen: user.login_pin_version ?? 0 } },
         items: [
-          { label: 'device', item: use.index },
-          { label: 'device', item: use.listing },
+          { label: 'device', item: use },
           { label: 'tries', item: clearTries },
         ],
       },

@@ -85,39 +85,25 @@ export function deviceBindWrites(
 
 /**
  * The device's side of a session granted on it: the device must still be the user's (a removal
- * that committed first refuses the grant), and its last use is now.
+ * that committed first refuses the grant), and its last use is now. The user's listing of the
+ * device says both: a binding writes it with the device's index and a removal deletes both in one
+ * transaction, and its key holds the user, so no check of the index is needed (2 write units fewer).
  */
-export function deviceUseWrites(
-  table: Table,
-  companyId: string,
-  userId: string,
-  deviceKey: string,
-  nowSeconds: number,
-): { index: TransactItem; listing: TransactItem } {
+export function deviceUseWrite(table: Table, companyId: string, userId: string, deviceKey: string, nowSeconds: number): TransactItem {
   return {
-    index: {
-      ConditionCheck: {
-        TableName: table.name,
-        Key: deviceIndexKey(companyId, deviceKey),
-        ConditionExpression: 'attribute_exists(pk) AND user_id = :user',
-        ExpressionAttributeValues: { ':user': userId },
-      },
-    },
-    listing: {
-      Update: {
-        TableName: table.name,
-        Key: userDeviceKey(companyId, userId, deviceKey),
-        UpdateExpression: 'SET last_used_at = :now',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': nowSeconds },
-      },
+    Update: {
+      TableName: table.name,
+      Key: userDeviceKey(companyId, userId, deviceKey),
+      UpdateExpression: 'SET last_used_at = :now',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':now': nowSeconds },
     },
   };
 }
 
 /**
  * The two deletions that end a binding, only while it is the user's: once they commit, no session
- * can be granted on the device (deviceUseWrites).
+ * can be granted on the device (deviceUseWrite).
  */
 export function deviceRemoveWrites(
   table: Table,

@@ -37,7 +37,13 @@ describe('login_pin', () => {
       expect(answer.body).toEqual({
         success: 1,
         error: [],
-        data: { message: 'Logged in successfully', token: { type: 'Token', token: expect.any(String) }, user_id: account.userId },
+        data: {
+          message: 'Logged in successfully',
+          token: { type: 'Token', token: expect.any(String) },
+          refresh_token: expect.any(String),
+          expires_in: 900,
+          user_id: account.userId,
+        },
       });
       const authorization = `Token ${answer.body.data.token.token}`;
       expect(await sessionOf(service, company, account, authorization)).toMatchObject({ began: 'pin', device_key: device.deviceKey });

@@ -24,7 +24,8 @@ let company: Company;
 beforeAll(async () => {
   proxy = await startFaultProxy(inject('dynamodbEndpoint'));
   // LOG_LEVEL INFO: the audit lines are read below.
-  service = testService({ DYNAMODB_ENDPOINT: proxy.endpoint, LOG_LEVEL: 'INFO' });
+  // A token used a day after the wrong tries: access tokens that outlive the day keep this about the lock.
+  service = testService({ DYNAMODB_ENDPOINT: proxy.endpoint, LOG_LEVEL: 'INFO', ACCESS_TOKEN_TTL_SECONDS: String(2 * 24 * 3600) });
   company = await newCompany(service);
 });
 
