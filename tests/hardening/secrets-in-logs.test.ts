@@ -93,12 +93,15 @@ function secretRegistration(overrides: Record<string, unknown> = {}): Record<str
   return body;
 }
 
-/** A token is "<user id>.<secret>": the user id is logged by design, the secret never. */
-const tokenSecret = (token: string) => token.slice(token.indexOf('.') + 1);
+/** An access token's signature, which makes it one: its claims (a user id, a session id) may be logged, the token never. */
+const tokenSecret = (token: string) => token.slice(token.lastIndexOf('.') + 1);
+/** A refresh token's random part and tag: its ids may be logged, these never. */
+const refreshSecrets = (token: string) => token.split('.').slice(4);
 
 function rememberToken(answer: Answer): string {
   const token = answer.body.data.token.token as string;
   secrets.add(tokenSecret(token));
+  for (const part of refreshSecrets(answer.body.data.refresh_token)) secrets.add(part);
   return `Token ${token}`;
 }
 
@@ -168,6 +171,20 @@ async function runEveryFlow(): Promise<void> {
   expect(session.status).toBe(200);
   const sessionToken = rememberToken(session);
   expect((await call('send again at once', loginPhone, { path: '/l', body: login })).status).toBe(429);
+
+  // Refreshes: a new pair, the spent token again (reuse ends the session), a made-up one.
+  const refresh = (what: string, refreshToken: string) =>
+    call(what, service.handlers.tokenRefresh, { path: '/t', body: { refresh_token: refreshToken } });
+  const refreshing = await call('register to refresh', register, { path, body: secretRegistration() });
+  rememberToken(refreshing);
+  const renewed = await refresh('refresh', refreshing.body.data.refresh_token);
+  expect(renewed.status).toBe(200);
+  rememberToken(renewed);
+  expect((await refresh('refresh reused', refreshing.body.data.refresh_token)).status).toBe(401);
+  const [userId, sid] = String(renewed.body.data.refresh_token).split('.');
+  const madeUp = `${userId}.${sid}.1.1.${randomBytes(32).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
+  for (const part of refreshSecrets(madeUp)) secrets.add(part);
+  expect((await refresh('refresh made up', madeUp)).status).toBe(401);
 
   // A top-up code, with the session's token.
   skipSendInterval();
@@ -399,6 +416,9 @@ describe('secrets never reach the logs', () => {
         'register employee',
         'verify login code',
         'verify top-up',
+        'refresh',
+        'refresh reused',
+        'refresh made up',
         'referral list',
         'SNS down',
         'table throttling',
