@@ -1,8 +1,8 @@
 // npm run signing-key:rotate -- [--urgent]
 // Adds a signing key for access tokens (API contract 3.12) and drops the keys no token still
 // needs. The new key is published at once and signs NEW_KEY_LEAD_SECONDS later (10 minutes), when
-// every container and every verifier's cached JWKS has it; --urgent makes it sign at once (a key
-// thought leaked). Locally it rewrites .data/signing-keys.json; on a deployed stage the two SSM
+// every container and every verifier's cached JWKS has it; --urgent (a key thought leaked) makes it
+// sign at once and drops every other key, so tokens they signed stop verifying. Locally it rewrites .data/signing-keys.json; on a deployed stage the two SSM
 // parameters (the private set, a SecureString, and its public half). Prints {"kid", "signs_from",
 // "published", "dropped"} as its last line. The private key is never printed.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -83,6 +83,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
     const current = (await store.read()) ?? { keys: [] };
     // The first key of a stage signs at once: there is no older one to keep signing meanwhile.
     const rotation = rotateKeySet(current, now, config.accessTokenTtlSeconds, { urgent: urgent || current.keys.length === 0 });
+    if (urgent && rotation.dropped.length) io.err('every token signed before now stops verifying within 300 s: apps refresh for a new one');
     await store.write(rotation.set);
     io.err(
       `key ${rotation.added.kid} added to ${store.where}; it signs from ${new Date(rotation.added.signs_from * 1000).toISOString()}` +

@@ -64,13 +64,14 @@ export interface Rotation {
 
 /**
  * A set with one key more: it signs NEW_KEY_LEAD_SECONDS from now (every container and cached JWKS
- * knows it by then), or at once when `urgent` (a key thought leaked: verifiers that cached the JWKS
- * refetch it on meeting the new kid). Keys no longer needed (stillNeeded) are dropped.
+ * knows it by then), and keys no longer needed (stillNeeded) are dropped. When `urgent` (a key
+ * thought leaked) the new key signs at once and is the only one left: every token signed before
+ * is refused once a container reads the set (within KEY_SET_REFRESH_SECONDS), and apps refresh.
  */
 export function rotateKeySet(set: StoredKeySet, now: number, accessTokenTtlSeconds: number, { urgent = false } = {}): Rotation {
   const latest = Math.max(now, ...set.keys.map((key) => key.signs_from));
   const added = newSigningKey(now, urgent ? now : Math.max(latest, now + NEW_KEY_LEAD_SECONDS));
-  const kept = stillNeeded([...set.keys, added], accessTokenTtlSeconds, now);
+  const kept = urgent ? [added] : stillNeeded([...set.keys, added], accessTokenTtlSeconds, now);
   const keptKids = new Set(kept.map(({ kid }) => kid));
   return { set: { keys: kept }, added, dropped: set.keys.filter(({ kid }) => !keptKids.has(kid)).map(({ kid }) => kid) };
 }

@@ -56,9 +56,11 @@ describe('npm run signing-key:rotate', () => {
     const jwks = JSON.parse((await service.wellKnown({ rawPath: '/.well-known/jwks.json' } as never, {} as never)).body ?? '');
     expect(jwks.keys.map((key: { kid: string }) => key.kid)).toEqual([first.last.kid, second.last.kid]);
 
-    // --urgent signs at once; a mistyped option and a key set that lives in the environment are refused.
+    // --urgent signs at once and drops every other key; a mistyped option and a key set that lives in the environment are refused.
     const urgent = await run(rotate, ['--urgent'], env);
     expect(Math.abs(urgent.last.signs_from - now())).toBeLessThanOrEqual(2);
+    expect(urgent.last.published).toEqual([urgent.last.kid]);
+    expect(urgent.last.dropped).toEqual([first.last.kid, second.last.kid]);
     expect((await run(rotate, ['--urgnet'], env)).code).toBe(2);
     expect((await run(rotate, [], { ...env, SIGNING_KEYS: JSON.stringify(set) })).code).toBe(2);
   });

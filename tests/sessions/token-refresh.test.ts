@@ -50,7 +50,8 @@ const notices = (authorization: string) =>
 describe('refreshing', () => {
   it('answers a new access token for the same session and a new refresh token; the old one is spent', async () => {
     const account = await signUp(service, company);
-    service.clock.advance(60);
+    // Stopped a minute on: the use the refresh records is this second.
+    service.clock.freeze(epochSeconds(service.clock) + 60);
     const answer = await refresh(account.refreshToken);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const data = answer.body.data;
@@ -77,6 +78,10 @@ describe('refreshing', () => {
     const answers = await Promise.all([refresh(account.refreshToken), refresh(account.refreshToken)]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401]);
     for (const answer of answers) if (answer.status !== 200) expectFailure(answer, 401, 4);
+    // The loser presented a token the winner had spent: by contract 3.12 a reuse, which ends the session.
+    expect(await sessionOf(account)).toBeUndefined();
+    const won = answers.find((answer) => answer.status === 200)!;
+    expect(await tokenStatus(service, company, `Token ${won.body.data.token.token}`)).toBe(401);
   });
 
   it('ends the whole session on reuse of a spent token, with a security notice (event 7)', async () => {
