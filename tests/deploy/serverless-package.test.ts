@@ -11,7 +11,7 @@ import { readConfig } from '../../lib/config.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../lib/sessions/discovery.js';
 import { TTL_ATTRIBUTE, tableDefinition } from '../../lib/store/table-definition.js';
 import { readZip } from '../../scripts/bench/zip.js';
-import { LOCAL_SETTINGS, PAYMENT_SERVICE_ROLE, packageStage, SECRET_IN_ENVIRONMENT } from '../setup/shared-package.js';
+import { LOCAL_SETTINGS, PAYMENT_SERVICE_ROLE, packageStage, SECRET_IN_ENVIRONMENT, SIGNING_KEY_CANARY } from '../setup/shared-package.js';
 import { type Resource, sharedPackage, type Template } from './packaged-stage.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -346,10 +346,13 @@ describe('the packaged CloudFormation', () => {
     }
   });
 
-  it('holds no secret: packaged with SERVER_SECRET set, neither the template nor any function environment has it', () => {
+  it('holds no secret: packaged with SERVER_SECRET and SIGNING_KEYS set, neither the template nor any function environment has them', () => {
     expect(packagedText).not.toContain(SECRET_IN_ENVIRONMENT);
-    for (const fn of ofType('AWS::Lambda::Function'))
+    expect(packagedText).not.toContain(SIGNING_KEY_CANARY);
+    for (const fn of ofType('AWS::Lambda::Function')) {
       expect(Object.keys(fn.Properties.Environment.Variables)).not.toContain('SERVER_SECRET');
+      expect(Object.keys(fn.Properties.Environment.Variables)).not.toContain('SIGNING_KEYS');
+    }
   });
 
   it('points no function at a local stand-in: each local setting is empty', () => {

@@ -27,6 +27,11 @@ declare module 'vitest' {
 
 /** Set while packaging ci: it must reach no template and no function. */
 export const SECRET_IN_ENVIRONMENT = `canary-${'7f'.repeat(24)}`;
+/** A signing key set in the shell that packages (its private part a canary too): it must not reach the template either. */
+export const SIGNING_KEY_CANARY = `canary${'3e'.repeat(18)}`;
+const SIGNING_KEYS_IN_ENVIRONMENT = JSON.stringify({
+  keys: [{ kid: 'canary', signs_from: 0, created_at: 0, jwk: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: SIGNING_KEY_CANARY } }],
+});
 /** The payment service's role while packaging prod: redeemAuthorization's one invoker. */
 export const PAYMENT_SERVICE_ROLE = 'arn:aws:iam::123456789012:role/payment-service';
 /** What points the functions at this machine's stand-ins (serverless/local-endpoints.cjs): never inherited by a package. */
@@ -65,7 +70,11 @@ export default async function setup(project: TestProject) {
   const packageCi = async (): Promise<SharedPackage> => {
     const folder = join(scratch, 'ci');
     const metafiles = join(scratch, 'metafiles');
-    await packageStage(folder, 'ci', { SERVER_SECRET: SECRET_IN_ENVIRONMENT, ESBUILD_METAFILE_DIR: metafiles });
+    await packageStage(folder, 'ci', {
+      SERVER_SECRET: SECRET_IN_ENVIRONMENT,
+      SIGNING_KEYS: SIGNING_KEYS_IN_ENVIRONMENT,
+      ESBUILD_METAFILE_DIR: metafiles,
+    });
     return { folder, metafiles };
   };
   const packageProd = async (): Promise<SharedPackage> => {
