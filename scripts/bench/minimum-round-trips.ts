@@ -186,6 +186,11 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
   // One conditional write spends the token; reading the session first would add a round trip.
   tokenRefresh: {
     'new pair': { requests: 1, sequential: 1, work: 'UpdateItem session (spends the refresh token, returns the session)' },
+    'new pair, with Idempotency-Key': {
+      requests: 3,
+      sequential: 3,
+      work: 'PutItem Idempotency-Key record (claim); UpdateItem session (spends the refresh token); UpdateItem record (the answer, sealed)',
+    },
     'reused token (session ended)': {
       requests: 2,
       sequential: 2,

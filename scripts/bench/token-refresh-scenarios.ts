@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import type { Company } from '../../lib/companies/companies.js';
+import type { InProcessService } from '../local/in-process-service.js';
+import type { ScenarioSpec } from './warm-latency.js';
+
+// The warm-call scenarios of POST /wallet/v3/auth/token/refresh (API contract 3.12), on sessions
+// no other scenario uses: a refresh token spent for a new pair (without and with an
+// Idempotency-Key), the spent one presented again (reuse: the session ends with a notice), and a
+// well-formed token no session holds.
+
+const REFRESH = '/wallet/v3/auth/token/refresh';
+
+/** A refresh token shaped as this service's (lib/sessions/refresh-tokens.ts) that it never issued. */
+function madeUpRefreshToken(): string {
+  const hex = () => randomBytes(16).toString('hex');
+  const random = () => randomBytes(32).toString('base64url');
+  return `${hex()}.${hex()}.1.1.${random()}.${random()}`;
+}
+
+/**
+ * `refreshTokens` and `keyedRefreshTokens`: the first refresh token of as many live sessions as
+ * the scenarios make calls, two sets, since the unkeyed sessions end in the reuse row.
+ */
+export async function runTokenRefreshScenarios(
+  service: InProcessService,
+  company: Company,
+  sessions: { refreshTokens: string[]; keyedRefreshTokens: string[] },
+  run: (spec: ScenarioSpec) => Promise<unknown>,
+): Promise<void> {
+  const { refreshTokens, keyedRefreshTokens } = sessions;
+  const calls = refreshTokens.length;
+  if (keyedRefreshTokens.length !== calls) throw new Error('the refresh scenarios need as many keyed sessions as unkeyed ones');
+  const headers = { CompanyID: company.company_id };
+  const refresh = (refreshToken: string, extra: Record<string, string> = {}) => ({
+    path: REFRESH,
+    headers: { ...headers, ...extra },
+    body: { refresh_token: refreshToken },
+  });
+  const base = { endpoint: 'tokenRefresh' as const, handler: service.handlers.tokenRefresh, calls };
+
+  await run({ ...base, outcome: 'new pair', expectStatus: 200, event: (index) => refresh(refreshTokens[index]!) });
+  // As the contract asks clients to send it: the answer is kept (sealed) for a replay.
+  await run({
+    ...base,
+    outcome: 'new pair, with Idempotency-Key',
+    expectStatus: 200,
+    event: (index) => refresh(keyedRefreshTokens[index]!, { 'Idempotency-Key': `bench-refresh-${randomBytes(12).toString('hex')}` }),
+  });
+  // The tokens the first row spent, presented again: each ends its session and writes event 7.
+  await run({ ...base, outcome: 'reused token (session ended)', expectStatus: 401, event: (index) => refresh(refreshTokens[index]!) });
+  await run({ ...base, outcome: 'unknown token', expectStatus: 401, event: () => refresh(madeUpRefreshToken()) });
+}
