@@ -11,6 +11,7 @@ import { dollars, kilobytes, table } from './bench/report.js';
 import { runScenarios } from './bench/scenarios.js';
 import { measureSecretCost } from './bench/secret-cost.js';
 import { round } from './bench/stats.js';
+import { type AccessTokenCost, measureAccessTokens, TOKEN_FUNCTION_MEMORY_MB } from './bench/token-cost.js';
 import type { ScenarioResult } from './bench/warm-latency.js';
 import { createLocalTable, freePort, startLocalDynamoDb } from './local/dynamodb-local.js';
 import { type LocalEnvironmentOptions, localConfig } from './local/environment.js';
@@ -18,8 +19,9 @@ import { inProcessService } from './local/in-process-service.js';
 import { dropMetricLines } from './local/metric-lines.js';
 
 // npm run bench: bundle sizes, cold init against an SDK-only floor, warm latency and DynamoDB
-// work per endpoint and outcome, hashing cost, and the cost of a million calls. Prints the
-// tables and writes bench/results.json. See docs/performance.md for how to read them.
+// work per endpoint and outcome, hashing and access token signature cost, and the cost of a
+// million calls. Prints the tables and writes bench/results.json. See docs/performance.md for
+// how to read them.
 
 const LIMITS = { initRatio: 1.5, zipBytes: 500 * 1024, totalSeconds: 600 };
 
@@ -31,6 +33,7 @@ const { values: options } = parseArgs({
     'real-hash-calls': { type: 'string', default: '20' },
     'hash-runs': { type: 'string', default: '10' },
     'answer-time-pairs': { type: 'string', default: '30' },
+    'token-calls': { type: 'string', default: '2000' },
     output: { type: 'string', default: 'bench/results.json' },
   },
 });
@@ -60,7 +63,12 @@ const BENCH_SETTINGS = {
   PIN_MAX_FAILURES: '2',
 };
 
-async function warmPhase(): Promise<{ hashing: HashTimings; scenarios: ScenarioResult[]; answerTime: AnswerTime }> {
+async function warmPhase(): Promise<{
+  hashing: HashTimings;
+  accessTokens: AccessTokenCost;
+  scenarios: ScenarioResult[];
+  answerTime: AnswerTime;
+}> {
   progress('starting DynamoDB Local');
   const dynamo = await startLocalDynamoDb({ port: await freePort() });
   const scratch = mkdtempSync(join(tmpdir(), 'wallet-bench-'));
@@ -80,12 +88,14 @@ async function warmPhase(): Promise<{ hashing: HashTimings; scenarios: ScenarioR
     const service = inProcessService(config);
     progress('hashing: OWASP scrypt settings, PIN settings and the configured ones');
     const hashing = await measureHashing(service.app.keys, Number(options['hash-runs']));
+    progress(`access tokens: ${options['token-calls']} signings and checks of each kind`);
+    const accessTokens = await measureAccessTokens(service.app, Number(options['token-calls']));
     const restoreStdout = dropMetricLines();
     try {
       const scenarios = await runScenarios(service, calls, Number(options['real-hash-calls']), progress);
       const pairs = Number(options['answer-time-pairs']);
       progress(`login_phone answer time: ${pairs} registered and ${pairs} unregistered phones, with the wait and without`);
-      return { hashing, scenarios, answerTime: await measureAnswerTime(environment, pairs) };
+      return { hashing, accessTokens, scenarios, answerTime: await measureAnswerTime(environment, pairs) };
     } finally {
       restoreStdout();
     }
@@ -131,7 +141,7 @@ async function main() {
   const cold: ColdInit[] = await measureColdInit(root, functions, coldRuns);
   progress(`server secret from SSM: ${coldRuns} pairs of imports, ${secretRuns} first reads of each source`);
   const secretCost = await measureSecretCost(root, { importRuns: coldRuns, readRuns: secretRuns });
-  const { hashing, scenarios, answerTime } = await warmPhase();
+  const { hashing, accessTokens, scenarios, answerTime } = await warmPhase();
 
   const warm = scenarios.map((result) => {
     const memoryMb = functions.find((fn) => fn.name === result.endpoint)?.memoryMb ?? 1024;
@@ -160,6 +170,12 @@ async function main() {
         const cost = costPerMillion({ memoryMb, billedMs, readUnits: registration.readUnits, writeUnits: registration.writeUnits, sms: 0 });
         return { memoryMb, lambdaMs: billedMs, lambdaCostPerMillion: dollars(cost.lambda) };
       });
+
+  // A returning user's login: by OTP a send and a right code; by PIN one signed call.
+  const costOf = (endpoint: string, outcome: string) =>
+    Number(warm.find((entry) => entry.endpoint === endpoint && entry.outcome === outcome)?.costPerMillionCalls.total ?? Number.NaN);
+  const otpLogin = costOf('loginPhone', 'first send in window') + costOf('verifyOtp', 'right login code');
+  const pinLogin = costOf('loginPin', 'right PIN');
 
   const totalSeconds = round((performance.now() - started) / 1000, 1);
   const checks = {
@@ -312,6 +328,35 @@ async function main() {
   );
 
   out(
+    `Access tokens: ${accessTokens.algorithm} with ${accessTokens.library}, ${accessTokens.tokenBytes}-byte tokens; ` +
+      `one call at a time, median of ${accessTokens.batches} batches`,
+  );
+  out(
+    table(
+      [
+        'operation',
+        'calls',
+        'µs per call',
+        'CPU µs per call',
+        `Lambda ms per 1000 at ${TOKEN_FUNCTION_MEMORY_MB} MB`,
+        `$ per 1M at ${TOKEN_FUNCTION_MEMORY_MB} MB`,
+      ],
+      accessTokens.operations.map((entry) => [
+        entry.operation,
+        entry.calls,
+        entry.usPerCall,
+        entry.cpuUsPerCall,
+        entry.lambdaMsPer1000At512Mb,
+        entry.lambdaDollarsPerMillionAt512Mb,
+      ]),
+    ),
+  );
+  out(
+    `A container's first signing ${accessTokens.firstSignMs} ms, first check ${accessTokens.firstVerifyMs} ms (its key set read and imported; ` +
+      `again every 5 minutes). Lambda ms: CPU time at a ${TOKEN_FUNCTION_MEMORY_MB} MB function's share of a vCPU.\n`,
+  );
+
+  out(
     `Cost of one million calls, USD, ${PRICES.region} list prices as of ${PRICES.asOf} (see scripts/bench/prices.ts; check before quoting)`,
   );
   out(
@@ -335,11 +380,6 @@ async function main() {
   out(
     `SMS: ${PRICES.smsUs} USD per message to a US number; Lambda arm64 ${PRICES.lambdaArmPerGbSecond} per GB-s + 0.20 per million requests.\n`,
   );
-  // A returning user's login: by OTP a send and a right code; by PIN one signed call.
-  const costOf = (endpoint: string, outcome: string) =>
-    Number(warm.find((entry) => entry.endpoint === endpoint && entry.outcome === outcome)?.costPerMillionCalls.total ?? Number.NaN);
-  const otpLogin = costOf('loginPhone', 'first send in window') + costOf('verifyOtp', 'right login code');
-  const pinLogin = costOf('loginPin', 'right PIN');
   out(`A login per million: by OTP (login_phone + verify_otp) $${dollars(otpLogin)}; by PIN (login_pin) $${dollars(pinLogin)}.\n`);
 
   out(
@@ -355,12 +395,14 @@ async function main() {
       coldRuns,
       secretRuns,
       answerTimePairs: Number(options['answer-time-pairs']),
+      accessTokenCalls: Number(options['token-calls']),
       benchOnlyScrypt: 'N=2^10 r=8 p=1 (injected in the bench process only)',
     },
     prices: PRICES,
     bundles: functions.map(({ entries: _entries, ...fn }) => ({ ...fn, ...cold.find((entry) => entry.name === fn.name) })),
     secretCost,
     hashing,
+    accessTokens,
     registrationMemory,
     warm,
     loginCostPerMillion: { otp: dollars(otpLogin), pin: dollars(pinLogin) },
@@ -371,7 +413,9 @@ async function main() {
   mkdirSync(resolve(output, '..'), { recursive: true });
   writeFileSync(output, `${JSON.stringify(results, null, 2)}\n`);
   out(`written: ${options.output}`);
-  if (!checks.initRatios || !checks.zips || !checks.roundTripsEqualMinimum || !checks.underTenMinutes) process.exitCode = 1;
+  if (!checks.initRatios || !checks.zips || !checks.roundTripsEqualMinimum || !checks.underTenMinutes) {
+    process.exitCode = 1;
+  }
 }
 
 await main();
