@@ -23,7 +23,7 @@ import { dropMetricLines } from './local/metric-lines.js';
 // million calls. Prints the tables and writes bench/results.json. See docs/performance.md for
 // how to read them.
 
-const LIMITS = { initRatio: 1.25, zipBytes: 500 * 1024, totalSeconds: 600 };
+const LIMITS = { initRatio: 1.25, zipBytes: 500 * 1024, totalSeconds: 600, refreshDollarsPerMillion: 3 };
 
 const { values: options } = parseArgs({
   options: {
@@ -176,6 +176,9 @@ async function main() {
     Number(warm.find((entry) => entry.endpoint === endpoint && entry.outcome === outcome)?.costPerMillionCalls.total ?? Number.NaN);
   const otpLogin = costOf('loginPhone', 'first send in window') + costOf('verifyOtp', 'right login code');
   const pinLogin = costOf('loginPin', 'right PIN');
+  // A refresh: a token spent for a new pair (the check); with the Idempotency-Key clients are asked to send, beside it.
+  const refresh = costOf('tokenRefresh', 'new pair');
+  const keyedRefresh = costOf('tokenRefresh', 'new pair, with Idempotency-Key');
 
   const totalSeconds = round((performance.now() - started) / 1000, 1);
   const checks = {
@@ -184,6 +187,8 @@ async function main() {
     zipsUnderBytes: LIMITS.zipBytes,
     zips: functions.every((fn) => fn.zipBytes < LIMITS.zipBytes),
     roundTripsEqualMinimum: warm.every((entry) => entry.matchesMinimum),
+    refreshDollarsPerMillionAtMost: LIMITS.refreshDollarsPerMillion,
+    refreshCost: refresh <= LIMITS.refreshDollarsPerMillion,
     totalSeconds,
     underTenMinutes: totalSeconds < LIMITS.totalSeconds,
   };
@@ -389,11 +394,13 @@ async function main() {
   out(
     `SMS: ${PRICES.smsUs} USD per message to a US number; Lambda arm64 ${PRICES.lambdaArmPerGbSecond} per GB-s + 0.20 per million requests.\n`,
   );
-  out(`A login per million: by OTP (login_phone + verify_otp) $${dollars(otpLogin)}; by PIN (login_pin) $${dollars(pinLogin)}.\n`);
+  out(`A login per million: by OTP (login_phone + verify_otp) $${dollars(otpLogin)}; by PIN (login_pin) $${dollars(pinLogin)}.`);
+  out(`A refresh per million: $${dollars(refresh)}; with an Idempotency-Key $${dollars(keyedRefresh)}.\n`);
 
   out(
     `Checks: init ratio <= ${LIMITS.initRatio}: ${checks.initRatios ? 'OK' : 'FAIL'}; zips < 500 KB: ${checks.zips ? 'OK' : 'FAIL'}; ` +
-      `round trips = documented minimum: ${checks.roundTripsEqualMinimum ? 'OK' : 'MISMATCH'}; total ${totalSeconds} s (< 600: ${checks.underTenMinutes ? 'OK' : 'FAIL'})`,
+      `round trips = documented minimum: ${checks.roundTripsEqualMinimum ? 'OK' : 'MISMATCH'}; ` +
+      `a refresh <= $${LIMITS.refreshDollarsPerMillion} per 1M: ${checks.refreshCost ? 'OK' : 'FAIL'}; total ${totalSeconds} s (< 600: ${checks.underTenMinutes ? 'OK' : 'FAIL'})`,
   );
 
   const results = {
@@ -415,6 +422,7 @@ async function main() {
     registrationMemory,
     warm,
     loginCostPerMillion: { otp: dollars(otpLogin), pin: dollars(pinLogin) },
+    refreshCostPerMillion: { refresh: dollars(refresh), withIdempotencyKey: dollars(keyedRefresh) },
     answerTime,
     checks,
   };
@@ -422,7 +430,7 @@ async function main() {
   mkdirSync(resolve(output, '..'), { recursive: true });
   writeFileSync(output, `${JSON.stringify(results, null, 2)}\n`);
   out(`written: ${options.output}`);
-  if (!checks.initRatios || !checks.zips || !checks.roundTripsEqualMinimum || !checks.underTenMinutes) {
+  if (!checks.initRatios || !checks.zips || !checks.roundTripsEqualMinimum || !checks.refreshCost || !checks.underTenMinutes) {
     process.exitCode = 1;
   }
 }
