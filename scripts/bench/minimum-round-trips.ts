@@ -85,7 +85,7 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       sequential: 4,
       work:
         'GetItem device; PutItem nonce (if absent) | GetItem user; UpdateItem PIN try (ADD); ' +
-        'TransactWriteItems (session, user: active? same PIN version, device still bound and its session count, last use, tries cleared)',
+        "TransactWriteItems (session; user: active? same PIN version, session count; the user's listing of the device: still bound, its last use; tries cleared)",
     },
     'wrong PIN (400, code 17)': {
       requests: 4,
