@@ -280,6 +280,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallet/v3/user/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the wallet holds about the token’s user
+         * @description The token user’s profile: names, email, phone and whether it is proven, birth date, image, KYC state, country, location, referral code, status and dates. Never a password, PIN, hash or key.
+         */
+        get: operations["userProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/user/profile/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the token user’s names, email, image, birth date or location
+         * @description Changes any of first_name, last_name, email, image, birth_date and location_point, with the rules of user_register. A new email is claimed and the old one freed in the same write: an email another user of the company holds (same user_type) answers 409 code 7. phone_number, dial_code, user_type, status_id, kyc_status, kyc_process_status, referral_code, country_id cannot be changed here: 400 code 1 naming the field (a phone moves by /wallet/v3/user/phone/change). Answers the profile as it now is.
+         */
+        post: operations["userProfileUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/user/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the wallet holds about the token’s user
+         * @description One JSON document of what is held about the token user (right of access): the profile, the referral code and count, bound devices (labels and dates), sessions (how and when each began, last use, end; never a token), every notification and, among them, the security events. Never a token, hash, PIN, key or code. An operator gets the same document with npm run user:export.
+         */
+        get: operations["userExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/openid-configuration": {
         parameters: {
             query?: never;
@@ -3219,6 +3279,735 @@ export interface operations {
                         data: {
                             /** @constant */
                             message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    userProfile: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "user": {
+                     *           "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                     *           "user_type": 2,
+                     *           "first_name": "Ada",
+                     *           "last_name": "Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "dial_code": "+1",
+                     *           "phone_number": "2025550143",
+                     *           "phone_verified": 1,
+                     *           "birth_date": 631152000000,
+                     *           "image": null,
+                     *           "kyc_status": 1,
+                     *           "kyc_process_status": 1,
+                     *           "country_id": null,
+                     *           "location_point": "38.8977,-77.0365",
+                     *           "referral_code": "94MQE4QQ",
+                     *           "status_id": 1,
+                     *           "created_date": 1767225600,
+                     *           "updated_date": 1767225600
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            user: {
+                                /** @description 32 lower-case hex characters */
+                                user_id: string;
+                                /** @description 1 employee, 2 customer */
+                                user_type: number;
+                                first_name: string;
+                                last_name: string;
+                                email: string | null;
+                                dial_code: string;
+                                phone_number: string;
+                                /** @description 1 once the user proved the phone */
+                                phone_verified: number;
+                                birth_date: number | null;
+                                image: string | null;
+                                kyc_status: number;
+                                kyc_process_status: number;
+                                country_id: string | null;
+                                location_point: string | null;
+                                referral_code: string;
+                                /** @description 1 active (a token of any other status answers 401) */
+                                status_id: number;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                                /** @description UNIX seconds */
+                                updated_date: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    userProfileUpdate: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID. Within 1 day, the same key with the same body, company and token gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session or phone proof, sent without a token, is replayed for 5 minutes only; after that the key answers 409 code 20. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "first_name": "Augusta Ada",
+                 *       "email": "ada.king@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    first_name?: string | "" | null;
+                    last_name?: string | "" | null;
+                    email?: string | "" | null;
+                    image?: string | "" | null;
+                    birth_date?: number | "" | null;
+                    location_point?: string | "" | null;
+                    phone_number?: unknown | "" | null;
+                    dial_code?: unknown | "" | null;
+                    user_type?: unknown | "" | null;
+                    status_id?: unknown | "" | null;
+                    kyc_status?: unknown | "" | null;
+                    kyc_process_status?: unknown | "" | null;
+                    referral_code?: unknown | "" | null;
+                    country_id?: unknown | "" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Profile updated",
+                     *         "user": {
+                     *           "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                     *           "user_type": 2,
+                     *           "first_name": "Augusta Ada",
+                     *           "last_name": "Lovelace",
+                     *           "email": "ada.king@example.com",
+                     *           "dial_code": "+1",
+                     *           "phone_number": "2025550143",
+                     *           "phone_verified": 1,
+                     *           "birth_date": 631152000000,
+                     *           "image": null,
+                     *           "kyc_status": 1,
+                     *           "kyc_process_status": 1,
+                     *           "country_id": null,
+                     *           "location_point": "38.8977,-77.0365",
+                     *           "referral_code": "94MQE4QQ",
+                     *           "status_id": 1,
+                     *           "created_date": 1767225600,
+                     *           "updated_date": 1767225600
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            user: {
+                                /** @description 32 lower-case hex characters */
+                                user_id: string;
+                                /** @description 1 employee, 2 customer */
+                                user_type: number;
+                                first_name: string;
+                                last_name: string;
+                                email: string | null;
+                                dial_code: string;
+                                phone_number: string;
+                                /** @description 1 once the user proved the phone */
+                                phone_verified: number;
+                                birth_date: number | null;
+                                image: string | null;
+                                kyc_status: number;
+                                kyc_process_status: number;
+                                country_id: string | null;
+                                location_point: string | null;
+                                referral_code: string;
+                                /** @description 1 active (a token of any other status answers 401) */
+                                status_id: number;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                                /** @description UNIX seconds */
+                                updated_date: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 7 ALREADY_REGISTERED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (20 | 7)[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    userExport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "exported_date": 1767312000,
+                     *         "user": {
+                     *           "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                     *           "user_type": 2,
+                     *           "first_name": "Ada",
+                     *           "last_name": "Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "dial_code": "+1",
+                     *           "phone_number": "2025550143",
+                     *           "phone_verified": 1,
+                     *           "birth_date": 631152000000,
+                     *           "image": null,
+                     *           "kyc_status": 1,
+                     *           "kyc_process_status": 1,
+                     *           "country_id": null,
+                     *           "location_point": "38.8977,-77.0365",
+                     *           "referral_code": "94MQE4QQ",
+                     *           "status_id": 1,
+                     *           "created_date": 1767225600,
+                     *           "updated_date": 1767225600
+                     *         },
+                     *         "referral": {
+                     *           "referral_code": "94MQE4QQ",
+                     *           "referral_count": 2
+                     *         },
+                     *         "devices": [
+                     *           {
+                     *             "device_key": "3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c",
+                     *             "device_type": 1,
+                     *             "device_id": "pixel-8",
+                     *             "device_unique_id": "u-1",
+                     *             "created_date": 1767225600,
+                     *             "last_used_date": 1767312000
+                     *           }
+                     *         ],
+                     *         "sessions": [
+                     *           {
+                     *             "began": "pin",
+                     *             "created_date": 1767312000,
+                     *             "last_used_date": 1767312000,
+                     *             "expires_date": 1769904000,
+                     *             "device_key": "3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c"
+                     *           }
+                     *         ],
+                     *         "notifications": [
+                     *           {
+                     *             "id": "0000000001767225600000a1b2c3d4",
+                     *             "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                     *             "is_read": 0,
+                     *             "notification_title": "New device",
+                     *             "notification_body": "A new device can now sign in to your account. If this was not you, remove it and reset your PIN.",
+                     *             "notification_type": 2,
+                     *             "notification_event_type": 2,
+                     *             "created_date": 1767225600,
+                     *             "updated_date": 1767225600
+                     *           }
+                     *         ],
+                     *         "security_events": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            /** @description When this export was made, UNIX seconds */
+                            exported_date: number;
+                            user: {
+                                /** @description 32 lower-case hex characters */
+                                user_id: string;
+                                /** @description 1 employee, 2 customer */
+                                user_type: number;
+                                first_name: string;
+                                last_name: string;
+                                email: string | null;
+                                dial_code: string;
+                                phone_number: string;
+                                /** @description 1 once the user proved the phone */
+                                phone_verified: number;
+                                birth_date: number | null;
+                                image: string | null;
+                                kyc_status: number;
+                                kyc_process_status: number;
+                                country_id: string | null;
+                                location_point: string | null;
+                                referral_code: string;
+                                /** @description 1 active (a token of any other status answers 401) */
+                                status_id: number;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                                /** @description UNIX seconds */
+                                updated_date: number;
+                            };
+                            referral: {
+                                referral_code: string;
+                                /** @description Users who signed up with the code */
+                                referral_count: number;
+                            };
+                            devices: {
+                                /** @description The handle login_pin and devices/remove take */
+                                device_key: string;
+                                device_type: number | null;
+                                device_id: string | null;
+                                device_unique_id: string | null;
+                                /** @description When it was first bound, UNIX seconds */
+                                created_date: number;
+                                /** @description Its last binding or PIN login, UNIX seconds */
+                                last_used_date: number;
+                            }[];
+                            /** @description Sessions still stored, newest first; never a token */
+                            sessions: {
+                                began: string | null;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                                /** @description Its last recorded use (at most hourly), UNIX seconds */
+                                last_used_date: number;
+                                /** @description When it ends at the latest, UNIX seconds */
+                                expires_date: number;
+                                device_key: string | null;
+                            }[];
+                            /** @description Every notification, newest first */
+                            notifications: {
+                                id: string;
+                                user_id: string;
+                                /** @description 0 unread, 1 read */
+                                is_read: number;
+                                notification_title: string;
+                                notification_body: string;
+                                /** @description 1 referral, 2 security */
+                                notification_type: number;
+                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 7 refresh token reused */
+                                notification_event_type: number;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                                /** @description UNIX seconds */
+                                updated_date: number;
+                            }[];
+                            /** @description The security notifications (type 2) among them: new device, PIN changed, reset or locked, token reuse */
+                            security_events: {
+                                id: string;
+                                user_id: string;
+                                /** @description 0 unread, 1 read */
+                                is_read: number;
+                                notification_title: string;
+                                notification_body: string;
+                                /** @description 1 referral, 2 security */
+                                notification_type: number;
+                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 7 refresh token reused */
+                                notification_event_type: number;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                                /** @description UNIX seconds */
+                                updated_date: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
                             errors?: components["schemas"]["FieldError"][];
                         };
                     };

@@ -11,6 +11,9 @@ import { referralProgramEndpoint } from './referral-program-endpoint.js';
 import { resetPinEndpoint } from './reset-pin-endpoint.js';
 import { tokenRefreshEndpoint } from './token-refresh-endpoint.js';
 import { transactionAuthorizationEndpoint } from './transaction-authorization-endpoint.js';
+import { userExportEndpoint } from './user-export-endpoint.js';
+import { userProfileEndpoint } from './user-profile-endpoint.js';
+import { userProfileUpdateEndpoint } from './user-profile-update-endpoint.js';
 import { userRegisterEndpoint } from './user-register-endpoint.js';
 import { verifyOtpEndpoint } from './verify-otp-endpoint.js';
 
@@ -32,6 +35,9 @@ import { verifyOtpEndpoint } from './verify-otp-endpoint.js';
 //   notifications             GET  /wallet/v3/notifications                      lib/notifications
 //   notificationsRead         POST /wallet/v3/notifications/read                 lib/notifications
 //   transactionAuthorization  POST /wallet/v3/auth/transaction_authorization     lib/authorizations
+//   userProfile               GET  /wallet/v3/user/profile                       lib/account
+//   userProfileUpdate         POST /wallet/v3/user/profile/update                lib/account
+//   userExport                GET  /wallet/v3/user/export                        lib/account
 //
 // Any other route is notFound (functions/not-found.ts), which has no endpoint of its own.
 // redeemAuthorization has no route at all: the payment service invokes it through the Lambda API
@@ -52,6 +58,9 @@ export const endpoints = {
   notifications: notificationsEndpoint,
   notificationsRead: notificationsReadEndpoint,
   transactionAuthorization: transactionAuthorizationEndpoint,
+  userProfile: userProfileEndpoint,
+  userProfileUpdate: userProfileUpdateEndpoint,
+  userExport: userExportEndpoint,
 } as const satisfies Record<string, Endpoint>;
 
 export type OperationName = keyof typeof endpoints;

@@ -13,6 +13,7 @@ export const API_TAGS = {
   auth: 'Registration and phone login',
   referrals: 'The referral program',
   notifications: 'Notifications and their read state',
+  account: 'The account: its profile and everything held about the user',
   tokens: 'For services that verify access tokens: the issuer and its keys (no CompanyID)',
 } as const;
 

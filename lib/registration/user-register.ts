@@ -12,11 +12,12 @@ import { hashPassword, hashPin, hashToken } from '../secrets/hashing.js';
 import { createSession, issueSession, type SessionTokens } from '../sessions/access-tokens.js';
 import { type ReclaimWrite, RegistrationRefused, writeRegistration } from '../store/registration-store.js';
 import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
+import { requirePastBirthDate } from '../users/profile-fields.js';
 import { UserStatus } from '../users/user-status.js';
 import { UserType } from '../users/user-types.js';
 import { newUserRecord, registeringEmployee } from './new-user-record.js';
 import { auditReclaim, phoneReclaim } from './phone-reclaim.js';
-import { requirePastBirthDate, type UserRegisterCall, type UserRegisterInput } from './user-register-input.js';
+import type { UserRegisterCall, UserRegisterInput } from './user-register-input.js';
 import type { UserRegisterResult } from './user-register-result.js';
 
 /**

@@ -8,8 +8,9 @@ interface PartitionRead {
 }
 
 /**
- * Every item of one partition whose sort key starts with `prefix`, read strongly consistently, page
- * after page: a user's devices, their sessions (the lists a change must see whole).
+ * Every item of one partition whose sort key starts with `prefix` (the empty prefix: every item),
+ * read strongly consistently, page after page: a user's devices, their sessions (the lists a change
+ * must see whole), or a user's whole partition (their export).
  */
 export async function queryPartitionPrefix(
   table: Table,
@@ -23,8 +24,8 @@ export async function queryPartitionPrefix(
     const page = await table.client.send(
       new QueryCommand({
         TableName: table.name,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ...filter?.values },
+        KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':prefix': prefix } : {}), ...filter?.values },
         ...(filter ? { FilterExpression: filter.expression } : {}),
         ...(projection ? { ProjectionExpression: projection } : {}),
         ConsistentRead: true,

@@ -118,6 +118,40 @@ export async function getUser(table: Table, companyId: string, userId: string, c
   return Item as UserRecord | undefined;
 }
 
+/** The profile fields a user may change themselves (API contract 3.11). */
+export type ProfileChanges = Partial<Pick<UserRecord, 'first_name' | 'last_name' | 'email' | 'image' | 'birth_date' | 'location_point'>>;
+
+/**
+ * A user's own change to their profile, only while they are active and their email is still the one
+ * read (`seenEmail`; undefined: none): a change racing another one of the same user is read again,
+ * so the email claims the transaction moves always match the record.
+ */
+export function userProfileChange(
+  table: Table,
+  companyId: string,
+  userId: string,
+  changes: ProfileChanges,
+  seenEmail: string | undefined,
+  nowSeconds: number,
+): TransactItem {
+  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+  const names = Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name]));
+  const values: Record<string, unknown> = Object.fromEntries(entries.map(([, value], index) => [`:f${index}`, value]));
+  values[':now'] = nowSeconds;
+  values[':active'] = UserStatus.ACTIVE;
+  if (seenEmail !== undefined) values[':seenEmail'] = seenEmail;
+  return {
+    Update: {
+      TableName: table.name,
+      Key: userKey(companyId, userId),
+      UpdateExpression: `SET ${[...entries.map((_, index) => `#f${index} = :f${index}`), 'updated_at = :now'].join(', ')}`,
+      ConditionExpression: `attribute_exists(pk) AND status_id = :active AND ${seenEmail === undefined ? 'attribute_not_exists(email)' : 'email = :seenEmail'}`,
+      ...(entries.length ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
 /** Sets a user's status, only if no session was granted since `sessionVersion` was read (end-sessions.ts). */
 export function userStatusChange(
   table: Table,

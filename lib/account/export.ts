@@ -1,0 +1,54 @@
+import type { App } from '../app-context.js';
+import { epochSeconds } from '../clock.js';
+import { AppError } from '../errors.js';
+import { LISTED_NOTIFICATION_FIELDS, type ListedNotification, NotificationType } from '../notifications/notification-record.js';
+import { NOTIFICATION_PREFIX, SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY, userKey } from '../store/keys.js';
+import { queryPartitionPrefix } from '../store/partition-query.js';
+import { referralCountIn } from '../store/referral-store.js';
+import type { UserRecord } from '../store/user-store.js';
+import type { UserExportResult } from './export-result.js';
+import { profileOf } from './profile.js';
+
+// The right of access (API contract 3.11, GDPR art. 15, DPDP Act s. 11): one JSON document of what
+// the wallet holds about a user. A user's items all live in their own partition (keys.ts), so one
+// strongly consistent Query, page after page, reads them all; each kind is shown by its own fields
+// only, so a hash (a PIN's, a password's, a refresh token's) never reaches the document.
+
+const byNewest = <Item extends { created_date: number }>(items: Item[]) => [...items].sort((a, b) => b.created_date - a.created_date);
+
+/** Everything held about one user of a company: the answer of GET /wallet/v3/user/export and of npm run user:export. */
+export async function accountExport(app: Pick<App, 'table' | 'clock'>, companyId: string, userId: string): Promise<UserExportResult> {
+  const items = await queryPartitionPrefix(app.table, userKey(companyId, userId).pk, '');
+  const user = items.find((item) => item.sk === USER_SORT_KEY) as UserRecord | undefined;
+  if (!user) throw new AppError('NOT_FOUND', { detail: 'no such user' });
+  const withPrefix = (prefix: string) => items.filter((item) => String(item.sk).startsWith(prefix));
+  const notifications = byNewest(
+    withPrefix(NOTIFICATION_PREFIX).map(
+      (item) => Object.fromEntries(LISTED_NOTIFICATION_FIELDS.map((field) => [field, item[field]])) as ListedNotification,
+    ),
+  );
+  return {
+    exported_date: epochSeconds(app.clock),
+    user: profileOf(user),
+    referral: { referral_code: user.referral_code, referral_count: referralCountIn(items as { sk: string }[]) },
+    devices: withPrefix(USER_DEVICE_PREFIX).map((item) => ({
+      device_key: String(item.device_key),
+      device_type: (item.device_type as number | undefined) ?? null,
+      device_id: (item.device_id as string | undefined) ?? null,
+      device_unique_id: (item.device_unique_id as string | undefined) ?? null,
+      created_date: Number(item.created_at),
+      last_used_date: Number(item.last_used_at),
+    })),
+    sessions: byNewest(
+      withPrefix(SESSION_PREFIX).map((item) => ({
+        began: (item.began as string | undefined) ?? null,
+        created_date: Number(item.created_at),
+        last_used_date: Number(item.last_used_at),
+        expires_date: Number(item.expires_at),
+        device_key: (item.device_key as string | undefined) ?? null,
+      })),
+    ),
+    notifications,
+    security_events: notifications.filter((notice) => notice.notification_type === NotificationType.SECURITY),
+  };
+}

@@ -1,0 +1,35 @@
+import * as z from 'zod/mini';
+
+// What a user sees of their own account (API contract 3.11): never a password, PIN, hash or key.
+
+const hexId = () => z.string().check(z.regex(/^[0-9a-f]{32}$/), z.meta({ description: '32 lower-case hex characters' }));
+
+/** The profile, built with the result that holds it, on first use. */
+export const profileSchema = () =>
+  z.object({
+    user_id: hexId(),
+    user_type: z.int().check(z.meta({ description: '1 employee, 2 customer' })),
+    first_name: z.string(),
+    last_name: z.string(),
+    email: z.nullable(z.string()),
+    dial_code: z.string(),
+    phone_number: z.string(),
+    phone_verified: z.int().check(z.meta({ description: '1 once the user proved the phone' })),
+    birth_date: z.nullable(z.int().check(z.meta({ description: 'UNIX milliseconds' }))),
+    image: z.nullable(z.string()),
+    kyc_status: z.int(),
+    kyc_process_status: z.int(),
+    country_id: z.nullable(z.string()),
+    location_point: z.nullable(z.string().check(z.meta({ description: '"latitude,longitude"' }))),
+    referral_code: z.string(),
+    status_id: z.int().check(z.meta({ description: '1 active (a token of any other status answers 401)' })),
+    created_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
+    updated_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
+  });
+
+export const userProfileResult = z.lazy(() => z.object({ user: profileSchema() }));
+export const userProfileUpdateResult = z.lazy(() => z.object({ message: z.string(), user: profileSchema() }));
+
+export type Profile = z.output<ReturnType<typeof profileSchema>>;
+export type UserProfileResult = z.output<typeof userProfileResult>;
+export type UserProfileUpdateResult = z.output<typeof userProfileUpdateResult>;

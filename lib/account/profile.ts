@@ -1,0 +1,111 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { App } from '../app-context.js';
+import { epochSeconds } from '../clock.js';
+import { AppError, ErrorCodes } from '../errors.js';
+import { conditionalWrite } from '../store/conditional-write.js';
+import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { emailClaimPut, emailClaimRelease, getUser, type ProfileChanges, type UserRecord, userProfileChange } from '../store/user-store.js';
+import { requirePastBirthDate } from '../users/profile-fields.js';
+import { UserStatus } from '../users/user-status.js';
+import type { Profile, UserProfileResult, UserProfileUpdateResult } from './profile-result.js';
+import type { UserProfileCall, UserProfileUpdateCall } from './profile-update-input.js';
+
+// The account's profile (API contract 3.11): what the wallet holds about a user, as they see it,
+// and the fields they may change. An email is unique per company and user type by its claim: a
+// change takes the new claim and gives up the old one in the same transaction as the record.
+
+/** A user's record as the profile shows it: never a password, PIN, hash, key or count of sessions. */
+export function profileOf(user: UserRecord): Profile {
+  return {
+    user_id: user.user_id,
+    user_type: user.user_type,
+    first_name: user.first_name,
+    last_name: user.last_name,
+    email: user.email ?? null,
+    dial_code: user.dial_code,
+    phone_number: user.phone_number,
+    phone_verified: user.phone_verified ?? 0,
+    birth_date: user.birth_date ?? null,
+    image: user.image ?? null,
+    kyc_status: user.kyc_status,
+    kyc_process_status: user.kyc_process_status,
+    country_id: user.country_id ?? null,
+    location_point: user.location_point ? `${user.location_point.lat},${user.location_point.lng}` : null,
+    referral_code: user.referral_code,
+    status_id: user.status_id,
+    created_date: user.created_at,
+    updated_date: user.updated_at,
+  };
+}
+
+/** The user of a live session: gone or no longer active only if something ended it meanwhile. */
+async function activeUser(app: Pick<App, 'table'>, companyId: string, userId: string): Promise<UserRecord> {
+  const user = await getUser(app.table, companyId, userId, true);
+  if (user?.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
+  return user;
+}
+
+export async function userProfile(app: App, { principal }: UserProfileCall): Promise<UserProfileResult> {
+  return { user: profileOf(await activeUser(app, principal.companyId, principal.userId)) };
+}
+
+const emailTaken = () =>
+  new AppError('ALREADY_REGISTERED', {
+    detail: 'email already registered',
+    fields: [{ code: ErrorCodes.ALREADY_REGISTERED.code, field: 'email', detail: 'is already registered for this user type' }],
+  });
+
+/** Rounds of the change: each one lost to a concurrent change of the same user reads the user again. */
+const MAX_ROUNDS = 5;
+
+/**
+ * Changes the profile fields given (API contract 3.11) in one transaction: the record, only while
+ * its email is the one read, and for a new email its claim taken (held by another user: 409 code 7)
+ * and the old one given up, free for anyone at once.
+ */
+export async function userProfileUpdate(app: App, { body: input, principal }: UserProfileUpdateCall): Promise<UserProfileUpdateResult> {
+  requirePastBirthDate(input, app.clock.now());
+  const { companyId, userId } = principal;
+  const changes: ProfileChanges = {
+    first_name: input.first_name,
+    last_name: input.last_name,
+    email: input.email,
+    image: input.image,
+    birth_date: input.birth_date,
+    location_point: input.location_point,
+  };
+  // An old claim that is not the user's (never written, as for users from before claims) is left alone.
+  let releaseOld = true;
+  for (let round = 1; ; round++) {
+    const user = await activeUser(app, companyId, userId);
+    const now = epochSeconds(app.clock);
+    const newEmail = input.email !== undefined && input.email !== user.email ? input.email : undefined;
+    const items: LabelledItem<'user' | 'email' | 'old_email'>[] = [
+      { label: 'user', item: userProfileChange(app.table, companyId, userId, changes, user.email, now) },
+    ];
+    if (newEmail) {
+      items.push({ label: 'email', item: emailClaimPut(app.table, companyId, newEmail, user.user_type, userId) });
+      if (user.email && releaseOld) {
+        items.push({ label: 'old_email', item: emailClaimRelease(app.table, companyId, user.email, user.user_type, userId) });
+      }
+    }
+    try {
+      if (items.length === 1) {
+        // No claim moves: the record alone, one conditional update (half a transaction's write units).
+        const outcome = await conditionalWrite(app.table.client.send(new UpdateCommand(items[0]!.item.Update!)));
+        if (!outcome.written) throw new ConditionsFailed(['user']);
+      } else {
+        await writeTransaction(app.table, items);
+      }
+      const changed = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+      return { message: 'Profile updated', user: profileOf({ ...user, ...changed, updated_at: now }) };
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed)) throw error;
+      if (error.labels.includes('email')) throw emailTaken();
+      // The record still had that email, and yet its claim is not the user's: leave it. (With the
+      // record changed meanwhile, the claim's failure is the same race: the next round reads it again.)
+      if (error.labels.includes('old_email') && !error.labels.includes('user')) releaseOld = false;
+      if (round >= MAX_ROUNDS) throw error;
+    }
+  }
+}

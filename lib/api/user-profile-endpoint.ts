@@ -1,0 +1,39 @@
+import { userProfileResult } from '../account/profile-result.js';
+import { type Endpoint, sampleUserId } from '../http/endpoint.js';
+
+/** The profile the examples show. */
+export const sampleProfile = {
+  user_id: sampleUserId,
+  user_type: 2,
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  email: 'ada@example.com',
+  dial_code: '+1',
+  phone_number: '2025550143',
+  phone_verified: 1,
+  birth_date: 631152000000,
+  image: null,
+  kyc_status: 1,
+  kyc_process_status: 1,
+  country_id: null,
+  location_point: '38.8977,-77.0365',
+  referral_code: '94MQE4QQ',
+  status_id: 1,
+  created_date: 1767225600,
+  updated_date: 1767225600,
+};
+
+export const userProfileEndpoint = {
+  operationId: 'userProfile',
+  method: 'GET',
+  path: '/wallet/v3/user/profile',
+  summary: 'What the wallet holds about the token’s user',
+  tag: 'account',
+  description: () =>
+    'The token user’s profile: names, email, phone and whether it is proven, birth date, image, KYC state, country, ' +
+    'location, referral code, status and dates. Never a password, PIN, hash or key.',
+  auth: 'required',
+  result: userProfileResult,
+  errors: [],
+  examples: { result: { user: sampleProfile } },
+} as const satisfies Endpoint;
