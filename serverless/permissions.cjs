@@ -273,6 +273,35 @@ module.exports = {
     secret: true,
     signingKeys: 'verify',
   },
+  // Reads the token user's own record.
+  userProfile: {
+    table: [readCompanyAndSession, { actions: ['GetItem'], keys: ['user'] }, recordSessionUse],
+    signingKeys: 'verify',
+  },
+  // Reads the token user's whole partition (their export), and writes nothing but a session's use.
+  userExport: {
+    table: [readCompanyAndSession, { actions: ['Query'], keys: ['user'] }, recordSessionUse],
+    signingKeys: 'verify',
+  },
+  // The user's own fields and nothing else of the record (not a status, a phone, a PIN or a hash);
+  // a new email's claim taken and the old one given up.
+  userProfileUpdate: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['user'],
+        attributes: ['first_name', 'last_name', 'email', 'image', 'birth_date', 'location_point', 'updated_at', 'status_id'],
+      },
+      { actions: ['PutItem', 'DeleteItem'], keys: ['emailClaim'] },
+      recordSessionUse,
+    ],
+    // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
+    secret: true,
+    signingKeys: 'verify',
+  },
   // Invoked by the payment service: one conditional update of an authorization, and nothing else.
   redeemAuthorization: {
     table: [{ actions: ['UpdateItem'], keys: ['authorization'] }],

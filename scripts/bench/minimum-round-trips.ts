@@ -183,6 +183,26 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       work: "GetItem session (consistent); Query the user's unread notifications (none); Query unread count shards (consistent)",
     },
   },
+  userProfile: {
+    profile: { requests: 2, sequential: 2, work: 'GetItem session (consistent); GetItem user (consistent)' },
+  },
+  // The user is read for the email its change is conditional on, and to answer the whole profile.
+  userProfileUpdate: {
+    'names changed': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user (consistent); UpdateItem user' },
+    'email changed': {
+      requests: 3,
+      sequential: 3,
+      work: 'GetItem session (consistent); GetItem user (consistent); TransactWriteItems (user, new email claim, old claim freed)',
+    },
+    'email taken (409, code 7)': {
+      requests: 3,
+      sequential: 3,
+      work: 'GetItem session (consistent); GetItem user (consistent); TransactWriteItems (refused on the claim)',
+    },
+  },
+  userExport: {
+    'a user with a session': { requests: 2, sequential: 2, work: "GetItem session (consistent); Query the user's partition (consistent)" },
+  },
   // One conditional write spends the token; reading the session first would add a round trip.
   tokenRefresh: {
     'new pair': { requests: 1, sequential: 1, work: 'UpdateItem session (spends the refresh token, returns the session)' },

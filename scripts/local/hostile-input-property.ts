@@ -50,6 +50,9 @@ const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   logout: [1, 4, 13],
   transactionAuthorization: [1, 4, 13, 17, 18],
   tokenRefresh: [1, 4, 13],
+  userProfile: [1, 4, 13],
+  userExport: [1, 4, 13],
+  userProfileUpdate: [1, 4, 7, 13],
   notFound: [6],
 };
 const DOCUMENTED = new Map<number, number>(
@@ -138,6 +141,9 @@ function emptyCounts(): OutcomeCounts {
     transactionAuthorization: {},
     logout: {},
     tokenRefresh: {},
+    userProfile: {},
+    userExport: {},
+    userProfileUpdate: {},
     notFound: {},
   };
 }

@@ -279,6 +279,11 @@ export class LiveClient {
         return { valid: { endpoint, headers, query: endpoint === 'devices' ? undefined : { limit: '5' } }, settle: withToken() };
       case 'notificationsRead':
         return { valid: { endpoint, headers, body: { all: 1 } }, settle: withToken() };
+      case 'userProfile':
+      case 'userExport':
+        return { valid: { endpoint, headers }, settle: withToken() };
+      case 'userProfileUpdate':
+        return { valid: { endpoint, headers, body: { first_name: 'Ada', last_name: 'Lovelace' } }, settle: withToken() };
       case 'loginPin':
         return {
           valid: { endpoint, headers: this.headers(), body: this.signedPinLogin(account) },

@@ -207,7 +207,8 @@ const BY_SORT_KEY: [string, (sk: string) => boolean][] = [
   ['notification', (sk) => sk.startsWith(NOTIFICATION_PREFIX)],
   ['referralCount', (sk) => sk.startsWith(REFERRAL_COUNT_PREFIX)],
   ['unreadCount', (sk) => sk.startsWith(UNREAD_COUNT_PREFIX)],
-  ['user', (sk) => sk === userKey(newId(), newId()).sk],
+  // A Query of a user's whole partition (their export) names no sort key: it is the user's.
+  ['user', (sk) => sk === userKey(newId(), newId()).sk || sk === ''],
   ['pinTries', (sk) => sk.startsWith('PINTRIES#')],
   ['userDevice', (sk) => sk.startsWith(USER_DEVICE_PREFIX)],
   ['deviceIndex', (sk) => sk === deviceIndexKey(newId(), newId()).sk],
@@ -533,6 +534,7 @@ async function everyFlow(): Promise<void> {
   expect(await invoked.redeemAuthorization({ ...redeem, amount: '10.51' }, lambdaContext())).toMatchObject({ error: [19] });
   expect(await invoked.redeemAuthorization(redeem, lambdaContext())).toMatchObject({ success: 1 });
   await deviceFlows();
+  await accountFlows();
   await pinFlows();
 }
 
@@ -603,6 +605,20 @@ async function deviceFlows(): Promise<void> {
   await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1, fourth.body.data.device_key);
   expect((await remove(fourth.body.data.device_key)).status).toBe(200);
   expect((await remove(newId())).status).toBe(404);
+}
+
+/** The profile: read, names changed, an email changed (its claim moved), another user's email refused; each after the touch interval. */
+async function accountFlows(): Promise<void> {
+  const [ada, grace] = [await signUp(recorded, company), await signUp(recorded, company)];
+  const update = (body: unknown) => invoke(handlers.userProfileUpdate, { path: '/u', headers: headers(ada.authorization), body });
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await invoke(handlers.userProfile, { method: 'GET', path: '/p', headers: headers(ada.authorization) })).status).toBe(200);
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await update({ first_name: 'Augusta', last_name: 'King' })).status).toBe(200);
+  expect((await update({ email: `ada.${ada.userId}@example.com` })).status).toBe(200);
+  expect((await update({ email: grace.registration.email })).status).toBe(409);
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await invoke(handlers.userExport, { method: 'GET', path: '/e', headers: headers(ada.authorization) })).status).toBe(200);
 }
 
 describe('the role of each function (serverless/permissions.cjs)', () => {

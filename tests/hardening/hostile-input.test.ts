@@ -55,6 +55,9 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   // Its bodies keep an amount of 0, so none reaches the PIN (a wrong one would count).
   transactionAuthorization: ['400/1', '400/2', '404/3', '401/4', '413/13'],
   tokenRefresh: ['400/1', '400/2', '404/3', '401/4', '413/13'],
+  userProfile: ['200', '400/2', '404/3', '401/4'],
+  userExport: ['200', '400/2', '404/3', '401/4'],
+  userProfileUpdate: ['400/1', '400/2', '404/3', '401/4', '413/13'],
   notFound: ['404/6'],
 };
 
