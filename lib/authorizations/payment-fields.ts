@@ -27,12 +27,14 @@ export const amountField = z.pipe(
 );
 
 // The currencies this runtime knows (ICU's list of ISO 4217 codes in use).
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+let currencies: Set<string> | undefined;
+/** Read on first use: ICU's list costs a few ms of a cold start. */
+const isCurrency = (code: string) => (currencies ??= new Set(Intl.supportedValuesOf('currency'))).has(code);
 
 export const currencyField = z.string().check(
   z.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code: three capital letters'),
   // Said once: a code of the wrong form is not also "not in use".
-  z.refine((code: string) => !/^[A-Z]{3}$/.test(code) || CURRENCIES.has(code), 'is not an ISO 4217 currency in use'),
+  z.refine((code: string) => !/^[A-Z]{3}$/.test(code) || isCurrency(code), 'is not an ISO 4217 currency in use'),
   z.meta({ description: 'ISO 4217 code, three capital letters', example: 'EUR' }),
 );
 

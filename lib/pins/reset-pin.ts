@@ -3,7 +3,7 @@ import type { Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import { AppError, fieldError } from '../errors.js';
 import { audit } from '../observability/audit.js';
-import { OtpType } from '../otp/code-target.js';
+import { OtpType } from '../otp/otp-types.js';
 import { hashToken } from '../secrets/hashing.js';
 import { phoneProofConsume } from '../store/proof-store.js';
 import { ConditionsFailed, type LabelledItem } from '../store/transactions.js';

@@ -2,25 +2,12 @@ import * as z from 'zod/mini';
 import type { Call, RequestKey } from '../call.js';
 import { deviceBindingFields } from '../devices/device-fields.js';
 import { hexIdField } from '../ids.js';
+import { pin } from '../pins/pin-field.js';
 import { phoneFields, withPhoneE164 } from '../users/phone-number.js';
 import { birthDateField, emailField, imageField, locationPoint, nameField, shortText } from '../users/profile-fields.js';
 import { userTypeField } from '../users/user-types.js';
 
 // The registration body (API contract 3.1): one schema validates it and gives its type.
-
-/** Whether a PIN is one repeated digit (1111) or a straight run (1234, 4321): refused as guessable. */
-function isGuessablePin(pin: string): boolean {
-  const digits = [...pin].map(Number);
-  const steps = new Set(digits.slice(1).map((digit, index) => digit - digits[index]!));
-  return steps.size === 1 && [0, 1, -1].includes([...steps][0]!);
-}
-
-/** A PIN as registration, change_pin and reset_pin take it (API contract 3.1), built with its schema on first use. */
-export const pin = () =>
-  z.string().check(
-    z.regex(/^[0-9]{4,6}$/, 'must be 4 to 6 digits'),
-    z.refine((value: string) => !isGuessablePin(value), 'must not be one repeated digit or a straight run'),
-  );
 
 /** A whole number from min to max. */
 const whole = (min: number, max: number, message?: string) => z.int().check(z.gte(min, message), z.lte(max, message));
