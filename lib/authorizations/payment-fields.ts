@@ -29,7 +29,10 @@ export const amountField = z.pipe(
 // The currencies this runtime knows (ICU's list of ISO 4217 codes in use).
 let currencies: Set<string> | undefined;
 /** Read on first use: ICU's list costs a few ms of a cold start. */
-const isCurrency = (code: string) => (currencies ??= new Set(Intl.supportedValuesOf('currency'))).has(code);
+function isCurrency(code: string): boolean {
+  currencies ??= new Set(Intl.supportedValuesOf('currency'));
+  return currencies.has(code);
+}
 
 export const currencyField = z.string().check(
   z.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code: three capital letters'),
