@@ -2,22 +2,20 @@
 // Disables a user (status_id 2, API contract 6) and ends every session of theirs in the same
 // write; prints {"user_id", "status_id", "sessions_ended"} as its one line of stdout (the audit
 // line and messages go to stderr). Same configuration as company:create.
-import { parseArgs } from 'node:util';
 import { AppError } from '../lib/errors.js';
-import { HEX_ID_PATTERN } from '../lib/ids.js';
 import { audit } from '../lib/observability/audit.js';
 import { setStatusEndingSessions } from '../lib/sessions/end-sessions.js';
 import { UserStatus } from '../lib/users/user-status.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
+import { companyAndUserOptions } from './operator-options.js';
 
 export async function main(argv: string[], io: OperatorIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { company: { type: 'string' }, user: { type: 'string' } } });
-  const companyId = values.company?.trim().toLowerCase() ?? '';
-  const userId = values.user?.trim().toLowerCase() ?? '';
-  if (!HEX_ID_PATTERN.test(companyId) || !HEX_ID_PATTERN.test(userId)) {
+  const options = companyAndUserOptions(argv);
+  if (!options) {
     io.err('usage: npm run user:disable -- --company <company id> --user <user id> (32 hex characters each)');
     return 2;
   }
+  const { companyId, userId } = options;
 
   const app = operatorApp(io);
   try {

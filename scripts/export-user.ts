@@ -2,25 +2,18 @@
 // Everything the wallet holds about one user (API contract 3.11, the right of access), as GET
 // /wallet/v3/user/export answers it to the user: one JSON object, the last line of stdout. Never
 // a token, hash, PIN, key or code. Same configuration as company:create.
-import { parseArgs } from 'node:util';
 import { accountExport } from '../lib/account/export.js';
 import { AppError } from '../lib/errors.js';
-import { HEX_ID_PATTERN } from '../lib/ids.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
+import { companyAndUserOptions } from './operator-options.js';
 
 export async function main(argv: string[], io: OperatorIo): Promise<number> {
-  let values: { company?: string; user?: string };
-  try {
-    values = parseArgs({ args: argv, options: { company: { type: 'string' }, user: { type: 'string' } } }).values;
-  } catch {
-    values = {};
-  }
-  const companyId = values.company?.trim().toLowerCase() ?? '';
-  const userId = values.user?.trim().toLowerCase() ?? '';
-  if (!HEX_ID_PATTERN.test(companyId) || !HEX_ID_PATTERN.test(userId)) {
+  const options = companyAndUserOptions(argv);
+  if (!options) {
     io.err('usage: npm run user:export -- --company <company id> --user <user id> (32 hex characters each)');
     return 2;
   }
+  const { companyId, userId } = options;
   const app = operatorApp(io);
   try {
     io.out(JSON.stringify(await accountExport(app, companyId, userId)));

@@ -1,7 +1,9 @@
+import { parseArgs } from 'node:util';
 import { getCountries } from 'libphonenumber-js';
 import type { CompanySettings } from '../lib/companies/companies.js';
 import { type CompanyLimitAttribute, type CompanyLimits, companyLimits } from '../lib/companies/company-limits.js';
 import type { Config } from '../lib/config.js';
+import { HEX_ID_PATTERN } from '../lib/ids.js';
 import type { SmsSize } from '../lib/sms/sms-segments.js';
 import type { SmsTextChanges } from '../lib/sms/sms-text.js';
 import type { CompanyRecord } from '../lib/store/company-store.js';
@@ -12,6 +14,22 @@ import type { CompanyRecord } from '../lib/store/company-store.js';
 const COUNTRIES = new Set<string>(getCountries());
 
 export class OptionError extends Error {}
+
+/**
+ * `--company ID --user USER_ID`, as the commands about one user take them (user:disable, user:export,
+ * user:restore): both 32 hex characters, kept lower-case; undefined when either is missing or malformed.
+ */
+export function companyAndUserOptions(argv: string[]): { companyId: string; userId: string } | undefined {
+  let values: { company?: string | undefined; user?: string | undefined };
+  try {
+    values = parseArgs({ args: argv, options: { company: { type: 'string' }, user: { type: 'string' } } }).values;
+  } catch {
+    return undefined;
+  }
+  const companyId = values.company?.trim().toLowerCase() ?? '';
+  const userId = values.user?.trim().toLowerCase() ?? '';
+  return HEX_ID_PATTERN.test(companyId) && HEX_ID_PATTERN.test(userId) ? { companyId, userId } : undefined;
+}
 
 /** "IN,US" or "all" as sms_countries: ISO 3166 alpha-2 codes that have phone numbers. */
 export function smsCountriesOption(value: string | undefined): CompanySettings['sms_countries'] {
