@@ -302,6 +302,71 @@ module.exports = {
     secret: true,
     signingKeys: 'verify',
   },
+  // A new number: its claim taken (or moved from an unproven holder), the old one freed, the proof
+  // used up, the old number's login code deleted; the user's phone fields (and an unproven holder's
+  // status) and nothing else of a record; a notice; the other sessions (and the holder's) ended; the
+  // old number's warning queued.
+  userPhoneChange: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['user', 'unreadCount'],
+        attributes: [...UNREAD, 'dial_code', 'phone_number', 'phone_e164', 'phone_verified', 'status_id', 'session_version', 'updated_at'],
+      },
+      { actions: ['PutItem'], keys: ['phoneClaim', 'notification'] },
+      { actions: ['DeleteItem'], keys: ['phoneClaim', 'phoneProof', 'otp', 'emailClaim', 'session'] },
+      { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    queue: 'send',
+    signingKeys: 'verify',
+  },
+  // A deletion: the user's status and erasure time (and no other field of the record), every session
+  // and device gone, the phone and email claims freed, the user in the company's due list.
+  userDelete: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim'] },
+      { actions: ['Query'], keys: ['session', 'userDevice'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['user'],
+        attributes: ['status_id', 'erase_after', 'deleted_at', 'updated_at', 'device_count', 'deleted_device_keys', 'session_version'],
+      },
+      { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
+      { actions: ['DeleteItem'], keys: ['session', 'userDevice', 'deviceIndex', 'phoneClaim', 'emailClaim'] },
+      { actions: ['BatchWriteItem'], keys: ['session'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // The eraser, run by a schedule: the due lists read, each due user made ERASED and their items
+  // deleted (their partition, their device's nonces, their codes and counters when the phone is no
+  // one's, their referral code and claims), a referrer's notice that named them blanked, and the
+  // record replaced by what is kept. No secret, no token, no SMS.
+  accountsErase: {
+    table: [
+      { actions: ['Query'], keys: ['erasureCompany', 'erasureDue', 'user', 'notification', 'deviceNonce'] },
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['user', 'notification'],
+        attributes: ['status_id', 'erased_at', 'erase_after', 'notification_body', 'referred_user_id'],
+      },
+      { actions: ['PutItem'], keys: ['user'] },
+      { actions: ['DeleteItem'], keys: ['erasureDue', 'referralCode', 'phoneClaim', 'emailClaim'] },
+      {
+        actions: ['BatchWriteItem'],
+        keys: ['notification', 'unreadCount', 'referralCount', 'pinTries', 'deviceNonce', 'otp', 'phoneSendLimit', 'phoneFailures'],
+      },
+    ],
+  },
   // Invoked by the payment service: one conditional update of an authorization, and nothing else.
   redeemAuthorization: {
     table: [{ actions: ['UpdateItem'], keys: ['authorization'] }],

@@ -11,7 +11,9 @@ import { referralProgramEndpoint } from './referral-program-endpoint.js';
 import { resetPinEndpoint } from './reset-pin-endpoint.js';
 import { tokenRefreshEndpoint } from './token-refresh-endpoint.js';
 import { transactionAuthorizationEndpoint } from './transaction-authorization-endpoint.js';
+import { userDeleteEndpoint } from './user-delete-endpoint.js';
 import { userExportEndpoint } from './user-export-endpoint.js';
+import { userPhoneChangeEndpoint } from './user-phone-change-endpoint.js';
 import { userProfileEndpoint } from './user-profile-endpoint.js';
 import { userProfileUpdateEndpoint } from './user-profile-update-endpoint.js';
 import { userRegisterEndpoint } from './user-register-endpoint.js';
@@ -38,6 +40,8 @@ import { verifyOtpEndpoint } from './verify-otp-endpoint.js';
 //   userProfile               GET  /wallet/v3/user/profile                       lib/account
 //   userProfileUpdate         POST /wallet/v3/user/profile/update                lib/account
 //   userExport                GET  /wallet/v3/user/export                        lib/account
+//   userPhoneChange           POST /wallet/v3/user/phone/change                  lib/account
+//   userDelete                POST /wallet/v3/user/delete                        lib/account
 //
 // Any other route is notFound (functions/not-found.ts), which has no endpoint of its own.
 // redeemAuthorization has no route at all: the payment service invokes it through the Lambda API
@@ -61,6 +65,8 @@ export const endpoints = {
   userProfile: userProfileEndpoint,
   userProfileUpdate: userProfileUpdateEndpoint,
   userExport: userExportEndpoint,
+  userPhoneChange: userPhoneChangeEndpoint,
+  userDelete: userDeleteEndpoint,
 } as const satisfies Record<string, Endpoint>;
 
 export type OperationName = keyof typeof endpoints;

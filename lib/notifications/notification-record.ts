@@ -7,13 +7,14 @@ import * as z from 'zod/mini';
 export const NotificationType = { REFERRAL: 1, SECURITY: 2 } as const;
 export type NotificationType = (typeof NotificationType)[keyof typeof NotificationType];
 
-/** What happened: event 1 belongs to type 1 (referral), events 2 to 5 to type 2 (security). */
+/** What happened: event 1 belongs to type 1 (referral), events 2 to 7 to type 2 (security). */
 export const NotificationEvent = {
   REFERRED_USER_SIGNED_UP: 1,
   NEW_DEVICE: 2,
   PIN_CHANGED: 3,
   PIN_RESET: 4,
   PIN_LOCKED: 5,
+  PHONE_CHANGED: 6,
   REFRESH_TOKEN_REUSED: 7,
 } as const;
 export type NotificationEvent = (typeof NotificationEvent)[keyof typeof NotificationEvent];
@@ -28,7 +29,8 @@ export const listedNotification = z.object({
   notification_type: z.int().check(z.meta({ description: '1 referral, 2 security' })),
   notification_event_type: z.int().check(
     z.meta({
-      description: '1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 7 refresh token reused',
+      description:
+        '1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused',
     }),
   ),
   created_date: z.int().check(z.meta({ description: 'UNIX seconds' })),

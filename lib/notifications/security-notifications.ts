@@ -11,6 +11,7 @@ export const SecurityEvent = {
   PIN_CHANGED: NotificationEvent.PIN_CHANGED,
   PIN_RESET: NotificationEvent.PIN_RESET,
   PIN_LOCKED: NotificationEvent.PIN_LOCKED,
+  PHONE_CHANGED: NotificationEvent.PHONE_CHANGED,
   REFRESH_TOKEN_REUSED: NotificationEvent.REFRESH_TOKEN_REUSED,
 } as const;
 export type SecurityEvent = (typeof SecurityEvent)[keyof typeof SecurityEvent];
@@ -31,6 +32,11 @@ function texts(event: SecurityEvent, pinType: keyof typeof PIN_NAMES | undefined
       return { title: 'PIN reset', body: `Your ${pin} was reset. Your other sessions were signed out.` };
     case SecurityEvent.PIN_LOCKED:
       return { title: 'PIN locked', body: `Your ${pin} is locked after too many wrong tries. Reset it to use it again.` };
+    case SecurityEvent.PHONE_CHANGED:
+      return {
+        title: 'Phone number changed',
+        body: 'Your account moved to a new phone number. Your other sessions were signed out. If this was not you, contact support at once.',
+      };
     case SecurityEvent.REFRESH_TOKEN_REUSED:
       return {
         title: 'Signed out for your safety',

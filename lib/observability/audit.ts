@@ -17,6 +17,9 @@ type AuditEventName =
   | 'login'
   | 'logout'
   | 'sessions_revoked'
+  | 'account_deleted'
+  | 'account_restored'
+  | 'account_erased'
   | 'token_refreshed'
   | 'token_refresh_refused'
   | 'device_bound'
@@ -27,6 +30,9 @@ type AuditEventName =
   | 'pin_locked'
   | 'pin_changed'
   | 'pin_reset'
+  | 'phone_changed'
+  | 'phone_change_refused'
+  | 'phone_change_notice'
   | 'limited'
   | 'destination_refused'
   | 'transaction_authorized'
@@ -67,6 +73,8 @@ function metricOf(event: AuditEventName, outcome: string): MetricName | undefine
   if (event === 'code_verified') return 'codes_verified';
   if (event === 'code_failed') return 'codes_failed';
   if (event === 'limited') return 'limited';
+  if (event === 'account_deleted') return 'deletions_requested';
+  if (event === 'account_erased') return 'accounts_erased';
   return undefined;
 }
 

@@ -14,9 +14,12 @@ export type MetricName =
   | 'sms_failed'
   | 'sms_expired'
   | 'sms_text_shortened'
+  | 'phone_change_notices_failed'
   | 'codes_verified'
   | 'codes_failed'
-  | 'limited';
+  | 'limited'
+  | 'deletions_requested'
+  | 'accounts_erased';
 
 /** The limits a `limited` metric and audit event name (docs/security.md, "Every limit"). */
 export type LimitName =

@@ -46,12 +46,10 @@ async function proveThePhone(
 ) {
   let proofUser = ownerId;
   if (input.otp_type === OtpType.PHONE_VERIFICATION && principal) {
+    // Verified with a token: the proof names its user, and reset_pin and phone/change take it from them only.
+    proofUser = principal.userId;
     const claim = await getPhoneClaim(app.table, companyId, input.phone_e164, input.user_type);
-    if (claim?.user_id === principal.userId) {
-      await markPhoneVerified(app.table, companyId, principal.userId);
-      // Verified with the holder's own token: the proof names the user, and reset_pin takes it from them only.
-      proofUser = principal.userId;
-    }
+    if (claim?.user_id === principal.userId) await markPhoneVerified(app.table, companyId, principal.userId);
   }
   const verificationToken = await issuePhoneProof(app, companyId, input, proofUser);
   return { message: 'OTP verified', verified: 1 as const, verification_token: verificationToken };

@@ -9,7 +9,7 @@ interface PhoneProofRecord {
   phone_e164: string;
   user_type: number;
   otp_type: number;
-  /** For otp_type 3 and 4: the user whose token verified the code. */
+  /** For otp_type 3 and 4, and 2 verified with a token: the user whose token verified the code (reset_pin and phone/change require it). */
   user_id?: string | undefined;
   created_at: number;
   /** Epoch seconds; also the table's TTL attribute. */

@@ -200,6 +200,35 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       work: 'GetItem session (consistent); GetItem user (consistent); TransactWriteItems (refused on the claim)',
     },
   },
+  // The user's devices and claims are read to be removed and freed in the deletion's one transaction.
+  userDelete: {
+    'fresh OTP session': {
+      requests: 7,
+      sequential: 7,
+      work:
+        "GetItem session (consistent); GetItem user (consistent); Query the user's sessions (consistent); Query the user's devices (consistent); " +
+        'GetItem phone claim (consistent); GetItem email claim (consistent); TransactWriteItems (user, due item, company in the erasure list, sessions, devices, claims freed)',
+    },
+    'session not fresh (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
+  },
+  // The user and their other sessions read side by side; the sessions read again after the commit for one granted meanwhile.
+  userPhoneChange: {
+    'number changed': {
+      requests: 5,
+      sequential: 4,
+      work:
+        "GetItem session (consistent); GetItem user (consistent) | Query the user's sessions (consistent); " +
+        "TransactWriteItems (user, new claim, old claim freed, proof used, old number's login code, notice, other sessions); Query the user's sessions (consistent)",
+    },
+    'session not fresh (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
+    'number held by a proven user (409, code 7)': {
+      requests: 7,
+      sequential: 5,
+      work:
+        "GetItem session (consistent); GetItem user (consistent) | Query the user's sessions (consistent); TransactWriteItems (refused on the claim); " +
+        "GetItem phone claim (consistent); GetItem holder (consistent) | Query the holder's sessions (consistent)",
+    },
+  },
   userExport: {
     'a user with a session': { requests: 2, sequential: 2, work: "GetItem session (consistent); Query the user's partition (consistent)" },
   },

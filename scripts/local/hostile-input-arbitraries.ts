@@ -61,6 +61,10 @@ export const PATHS: Record<EndpointName, { method: string; path: string }> = {
   userProfile: route(endpoints.userProfile),
   userProfileUpdate: route(endpoints.userProfileUpdate),
   userExport: route(endpoints.userExport),
+  // The fixture's sessions began by registration: a phone change is refused them (400 code 14), never made.
+  userPhoneChange: route(endpoints.userPhoneChange),
+  // The fixture's session began by registration: a deletion is refused it (400 code 14), never done.
+  userDelete: route(endpoints.userDelete),
   // After the others: a logout that succeeds ends one of the fixture's sessions.
   logout: route(endpoints.logout),
   notFound: { method: 'POST', path: '/wallet/v3/auth/nothing_here' },
@@ -334,6 +338,8 @@ const FIELDS: Record<Exclude<EndpointName, 'notFound'>, string[]> = {
   // They take no body: whatever one holds is ignored.
   userProfile: ['user_id'],
   userExport: ['user_id'],
+  userPhoneChange: ['dial_code', 'phone_number', 'phone_verification_token', 'user_type'],
+  userDelete: ['user_id', 'confirm'],
   userProfileUpdate: ['first_name', 'last_name', 'email', 'image', 'birth_date', 'location_point', 'phone_number', 'status_id'],
   logout: ['scope'],
 };
@@ -428,6 +434,7 @@ function baseBody(
     case 'notifications':
     case 'userProfile':
     case 'userExport':
+    case 'userDelete':
       return { base: fc.constant({}) };
     case 'userProfileUpdate':
       // A body with a field the user may not change: refused 400 naming it, whatever else a run changes, never written.
@@ -440,6 +447,15 @@ function baseBody(
     case 'changePin':
       // A current PIN no fixture user has: a change is refused (17, then 18), never made.
       return { base: fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, current_pin: '8642', new_pin: '7153' })) };
+    case 'userPhoneChange':
+      // The fixture's sessions began by registration: not fresh, 14, never made.
+      return {
+        base: fc.constant<Record<string, unknown>>({
+          dial_code: '+1',
+          phone_number: '2025550143',
+          phone_verification_token: 'q3Zk0uJ8yVtq0l2b6c9X1sFhR4mN7pWd',
+        }),
+      };
     case 'resetPin':
       // The fixture's sessions began by registration: without a valid proof, 14, never made.
       return { base: fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, new_pin: '7153' })) };

@@ -52,6 +52,8 @@ const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   tokenRefresh: [1, 4, 13],
   userProfile: [1, 4, 13],
   userExport: [1, 4, 13],
+  userPhoneChange: [1, 4, 13, 14],
+  userDelete: [1, 4, 13, 14],
   userProfileUpdate: [1, 4, 7, 13],
   notFound: [6],
 };
@@ -143,6 +145,8 @@ function emptyCounts(): OutcomeCounts {
     tokenRefresh: {},
     userProfile: {},
     userExport: {},
+    userPhoneChange: {},
+    userDelete: {},
     userProfileUpdate: {},
     notFound: {},
   };

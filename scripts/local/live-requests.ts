@@ -282,8 +282,41 @@ export class LiveClient {
       case 'userProfile':
       case 'userExport':
         return { valid: { endpoint, headers }, settle: withToken() };
+      case 'userDelete':
+        // The account's OTP login is fresh: a deletion that succeeds ends it, and the account retires.
+        return {
+          valid: { endpoint, headers, body: {} },
+          settle: withToken(false, (answer) => {
+            if (answer.status === 200) this.retire();
+          }),
+        };
       case 'userProfileUpdate':
         return { valid: { endpoint, headers, body: { first_name: 'Ada', last_name: 'Lovelace' } }, settle: withToken() };
+      case 'userPhoneChange': {
+        // A fresh OTP login, and a proof of a new number verified with the account's token.
+        if (Date.now() - account.otpLoginAt > OTP_SESSION_RESETS_MS && !(await this.otpLogin(account))) {
+          this.retire();
+          return this.validRequest(endpoint);
+        }
+        const phone = randomPhoneNumber();
+        const otp = (await this.codeSentTo(phone, 2, account.token)) ?? '000000';
+        const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2, otp };
+        const verified = await this.prepare(() => ({ endpoint: 'verifyOtp', headers: this.headers(account.token), body: target }));
+        const proof = verified.body?.data?.verification_token ?? 'A'.repeat(43);
+        return {
+          valid: {
+            endpoint,
+            headers: this.headers(account.token),
+            body: { dial_code: '+1', phone_number: phone, phone_verification_token: proof },
+          },
+          settle: withToken(false, (answer) => {
+            if (answer.status !== 200) return;
+            // The proof holds for this number only: the account moved to it, and every other session ended.
+            account.phone = phone;
+            this.sessions.length = 0;
+          }),
+        };
+      }
       case 'loginPin':
         return {
           valid: { endpoint, headers: this.headers(), body: this.signedPinLogin(account) },

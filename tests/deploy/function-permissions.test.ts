@@ -30,6 +30,8 @@ import {
   deviceIndexKey,
   deviceNonceKey,
   emailClaimKey,
+  erasureCompanyKey,
+  erasureDueKey,
   type ItemKey,
   idempotencyRecordKey,
   NOTIFICATION_PREFIX,
@@ -126,6 +128,8 @@ const settings = {
   SMS_DELIVERY: 'queue',
   // Tokens used across hours (so each function records a session's use) outlive the 15 minutes of an access token.
   ACCESS_TOKEN_TTL_SECONDS: String(90 * 24 * 3600),
+  // A deletion is due at once: the flows run the eraser on it.
+  ACCOUNT_ERASE_AFTER_DAYS: '0',
 };
 const config = readConfig(testEnvironment(settings));
 const clock = new AdjustableClock();
@@ -323,6 +327,13 @@ const smsSend = (() => {
   const own = inProcessService(config, recordingParts());
   recordTableActions(own.app.table.client);
   return own.queued.smsSend;
+})();
+
+/** The eraser a schedule runs, from an App of its own. */
+const accountsErase = (() => {
+  const own = inProcessService(config, recordingParts());
+  recordTableActions(own.app.table.client);
+  return own.scheduled.accountsErase;
 })();
 
 /** The handlers, each recording under its function's name while it runs (the flows run one call at a time). */
@@ -535,7 +546,39 @@ async function everyFlow(): Promise<void> {
   expect(await invoked.redeemAuthorization(redeem, lambdaContext())).toMatchObject({ success: 1 });
   await deviceFlows();
   await accountFlows();
+  await phoneChangeFlows();
   await pinFlows();
+  await deletionFlows();
+}
+
+/**
+ * A deletion, refused a session begun by registration (touched after the touch interval), then made
+ * by a fresh OTP login's session of a user with a device (a nonce and a PIN's tries on it), a
+ * referrer, someone they referred, and more sessions than its transaction ends (the rest go first,
+ * in batches); then the scheduled eraser erases them (ACCOUNT_ERASE_AFTER_DAYS is 0 here).
+ */
+async function deletionFlows(): Promise<void> {
+  const referrer = await signUp(recorded, company);
+  const { account, device } = await signUpWithDevice(recorded, company, { referral_code: referrer.referralCode });
+  await signUp(recorded, company, { referral_code: account.referralCode });
+  expect((await pinLogin(recorded, company, device, PINS.login_pin)).status).toBe(200);
+  const deletion = (authorization: string) => invoke(handlers.userDelete, { path: '/x', headers: headers(authorization), body: {} });
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await deletion(account.authorization)).status).toBe(400);
+  await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1);
+  const fresh = await logIn(recorded, company, account);
+  // A wrong PIN after the OTP login (which clears the tries): the tries are left for the eraser.
+  expect((await pinLogin(recorded, company, device, '1357')).status).toBe(400);
+  expect((await deletion(fresh)).status).toBe(200);
+  // A user with few sessions: they end in the deletion's transaction.
+  const other = await signUp(recorded, company);
+  expect((await deletion(await logIn(recorded, company, other))).status).toBe(200);
+  running = 'accountsErase';
+  try {
+    expect((await accountsErase({}, lambdaContext())).erased).toBeGreaterThanOrEqual(1);
+  } finally {
+    running = undefined;
+  }
 }
 
 /** change_pin (wrong until locked, right with a few and with many other sessions) and reset_pin (by a recent OTP login, by a proof). */
@@ -621,6 +664,31 @@ async function accountFlows(): Promise<void> {
   expect((await invoke(handlers.userExport, { method: 'GET', path: '/e', headers: headers(ada.authorization) })).status).toBe(200);
 }
 
+/**
+ * A phone change: refused a session begun by registration (touched after the touch interval), then
+ * made by a fresh OTP login's session with more other sessions than its transaction ends (the rest
+ * go first, in batches), and again to a number taken from a holder who never proved it; the old
+ * number's warning is queued.
+ */
+async function phoneChangeFlows(): Promise<void> {
+  const account = await signUp(recorded, company);
+  const change = (authorization: string, phoneNumber: string, proof?: string) =>
+    invoke(handlers.userPhoneChange, {
+      path: '/c',
+      headers: headers(authorization),
+      body: { dial_code: '+1', phone_number: phoneNumber, ...(proof ? { phone_verification_token: proof } : {}) },
+    });
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await change(account.authorization, randomPhoneNumber())).status).toBe(400);
+  await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1);
+  const fresh = await logIn(recorded, company, account);
+  const number = randomPhoneNumber();
+  expect((await change(fresh, number, await provePhone(recorded, company, number, { authorization: fresh }))).status).toBe(200);
+  const holder = await signUp(recorded, company);
+  const held = String(holder.registration.phone_number);
+  expect((await change(fresh, held, await provePhone(recorded, company, held, { authorization: fresh }))).status).toBe(200);
+}
+
 describe('the role of each function (serverless/permissions.cjs)', () => {
   beforeAll(everyFlow, 120_000);
 
@@ -672,7 +740,13 @@ describe('the role of each function (serverless/permissions.cjs)', () => {
 
   it('names every function of the service', () => {
     expect(Object.keys(permissions).sort()).toEqual(
-      [...Object.keys(service.handlers), ...Object.keys(service.invoked), ...Object.keys(service.queued), 'wellKnown'].sort(),
+      [
+        ...Object.keys(service.handlers),
+        ...Object.keys(service.invoked),
+        ...Object.keys(service.queued),
+        ...Object.keys(service.scheduled),
+        'wellKnown',
+      ].sort(),
     );
   });
 });
@@ -706,6 +780,8 @@ describe('the kinds of item (serverless/key-kinds.cjs)', () => {
       deviceIndex: deviceIndexKey(company, newId()),
       deviceNonce: deviceNonceKey(company, newId(), 'nonce-0123456789ab'),
       idempotencyRecord: idempotencyRecordKey(company, hashToken(randomUUID())),
+      erasureDue: erasureDueKey(company, 1767225600, user),
+      erasureCompany: erasureCompanyKey(company),
     };
     expect(Object.keys(keys).sort()).toEqual(Object.keys(keyKinds).sort());
     for (const [kind, key] of Object.entries(keys)) expect(kindOf(key), `${key.pk} ${key.sk}`).toBe(kind);

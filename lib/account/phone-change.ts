@@ -1,0 +1,193 @@
+import type { App } from '../app-context.js';
+import type { RequestKey } from '../call.js';
+import { AppError, fieldError } from '../errors.js';
+import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
+import { audit, phoneRef } from '../observability/audit.js';
+import { codeKey } from '../otp/otp-codes.js';
+import { OtpType } from '../otp/otp-types.js';
+import { auditReclaim, phoneReclaim } from '../registration/phone-reclaim.js';
+import { hashToken } from '../secrets/hashing.js';
+import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
+import type { TextDispatch } from '../sms/text-dispatch.js';
+import { sessionKey } from '../store/keys.js';
+import { codeDelete, phoneClaimRelease, userPhoneChange as userPhoneChangeWrite } from '../store/phone-change-store.js';
+import { phoneProofConsume } from '../store/proof-store.js';
+import type { ReclaimWrite } from '../store/registration-store.js';
+import { deleteSessions, querySessions, sessionDelete } from '../store/session-store.js';
+import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { emailClaimRelease, getUser, phoneClaimMove, phoneClaimPut, type UserRecord, userPhoneReclaimed } from '../store/user-store.js';
+import { UserStatus } from '../users/user-status.js';
+import { requireFreshLogin } from './fresh-login.js';
+import type { UserPhoneChangeCall } from './phone-change-input.js';
+import { warnOldNumber } from './phone-change-notice.js';
+import type { UserPhoneChangeResult } from './phone-change-result.js';
+
+// A new phone number (API contract 3.11): the classic SIM-swap takeover, so it takes fresh proof
+// of the holder (a session begun by OTP or PIN login a short while ago) and proof of the new number
+// (a type-2 proof verified under this user's token), and the old number is told.
+
+type Label = 'user' | 'phone' | 'old_phone' | 'old_code' | 'proof' | 'notice' | 'session' | 'holder' | 'holder_session';
+
+/** Rounds of the change: a race with the user's own changes, or with the holder of an unproven number. */
+const MAX_ROUNDS = 5;
+/**
+ * Sessions ended in the change's transaction (100 items at most, about ten its own): the user's
+ * other sessions and a reclaimed holder's; beyond these they are ended first.
+ */
+const OWN_SESSIONS_IN_TRANSACTION = 20;
+const HOLDER_SESSIONS_IN_TRANSACTION = MAX_SESSIONS_IN_TRANSACTION - 20;
+
+const invalidProof = () =>
+  fieldError(
+    'PHONE_NOT_VERIFIED',
+    'phone_verification_token',
+    'is not a valid proof of the new number: unknown, expired, used, for another number, or verified without this user’s token',
+  );
+const taken = () => fieldError('ALREADY_REGISTERED', 'phone_number', 'is already registered for this user type');
+
+interface Change {
+  user: UserRecord;
+  /** The user's other sessions, ended in the transaction. */
+  sessions: ReturnType<typeof sessionKey>[];
+  reclaim: ReclaimWrite | undefined;
+  releaseOld: boolean;
+}
+
+function changeWrites(
+  app: App,
+  call: UserPhoneChangeCall,
+  proofHash: string,
+  { user, sessions, reclaim, releaseOld }: Change,
+): LabelledItem<Label>[] {
+  const { table } = app;
+  const { companyId, userId } = call.principal;
+  const input = call.body;
+  const nowMs = app.clock.now();
+  const now = Math.floor(nowMs / 1000);
+  const userType = user.user_type;
+  const phone = { dialCode: input.dial_code, phoneNumber: input.phone_number, phoneE164: input.phone_e164 };
+  const holder = reclaim?.holder;
+  const writes: LabelledItem<Label>[] = [
+    { label: 'user', item: userPhoneChangeWrite(table, companyId, userId, phone, user.phone_e164, now) },
+    {
+      label: 'phone',
+      item: holder
+        ? phoneClaimMove(table, companyId, input.phone_e164, userType, { userId, statusId: UserStatus.ACTIVE }, holder.user_id)
+        : phoneClaimPut(table, companyId, input.phone_e164, userType, userId, UserStatus.ACTIVE),
+    },
+    {
+      label: 'proof',
+      item: phoneProofConsume(table, companyId, proofHash, {
+        phoneE164: input.phone_e164,
+        userType,
+        otpType: OtpType.PHONE_VERIFICATION,
+        now,
+        userId,
+      }),
+    },
+    // A login code already sent to the old number is never verified after the change.
+    {
+      label: 'old_code',
+      item: codeDelete(table, codeKey(companyId, { phone_e164: user.phone_e164, user_type: userType, otp_type: OtpType.LOGIN })),
+    },
+    ...securityNotificationWrites(table, companyId, userId, { event: SecurityEvent.PHONE_CHANGED, nowMs }).map((item) => ({
+      label: 'notice' as const,
+      item,
+    })),
+    ...sessions.map((key) => ({ label: 'session' as const, item: sessionDelete(table, key) })),
+  ];
+  // An old claim that is not the user's (never written) is left alone.
+  if (releaseOld) writes.push({ label: 'old_phone', item: phoneClaimRelease(table, companyId, user.phone_e164, userType, userId) });
+  if (holder && reclaim) {
+    writes.push({ label: 'holder', item: userPhoneReclaimed(table, companyId, holder.user_id, reclaim.sessionVersion, now) });
+    // As a registration's reclaim: the unproven holder's email is free again.
+    if (holder.email) writes.push({ label: 'holder', item: emailClaimRelease(table, companyId, holder.email, userType, holder.user_id) });
+    writes.push(...reclaim.sessions.map((key) => ({ label: 'holder_session' as const, item: sessionDelete(table, key) })));
+  }
+  return writes;
+}
+
+/**
+ * Moves the token user to a proven number (API contract 3.11). One transaction takes the new
+ * number's claim (from a holder who never proved it, by contract 6's reclaim; a proven or disabled
+ * holder: 409 code 7), releases the old one, updates the record (phone_verified 1), uses up the
+ * proof, deletes a login code waiting on the old number, writes the security notice (event 6) and
+ * ends the user's other sessions; sessions granted meanwhile are ended right after. Then the old
+ * number is told by SMS (a failure there is logged, never undoes the change).
+ */
+export async function userPhoneChange(
+  app: App,
+  call: UserPhoneChangeCall & RequestKey,
+  texts: TextDispatch,
+): Promise<UserPhoneChangeResult> {
+  const { body: input, principal, company, origin } = call;
+  const { companyId, userId, sessionId } = principal;
+  const event = { company_id: companyId, user_id: userId };
+  const refuse = async (error: AppError, outcome: string): Promise<never> => {
+    audit(app, origin, 'phone_change_refused', { ...event, phone_ref: await phoneRef(app.keys, input.phone_e164), outcome });
+    throw error;
+  };
+  try {
+    requireFreshLogin(app, principal);
+  } catch (error) {
+    return refuse(error as AppError, 'stale_login');
+  }
+
+  if (!input.phone_verification_token) {
+    return refuse(
+      fieldError(
+        'PHONE_NOT_VERIFIED',
+        'phone_verification_token',
+        'is required: a proof of the new number (otp_type 2, verified with this user’s token)',
+      ),
+      'no_proof',
+    );
+  }
+  const proofHash = hashToken(input.phone_verification_token);
+  const kept = sessionKey(companyId, userId, sessionId).sk;
+  const others = async () => (await querySessions(app.table, companyId, userId)).map(({ key }) => key).filter(({ sk }) => sk !== kept);
+  let reclaim: ReclaimWrite | undefined;
+  let releaseOld = true;
+  for (let round = 1; ; round++) {
+    const [user, before] = await Promise.all([getUser(app.table, companyId, userId, true), others()]);
+    if (user?.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
+    if (user.phone_e164 === input.phone_e164) {
+      return refuse(fieldError('BAD_REQUEST', 'phone_number', 'is already this account’s number'), 'same_number');
+    }
+    // Too many for one transaction: ended first (they are ended either way).
+    const sessions = before.length > OWN_SESSIONS_IN_TRANSACTION ? [] : before;
+    if (!sessions.length && before.length) await deleteSessions(app.table, before);
+    if (reclaim && reclaim.sessions.length > HOLDER_SESSIONS_IN_TRANSACTION) {
+      await deleteSessions(app.table, reclaim.sessions.slice(HOLDER_SESSIONS_IN_TRANSACTION));
+      reclaim = { ...reclaim, sessions: reclaim.sessions.slice(0, HOLDER_SESSIONS_IN_TRANSACTION) };
+    }
+    try {
+      await writeTransaction(app.table, changeWrites(app, call, proofHash, { user, sessions, reclaim, releaseOld }));
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed)) throw error;
+      const failed = new Set(error.labels as Label[]);
+      if (failed.has('proof')) return refuse(invalidProof(), 'proof_invalid');
+      if (round >= MAX_ROUNDS) throw error;
+      if (failed.has('phone') || failed.has('holder')) {
+        // The number is held (or its holder changed since read): an unproven holder's is taken over.
+        reclaim = await phoneReclaim(app, { ...user, phone_e164: input.phone_e164, referred_by: undefined });
+        if (reclaim?.holder.user_id === userId) reclaim = undefined;
+        if (!reclaim) return refuse(taken(), 'phone_taken');
+        continue;
+      }
+      // The record still had that number, and yet its claim is not the user's: leave it.
+      if (failed.has('old_phone') && !failed.has('user')) releaseOld = false;
+      // Otherwise the user changed meanwhile: read again.
+      continue;
+    }
+    const after = await others();
+    if (after.length) await deleteSessions(app.table, after);
+    const revoked = before.length + after.length;
+    const [newRef, oldRef] = await Promise.all([phoneRef(app.keys, input.phone_e164), phoneRef(app.keys, user.phone_e164)]);
+    audit(app, origin, 'phone_changed', { ...event, phone_ref: newRef, old_phone_ref: oldRef, outcome: 'changed', revoked });
+    audit(app, origin, 'sessions_revoked', { ...event, outcome: 'phone_changed', revoked });
+    if (reclaim) auditReclaim(app, origin, { ...event, phone_ref: newRef }, reclaim);
+    await warnOldNumber(app, texts, { company, origin, userId, oldPhoneE164: user.phone_e164 });
+    return { message: 'Phone number changed', revoked };
+  }
+}

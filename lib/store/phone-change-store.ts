@@ -1,0 +1,61 @@
+import { UserStatus } from '../users/user-status.js';
+import { type ItemKey, phoneClaimKey, userKey } from './keys.js';
+import type { Table } from './table.js';
+import type { TransactItem } from './transactions.js';
+
+// The items a phone change writes besides the claims registration already has (user-store.ts):
+// the user's new number, and the old number's claim given up (lib/account/phone-change.ts).
+
+export interface NewPhone {
+  dialCode: string;
+  phoneNumber: string;
+  phoneE164: string;
+}
+
+/**
+ * Moves a user to a proven number, only while they are active and still on the number read
+ * (`seenE164`): two changes of one user at once cannot both release the same old claim.
+ */
+export function userPhoneChange(
+  table: Table,
+  companyId: string,
+  userId: string,
+  phone: NewPhone,
+  seenE164: string,
+  nowSeconds: number,
+): TransactItem {
+  return {
+    Update: {
+      TableName: table.name,
+      Key: userKey(companyId, userId),
+      UpdateExpression: 'SET dial_code = :dial, phone_number = :number, phone_e164 = :phone, phone_verified = :one, updated_at = :now',
+      ConditionExpression: 'attribute_exists(pk) AND status_id = :active AND phone_e164 = :seen',
+      ExpressionAttributeValues: {
+        ':dial': phone.dialCode,
+        ':number': phone.phoneNumber,
+        ':phone': phone.phoneE164,
+        ':one': 1,
+        ':now': nowSeconds,
+        ':active': UserStatus.ACTIVE,
+        ':seen': seenE164,
+      },
+    },
+  };
+}
+
+/** Gives up a user's claim on (phone, user type), only if that user still holds it: free for anyone at once. */
+export function phoneClaimRelease(table: Table, companyId: string, phoneE164: string, userType: number, fromUserId: string): TransactItem {
+  return {
+    Delete: {
+      TableName: table.name,
+      Key: phoneClaimKey(companyId, phoneE164, userType),
+      ConditionExpression: 'user_id = :from',
+      ExpressionAttributeValues: { ':from': fromUserId },
+    },
+  };
+}
+
+/** Deletes a code waiting on the old number (a login code sent before the change is never verified after it). */
+export function codeDelete(table: Table, key: ItemKey): TransactItem {
+  return { Delete: { TableName: table.name, Key: key } };
+}
