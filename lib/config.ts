@@ -111,6 +111,8 @@ export interface Config {
   pinLoginWindowSeconds: number;
   /** How long after an OTP login its session may reset a PIN without a phone proof, in seconds. */
   pinResetOtpSessionSeconds: number;
+  /** Days between a user's deletion request and their account's erasure (0: at the eraser's next run). */
+  accountEraseAfterDays: number;
   /** How long a transaction authorization can be redeemed, in seconds (PSD2 wants it short). */
   authorizationTtlSeconds: number;
   otp: {
@@ -395,6 +397,7 @@ export function readConfig(env: Environment = process.env): Config {
     maxDevicesPerUser: read.integer('MAX_DEVICES_PER_USER', 10, { min: 1 }),
     pinLoginWindowSeconds: read.integer('PIN_LOGIN_WINDOW_SECONDS', 300, { min: 1 }),
     pinResetOtpSessionSeconds: read.integer('PIN_RESET_OTP_SESSION_SECONDS', 600, { min: 1 }),
+    accountEraseAfterDays: read.integer('ACCOUNT_ERASE_AFTER_DAYS', 30, { min: 0 }),
     authorizationTtlSeconds: read.integer('AUTHORIZATION_TTL_SECONDS', 120, { min: 1 }),
     otp: {
       ttlSeconds: read.integer('OTP_TTL_SECONDS', 300, { min: 1 }),

@@ -51,3 +51,14 @@ export function invokedFunction<Data>(build: (app: App) => InvokedHandler<Data>)
 export function queueFunction(build: (app: App) => QueueHandler): QueueHandler {
   return started<QueueHandler>(build, () => async (event) => allAgain(event));
 }
+
+/** A function an EventBridge schedule invokes: every run fails (the function's Errors alarm) when it cannot start. */
+export function scheduledFunction<Handler extends (...args: never[]) => Promise<unknown>>(build: (app: App) => Handler): Handler {
+  return started<Handler>(
+    build,
+    (reason) =>
+      (async () => {
+        throw new Error(`function cannot start: ${reason.message}`);
+      }) as unknown as Handler,
+  );
+}

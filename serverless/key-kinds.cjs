@@ -37,4 +37,7 @@ module.exports = {
   authorizationReference: `${company}#AUTHREF#*`,
   // An Idempotency-Key's record: the first answer to a key, sealed (lib/http/idempotency.ts).
   idempotencyRecord: `${company}#IDEMPOTENCY#*`,
+  // A company's due list of erasures, and the service-wide list of companies with deletions (ids only).
+  erasureDue: `${company}#ERASURES`,
+  erasureCompany: 'ERASURES',
 };

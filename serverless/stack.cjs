@@ -201,6 +201,7 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   const alarms = await resolveConfigurationProperty(['custom', 'alarms']);
   const paymentServiceRoleArn = await resolveConfigurationProperty(['custom', 'paymentServiceRoleArn']);
   const smsQueueSettings = await resolveConfigurationProperty(['custom', 'smsQueue']);
+  const eraserSettings = await resolveConfigurationProperty(['custom', 'eraser']);
 
   const resources = {};
   for (const [name, granted] of Object.entries(permissions)) {
@@ -220,7 +221,13 @@ module.exports = async ({ resolveConfigurationProperty }) => {
       `${name}: invocations refused for concurrency`,
     );
     // The queue's consumer has a timeout of its own; its deadline leaves what it cannot send to the queue.
-    const seconds = name === 'smsSend' ? Number(smsQueueSettings.consumerTimeout) : timeoutSeconds;
+    // So has the eraser, which stops taking pages at 70 % of it.
+    const seconds =
+      name === 'smsSend'
+        ? Number(smsQueueSettings.consumerTimeout)
+        : name === 'accountsErase'
+          ? Number(eraserSettings.timeout)
+          : timeoutSeconds;
     resources[`${capitalized(name)}DurationAlarm`] = lambdaAlarm(
       name,
       'Duration',

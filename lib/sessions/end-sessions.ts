@@ -18,7 +18,7 @@ const MAX_ROUNDS = 5;
  * granted only to an active user (session-store.ts sessionGrant), so once the change commits no
  * new one appears. Returns how many sessions ended.
  */
-async function changeEndingSessions(
+export async function changeEndingSessions(
   app: Pick<App, 'table'>,
   companyId: string,
   userId: string,

@@ -165,9 +165,12 @@ export function deviceIndexKey(companyId: string, deviceKey: string): ItemKey {
   return { pk: `${companyPrefix(companyId)}#DEVICE#${deviceKey}`, sk: 'DEVICE' };
 }
 
+/** Sort-key prefix of a device's nonces. */
+export const DEVICE_NONCE_PREFIX = 'NONCE#';
+
 /** A nonce a PIN login used on a device: accepted once per device (put if absent), kept past the timestamp window. */
 export function deviceNonceKey(companyId: string, deviceKey: string, nonce: string): ItemKey {
-  return { pk: deviceIndexKey(companyId, deviceKey).pk, sk: `NONCE#${nonce}` };
+  return { pk: deviceIndexKey(companyId, deviceKey).pk, sk: `${DEVICE_NONCE_PREFIX}${nonce}` };
 }
 
 /** Sort-key prefix of a user's devices, which live in the user's own partition (the list, least recently used first to go). */
@@ -176,4 +179,25 @@ export const USER_DEVICE_PREFIX = 'DEVICE#';
 /** One device of a user as the user's list shows it: labels, when bound, when last used. */
 export function userDeviceKey(companyId: string, userId: string, deviceKey: string): ItemKey {
   return { pk: userKey(companyId, userId).pk, sk: `${USER_DEVICE_PREFIX}${deviceKey}` };
+}
+
+/** Sort-key prefix of a company's due list of erasures. */
+export const ERASURE_DUE_PREFIX = 'DUE#';
+
+/**
+ * A deleted user's place in their company's due list (API contract 3.11), sorted by when the
+ * erasure is due: the eraser Queries what is due now, page by page, with no Scan. Holds no personal data.
+ */
+export function erasureDueKey(companyId: string, eraseAfter: number, userId: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#ERASURES`, sk: `${ERASURE_DUE_PREFIX}${String(eraseAfter).padStart(12, '0')}#${userId}` };
+}
+
+/**
+ * The list of companies that ever had a deletion, so the scheduled eraser finds their due lists
+ * without a Scan. Like the address counters, a service-wide partition: it holds company ids only.
+ */
+export const ERASURE_COMPANIES_PK = 'ERASURES';
+
+export function erasureCompanyKey(companyId: string): ItemKey {
+  return { pk: ERASURE_COMPANIES_PK, sk: companyPrefix(companyId) };
 }

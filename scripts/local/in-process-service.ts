@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, Context, SQSRecord } from 'aws-lambda';
+import { accountsEraseHandler } from '../../functions/accounts-erase.js';
 import { handler as notFound } from '../../functions/not-found.js';
 import { redeemAuthorizationHandler } from '../../functions/redeem-authorization.js';
 import { smsSendHandler } from '../../functions/sms-send.js';
@@ -34,6 +35,8 @@ export interface InProcessService {
   invoked: Record<InvokedFunctionName, InvokedHandler<unknown>>;
   /** The functions an SQS queue invokes. */
   queued: { smsSend: QueueHandler };
+  /** The functions a schedule invokes. */
+  scheduled: { accountsErase: ReturnType<typeof accountsEraseHandler> };
   /** The discovery document and the JWKS (no CompanyID). */
   wellKnown: LambdaHttpHandler;
 }
@@ -72,6 +75,9 @@ export function inProcessService(config: Config, parts: AppParts & { clock?: Adj
     },
     invoked: {
       redeemAuthorization: redeemAuthorizationHandler(app),
+    },
+    scheduled: {
+      accountsErase: accountsEraseHandler(app),
     },
     queued: {
       smsSend: smsSendHandler(app),

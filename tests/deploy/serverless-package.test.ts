@@ -494,6 +494,20 @@ describe('the packaged CloudFormation', () => {
     ).toEqual(['dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']);
   });
 
+  it('runs the eraser on an hourly schedule, with no HTTP route, a role of its own and an alarm on its errors', () => {
+    const eraser = resources.AccountsEraseLambdaFunction!;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)
+    expect(eraser.Properties.Role).toEqual({ 'Fn::Sub': '${AccountsEraseRole.Arn}' });
+    const rules = Object.values(resources).filter(
+      (resource) =>
+        resource.Type === 'AWS::Events::Rule' && JSON.stringify(resource.Properties.Targets).includes('AccountsEraseLambdaFunction'),
+    );
+    expect(rules.map((rule) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 hour)']);
+    expect(JSON.stringify(ofType('AWS::ApiGatewayV2::Integration'))).not.toContain('AccountsEraseLambdaFunction');
+    expect(resources.AccountsEraseErrorsAlarm?.Properties.MetricName).toBe('Errors');
+    expect(statementsOf('AccountsEraseRole').flatMap((statement) => statement.Action)).not.toContain('ssm:GetParameter');
+  });
+
   // Cold starts grow with the bundle: npm run bench measures them, this keeps the size in check.
   it('keeps every function zip under 500 KB', () => {
     const zips = readdirSync(outDir).filter((name) => name.endsWith('.zip'));

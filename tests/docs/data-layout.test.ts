@@ -34,6 +34,7 @@ const SAMPLES = {
   idempotencyHash: 'e5'.repeat(32),
   device: 'd3d3d3d3d3d3d3d3d3d3d3d3d3d3d3d3',
   nonce: 'Nn0nceNn0nceNn0nce',
+  eraseAfter: 1_767_225_600,
 };
 
 const PLACEHOLDERS = new Map<string, string>([
@@ -58,6 +59,7 @@ const PLACEHOLDERS = new Map<string, string>([
   [SAMPLES.idempotencyHash, '<sha256 of company, Authorization and key>'],
   [SAMPLES.device, '<device_key>'],
   [SAMPLES.nonce, '<nonce>'],
+  [String(SAMPLES.eraseAfter).padStart(12, '0'), '<erase_after, 12 digits>'],
 ]);
 
 const { company, user, phone, userType, shard, hour, device } = SAMPLES;
@@ -90,6 +92,8 @@ const BUILT: Record<string, () => ItemKey[]> = {
   deviceIndexKey: () => [keys.deviceIndexKey(company, device)],
   deviceNonceKey: () => [keys.deviceNonceKey(company, device, SAMPLES.nonce)],
   userDeviceKey: () => [keys.userDeviceKey(company, user, device)],
+  erasureDueKey: () => [keys.erasureDueKey(company, SAMPLES.eraseAfter, user)],
+  erasureCompanyKey: () => [keys.erasureCompanyKey(company)],
 };
 
 /** A built key as the table writes it: each `#`-separated part that is a sample becomes its placeholder. */

@@ -1,0 +1,84 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { App } from '../app-context.js';
+import { epochSeconds } from '../clock.js';
+import { AppError } from '../errors.js';
+import { audit } from '../observability/audit.js';
+import { changeEndingSessions, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
+import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
+import { claimRelease, erasureDuePuts, userDeletionChange } from '../store/erasure-store.js';
+import { emailClaimKey, phoneClaimKey } from '../store/keys.js';
+import { deleteSessions, querySessions } from '../store/session-store.js';
+import { ConditionsFailed, type LabelledItem } from '../store/transactions.js';
+import { getPhoneClaim } from '../store/user-store.js';
+import { UserStatus } from '../users/user-status.js';
+import type { UserDeleteCall, UserDeleteResult } from './delete-input.js';
+import { requireFreshLogin } from './fresh-login.js';
+
+// Deletion (API contract 3.11): on fresh proof of the holder, one transaction makes the user
+// DELETION_REQUESTED with the time of their erasure, ends every session, removes every device,
+// gives up the phone and email claims (free for a new registration at once) and puts the user in
+// the company's due list. The record keeps its phone and email until erasure, so an operator's
+// user:restore can take the claims back.
+
+const DAY_SECONDS = 24 * 3600;
+/** DynamoDB's limit of items in one transaction. */
+const MAX_TRANSACTION_ITEMS = 100;
+
+async function emailClaimHolder(app: Pick<App, 'table'>, companyId: string, email: string, userType: number): Promise<string | undefined> {
+  const { Item } = await app.table.client.send(
+    new GetCommand({ TableName: app.table.name, Key: emailClaimKey(companyId, email, userType), ConsistentRead: true }),
+  );
+  return Item?.user_id as string | undefined;
+}
+
+export async function userDelete(app: App, { principal, origin }: UserDeleteCall): Promise<UserDeleteResult> {
+  requireFreshLogin(app, principal);
+  const { companyId, userId } = principal;
+  const now = epochSeconds(app.clock);
+  const eraseAfter = now + app.config.accountEraseAfterDays * DAY_SECONDS;
+  let devices = 0;
+  const ended = await changeEndingSessions(app, companyId, userId, async (user, version) => {
+    if (user.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
+    const listed = await queryUserDevices(app.table, companyId, userId);
+    devices = listed.length;
+    const items: LabelledItem<string>[] = [
+      {
+        label: 'user',
+        item: userDeletionChange(app.table, companyId, userId, version, {
+          erase_after: eraseAfter,
+          deleted_at: now,
+          deleted_device_keys: listed.map((device) => device.device_key),
+        }),
+      },
+      ...erasureDuePuts(app.table, companyId, userId, eraseAfter).map((item) => ({ label: 'due', item })),
+    ];
+    for (const device of listed) {
+      const writes = deviceRemoveWrites(app.table, companyId, userId, device.device_key);
+      // A device bound or removed meanwhile changes the user's session_version or listing: read again.
+      items.push({ label: 'user', item: writes.index }, { label: 'user', item: writes.listing });
+    }
+    // Claims the user holds are given up; one another user holds (a reclaimed phone) is theirs to keep.
+    const phone = await getPhoneClaim(app.table, companyId, user.phone_e164, user.user_type, true);
+    if (phone?.user_id === userId) {
+      items.push({ label: 'user', item: claimRelease(app.table, phoneClaimKey(companyId, user.phone_e164, user.user_type), userId) });
+    }
+    if (user.email && (await emailClaimHolder(app, companyId, user.email, user.user_type)) === userId) {
+      items.push({ label: 'user', item: claimRelease(app.table, emailClaimKey(companyId, user.email, user.user_type), userId) });
+    }
+    if (items.length + MAX_SESSIONS_IN_TRANSACTION > MAX_TRANSACTION_ITEMS) {
+      // Many devices: the sessions that would not fit beside them end first, and the user is read again.
+      const sessions = await querySessions(app.table, companyId, userId);
+      if (items.length + sessions.length > MAX_TRANSACTION_ITEMS) {
+        await deleteSessions(
+          app.table,
+          sessions.map((session) => session.key),
+        );
+        throw new ConditionsFailed(['user']);
+      }
+    }
+    return items;
+  });
+  audit(app, origin, 'account_deleted', { company_id: companyId, user_id: userId, outcome: 'requested', erase_after: eraseAfter, devices });
+  audit(app, origin, 'sessions_revoked', { company_id: companyId, user_id: userId, outcome: 'account_deleted', revoked: ended });
+  return { message: 'Account deleted', erase_after: eraseAfter };
+}

@@ -1,0 +1,29 @@
+import type { App } from '../app-context.js';
+import type { Principal } from '../call.js';
+import { epochSeconds } from '../clock.js';
+import { AppError, ErrorCodes } from '../errors.js';
+
+// Fresh proof of the account holder (API contract 3.11): a change that gives the account away
+// (deletion) wants a session that began by OTP or PIN login a short while ago, not a token
+// that may have been lying on a lost phone for days.
+
+/** How recent the login must be, in seconds: 10 minutes. */
+export const FRESH_LOGIN_SECONDS = 600;
+
+/** Refuses (400 code 14) a session that did not begin by OTP or PIN login under FRESH_LOGIN_SECONDS ago. */
+export function requireFreshLogin(app: Pick<App, 'clock'>, principal: Principal): void {
+  const session = principal.session;
+  const fresh = (session?.began === 'otp' || session?.began === 'pin') && epochSeconds(app.clock) - session.beganAt < FRESH_LOGIN_SECONDS;
+  if (!fresh) {
+    throw new AppError('PHONE_NOT_VERIFIED', {
+      detail: 'a fresh login is required',
+      fields: [
+        {
+          code: ErrorCodes.PHONE_NOT_VERIFIED.code,
+          field: 'authorization',
+          detail: 'log in again by OTP or PIN: this needs a session begun by one under 10 minutes ago',
+        },
+      ],
+    });
+  }
+}

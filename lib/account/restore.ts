@@ -1,0 +1,58 @@
+import type { App } from '../app-context.js';
+import { epochSeconds } from '../clock.js';
+import { AppError } from '../errors.js';
+import { erasureDueDelete } from '../store/erasure-store.js';
+import { userKey } from '../store/keys.js';
+import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { emailClaimPut, getUser, phoneClaimPut } from '../store/user-store.js';
+import { UserStatus } from '../users/user-status.js';
+
+// An operator's undoing of a deletion before its erasure (npm run user:restore, API contract
+// 3.11): in one transaction the user is active again, takes back their phone and email claims
+// (refused, naming which, when someone took one meanwhile) and leaves the due list.
+
+export type RestoreRefusal = 'not_deleted' | 'phone_taken' | 'email_taken';
+
+export class RestoreRefused extends Error {
+  constructor(readonly reason: RestoreRefusal) {
+    super(reason);
+    this.name = 'RestoreRefused';
+  }
+}
+
+export async function restoreUser(app: Pick<App, 'table' | 'clock'>, companyId: string, userId: string): Promise<void> {
+  const user = await getUser(app.table, companyId, userId, true);
+  if (!user) throw new AppError('NOT_FOUND', { detail: 'no such user' });
+  const eraseAfter = (user as { erase_after?: number }).erase_after;
+  if (user.status_id !== UserStatus.DELETION_REQUESTED || eraseAfter === undefined) throw new RestoreRefused('not_deleted');
+  const items: LabelledItem<'user' | 'phone' | 'email'>[] = [
+    {
+      label: 'user',
+      item: {
+        Update: {
+          TableName: app.table.name,
+          Key: userKey(companyId, userId),
+          UpdateExpression: 'SET status_id = :active, updated_at = :now REMOVE erase_after, deleted_at, deleted_device_keys',
+          // Only from this deletion: an erasure that began first wins.
+          ConditionExpression: 'status_id = :deleted AND erase_after = :eraseAfter',
+          ExpressionAttributeValues: {
+            ':active': UserStatus.ACTIVE,
+            ':deleted': UserStatus.DELETION_REQUESTED,
+            ':eraseAfter': eraseAfter,
+            ':now': epochSeconds(app.clock),
+          },
+        },
+      },
+    },
+    { label: 'phone', item: phoneClaimPut(app.table, companyId, user.phone_e164, user.user_type, userId, UserStatus.ACTIVE) },
+    { label: 'user', item: erasureDueDelete(app.table, companyId, userId, eraseAfter) },
+  ];
+  if (user.email) items.push({ label: 'email', item: emailClaimPut(app.table, companyId, user.email, user.user_type, userId) });
+  try {
+    await writeTransaction(app.table, items);
+  } catch (error) {
+    if (!(error instanceof ConditionsFailed)) throw error;
+    if (error.labels.includes('user')) throw new RestoreRefused('not_deleted');
+    throw new RestoreRefused(error.labels.includes('phone') ? 'phone_taken' : 'email_taken');
+  }
+}

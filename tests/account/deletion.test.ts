@@ -1,0 +1,197 @@
+// Account deletion (API contract 3.11): on fresh proof of the holder the user becomes 4
+// (deletion requested), every session and device goes, the phone and email are free at once, and
+// no login code reaches the phone; an operator's user:restore undoes it before erasure.
+import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Company } from '../../lib/companies/companies.js';
+import { newId } from '../../lib/ids.js';
+import { deviceIndexKey, emailClaimKey, type ItemKey, phoneClaimKey, sessionKey, userDeviceKey, userKey } from '../../lib/store/keys.js';
+import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
+import { main as restoreUser } from '../../scripts/restore-user.js';
+import { signUpWithDevice } from '../devices/device-helpers.js';
+import {
+  type Account,
+  expectFailure,
+  invoke,
+  logIn,
+  newCompany,
+  outboxMessages,
+  signUp,
+  testEnvironment,
+  testService,
+  tokenStatus,
+} from '../helpers.js';
+
+const service = testService();
+let company: Company;
+
+beforeAll(async () => {
+  company = await newCompany(service);
+});
+
+const deleteAccount = (authorization: string) =>
+  invoke(service.handlers.userDelete, {
+    path: '/wallet/v3/user/delete',
+    headers: { CompanyID: company.company_id, Authorization: authorization },
+    body: {},
+  });
+
+async function item(key: ItemKey): Promise<Record<string, any> | undefined> {
+  const { Item } = await service.app.table.client.send(
+    new GetCommand({ TableName: service.app.table.name, Key: key, ConsistentRead: true }),
+  );
+  return Item;
+}
+
+const phoneE164 = (account: Account) => `+1${account.registration.phone_number}`;
+const email = (account: Account) => String(account.registration.email);
+const phoneClaim = (account: Account) => item(phoneClaimKey(company.company_id, phoneE164(account), 2));
+const emailClaim = (account: Account) => item(emailClaimKey(company.company_id, email(account), 2));
+
+async function runRestore(args: string[]) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await restoreUser(args, {
+    env: testEnvironment(),
+    out: (line) => stdout.push(line),
+    err: (line) => stderr.push(line),
+    input: async () => '',
+  });
+  return { code, stderr: stderr.join('\n'), last: stdout.length ? JSON.parse(stdout.at(-1)!) : undefined };
+}
+
+describe('POST /wallet/v3/user/delete', () => {
+  it('is refused (400, code 14) without a login by OTP or PIN under 10 minutes old, and deletes nothing', async () => {
+    const account = await signUp(service, company);
+    // The registration's own session is no fresh proof of the holder.
+    expectFailure(await deleteAccount(account.authorization), 400, 14);
+    const otpSession = await logIn(service, company, account);
+    service.clock.advance(601);
+    expectFailure(await deleteAccount(otpSession), 400, 14);
+    expect((await item(userKey(company.company_id, account.userId)))?.status_id).toBe(1);
+    expect((await phoneClaim(account))?.user_id).toBe(account.userId);
+    expect(await tokenStatus(service, company, otpSession)).toBe(200);
+    expectFailure(
+      await invoke(service.handlers.userDelete, { path: '/wallet/v3/user/delete', headers: { CompanyID: company.company_id }, body: {} }),
+      401,
+      4,
+    );
+  });
+
+  it('ends every session and device, refuses the tokens and login codes at once, and frees the phone and email', async () => {
+    const { account, device } = await signUpWithDevice(service, company, { device_id: 'pixel-8' });
+    const fresh = await logIn(service, company, account);
+    const before = Math.floor(service.clock.now() / 1000);
+    const answer = await deleteAccount(fresh);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const eraseAfter = answer.body.data.erase_after;
+    expect(answer.body.data).toEqual({ message: 'Account deleted', erase_after: expect.any(Number) });
+    // ACCOUNT_ERASE_AFTER_DAYS: 30 by default.
+    expect(eraseAfter - 30 * 24 * 3600).toBeGreaterThanOrEqual(before);
+    expect(eraseAfter - 30 * 24 * 3600).toBeLessThanOrEqual(Math.floor(service.clock.now() / 1000));
+
+    const user = await item(userKey(company.company_id, account.userId));
+    expect(user).toMatchObject({ status_id: 4, erase_after: eraseAfter, device_count: 0 });
+    // Kept until erasure, for user:restore.
+    expect(user).toMatchObject({ phone_e164: phoneE164(account), email: email(account) });
+    const partition = await queryPartitionPrefix(service.app.table, userKey(company.company_id, account.userId).pk, '');
+    expect(partition.filter((entry) => /^(SESSION|DEVICE)#/.test(String(entry.sk)))).toEqual([]);
+    expect(await item({ pk: `C#${company.company_id}#DEVICE#${device.deviceKey}`, sk: 'DEVICE' })).toBeUndefined();
+
+    // Access tokens and refresh tokens: 401 at once.
+    expect(await tokenStatus(service, company, account.authorization)).toBe(401);
+    expect(await tokenStatus(service, company, fresh)).toBe(401);
+    const refresh = await invoke(service.handlers.tokenRefresh, {
+      path: '/wallet/v3/auth/token/refresh',
+      headers: { CompanyID: company.company_id },
+      body: { refresh_token: account.refreshToken },
+    });
+    expectFailure(refresh, 401, 4);
+
+    // A login code: the enumeration-safe 200, and nothing sent.
+    const texts = outboxMessages(service.app.config.sms.outboxFile, phoneE164(account)).length;
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+    const login = await invoke(service.handlers.loginPhone, {
+      path: '/l',
+      headers: { CompanyID: company.company_id },
+      body: { dial_code: '+1', phone_number: account.registration.phone_number, user_type: 2, otp_type: 1 },
+    });
+    expect(login.status, JSON.stringify(login.body)).toBe(200);
+    expect(outboxMessages(service.app.config.sms.outboxFile, phoneE164(account)).length).toBe(texts);
+
+    // The phone and email are free: a new registration takes both at once.
+    expect(await phoneClaim(account)).toBeUndefined();
+    expect(await emailClaim(account)).toBeUndefined();
+    const newcomer = await signUp(service, company, { phone_number: account.registration.phone_number, email: email(account) });
+    expect((await phoneClaim(account))?.user_id).toBe(newcomer.userId);
+    expect((await emailClaim(account))?.user_id).toBe(newcomer.userId);
+
+    // The newcomer now holds the phone: the deleted user cannot be restored over them.
+    const refused = await runRestore(['--company', company.company_id, '--user', account.userId]);
+    expect(refused.code).toBe(1);
+    expect(refused.last).toMatchObject({ restored: false, reason: 'phone_taken' });
+    expect(refused.stderr).toMatch(/phone number/);
+    expect((await item(userKey(company.company_id, account.userId)))?.status_id).toBe(4);
+  });
+
+  it('removes the most devices with more sessions than fit beside them in one transaction (they end first)', async () => {
+    const account = await signUp(service, company);
+    const fresh = await logIn(service, company, account);
+    const now = Math.floor(service.clock.now() / 1000);
+    // As many devices as a user may bind, and sessions that with the registration's and the login's
+    // fit one transaction alone (80) but not beside the devices' 20 deletions.
+    const devices = Array.from({ length: service.app.config.maxDevicesPerUser }, () => newId());
+    const stored = [
+      ...devices.flatMap((deviceKey) => [
+        { ...deviceIndexKey(company.company_id, deviceKey), user_id: account.userId, user_type: 2, public_key: 'k', created_at: now },
+        { ...userDeviceKey(company.company_id, account.userId, deviceKey), device_key: deviceKey, created_at: now, last_used_at: now },
+      ]),
+      ...Array.from({ length: 78 }, () => ({
+        ...sessionKey(company.company_id, account.userId, newId()),
+        user_type: 2,
+        created_at: now,
+        last_used_at: now,
+        expires_at: now + 3600,
+      })),
+    ];
+    for (let start = 0; start < stored.length; start += 25) {
+      await service.app.table.client.send(
+        new BatchWriteCommand({
+          RequestItems: { [service.app.table.name]: stored.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } })) },
+        }),
+      );
+    }
+    const answer = await deleteAccount(fresh);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const partition = await queryPartitionPrefix(service.app.table, userKey(company.company_id, account.userId).pk, '');
+    expect(partition.filter((entry) => /^(SESSION|DEVICE)#/.test(String(entry.sk)))).toEqual([]);
+    for (const deviceKey of devices) expect(await item(deviceIndexKey(company.company_id, deviceKey))).toBeUndefined();
+  });
+
+  it('is undone by user:restore before erasure: active again, the claims taken back, no longer due', async () => {
+    const account = await signUp(service, company);
+    const deleted = await deleteAccount(await logIn(service, company, account));
+    expect(deleted.status).toBe(200);
+    const due = await queryPartitionPrefix(service.app.table, `C#${company.company_id}#ERASURES`, 'DUE#');
+    expect(due.map((entry) => entry.user_id)).toContain(account.userId);
+
+    const restored = await runRestore(['--company', company.company_id, '--user', account.userId]);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.last).toEqual({ user_id: account.userId, status_id: 1 });
+    const user = await item(userKey(company.company_id, account.userId));
+    expect(user?.status_id).toBe(1);
+    expect(user).not.toHaveProperty('erase_after');
+    expect(await phoneClaim(account)).toMatchObject({ user_id: account.userId, status_id: 1 });
+    expect((await emailClaim(account))?.user_id).toBe(account.userId);
+    const dueAfter = await queryPartitionPrefix(service.app.table, `C#${company.company_id}#ERASURES`, 'DUE#');
+    expect(dueAfter.map((entry) => entry.user_id)).not.toContain(account.userId);
+    // The holder logs in by OTP again.
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+    expect(await tokenStatus(service, company, await logIn(service, company, account))).toBe(200);
+
+    // Restoring again: nothing awaits erasure.
+    const again = await runRestore(['--company', company.company_id, '--user', account.userId]);
+    expect(again.code).toBe(1);
+    expect(again.last).toMatchObject({ reason: 'not_deleted' });
+  });
+});
