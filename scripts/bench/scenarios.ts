@@ -4,6 +4,7 @@ import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 import { createCompany } from '../../lib/companies/companies.js';
 import { toE164 } from '../../lib/users/phone-plan.js';
 import { codeIn, httpEvent, type InProcessService, lambdaContext } from '../local/in-process-service.js';
+import { runAccountScenarios } from './account-scenarios.js';
 import { runDeviceScenarios } from './device-scenarios.js';
 import { useBenchOnlyScrypt } from './hash-cost.js';
 import { RoundTripCounter } from './round-trips.js';
@@ -169,6 +170,12 @@ export async function runScenarios(
     useBenchOnlyScrypt(false);
   }
   await runTokenRefreshScenarios(service, company, refreshTokens, run);
+  await runAccountScenarios(
+    service,
+    company,
+    accounts.map(({ authorization }) => authorization),
+    run,
+  );
   if (realHashCalls > 0) {
     await run({
       endpoint: 'userRegister',
