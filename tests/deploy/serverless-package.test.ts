@@ -252,7 +252,7 @@ describe('the packaged CloudFormation', () => {
     }
   });
 
-  it('lets only smsSend publish SMS, and only to phone numbers; login_phone only queues them', () => {
+  it('lets only smsSend publish SMS, and only to phone numbers; login_phone and phone/change (the old number warned) only queue them', () => {
     const publishers = roleIds().filter((roleId) => statementsOf(roleId).some((statement) => statement.Action.includes('sns:Publish')));
     expect(publishers).toEqual(['SmsSendRole']);
     expect(statementsOf('SmsSendRole').filter((statement) => statement.Action.includes('sns:Publish'))).toEqual([
@@ -262,10 +262,12 @@ describe('the packaged CloudFormation', () => {
     const queueUsers = roleIds().filter((roleId) =>
       statementsOf(roleId).some((statement) => statement.Action.some((action: string) => action.startsWith('sqs:'))),
     );
-    expect(queueUsers.sort()).toEqual(['LoginPhoneRole', 'SmsSendRole']);
-    expect(statementsOf('LoginPhoneRole').filter((statement) => statement.Action.includes('sqs:SendMessage'))).toEqual([
-      { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: queueArn },
-    ]);
+    expect(queueUsers.sort()).toEqual(['LoginPhoneRole', 'SmsSendRole', 'UserPhoneChangeRole']);
+    for (const sender of ['LoginPhoneRole', 'UserPhoneChangeRole']) {
+      expect(statementsOf(sender).filter((statement) => statement.Action.some((action: string) => action.startsWith('sqs:')))).toEqual([
+        { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: queueArn },
+      ]);
+    }
     expect(statementsOf('SmsSendRole').find((statement) => statement.Action.includes('sqs:ReceiveMessage'))?.Resource).toEqual(queueArn);
   });
 
