@@ -3,13 +3,12 @@
 // and email claims taken back, the erasure no longer due. Refused (exit 1, saying which) when
 // someone registered the phone or email meanwhile, or when the user is not awaiting erasure.
 // Prints {"user_id", "status_id"} as the last line of stdout. Same configuration as company:create.
-import { parseArgs } from 'node:util';
 import { RestoreRefused, restoreUser } from '../lib/account/restore.js';
 import { AppError } from '../lib/errors.js';
-import { HEX_ID_PATTERN } from '../lib/ids.js';
 import { audit } from '../lib/observability/audit.js';
 import { UserStatus } from '../lib/users/user-status.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
+import { companyAndUserOptions } from './operator-options.js';
 
 const REFUSALS = {
   not_deleted: 'is not awaiting erasure (never deleted, restored already, or erased)',
@@ -18,18 +17,12 @@ const REFUSALS = {
 } as const;
 
 export async function main(argv: string[], io: OperatorIo): Promise<number> {
-  let values: { company?: string; user?: string };
-  try {
-    values = parseArgs({ args: argv, options: { company: { type: 'string' }, user: { type: 'string' } } }).values;
-  } catch {
-    values = {};
-  }
-  const companyId = values.company?.trim().toLowerCase() ?? '';
-  const userId = values.user?.trim().toLowerCase() ?? '';
-  if (!HEX_ID_PATTERN.test(companyId) || !HEX_ID_PATTERN.test(userId)) {
+  const options = companyAndUserOptions(argv);
+  if (!options) {
     io.err('usage: npm run user:restore -- --company <company id> --user <user id> (32 hex characters each)');
     return 2;
   }
+  const { companyId, userId } = options;
   const app = operatorApp(io);
   try {
     await restoreUser(app, companyId, userId);
