@@ -30,9 +30,9 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
   } catch (error) {
     io.err(`could not run the eraser: ${(error as Error).message}`);
     return 1;
-  } finally {
-    app.metrics.publish();
   }
+  // No metrics published: EMF lines count only in a function's CloudWatch log, and on stdout they
+  // would follow the command's result (its last line). The result says what was erased.
 }
 
 await runIfMain(import.meta.url, main);
