@@ -4,6 +4,7 @@ import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 import { createCompany } from '../../lib/companies/companies.js';
 import { toE164 } from '../../lib/users/phone-plan.js';
 import { codeIn, httpEvent, type InProcessService, lambdaContext } from '../local/in-process-service.js';
+import { runAccountChangeScenarios } from './account-change-scenarios.js';
 import { runAccountScenarios } from './account-scenarios.js';
 import { runDeviceScenarios } from './device-scenarios.js';
 import { useBenchOnlyScrypt } from './hash-cost.js';
@@ -66,7 +67,7 @@ export async function runScenarios(
   const company = await createCompany(app.table, clock, 'Bench company');
   const headers = { CompanyID: company.company_id };
   // One draw for every list, so no number lands in two of them.
-  const pool = phoneNumbers(6 * calls + realHashCalls + 1);
+  const pool = phoneNumbers(9 * calls + realHashCalls + 1);
   const take = (count: number) => pool.splice(0, count);
   const phones = take(calls);
   const referredPhones = take(calls);
@@ -74,6 +75,8 @@ export async function runScenarios(
   const provenPhones = take(calls);
   const reclaimedPhones = take(calls);
   const devicePhones = take(calls);
+  // The movers', their new numbers and the leavers' (account-change-scenarios.ts).
+  const accountChangePhones = take(3 * calls);
   const realHashPhones = take(realHashCalls);
   const seedPhone = take(1)[0]!;
   const accounts: Account[] = [];
@@ -316,6 +319,15 @@ export async function runScenarios(
   useBenchOnlyScrypt(true);
   try {
     await runDeviceScenarios(service, company, devicePhones, run);
+  } finally {
+    useBenchOnlyScrypt(false);
+  }
+
+  // A new phone number and deletion, last: the phone change's warning is a text with no code in
+  // the outbox. Their customers are registered at the bench-only scrypt cost.
+  useBenchOnlyScrypt(true);
+  try {
+    await runAccountChangeScenarios(service, company, accountChangePhones, run, progress);
   } finally {
     useBenchOnlyScrypt(false);
   }
