@@ -39,7 +39,12 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
   let devices = 0;
   const ended = await changeEndingSessions(app, companyId, userId, async (user, version) => {
     if (user.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
-    const listed = await queryUserDevices(app.table, companyId, userId);
+    // The devices and the claims the user holds, read side by side: each needs only the record.
+    const [listed, phone, emailHolder] = await Promise.all([
+      queryUserDevices(app.table, companyId, userId),
+      getPhoneClaim(app.table, companyId, user.phone_e164, user.user_type, true),
+      user.email ? emailClaimHolder(app, companyId, user.email, user.user_type) : undefined,
+    ]);
     devices = listed.length;
     const items: LabelledItem<string>[] = [
       {
@@ -58,11 +63,10 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
       items.push({ label: 'user', item: writes.index }, { label: 'user', item: writes.listing });
     }
     // Claims the user holds are given up; one another user holds (a reclaimed phone) is theirs to keep.
-    const phone = await getPhoneClaim(app.table, companyId, user.phone_e164, user.user_type, true);
     if (phone?.user_id === userId) {
       items.push({ label: 'user', item: claimRelease(app.table, phoneClaimKey(companyId, user.phone_e164, user.user_type), userId) });
     }
-    if (user.email && (await emailClaimHolder(app, companyId, user.email, user.user_type)) === userId) {
+    if (user.email && emailHolder === userId) {
       items.push({ label: 'user', item: claimRelease(app.table, emailClaimKey(companyId, user.email, user.user_type), userId) });
     }
     if (items.length + MAX_SESSIONS_IN_TRANSACTION > MAX_TRANSACTION_ITEMS) {

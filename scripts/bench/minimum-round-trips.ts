@@ -204,10 +204,11 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
   userDelete: {
     'fresh OTP session': {
       requests: 7,
-      sequential: 7,
+      sequential: 5,
       work:
-        "GetItem session (consistent); GetItem user (consistent); Query the user's sessions (consistent); Query the user's devices (consistent); " +
-        'GetItem phone claim (consistent); GetItem email claim (consistent); TransactWriteItems (user, due item, company in the erasure list, sessions, devices, claims freed)',
+        "GetItem session (consistent); GetItem user (consistent); Query the user's sessions (consistent); " +
+        "Query the user's devices | GetItem phone claim | GetItem email claim (consistent); " +
+        'TransactWriteItems (user, due item, company in the erasure list, sessions, devices, claims freed)',
     },
     'session not fresh (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
   },
