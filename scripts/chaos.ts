@@ -2,7 +2,10 @@
 //
 // Real flows under faults, then a check of everything answered (scripts/local/chaos-run.ts):
 // DynamoDB Local on a free loopback port behind the fault proxy, SNS as a loopback fake, the
-// service in this process. Prints the figures; exits 1 on any wrong answer.
+// service in this process. Among the flows: profile updates and phone changes (some racing for one
+// email or number), then the claims checked over the table (scripts/local/claim-check.ts): every
+// phone and email claimed by the user whose record has it, none by nobody, none twice. Prints the
+// figures; exits 1 on any wrong answer.
 import { parseArgs } from 'node:util';
 import { runChaos } from './local/chaos-run.js';
 import { freePort, startLocalDynamoDb } from './local/dynamodb-local.js';

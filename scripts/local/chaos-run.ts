@@ -8,6 +8,8 @@ import { readConfig } from '../../lib/config.js';
 import type { HashCost } from '../../lib/secrets/hashing.js';
 import { NOTIFICATION_PREFIX, UNREAD_COUNT_PREFIX, userKey } from '../../lib/store/keys.js';
 import { referralCountIn } from '../../lib/store/referral-store.js';
+import { AdjustableClock } from './adjustable-clock.js';
+import { claimCheck } from './claim-check.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from './device-keys.js';
 import { createOwnTable, localClient } from './dynamodb-local.js';
 import { localEnvironment } from './environment.js';
@@ -16,6 +18,7 @@ import {
   type Answer,
   codeIn,
   type EndpointName,
+  type InProcessService,
   inProcessService,
   invoke,
   randomPhoneNumber,
@@ -26,11 +29,14 @@ import { identityProblems, scanItems } from './table-snapshot.js';
 
 // Real flows under faults (issue 23): concurrent clients register (some referred, some twice,
 // half with a device), send and verify codes, log in by PIN, list referrals, mark notifications
-// read, log out and send hostile requests for a bounded time
+// read, log out, change their names and email (some racing for one email, some asking for an
+// email another user holds), move to a new phone number (an OTP login, then a proof of the new
+// number verified with that token; some racing for one number) and send hostile requests for a bounded time
 // while a share of DynamoDB and SNS requests fail in every way the local tools can make. Then
 // faults off, and a check of everything answered: each ambiguous request retried with its
 // Idempotency-Key must come back with a definite first outcome, and the table must hold no
-// partial user, no phone twice, exact referral and unread counts, and every live token must work.
+// partial user, no phone twice, exact referral and unread counts, and every live token must work;
+// every phone and email claim held by the user whose record has it, and every user's claimed.
 
 export interface ChaosOptions {
   dynamodbEndpoint: string;
@@ -53,6 +59,25 @@ export interface ChaosReport {
   verified: number;
   pinLogins: number;
   marksRead: number;
+  /** Profile updates answered 200 (names, with or without a new email), and those with a new email. */
+  profileUpdates: number;
+  emailChanges: number;
+  /** Races of 2 or 3 users for one free email, and asks for an email another user holds (each refused). */
+  emailRaces: number;
+  takenEmailRefusals: number;
+  /** Phone changes sent with both proofs, those answered 200, and races of 2 or 3 users (each with both proofs) for one new number. */
+  phoneChangesSent: number;
+  phoneChanges: number;
+  phoneRaces: number;
+  /**
+   * Phone changes retried with their key after a 503 that had in fact committed, answered "already
+   * this account's number" (400 code 1) rather than their first outcome: a change run twice.
+   */
+  phoneChangesRerun: number;
+  /** Ambiguous profile updates and phone changes, retried with their key once faults are off. */
+  accountChangesRetried: number;
+  /** The claims checked afterwards (scripts/local/claim-check.ts) and the problems found. */
+  claims: { phoneClaims: number; emailClaims: number; holders: number; problems: number };
   wrong: string[];
 }
 
@@ -74,6 +99,13 @@ interface Registered {
   loginPin: string;
   /** Wrong PINs sent since the last right one (answered or not): kept under the lock's 5. */
   wrongPins: number;
+  /** The national number and email as last answered (an ambiguous change parks the account until its retry answers). */
+  phone: string;
+  email: string | undefined;
+  /** When a code may next be sent to its phone (ms, service clock): the send interval per phone. */
+  quietAfter: number;
+  /** An ambiguous profile update or phone change waits for its retry after the run: no flow uses it. */
+  parked?: boolean;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
@@ -104,6 +136,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const service = inProcessService(config, { hashCost: options.hashCost });
   const direct = DynamoDBDocumentClient.from(localClient(options.dynamodbEndpoint));
   const company = await createCompany(service.app.table, service.clock, `chaos ${randomInt(1e9)}`);
+  // Racers for one new number each need a code sent to it, and a phone gets one code per interval:
+  // the second and third racer's codes go through containers of the same deployment whose clocks
+  // run one and two intervals ahead (proofs and tokens live far longer than that).
+  const interval = config.otp.sendIntervalSeconds + 1;
+  const ahead: InProcessService[] = [1, 2].map((step) => {
+    const clock = new AdjustableClock();
+    clock.advance(step * interval);
+    return inProcessService(config, { hashCost: options.hashCost, clock });
+  });
   const report: ChaosReport = {
     requests: 0,
     byStatus: {},
@@ -114,6 +155,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     verified: 0,
     pinLogins: 0,
     marksRead: 0,
+    profileUpdates: 0,
+    emailChanges: 0,
+    emailRaces: 0,
+    takenEmailRefusals: 0,
+    phoneChangesSent: 0,
+    phoneChanges: 0,
+    phoneRaces: 0,
+    phoneChangesRerun: 0,
+    accountChangesRetried: 0,
+    claims: { phoneClaims: 0, emailClaims: 0, holders: 0, problems: 0 },
     wrong: [],
   };
   const wrong = (what: string, answer?: Answer) => {
@@ -135,8 +186,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return drop;
   };
 
-  const call = async (name: EndpointName, body: unknown, headers: Record<string, string> = {}, method = 'POST'): Promise<Answer> => {
-    const answer = await invoke(service.handlers[name], {
+  const call = async (
+    name: EndpointName,
+    body: unknown,
+    headers: Record<string, string> = {},
+    method = 'POST',
+    via: InProcessService = service,
+  ): Promise<Answer> => {
+    const answer = await invoke(via.handlers[name], {
       method,
       path: `/${name}`,
       headers: { CompanyID: company.company_id, ...headers },
@@ -158,6 +215,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return answer;
   };
 
+  const endAt = Date.now() + options.seconds * 1000;
   const registered: Registered[] = [];
   const ambiguous: { body: Record<string, unknown>; key: string; referredBy?: string; keys?: DeviceKeyPair }[] = [];
   /** A registered account from its registration's answer. */
@@ -175,10 +233,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     device: keys && data.device_key ? { privateKey: keys.privateKey, deviceKey: data.device_key } : undefined,
     loginPin: String(body.login_pin),
     wrongPins: 0,
+    phone: String(body.phone_number),
+    email: typeof body.email === 'string' ? body.email.toLowerCase() : undefined,
+    quietAfter: 0,
   });
   /** An account no other client is using, marked as in use until `flow` ends. */
   const withAccount = async (eligible: (account: Registered) => boolean, flow: (account: Registered) => Promise<void>) => {
-    const free = registered.filter((account) => !account.inUse && eligible(account));
+    const free = registered.filter((account) => !account.inUse && !account.parked && eligible(account));
     const picked = free[randomInt(Math.max(1, free.length))];
     if (!picked) return;
     picked.inUse = true;
@@ -186,6 +247,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await flow(picked);
     } finally {
       picked.inUse = false;
+    }
+  };
+  /** Up to `count` (at least 1) accounts no other client is using, held until `flow` ends. */
+  const withAccounts = async (
+    count: number,
+    eligible: (account: Registered) => boolean,
+    flow: (accounts: Registered[]) => Promise<void>,
+  ) => {
+    const free = registered.filter((account) => !account.inUse && !account.parked && eligible(account));
+    const picked: Registered[] = [];
+    while (picked.length < count && free.length) picked.push(free.splice(randomInt(free.length), 1)[0]!);
+    if (!picked.length) return;
+    for (const account of picked) account.inUse = true;
+    try {
+      await flow(picked);
+    } finally {
+      for (const account of picked) account.inUse = false;
     }
   };
 
@@ -305,8 +383,210 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (answer.status !== status && answer.status !== 503) wrong(`a hostile request answered ${answer.status}, not ${status}`, answer);
   };
 
-  const flows = [register, register, sendAndVerify, listAndLogout, pinLogin, readAll, hostile];
-  const endAt = Date.now() + options.seconds * 1000;
+  // The account (issue 30): profile updates and phone changes, some racing for one value.
+  const isAmbiguous = (answer: Answer) => answer.status === 503 || (answer.status === 409 && answer.body.error[0] === 20);
+  const isTaken = (answer: Answer) => answer.status === 409 && answer.body.error[0] === 7;
+  interface AccountChange {
+    account: Registered;
+    name: 'userProfileUpdate' | 'userPhoneChange';
+    body: Record<string, unknown>;
+    /** What a definite answer means for the account, or why it is wrong. */
+    settle: (answer: Answer) => void;
+  }
+  const pendingChanges: (AccountChange & { key: string; authorization: string })[] = [];
+  /** Races for one value: more than one 200 among their answers (in the run or on retry) is wrong. */
+  const races: { what: string; winners: number }[] = [];
+  /**
+   * Sends the changes side by side, each retried with its key. With any still ambiguous, every
+   * account taking part is parked (its email or phone unknown, the value it raced for undecided)
+   * until its retry after the run.
+   */
+  const changeAll = async (changes: AccountChange[], taking: Registered[]) => {
+    let undecided = false;
+    await Promise.all(
+      changes.map(async (change) => {
+        const key = randomUUID();
+        const authorization = `Token ${change.account.token}`;
+        const answer = await untilDefinite(
+          () => call(change.name, change.body, { Authorization: authorization, 'Idempotency-Key': key }),
+          1,
+        );
+        if (!isAmbiguous(answer)) return change.settle(answer);
+        undecided = true;
+        pendingChanges.push({ ...change, key, authorization });
+      }),
+    );
+    if (undecided) for (const account of taking) account.parked = true;
+  };
+  const freshEmail = () => `chaos.${randomUUID().slice(0, 13)}@example.com`;
+
+  /** Names, and half the time a new email no one else wants. */
+  const updateProfile = () =>
+    withAccount(
+      (account) => !account.loggedOut,
+      async (account) => {
+        const email = Math.random() < 0.5 ? freshEmail() : undefined;
+        const body = { first_name: `Ada ${randomInt(1000)}`, last_name: `King ${randomInt(1000)}`, ...(email ? { email } : {}) };
+        await changeAll(
+          [
+            {
+              account,
+              name: 'userProfileUpdate',
+              body,
+              settle: (answer) => {
+                if (answer.status !== 200) return wrong('a profile update was refused', answer);
+                report.profileUpdates++;
+                if (!email) return;
+                report.emailChanges++;
+                account.email = email;
+              },
+            },
+          ],
+          [account],
+        );
+      },
+    );
+
+  /** 2 or 3 users ask for one free email at once (one wins, the others 409 code 7), or for an email one of them holds (all 409 code 7). */
+  const emailRace = () =>
+    withAccounts(
+      randomInt(2, 4),
+      (account) => !account.loggedOut && account.email !== undefined,
+      async (accounts) => {
+        if (accounts.length < 2) return;
+        if (Math.random() < 0.3) {
+          const [holder, ...askers] = accounts as [Registered, ...Registered[]];
+          const settle = (answer: Answer) => {
+            if (isTaken(answer)) report.takenEmailRefusals++;
+            else wrong('an email another user holds was not refused 409 code 7', answer);
+          };
+          await changeAll(
+            askers.map((account) => ({ account, name: 'userProfileUpdate', body: { email: holder.email }, settle })),
+            accounts,
+          );
+          return;
+        }
+        report.emailRaces++;
+        const email = freshEmail();
+        const race = { what: `email ${email}`, winners: 0 };
+        races.push(race);
+        await changeAll(
+          accounts.map((account) => ({
+            account,
+            name: 'userProfileUpdate',
+            body: { first_name: 'Racer', email },
+            settle: (answer) => {
+              if (answer.status === 200) {
+                race.winners++;
+                report.profileUpdates++;
+                report.emailChanges++;
+                account.email = email;
+              } else if (!isTaken(answer)) wrong('a racer for a free email was answered neither 200 nor 409 code 7', answer);
+            },
+          })),
+          accounts,
+        );
+      },
+    );
+
+  /** The code last sent to a number, through the SNS fake. */
+  const lastCode = (phone: string) => sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message;
+  /** A code sent to a number and verified, each retried with its key: the verification's answer, or undefined. */
+  const sendAndCheck = async (target: Record<string, unknown>, headers: Record<string, string>, via: InProcessService) => {
+    if (Date.now() >= endAt) return undefined;
+    const sendKey = randomUUID();
+    const sent = await untilDefinite(() => call('loginPhone', target, { ...headers, 'Idempotency-Key': sendKey }, 'POST', via), 2);
+    if (sent.status !== 200) {
+      if (sent.status !== 429 && !isAmbiguous(sent)) wrong(`a code (otp_type ${target.otp_type}) was not sent`, sent);
+      return undefined;
+    }
+    const message = lastCode(String(target.phone_number));
+    if (!message) return void wrong('a send answered 200 with no SMS');
+    const verifyKey = randomUUID();
+    const verified = await untilDefinite(
+      () => call('verifyOtp', { ...target, otp: codeIn(message) }, { ...headers, 'Idempotency-Key': verifyKey }, 'POST', via),
+      2,
+    );
+    if (verified.status === 200) return verified;
+    if (verified.status === 400) wrong(`the right code (otp_type ${target.otp_type}) was refused`, verified);
+    return undefined;
+  };
+
+  /**
+   * 1 to 3 users move to one new number: each logs in by OTP (the fresh proof of the holder), then
+   * proves the number with that token (each racer's code through a clock one interval further on),
+   * then all change at once: one wins, the others 409 code 7.
+   */
+  const phoneChange = () =>
+    withAccounts(
+      Math.random() < 0.6 ? randomInt(2, 4) : 1,
+      (account) => account.quietAfter <= service.clock.now(),
+      async (accounts) => {
+        const fresh = new Set<Registered>();
+        await Promise.all(
+          accounts.map(async (account) => {
+            account.quietAfter = service.clock.now() + interval * 1000;
+            const target = { dial_code: '+1', phone_number: account.phone, user_type: 2, otp_type: 1 };
+            const login = await sendAndCheck(target, {}, service);
+            if (!login) return;
+            account.token = login.body.data.token.token;
+            account.loggedOut = false;
+            fresh.add(account);
+          }),
+        );
+        const number = randomPhoneNumber();
+        const race = { what: `phone ${number}`, winners: 0 };
+        const proven: AccountChange[] = [];
+        // In order: each racer's send is one interval after the one before it, on its clock.
+        for (const [index, account] of accounts.entries()) {
+          if (!fresh.has(account)) continue;
+          const via = index === 0 ? service : ahead[index - 1]!;
+          const target = { dial_code: '+1', phone_number: number, user_type: 2, otp_type: 2 };
+          const verified = await sendAndCheck(target, { Authorization: `Token ${account.token}` }, via);
+          if (!verified) continue;
+          const body = { dial_code: '+1', phone_number: number, phone_verification_token: verified.body.data.verification_token };
+          proven.push({
+            account,
+            name: 'userPhoneChange',
+            body,
+            settle: (answer) => {
+              // A change whose commit was answered 503 runs afresh on its retry (nothing ties the
+              // write to its key, as registered_by_request does a registration's): it then finds the
+              // number already the account's. Counted, so the report shows it; the table decides.
+              const movedBefore = answer.status === 400 && answer.body.data?.errors?.[0]?.detail === 'is already this account’s number';
+              if (movedBefore) report.phoneChangesRerun++;
+              if (answer.status === 200 || movedBefore) {
+                race.winners++;
+                report.phoneChanges++;
+                account.phone = number;
+                // The new number had its last code on the furthest clock.
+                account.quietAfter = service.clock.now() + (accounts.length + 1) * interval * 1000;
+              } else if (!(isTaken(answer) && proven.length > 1)) wrong('a phone change with both proofs was refused', answer);
+            },
+          });
+        }
+        if (!proven.length) return;
+        report.phoneChangesSent += proven.length;
+        if (proven.length > 1) report.phoneRaces++;
+        races.push(race);
+        await changeAll(proven, accounts);
+      },
+    );
+
+  // A phone change needs five requests to go through (two codes sent and verified, then the change): twice the weight.
+  const flows = [
+    register,
+    register,
+    sendAndVerify,
+    listAndLogout,
+    pinLogin,
+    readAll,
+    hostile,
+    updateProfile,
+    emailRace,
+    phoneChange,
+    phoneChange,
+  ];
   await Promise.all(
     Array.from({ length: options.clients }, async () => {
       while (Date.now() < endAt) {
@@ -337,7 +617,28 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (again.body.data?.user_id !== retried.userId) wrong('a replay answered another user', again);
   }
 
+  // Every ambiguous profile update and phone change, retried with its key, has a definite outcome.
+  for (const change of pendingChanges) {
+    report.accountChangesRetried++;
+    const answer = await untilDefinite(
+      () => call(change.name, change.body, { Authorization: change.authorization, 'Idempotency-Key': change.key }),
+      20,
+    );
+    if (isAmbiguous(answer)) wrong(`an ambiguous ${change.name} retried with its key had no definite outcome`, answer);
+    else change.settle(answer);
+    change.account.parked = false;
+  }
+  for (const race of races) if (race.winners > 1) wrong(`${race.winners} users were answered 200 for ${race.what}`);
+
   const items = await scanItems(direct, tableName, company.company_id);
+  const claims = claimCheck(items, company.company_id);
+  report.claims = {
+    phoneClaims: claims.phoneClaims,
+    emailClaims: claims.emailClaims,
+    holders: claims.holders,
+    problems: claims.problems.length,
+  };
+  for (const problem of claims.problems) wrong(`claims: ${problem}`);
   for (const problem of identityProblems(items, company.company_id)) wrong(`stored: ${problem}`);
   const users = items.filter((item) => item.sk === 'PROFILE');
   const phones = new Set(users.map((user) => `${user.phone_e164}#${user.user_type}`));
@@ -347,6 +648,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   for (const account of registered) {
     const user = users.find((item) => item.user_id === account.userId);
     if (!user) wrong(`user ${account.userId} was answered 200 but is not stored`);
+    // The phone and email last answered are the ones stored.
+    if (user && (user.phone_number !== account.phone || (user.email ?? undefined) !== account.email))
+      wrong(`user ${account.userId} stores ${user.phone_number} and ${user.email}, answered ${account.phone} and ${account.email}`);
     const referred = registered.filter((other) => other.referredBy === account.userId).length;
     // The count is summed over the user's item and its count shards (lib/store/referral-store.ts).
     const counted = referralCountIn(items.filter((item) => item.pk === userKey(company.company_id, account.userId).pk));
@@ -367,6 +671,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
   await Promise.all([proxy.close(), sns.close()]);
   direct.destroy();
-  service.app.table.client.destroy();
+  for (const each of [service, ...ahead]) each.app.table.client.destroy();
   return report;
 }
