@@ -55,7 +55,7 @@ interface Change {
 
 function changeWrites(
   app: App,
-  call: UserPhoneChangeCall,
+  call: UserPhoneChangeCall & RequestKey,
   proofHash: string,
   { user, sessions, reclaim, releaseOld }: Change,
 ): LabelledItem<Label>[] {
@@ -68,7 +68,7 @@ function changeWrites(
   const phone = { dialCode: input.dial_code, phoneNumber: input.phone_number, phoneE164: input.phone_e164 };
   const holder = reclaim?.holder;
   const writes: LabelledItem<Label>[] = [
-    { label: 'user', item: userPhoneChangeWrite(table, companyId, userId, phone, user.phone_e164, now) },
+    { label: 'user', item: userPhoneChangeWrite(table, companyId, userId, phone, user.phone_e164, now, call.idempotencyRef) },
     {
       label: 'phone',
       item: holder
@@ -152,6 +152,15 @@ export async function userPhoneChange(
     const [user, before] = await Promise.all([getUser(app.table, companyId, userId, true), others()]);
     if (user?.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
     if (user.phone_e164 === input.phone_e164) {
+      // This very request moved it, and its answer was lost (a 503 after the commit): answer as it
+      // would have, ending any session granted since and telling the old number (perhaps twice).
+      const ref = call.idempotencyRef;
+      const moved = user as typeof user & { phone_changed_by_request?: string; phone_changed_from?: string };
+      if (ref && moved.phone_changed_by_request === ref && moved.phone_changed_from) {
+        if (before.length) await deleteSessions(app.table, before);
+        await warnOldNumber(app, texts, { company, origin, userId, oldPhoneE164: moved.phone_changed_from });
+        return { message: 'Phone number changed', revoked: before.length };
+      }
       return refuse(fieldError('BAD_REQUEST', 'phone_number', 'is already this account’s number'), 'same_number');
     }
     // Too many for one transaction: ended first (they are ended either way).

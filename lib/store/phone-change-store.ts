@@ -23,14 +23,20 @@ export function userPhoneChange(
   phone: NewPhone,
   seenE164: string,
   nowSeconds: number,
+  requestRef?: string | undefined,
 ): TransactItem {
   return {
     Update: {
       TableName: table.name,
       Key: userKey(companyId, userId),
-      UpdateExpression: 'SET dial_code = :dial, phone_number = :number, phone_e164 = :phone, phone_verified = :one, updated_at = :now',
+      // The request that moved it and the number it left: a retry of that request whose answer was
+      // lost is recognised, answered as the first, and the old number still told.
+      UpdateExpression:
+        'SET dial_code = :dial, phone_number = :number, phone_e164 = :phone, phone_verified = :one, updated_at = :now, ' +
+        'phone_changed_from = :seen, phone_changed_by_request = :request',
       ConditionExpression: 'attribute_exists(pk) AND status_id = :active AND phone_e164 = :seen',
       ExpressionAttributeValues: {
+        ':request': requestRef ?? 'none',
         ':dial': phone.dialCode,
         ':number': phone.phoneNumber,
         ':phone': phone.phoneE164,

@@ -2,12 +2,18 @@
 // proof of the new number bound to this user; one transaction moves the claims (reclaiming from an
 // unproven holder, never from a proven one) and ends the other sessions; the notice is listed, the
 // old number is told without a code and gets no login code afterwards, the new one logs in.
+
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { userPhoneChange } from '../../lib/account/phone-change.js';
 import { phoneChangeNoticeText } from '../../lib/account/phone-change-notice.js';
+import { userPhoneChangeEndpoint } from '../../lib/api/user-phone-change-endpoint.js';
 import type { Company } from '../../lib/companies/companies.js';
+import { authenticate } from '../../lib/sessions/access-tokens.js';
+import { textDispatchFor } from '../../lib/sms/sms-delivery.js';
 import { createSmsSender, type SendText } from '../../lib/sms/sms-sender.js';
 import { getPhoneClaim, getUser } from '../../lib/store/user-store.js';
 import { UserStatus } from '../../lib/users/user-status.js';
+import { parseInput } from '../../lib/validation.js';
 import { otpLogin, PINS, pinLogin, noticeEvents as sharedNoticeEvents, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
 import {
   type Account,
@@ -138,6 +144,33 @@ describe('POST /wallet/v3/user/phone/change', () => {
     const audits = logged.mock.calls.map(([, fields]) => fields as unknown as Record<string, unknown>);
     expect(audits).toContainEqual(expect.objectContaining({ audit_event: 'phone_changed', outcome: 'changed', revoked: 1 }));
     expect(audits).toContainEqual(expect.objectContaining({ audit_event: 'phone_change_notice', outcome: 'failed' }));
+  });
+
+  it('answers a retry of a change whose answer was lost (a 503 after the commit) as the first, and tells the old number', async () => {
+    const account = await signUp(service, company);
+    const oldNumber = String(account.registration.phone_number);
+    const fresh = await freshSession(account);
+    const newNumber = randomPhoneNumber();
+    const proof = await proofFor(newNumber, fresh);
+    // The call as the chain builds it for a request sent with an Idempotency-Key (its ref names key and body).
+    const call = {
+      body: await parseInput(userPhoneChangeEndpoint.body, to(newNumber, proof)),
+      query: {},
+      company,
+      principal: await authenticate(service.app, company.company_id, fresh),
+      origin: { sourceIp: '127.0.0.1', userAgent: 'test' },
+      idempotencyRef: `ref-${account.userId}`,
+    };
+    const texts = textDispatchFor(service.app);
+    expect(await userPhoneChange(service.app, call, texts)).toEqual({ message: 'Phone number changed', revoked: 1 });
+    const toldBefore = outbox(oldNumber).length;
+    // The answer never reached the client, whose retry runs the request again: the same outcome, the old number told again.
+    expect(await userPhoneChange(service.app, call, texts)).toEqual({ message: 'Phone number changed', revoked: 0 });
+    expect(outbox(oldNumber)).toHaveLength(toldBefore + 1);
+    // Another request for the number it already has is still refused.
+    await expect(userPhoneChange(service.app, { ...call, idempotencyRef: 'another' }, texts)).rejects.toMatchObject({
+      errorName: 'BAD_REQUEST',
+    });
   });
 
   it('kills a login code sent to the old number before the change', async () => {
