@@ -90,7 +90,8 @@ describe('the eraser', () => {
       last_name: `Person${unique}`,
       birth_date: 631152000000 + randomInt(1e6) * 1000,
       image: `https://example.com/erasable-${unique}.png`,
-      location_point: `12.${100000 + randomInt(800000)},77.${100000 + randomInt(800000)}`,
+      // Six decimals ending in 1 to 9: stored as a number, a trailing 0 would be dropped and the value not found as written.
+      location_point: `12.${10000 * (10 + randomInt(80)) + 1 + randomInt(9)},77.${10000 * (10 + randomInt(80)) + 1 + randomInt(9)}`,
       device_type: 1,
       device_id: `device-of-${unique}`,
       device_unique_id: `unique-of-${unique}`,
