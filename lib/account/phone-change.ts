@@ -10,12 +10,20 @@ import { hashToken } from '../secrets/hashing.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { sessionKey } from '../store/keys.js';
-import { codeDelete, phoneClaimRelease, userPhoneChange as userPhoneChangeWrite } from '../store/phone-change-store.js';
+import { codeDelete, userPhoneChange as userPhoneChangeWrite } from '../store/phone-change-store.js';
 import { phoneProofConsume } from '../store/proof-store.js';
 import type { ReclaimWrite } from '../store/registration-store.js';
 import { deleteSessions, querySessions, sessionDelete } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
-import { emailClaimRelease, getUser, phoneClaimMove, phoneClaimPut, type UserRecord, userPhoneReclaimed } from '../store/user-store.js';
+import {
+  emailClaimRelease,
+  getUser,
+  phoneClaimMove,
+  phoneClaimPut,
+  phoneClaimRelease,
+  type UserRecord,
+  userPhoneReclaimed,
+} from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
 import { requireFreshLogin } from './fresh-login.js';
 import type { UserPhoneChangeCall } from './phone-change-input.js';

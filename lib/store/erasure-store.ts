@@ -18,7 +18,7 @@ import {
 import { queryPartitionPrefix } from './partition-query.js';
 import type { Table } from './table.js';
 import type { TransactItem } from './transactions.js';
-import type { UserRecord } from './user-store.js';
+import { claimRelease, type UserRecord } from './user-store.js';
 
 // Deletion and erasure (API contract 3.11): the deleted user's record waits in status 4 with
 // `erase_after`; a due item in the company's due list (and the company in the list of companies
@@ -58,13 +58,6 @@ export function userDeletionChange(
         ...(marks.deleted_device_keys?.length ? { ':devices': marks.deleted_device_keys } : {}),
       },
     },
-  };
-}
-
-/** Gives up the user's claim on (phone or email, user type), only while they hold it. */
-export function claimRelease(table: Table, key: ItemKey, userId: string): TransactItem {
-  return {
-    Delete: { TableName: table.name, Key: key, ConditionExpression: 'user_id = :user', ExpressionAttributeValues: { ':user': userId } },
   };
 }
 

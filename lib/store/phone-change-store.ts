@@ -1,5 +1,5 @@
 import { UserStatus } from '../users/user-status.js';
-import { type ItemKey, phoneClaimKey, userKey } from './keys.js';
+import { type ItemKey, userKey } from './keys.js';
 import type { Table } from './table.js';
 import type { TransactItem } from './transactions.js';
 
@@ -45,18 +45,6 @@ export function userPhoneChange(
         ':active': UserStatus.ACTIVE,
         ':seen': seenE164,
       },
-    },
-  };
-}
-
-/** Gives up a user's claim on (phone, user type), only if that user still holds it: free for anyone at once. */
-export function phoneClaimRelease(table: Table, companyId: string, phoneE164: string, userType: number, fromUserId: string): TransactItem {
-  return {
-    Delete: {
-      TableName: table.name,
-      Key: phoneClaimKey(companyId, phoneE164, userType),
-      ConditionExpression: 'user_id = :from',
-      ExpressionAttributeValues: { ':from': fromUserId },
     },
   };
 }

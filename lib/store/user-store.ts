@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { UserStatus } from '../users/user-status.js';
-import { emailClaimKey, phoneClaimKey, userKey } from './keys.js';
+import { emailClaimKey, type ItemKey, phoneClaimKey, userKey } from './keys.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
 
@@ -235,16 +235,21 @@ export function emailClaimTake(
   };
 }
 
+/** Gives up a claim (a phone's, an email's, a referral code's), only if that user still holds it: free for anyone at once. */
+export function claimRelease(table: Table, key: ItemKey, fromUserId: string): TransactItem {
+  return {
+    Delete: { TableName: table.name, Key: key, ConditionExpression: 'user_id = :from', ExpressionAttributeValues: { ':from': fromUserId } },
+  };
+}
+
 /** Gives up a user's claim on (email, user type), only if that user still holds it. */
 export function emailClaimRelease(table: Table, companyId: string, email: string, userType: number, fromUserId: string): TransactItem {
-  return {
-    Delete: {
-      TableName: table.name,
-      Key: emailClaimKey(companyId, email, userType),
-      ConditionExpression: 'user_id = :from',
-      ExpressionAttributeValues: { ':from': fromUserId },
-    },
-  };
+  return claimRelease(table, emailClaimKey(companyId, email, userType), fromUserId);
+}
+
+/** Gives up a user's claim on (phone, user type), only if that user still holds it. */
+export function phoneClaimRelease(table: Table, companyId: string, phoneE164: string, userType: number, fromUserId: string): TransactItem {
+  return claimRelease(table, phoneClaimKey(companyId, phoneE164, userType), fromUserId);
 }
 
 /** Records that a user proved their phone. */
