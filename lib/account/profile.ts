@@ -101,7 +101,14 @@ export async function userProfileUpdate(app: App, { body: input, principal }: Us
       return { message: 'Profile updated', user: profileOf({ ...user, ...changed, updated_at: now }) };
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
-      if (error.labels.includes('email')) throw emailTaken();
+      if (error.labels.includes('email')) {
+        // A write the SDK sent again after its answer was lost finds its own claim taken and the record
+        // moved on: the email is the user's, and this change is done (a transaction's retry is not
+        // always answered from its idempotency token: DynamoDB Local runs it again).
+        const now = await getUser(app.table, companyId, userId, true);
+        if (newEmail && now?.email === newEmail) return { message: 'Profile updated', user: profileOf(now) };
+        throw emailTaken();
+      }
       // The record still had that email, and yet its claim is not the user's: leave it. (With the
       // record changed meanwhile, the claim's failure is the same race: the next round reads it again.)
       if (error.labels.includes('old_email') && !error.labels.includes('user')) releaseOld = false;
