@@ -19,6 +19,7 @@ import {
 
 export * from '../scripts/local/in-process-service.js';
 
+import type { OperatorMain } from '../scripts/operator-app.js';
 import { serviceEnvironment, TEST_TABLE } from './setup/test-environment.js';
 
 export { TEST_TABLE };
@@ -158,3 +159,26 @@ export const SEED_NOTIFICATION_FIELDS = [
   'updated_date',
   'user_id',
 ];
+
+/** What an operator command did: its exit code, its stdout and stderr, and its last line of stdout as JSON. */
+export interface OperatorOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The last line of stdout as JSON (undefined when stdout is empty). */
+  last: Record<string, any>;
+}
+
+/** Runs an operator command's main in this process, as npm would run it with this environment and standard input. */
+export async function runOperator(
+  main: OperatorMain,
+  args: string[],
+  env: Record<string, string | undefined> = testEnvironment(),
+  input = '',
+): Promise<OperatorOutcome> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await main(args, { env, out: (line) => stdout.push(line), err: (line) => stderr.push(line), input: async () => input });
+  const last = stdout.at(-1);
+  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n'), last: last === undefined ? undefined : JSON.parse(last) };
+}

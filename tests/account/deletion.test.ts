@@ -16,8 +16,8 @@ import {
   logIn,
   newCompany,
   outboxMessages,
+  runOperator,
   signUp,
-  testEnvironment,
   testService,
   tokenStatus,
 } from '../helpers.js';
@@ -48,17 +48,7 @@ const email = (account: Account) => String(account.registration.email);
 const phoneClaim = (account: Account) => item(phoneClaimKey(company.company_id, phoneE164(account), 2));
 const emailClaim = (account: Account) => item(emailClaimKey(company.company_id, email(account), 2));
 
-async function runRestore(args: string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await restoreUser(args, {
-    env: testEnvironment(),
-    out: (line) => stdout.push(line),
-    err: (line) => stderr.push(line),
-    input: async () => '',
-  });
-  return { code, stderr: stderr.join('\n'), last: stdout.length ? JSON.parse(stdout.at(-1)!) : undefined };
-}
+const runRestore = (args: string[]) => runOperator(restoreUser, args);
 
 describe('POST /wallet/v3/user/delete', () => {
   it('is refused (400, code 14) without a login by OTP or PIN under 10 minutes old, and deletes nothing', async () => {

@@ -5,7 +5,7 @@ import type { Company } from '../../lib/companies/companies.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { main as exportUser } from '../../scripts/export-user.js';
 import { otpLogin, PINS, signUpWithDevice } from '../devices/device-helpers.js';
-import { type Account, expectFailure, invoke, newCompany, signUp, testEnvironment, testService } from '../helpers.js';
+import { type Account, expectFailure, invoke, newCompany, runOperator, signUp, testService } from '../helpers.js';
 
 const service = testService();
 let company: Company;
@@ -21,17 +21,7 @@ const exportOf = (account: Account, authorization = account.authorization) =>
     headers: { CompanyID: company.company_id, Authorization: authorization },
   });
 
-async function runExport(args: string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await exportUser(args, {
-    env: testEnvironment(),
-    out: (line) => stdout.push(line),
-    err: (line) => stderr.push(line),
-    input: async () => '',
-  });
-  return { code, stderr: stderr.join('\n'), last: stdout.length ? JSON.parse(stdout.at(-1)!) : undefined };
-}
+const runExport = (args: string[]) => runOperator(exportUser, args);
 
 describe('GET /wallet/v3/user/export', () => {
   it('holds the profile, referral count, devices, sessions, notifications and security events, and no secret', async () => {

@@ -12,7 +12,7 @@ import { main as createCompanyCommand } from '../../scripts/create-company.js';
 import type { OperatorMain } from '../../scripts/operator-app.js';
 import { main as updateCompanyCommand } from '../../scripts/update-company.js';
 import { captureLogs, type LogCapture } from '../hardening/log-capture.js';
-import { invoke, newCompany, outboxMessages, randomPhoneNumber, testEnvironment, testService } from '../helpers.js';
+import { invoke, newCompany, outboxMessages, randomPhoneNumber, runOperator, testEnvironment, testService } from '../helpers.js';
 
 const env = { ...process.env, ...testEnvironment() };
 const service = testService();
@@ -24,13 +24,7 @@ const DEVANAGARI_NAME = 'भारत डिजिटल भुगतान व�
 const LONGEST_DEVANAGARI = 'क'.repeat(59);
 
 /** Runs an operator command's main in this process, as npm would run it with this environment. */
-async function command(main: OperatorMain, args: string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await main(args, { env, out: (line) => stdout.push(line), err: (line) => stderr.push(line), input: async () => '' });
-  const last = stdout.at(-1);
-  return { code, last: last === undefined ? undefined : JSON.parse(last), stdout: stdout.join('\n'), stderr: stderr.join('\n') };
-}
+const command = (main: OperatorMain, args: string[]) => runOperator(main, args, env);
 
 /** The companies of this name in the table (a refused one must have left none). */
 async function companiesNamed(name: string): Promise<unknown[]> {

@@ -22,8 +22,10 @@ import {
   invoke,
   logIn,
   newCompany,
+  type OperatorOutcome as Outcome,
   outboxMessages,
   randomPhoneNumber,
+  runOperator,
   sampleRegistration,
   signUp,
   TEST_HASH_COST,
@@ -41,27 +43,9 @@ const service = testService({}, { serverSecret: env.SERVER_SECRET });
 const OWN_ADDRESS = `198.18.${randomInt(256)}.${randomInt(256)}`;
 const DEFAULT_LIMITS = { sms_per_hour: 1000, sms_per_prefix_per_hour: 0, sends_per_address_per_hour: 0, verifies_per_address: 0 };
 
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-  /** The last line of stdout as JSON (undefined when stdout is empty). */
-  last: Record<string, any>;
-}
-
 /** Runs an operator command's main in this process, as npm would run it with this environment and standard input. */
-async function run(main: OperatorMain, args: string[], commandEnv: Record<string, string | undefined> = env, input = ''): Promise<Outcome> {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await main(args, {
-    env: commandEnv,
-    out: (line) => stdout.push(line),
-    err: (line) => stderr.push(line),
-    input: async () => input,
-  });
-  const last = stdout.at(-1);
-  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n'), last: last === undefined ? undefined : JSON.parse(last) };
-}
+const run = (main: OperatorMain, args: string[], commandEnv: Record<string, string | undefined> = env, input = ''): Promise<Outcome> =>
+  runOperator(main, args, commandEnv, input);
 
 /** Runs a command expected to succeed: its last line of stdout as JSON, and its stderr. */
 async function command(main: OperatorMain, args: string[]): Promise<Outcome> {

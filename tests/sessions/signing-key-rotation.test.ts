@@ -13,14 +13,9 @@ import { NEW_KEY_LEAD_SECONDS } from '../../lib/secrets/signing-keys.js';
 import { startFakeSsm } from '../../scripts/local/ssm-fake.js';
 import type { OperatorMain } from '../../scripts/operator-app.js';
 import { main as rotate } from '../../scripts/rotate-signing-key.js';
-import { inProcessService, invoke, newCompany, signUp, TEST_HASH_COST, testEnvironment } from '../helpers.js';
+import { inProcessService, invoke, newCompany, runOperator, signUp, TEST_HASH_COST, testEnvironment } from '../helpers.js';
 
-async function run(main: OperatorMain, args: string[], env: Record<string, string | undefined>) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await main(args, { env, out: (line) => stdout.push(line), err: (line) => stderr.push(line), input: async () => '' });
-  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n'), last: stdout.length ? JSON.parse(stdout.at(-1)!) : undefined };
-}
+const run = (main: OperatorMain, args: string[], env: Record<string, string | undefined>) => runOperator(main, args, env);
 
 const now = () => Math.floor(Date.now() / 1000);
 /** The tests' environment without its in-memory key set, so the command and the service use the stored one. */
