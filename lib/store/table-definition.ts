@@ -18,5 +18,8 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
       { AttributeName: 'pk', KeyType: 'HASH' },
       { AttributeName: 'sk', KeyType: 'RANGE' },
     ],
+    // Every committed change, with the item before and after: the events' publisher reads it
+    // (functions/events-publish.ts); DynamoDB Local serves streams too.
+    StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
   };
 }

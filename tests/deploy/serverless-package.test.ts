@@ -130,6 +130,12 @@ describe('the packaged CloudFormation', () => {
     expect(table!.Properties.KeySchema).toEqual(local.KeySchema);
     expect(table!.Properties.AttributeDefinitions).toEqual(local.AttributeDefinitions);
     expect(table!.Properties.GlobalSecondaryIndexes ?? []).toEqual(local.GlobalSecondaryIndexes ?? []);
+    // The same stream, which the events' publisher reads: each change with the item before and after.
+    expect(table!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect(local.StreamSpecification).toEqual({
+      StreamEnabled: true,
+      StreamViewType: table!.Properties.StreamSpecification.StreamViewType,
+    });
   });
 
   it('routes exactly the documented operations, the discovery document and JWKS, and a catch-all on an HTTP API', () => {
