@@ -16,6 +16,9 @@
 // Every function that takes a token records its use: last_used_at of a session and nothing else,
 // not even the TTL attribute, which would let the role delete any item by expiring it.
 const recordSessionUse = { actions: ['UpdateItem'], keys: ['session'], attributes: ['last_used_at'] };
+// A function that ends sessions marks them (why and when, which the stream publishes as session.ended,
+// lib/store/session-store.ts) and deletes none: the same update, with those two attributes.
+const recordUseAndEndSessions = { actions: ['UpdateItem'], keys: ['session'], attributes: ['last_used_at', 'ended_reason', 'ended_at_ms'] };
 // Every POST takes an Idempotency-Key: its record is taken (a conditional put), then completed or
 // released (an update).
 const keepAnswers = { actions: ['PutItem', 'UpdateItem'], keys: ['idempotencyRecord'] };
@@ -49,9 +52,9 @@ module.exports = {
       // The new user's first device: its index and list items.
       { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'] },
       // A phone proof used up; a reclaimed holder's email claim and sessions.
-      { actions: ['DeleteItem'], keys: ['phoneProof', 'emailClaim', 'session'] },
-      { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
-      recordSessionUse,
+      { actions: ['DeleteItem'], keys: ['phoneProof', 'emailClaim'] },
+      { actions: ['Query'], keys: ['session'] },
+      recordUseAndEndSessions,
     ],
     secret: true,
     signingKeys: 'sign',
@@ -95,9 +98,8 @@ module.exports = {
       { actions: ['GetItem'], keys: ['deviceIndex'] },
       { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice', 'unreadCount'] },
       { actions: ['PutItem'], keys: ['notification'] },
-      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice', 'session'] },
-      { actions: ['BatchWriteItem'], keys: ['session'] },
-      recordSessionUse,
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice'] },
+      recordUseAndEndSessions,
     ],
     secret: true,
     signingKeys: 'sign',
@@ -131,11 +133,11 @@ module.exports = {
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['deviceIndex'] },
-      { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
-      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice', 'session'] },
+      { actions: ['Query'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice'] },
       // One off the user's device count, and nothing else of the user.
       { actions: ['UpdateItem'], keys: ['user'], attributes: ['device_count'] },
-      recordSessionUse,
+      recordUseAndEndSessions,
     ],
     // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
     secret: true,
@@ -163,10 +165,10 @@ module.exports = {
         ],
         returns: TRIES_READ_BACK,
       },
-      { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
-      { actions: ['DeleteItem'], keys: ['session', 'pinTries'] },
+      { actions: ['Query'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['pinTries'] },
       { actions: ['PutItem'], keys: ['notification'] },
-      recordSessionUse,
+      recordUseAndEndSessions,
     ],
     secret: true,
     signingKeys: 'verify',
@@ -177,10 +179,10 @@ module.exports = {
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'] },
-      { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
-      { actions: ['DeleteItem'], keys: ['session', 'pinTries', 'phoneProof'] },
+      { actions: ['Query'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['pinTries', 'phoneProof'] },
       { actions: ['PutItem'], keys: ['notification'] },
-      recordSessionUse,
+      recordUseAndEndSessions,
     ],
     secret: true,
     signingKeys: 'verify',
@@ -194,10 +196,9 @@ module.exports = {
       {
         actions: ['UpdateItem'],
         keys: ['session'],
-        attributes: ['refresh_hash', 'refresh_gen', 'last_used_at', 'expires_at'],
+        attributes: ['refresh_hash', 'refresh_gen', 'last_used_at', 'expires_at', 'ended_reason', 'ended_at_ms'],
         returns: ['ALL_NEW'],
       },
-      { actions: ['DeleteItem'], keys: ['session'] },
       { actions: ['PutItem'], keys: ['notification'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'] },
     ],
@@ -210,12 +211,7 @@ module.exports = {
     signingKeys: 'verify',
   },
   logout: {
-    table: [
-      keepAnswers,
-      readCompanyAndSession,
-      { actions: ['DeleteItem', 'Query', 'BatchWriteItem'], keys: ['session'] },
-      recordSessionUse,
-    ],
+    table: [keepAnswers, readCompanyAndSession, { actions: ['Query'], keys: ['session'] }, recordUseAndEndSessions],
     // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
     secret: true,
     signingKeys: 'verify',
@@ -328,9 +324,9 @@ module.exports = {
         ],
       },
       { actions: ['PutItem'], keys: ['phoneClaim', 'notification'] },
-      { actions: ['DeleteItem'], keys: ['phoneClaim', 'phoneProof', 'otp', 'emailClaim', 'session'] },
-      { actions: ['Query', 'BatchWriteItem'], keys: ['session'] },
-      recordSessionUse,
+      { actions: ['DeleteItem'], keys: ['phoneClaim', 'phoneProof', 'otp', 'emailClaim'] },
+      { actions: ['Query'], keys: ['session'] },
+      recordUseAndEndSessions,
     ],
     secret: true,
     queue: 'send',
@@ -350,9 +346,8 @@ module.exports = {
         attributes: ['status_id', 'erase_after', 'deleted_at', 'updated_at', 'device_count', 'deleted_device_keys', 'session_version'],
       },
       { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
-      { actions: ['DeleteItem'], keys: ['session', 'userDevice', 'deviceIndex', 'phoneClaim', 'emailClaim'] },
-      { actions: ['BatchWriteItem'], keys: ['session'] },
-      recordSessionUse,
+      { actions: ['DeleteItem'], keys: ['userDevice', 'deviceIndex', 'phoneClaim', 'emailClaim'] },
+      recordUseAndEndSessions,
     ],
     secret: true,
     signingKeys: 'verify',
@@ -374,7 +369,18 @@ module.exports = {
       { actions: ['DeleteItem'], keys: ['erasureDue', 'referralCode', 'phoneClaim', 'emailClaim'] },
       {
         actions: ['BatchWriteItem'],
-        keys: ['notification', 'unreadCount', 'referralCount', 'pinTries', 'deviceNonce', 'otp', 'phoneSendLimit', 'phoneFailures'],
+        // Ended sessions are kept, marked, until their TTL: the partition's erasure takes them.
+        keys: [
+          'notification',
+          'unreadCount',
+          'referralCount',
+          'pinTries',
+          'deviceNonce',
+          'otp',
+          'phoneSendLimit',
+          'phoneFailures',
+          'session',
+        ],
       },
     ],
   },

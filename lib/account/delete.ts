@@ -7,7 +7,7 @@ import { changeEndingSessions, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/e
 import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
 import { erasureDuePuts, userDeletionChange } from '../store/erasure-store.js';
 import { emailClaimKey, phoneClaimKey } from '../store/keys.js';
-import { deleteSessions, querySessions } from '../store/session-store.js';
+import { endSessions, querySessions } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem } from '../store/transactions.js';
 import { claimRelease, getPhoneClaim } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
@@ -37,7 +37,7 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
   const now = epochSeconds(app.clock);
   const eraseAfter = now + app.config.accountEraseAfterDays * DAY_SECONDS;
   let devices = 0;
-  const ended = await changeEndingSessions(app, companyId, userId, async (user, version) => {
+  const ended = await changeEndingSessions(app, companyId, userId, 'deleted', async (user, version) => {
     if (user.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
     // The devices and the claims the user holds, read side by side: each needs only the record.
     const [listed, phone, emailHolder] = await Promise.all([
@@ -73,9 +73,10 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
       // Many devices: the sessions that would not fit beside them end first, and the user is read again.
       const sessions = await querySessions(app.table, companyId, userId);
       if (items.length + sessions.length > MAX_TRANSACTION_ITEMS) {
-        await deleteSessions(
+        await endSessions(
           app.table,
           sessions.map((session) => session.key),
+          { reason: 'deleted', atMs: app.clock.now() },
         );
         throw new ConditionsFailed(['user']);
       }

@@ -40,13 +40,16 @@ export async function accountExport(app: Pick<App, 'table' | 'clock'>, companyId
       last_used_date: Number(item.last_used_at),
     })),
     sessions: byNewest(
-      withPrefix(SESSION_PREFIX).map((item) => ({
-        began: (item.began as string | undefined) ?? null,
-        created_date: Number(item.created_at),
-        last_used_date: Number(item.last_used_at),
-        expires_date: Number(item.expires_at),
-        device_key: (item.device_key as string | undefined) ?? null,
-      })),
+      // An ended session is kept only until its TTL, so the stream can say why it ended: it is no session of the user's.
+      withPrefix(SESSION_PREFIX)
+        .filter((item) => item.ended_reason === undefined)
+        .map((item) => ({
+          began: (item.began as string | undefined) ?? null,
+          created_date: Number(item.created_at),
+          last_used_date: Number(item.last_used_at),
+          expires_date: Number(item.expires_at),
+          device_key: (item.device_key as string | undefined) ?? null,
+        })),
     ),
     notifications,
     security_events: notifications.filter((notice) => notice.notification_type === NotificationType.SECURITY),

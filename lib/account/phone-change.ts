@@ -13,7 +13,7 @@ import { sessionKey } from '../store/keys.js';
 import { codeDelete, userPhoneChange as userPhoneChangeWrite } from '../store/phone-change-store.js';
 import { phoneProofConsume } from '../store/proof-store.js';
 import type { ReclaimWrite } from '../store/registration-store.js';
-import { deleteSessions, querySessions, sessionDelete } from '../store/session-store.js';
+import { endSessions, querySessions, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import {
   emailClaimRelease,
@@ -102,7 +102,7 @@ function changeWrites(
       label: 'notice' as const,
       item,
     })),
-    ...sessions.map((key) => ({ label: 'session' as const, item: sessionDelete(table, key) })),
+    ...sessions.map((key) => ({ label: 'session' as const, item: sessionEnd(table, key, { reason: 'phone_changed', atMs: nowMs }) })),
   ];
   // An old claim that is not the user's (never written) is left alone.
   if (releaseOld) writes.push({ label: 'old_phone', item: phoneClaimRelease(table, companyId, user.phone_e164, userType, userId) });
@@ -110,7 +110,8 @@ function changeWrites(
     writes.push({ label: 'holder', item: userPhoneReclaimed(table, companyId, holder.user_id, reclaim.sessionVersion, now) });
     // As a registration's reclaim: the unproven holder's email is free again.
     if (holder.email) writes.push({ label: 'holder', item: emailClaimRelease(table, companyId, holder.email, userType, holder.user_id) });
-    writes.push(...reclaim.sessions.map((key) => ({ label: 'holder_session' as const, item: sessionDelete(table, key) })));
+    const reclaimed = { reason: 'reclaimed', atMs: nowMs } as const;
+    writes.push(...reclaim.sessions.map((key) => ({ label: 'holder_session' as const, item: sessionEnd(table, key, reclaimed) })));
   }
   return writes;
 }
@@ -165,7 +166,7 @@ export async function userPhoneChange(
       const ref = call.idempotencyRef;
       const moved = user as typeof user & { phone_changed_by_request?: string; phone_changed_from?: string };
       if (ref && moved.phone_changed_by_request === ref && moved.phone_changed_from) {
-        if (before.length) await deleteSessions(app.table, before);
+        if (before.length) await endSessions(app.table, before, { reason: 'phone_changed', atMs: app.clock.now() });
         await warnOldNumber(app, texts, { company, origin, userId, oldPhoneE164: moved.phone_changed_from });
         return { message: 'Phone number changed', revoked: before.length };
       }
@@ -173,9 +174,9 @@ export async function userPhoneChange(
     }
     // Too many for one transaction: ended first (they are ended either way).
     const sessions = before.length > OWN_SESSIONS_IN_TRANSACTION ? [] : before;
-    if (!sessions.length && before.length) await deleteSessions(app.table, before);
+    if (!sessions.length && before.length) await endSessions(app.table, before, { reason: 'phone_changed', atMs: app.clock.now() });
     if (reclaim && reclaim.sessions.length > HOLDER_SESSIONS_IN_TRANSACTION) {
-      await deleteSessions(app.table, reclaim.sessions.slice(HOLDER_SESSIONS_IN_TRANSACTION));
+      await endSessions(app.table, reclaim.sessions.slice(HOLDER_SESSIONS_IN_TRANSACTION), { reason: 'reclaimed', atMs: app.clock.now() });
       reclaim = { ...reclaim, sessions: reclaim.sessions.slice(0, HOLDER_SESSIONS_IN_TRANSACTION) };
     }
     try {
@@ -198,7 +199,7 @@ export async function userPhoneChange(
       continue;
     }
     const after = await others();
-    if (after.length) await deleteSessions(app.table, after);
+    if (after.length) await endSessions(app.table, after, { reason: 'phone_changed', atMs: app.clock.now() });
     const revoked = before.length + after.length;
     const [newRef, oldRef] = await Promise.all([phoneRef(app.keys, input.phone_e164), phoneRef(app.keys, user.phone_e164)]);
     audit(app, origin, 'phone_changed', { ...event, phone_ref: newRef, old_phone_ref: oldRef, outcome: 'changed', revoked });

@@ -5,7 +5,7 @@ import { audit, type RequestOrigin } from '../observability/audit.js';
 import { createSession, GrantRefused, type GrantWith, type SessionOrigin, type SessionTokens } from '../sessions/access-tokens.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import { type DeviceLabels, deviceBindWrites, deviceRemoveWrites, getDevice, queryUserDevices } from '../store/device-store.js';
-import { deleteSessions, querySessions, type StoredSession, sessionDelete } from '../store/session-store.js';
+import { endSessions, querySessions, type StoredSession, sessionEnd } from '../store/session-store.js';
 import type { LabelledItem } from '../store/transactions.js';
 import { getUser } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
@@ -71,11 +71,12 @@ export interface DeviceRemoval {
  * and none of them keeps a session on the removed device.
  */
 export async function deviceRemoval(
-  app: Pick<App, 'table'>,
+  app: Pick<App, 'table' | 'clock'>,
   companyId: string,
   userId: string,
   deviceKey: string,
 ): Promise<DeviceRemoval | undefined> {
+  const deviceRemoved = () => ({ reason: 'device_removed', atMs: app.clock.now() }) as const;
   const [device, sessions] = await Promise.all([
     getDevice(app.table, companyId, deviceKey),
     querySessions(app.table, companyId, userId, deviceKey),
@@ -84,9 +85,10 @@ export async function deviceRemoval(
   // Too many for one transaction: ended first (they are ended either way).
   const inTransaction = sessions.length > MAX_SESSIONS_IN_TRANSACTION ? [] : sessions;
   if (!inTransaction.length && sessions.length) {
-    await deleteSessions(
+    await endSessions(
       app.table,
       sessions.map(({ key }) => key),
+      deviceRemoved(),
     );
   }
   const { index, listing } = deviceRemoveWrites(app.table, companyId, userId, deviceKey);
@@ -94,15 +96,16 @@ export async function deviceRemoval(
     items: [
       { label: 'device', item: index },
       { label: 'device', item: listing },
-      ...inTransaction.map(({ key }) => ({ label: 'session' as const, item: sessionDelete(app.table, key) })),
+      ...inTransaction.map(({ key }) => ({ label: 'session' as const, item: sessionEnd(app.table, key, deviceRemoved()) })),
     ],
     sessions,
     endLateSessions: async () => {
       const late = await querySessions(app.table, companyId, userId, deviceKey);
       if (late.length) {
-        await deleteSessions(
+        await endSessions(
           app.table,
           late.map(({ key }) => key),
+          deviceRemoved(),
         );
       }
       return late.length;

@@ -7,7 +7,7 @@ import { hashPin } from '../secrets/hashing.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import { sessionKey } from '../store/keys.js';
 import { PIN_VERSION_ATTRIBUTE, type PinType, pinReplace, pinTriesClear } from '../store/pin-store.js';
-import { deleteSessions, querySessions, sessionDelete } from '../store/session-store.js';
+import { endSessions, querySessions, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { getUser } from '../store/user-store.js';
 
@@ -51,7 +51,7 @@ export async function setPin(
     }
     // Too many for one transaction: ended first (they are ended either way).
     const inTransaction = before.length > MAX_SESSIONS_IN_TRANSACTION ? [] : before;
-    if (!inTransaction.length && before.length) await deleteSessions(app.table, before);
+    if (!inTransaction.length && before.length) await endSessions(app.table, before, { reason: 'pin_changed', atMs: app.clock.now() });
     const nowMs = app.clock.now();
     const notice = securityNotificationWrites(app.table, companyId, userId, { event: SecurityEvent[change.event], pinType, nowMs });
     try {
@@ -60,7 +60,7 @@ export async function setPin(
         { label: 'tries', item: pinTriesClear(app.table, { companyId, userId, pinType }) },
         ...notice.map((item) => ({ label: 'notice', item })),
         ...(change.items ?? []),
-        ...inTransaction.map((key) => ({ label: 'session', item: sessionDelete(app.table, key) })),
+        ...inTransaction.map((key) => ({ label: 'session', item: sessionEnd(app.table, key, { reason: 'pin_changed', atMs: nowMs }) })),
       ]);
     } catch (error) {
       // The PIN's version moved (another change or reset): read again, and a change_pin is refused above.
@@ -69,7 +69,7 @@ export async function setPin(
       continue;
     }
     const after = await others();
-    if (after.length) await deleteSessions(app.table, after);
+    if (after.length) await endSessions(app.table, after, { reason: 'pin_changed', atMs: app.clock.now() });
     return before.length + after.length;
   }
 }

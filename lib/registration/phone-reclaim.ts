@@ -3,7 +3,7 @@ import { fieldError } from '../errors.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import type { ReclaimWrite } from '../store/registration-store.js';
-import { deleteSessions, querySessions } from '../store/session-store.js';
+import { endSessions, querySessions } from '../store/session-store.js';
 import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
 
@@ -17,7 +17,7 @@ import { UserStatus } from '../users/user-status.js';
  * holder any more, or one who proved it or was disabled). Read strongly consistently, with the
  * holder's sessions.
  */
-export async function phoneReclaim(app: Pick<App, 'table'>, user: UserRecord): Promise<ReclaimWrite | undefined> {
+export async function phoneReclaim(app: Pick<App, 'table' | 'clock'>, user: UserRecord): Promise<ReclaimWrite | undefined> {
   const claim = await getPhoneClaim(app.table, user.company_id, user.phone_e164, user.user_type, true);
   if (!claim) return undefined;
   // The holder and their sessions are independent reads: made side by side.
@@ -31,7 +31,7 @@ export async function phoneReclaim(app: Pick<App, 'table'>, user: UserRecord): P
   const sessions = stored.map(({ key }) => key);
   if (sessions.length > MAX_SESSIONS_IN_TRANSACTION) {
     // More than one transaction holds: end them first (the holder loses them even if this registration then fails).
-    await deleteSessions(app.table, sessions.slice(MAX_SESSIONS_IN_TRANSACTION));
+    await endSessions(app.table, sessions.slice(MAX_SESSIONS_IN_TRANSACTION), { reason: 'reclaimed', atMs: app.clock.now() });
   }
   if (holder.user_id === user.referred_by) {
     throw fieldError('INVALID_REFERRAL_CODE', 'referral_code', 'is the code of the user this phone is taken from');

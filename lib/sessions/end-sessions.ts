@@ -2,7 +2,7 @@ import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { ItemKey } from '../store/keys.js';
-import { deleteSessions, querySessions, sessionDelete } from '../store/session-store.js';
+import { endSessions, querySessions, type SessionEndReason, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { getPhoneClaim, getUser, phoneClaimStatus, type UserRecord, userStatusChange } from '../store/user-store.js';
 import type { UserStatus } from '../users/user-status.js';
@@ -19,9 +19,10 @@ const MAX_ROUNDS = 5;
  * new one appears. Returns how many sessions ended.
  */
 export async function changeEndingSessions(
-  app: Pick<App, 'table'>,
+  app: Pick<App, 'table' | 'clock'>,
   companyId: string,
   userId: string,
+  reason: SessionEndReason,
   change: (user: UserRecord, sessionVersion: number) => Promise<LabelledItem<string>[]>,
 ): Promise<number> {
   for (let round = 1; ; round++) {
@@ -30,11 +31,11 @@ export async function changeEndingSessions(
     const sessions = (await querySessions(app.table, companyId, userId)).map(({ key }) => key);
     if (sessions.length > MAX_SESSIONS_IN_TRANSACTION) {
       // Too many for one transaction: end them first, then make the change with what is left.
-      await deleteSessions(app.table, sessions);
+      await endSessions(app.table, sessions, { reason, atMs: app.clock.now() });
       continue;
     }
     try {
-      await writeTransaction(app.table, [...(await change(user, user.session_version ?? 0)), ...sessionDeletes(app, sessions)]);
+      await writeTransaction(app.table, [...(await change(user, user.session_version ?? 0)), ...sessionEnds(app, sessions, reason)]);
       return sessions.length;
     } catch (error) {
       const raced = error instanceof ConditionsFailed && error.labels.includes('user');
@@ -43,8 +44,9 @@ export async function changeEndingSessions(
   }
 }
 
-function sessionDeletes(app: Pick<App, 'table'>, sessions: ItemKey[]): LabelledItem<'session'>[] {
-  return sessions.map((key) => ({ label: 'session', item: sessionDelete(app.table, key) }));
+function sessionEnds(app: Pick<App, 'table' | 'clock'>, sessions: ItemKey[], reason: SessionEndReason): LabelledItem<'session'>[] {
+  const end = { reason, atMs: app.clock.now() };
+  return sessions.map((key) => ({ label: 'session', item: sessionEnd(app.table, key, end) }));
 }
 
 /** Sets a user's status (on the user and on the phone claim they hold) and ends every session of theirs (user:disable sets 2). */
@@ -54,7 +56,7 @@ export async function setStatusEndingSessions(
   userId: string,
   statusId: UserStatus,
 ): Promise<number> {
-  return changeEndingSessions(app, companyId, userId, async (user, version) => {
+  return changeEndingSessions(app, companyId, userId, 'disabled', async (user, version) => {
     const claim = await getPhoneClaim(app.table, companyId, user.phone_e164, user.user_type, true);
     return [
       { label: 'user', item: userStatusChange(app.table, companyId, userId, statusId, version, epochSeconds(app.clock)) },

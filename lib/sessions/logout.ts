@@ -1,8 +1,8 @@
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { audit } from '../observability/audit.js';
-import { SESSION_PREFIX } from '../store/keys.js';
-import { deleteSession, deleteSessions, querySessions } from '../store/session-store.js';
+import { SESSION_PREFIX, sessionKey } from '../store/keys.js';
+import { endSession, endSessions, querySessions } from '../store/session-store.js';
 import { sessionIsLive } from './access-tokens.js';
 import type { LogoutCall } from './logout-input.js';
 import type { LogoutResult } from './logout-result.js';
@@ -15,15 +15,17 @@ import type { LogoutResult } from './logout-result.js';
 export async function logout(app: App, { body: input, principal, origin }: LogoutCall): Promise<LogoutResult> {
   const { companyId, userId, sessionId } = principal;
   if (input.scope === 'current') {
-    const revoked = (await deleteSession(app.table, companyId, userId, sessionId)) ? 1 : 0;
+    const ended = await endSession(app.table, sessionKey(companyId, userId, sessionId), { reason: 'logout', atMs: app.clock.now() });
+    const revoked = ended ? 1 : 0;
     audit(app, origin, 'logout', { company_id: companyId, user_id: userId, outcome: 'logged_out', scope: input.scope, revoked });
     return { message: 'Logged out', revoked };
   }
   const sessions = await querySessions(app.table, companyId, userId);
   const ending = input.scope === 'all' ? sessions : sessions.filter(({ key }) => key.sk !== `${SESSION_PREFIX}${sessionId}`);
-  await deleteSessions(
+  await endSessions(
     app.table,
     ending.map(({ key }) => key),
+    { reason: 'logout_all', atMs: app.clock.now() },
   );
   // Expired sessions DynamoDB has not deleted yet go too, but only live ones count as ended.
   const now = epochSeconds(app.clock);

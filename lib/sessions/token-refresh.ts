@@ -5,7 +5,7 @@ import { SecurityEvent, securityNotificationWrites } from '../notifications/secu
 import { audit } from '../observability/audit.js';
 import { hashToken } from '../secrets/hashing.js';
 import { sessionKey } from '../store/keys.js';
-import { type SessionRecord, sessionDelete, spendRefreshToken } from '../store/session-store.js';
+import { type SessionRecord, sessionEnd, spendRefreshToken } from '../store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { sessionIsLive, sessionTokens } from './access-tokens.js';
 import { issuedHere, newRefreshToken, parseRefreshToken, type RefreshToken } from './refresh-tokens.js';
@@ -65,7 +65,15 @@ async function refuse(
   if (!spent) return audit(app, origin, 'token_refresh_refused', { ...event, outcome: 'unknown_token' });
   try {
     await writeTransaction(app.table, [
-      { label: 'session', item: sessionDelete(app.table, sessionKey(companyId, presented.userId, presented.sessionId), true) },
+      {
+        label: 'session',
+        item: sessionEnd(
+          app.table,
+          sessionKey(companyId, presented.userId, presented.sessionId),
+          { reason: 'refresh_reuse', atMs: app.clock.now() },
+          true,
+        ),
+      },
       ...securityNotificationWrites(app.table, companyId, presented.userId, {
         event: SecurityEvent.REFRESH_TOKEN_REUSED,
         nowMs: app.clock.now(),

@@ -2,7 +2,7 @@ import type { ItemKey } from './keys.js';
 import { notificationWrites, type StoredNotification } from './notification-store.js';
 import { phoneProofConsume } from './proof-store.js';
 import { referralCodePut, referralCountAdd } from './referral-store.js';
-import { sessionDelete } from './session-store.js';
+import { sessionEnd } from './session-store.js';
 import type { Table } from './table.js';
 import { ConditionsFailed, type LabelledItem, type TransactItem, writeTransaction } from './transactions.js';
 import {
@@ -154,7 +154,7 @@ function registrationWrites(
     const holderId = reclaim.holder.user_id;
     writes.push(
       { label: 'holder', item: userPhoneReclaimed(table, companyId, holderId, reclaim.sessionVersion, nowSeconds) },
-      ...reclaim.sessions.map((key) => ({ label: 'session' as const, item: sessionDelete(table, key) })),
+      ...reclaim.sessions.map((key) => ({ label: 'session' as const, item: sessionEnd(table, key, { reason: 'reclaimed', atMs: nowMs }) })),
     );
   }
   return writes;

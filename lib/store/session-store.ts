@@ -1,13 +1,37 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { UserStatus } from '../users/user-status.js';
-import { writeInBatches } from './batch-write.js';
 import { conditionalWrite } from './conditional-write.js';
 import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
 
-// Sessions: one item per session, in its user's partition (keys.ts sessionKey).
+// Sessions: one item per session, in its user's partition (keys.ts sessionKey). A session is ended
+// by marking its item (ended_reason), not by deleting it: the table's stream then says why it
+// ended, which the events of API contract 3.13 publish (lib/events). Every read here takes a
+// marked session for an absent one; the item goes when its TTL comes.
+
+/** Why a session ended (API contract 3.13, session.ended); running out its lifetime or idle time is none of them. */
+export const SESSION_END_REASONS = [
+  'logout',
+  'logout_all',
+  'disabled',
+  'device_removed',
+  'pin_changed',
+  'phone_changed',
+  'deleted',
+  'reclaimed',
+  'refresh_reuse',
+] as const;
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
+
+/** What ending a session writes on its item: why and when (the first end's, if two race). */
+const END_SESSION = 'SET ended_reason = if_not_exists(ended_reason, :reason), ended_at_ms = if_not_exists(ended_at_ms, :endedAt)';
+/** A session not ended: the condition of every write that needs a live one. */
+const NOT_ENDED = 'attribute_not_exists(ended_reason)';
+
+/** How many sessions are ended at once outside a transaction. */
+const ENDS_AT_ONCE = 10;
 
 /** How a session began: registration, an OTP login, a PIN login. */
 export type SessionStart = 'register' | 'otp' | 'pin';
@@ -30,6 +54,10 @@ export interface SessionRecord {
   refresh_hash?: string | undefined;
   /** The current refresh token's generation: 1 at the start, one more each refresh. */
   refresh_gen?: number | undefined;
+  /** Set when the session was ended: it is then as good as absent. */
+  ended_reason?: SessionEndReason | undefined;
+  /** UNIX milliseconds of the end (session.ended's occurred_at). */
+  ended_at_ms?: number | undefined;
 }
 
 /** The write that stores a new session, for a transaction. */
@@ -88,7 +116,12 @@ export async function getSession(table: Table, companyId: string, userId: string
   const { Item } = await table.client.send(
     new GetCommand({ TableName: table.name, Key: sessionKey(companyId, userId, tokenHash), ConsistentRead: true }),
   );
-  return Item as SessionRecord | undefined;
+  return liveRecord(Item as SessionRecord | undefined);
+}
+
+/** A session item as the code sees it: an ended one is absent. */
+function liveRecord(item: SessionRecord | undefined): SessionRecord | undefined {
+  return item?.ended_reason === undefined ? item : undefined;
 }
 
 /** Records a use of a session, unless another call recorded one since `seenLastUsedAt` or it was ended. */
@@ -127,7 +160,7 @@ export async function spendRefreshToken(
         TableName: table.name,
         Key: key,
         UpdateExpression: 'SET refresh_hash = :next, refresh_gen = :generation, last_used_at = :now',
-        ConditionExpression: 'refresh_hash = :presented AND expires_at > :now AND last_used_at > :idleBefore',
+        ConditionExpression: `refresh_hash = :presented AND expires_at > :now AND last_used_at > :idleBefore AND ${NOT_ENDED}`,
         ExpressionAttributeValues: {
           ':next': spend.next.hash,
           ':generation': spend.next.generation,
@@ -142,20 +175,31 @@ export async function spendRefreshToken(
   );
   return outcome.written
     ? { spent: true, session: outcome.result.Attributes as SessionRecord }
-    : { spent: false, seen: outcome.seen as SessionRecord | undefined };
+    : { spent: false, seen: liveRecord(outcome.seen as SessionRecord | undefined) };
+}
+
+/** The write that ends one session, alone; with mustExist in a transaction, which then fails if the session is gone or ended. */
+function sessionEndUpdate(table: Table, key: ItemKey, end: SessionEnd, mustExist: boolean) {
+  return {
+    TableName: table.name,
+    Key: key,
+    UpdateExpression: END_SESSION,
+    // Without the condition, a session DynamoDB deleted (its TTL) between the Query and this write
+    // would come back as a bare marked item: harmless (read as absent), but garbage.
+    ...(mustExist ? { ConditionExpression: `attribute_exists(pk) AND ${NOT_ENDED}` } : {}),
+    ExpressionAttributeValues: { ':reason': end.reason, ':endedAt': end.atMs },
+  };
+}
+
+/** Why and when (UNIX ms) sessions end. */
+export interface SessionEnd {
+  reason: SessionEndReason;
+  atMs: number;
 }
 
 /** Ends one session; false when it was not there (already ended). */
-export async function deleteSession(table: Table, companyId: string, userId: string, tokenHash: string): Promise<boolean> {
-  const outcome = await conditionalWrite(
-    table.client.send(
-      new DeleteCommand({
-        TableName: table.name,
-        Key: sessionKey(companyId, userId, tokenHash),
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
-    ),
-  );
+export async function endSession(table: Table, key: ItemKey, end: SessionEnd): Promise<boolean> {
+  const outcome = await conditionalWrite(table.client.send(new UpdateCommand(sessionEndUpdate(table, key, end, true))));
   return outcome.written;
 }
 
@@ -168,12 +212,14 @@ export interface StoredSession {
 }
 
 /**
- * Every stored session of a user (expired ones included, as DynamoDB deletes them late), read
- * strongly consistently; or only those bound to one device.
+ * Every stored session of a user not ended (expired ones included, as DynamoDB deletes them late),
+ * read strongly consistently; or only those bound to one device.
  */
 export async function querySessions(table: Table, companyId: string, userId: string, deviceKey?: string): Promise<StoredSession[]> {
   const items = await queryPartitionPrefix(table, userKey(companyId, userId).pk, SESSION_PREFIX, {
-    filter: deviceKey ? { expression: 'device_key = :device', values: { ':device': deviceKey } } : undefined,
+    filter: deviceKey
+      ? { expression: `device_key = :device AND ${NOT_ENDED}`, values: { ':device': deviceKey } }
+      : { expression: NOT_ENDED, values: {} },
     projection: 'pk, sk, expires_at, last_used_at, device_key',
   });
   return items.map((item) => ({
@@ -184,15 +230,17 @@ export async function querySessions(table: Table, companyId: string, userId: str
   }));
 }
 
-/** The write that ends one session inside a transaction; with mustExist, the transaction fails if it already ended. */
-export function sessionDelete(table: Table, key: ItemKey, mustExist = false): TransactItem {
-  return { Delete: { TableName: table.name, Key: key, ...(mustExist ? { ConditionExpression: 'attribute_exists(pk)' } : {}) } };
+/**
+ * The write that ends one session inside a transaction; with mustExist, the transaction fails if
+ * it already ended. Without, a session ended meanwhile keeps the first end's reason.
+ */
+export function sessionEnd(table: Table, key: ItemKey, end: SessionEnd, mustExist = false): TransactItem {
+  return { Update: sessionEndUpdate(table, key, end, mustExist) };
 }
 
-/** Deletes sessions 25 at a time, retrying what DynamoDB leaves unprocessed. */
-export async function deleteSessions(table: Table, keys: ItemKey[]): Promise<void> {
-  await writeInBatches(
-    table,
-    keys.map((key) => ({ DeleteRequest: { Key: key } })),
-  );
+/** Ends sessions outside a transaction, a few at a time; one ended or gone meanwhile is left as it is. */
+export async function endSessions(table: Table, keys: ItemKey[], end: SessionEnd): Promise<void> {
+  for (let start = 0; start < keys.length; start += ENDS_AT_ONCE) {
+    await Promise.all(keys.slice(start, start + ENDS_AT_ONCE).map((key) => endSession(table, key, end)));
+  }
 }

@@ -94,7 +94,10 @@ export function identityProblems(items: StoredItem[], companyId: string): string
     const emailClaim = user.email ? find(emailClaimKey(companyId, user.email, user.user_type)) : undefined;
     if (user.status_id === UserStatus.PHONE_RECLAIMED) {
       if (phoneClaim?.user_id === id || emailClaim?.user_id === id) problems.push(`reclaimed user ${id} still holds a claim`);
-      const sessions = items.filter((item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith('SESSION#'));
+      // An ended session's item stays until its TTL, marked (lib/store/session-store.ts): it is none.
+      const sessions = items.filter(
+        (item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith('SESSION#') && item.ended_reason === undefined,
+      );
       if (sessions.length) problems.push(`reclaimed user ${id} still has ${sessions.length} session(s)`);
     } else {
       if (phoneClaim?.user_id !== id) problems.push(`user ${id} lacks its phone claim`);

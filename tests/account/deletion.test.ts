@@ -85,7 +85,12 @@ describe('POST /wallet/v3/user/delete', () => {
     // Kept until erasure, for user:restore.
     expect(user).toMatchObject({ phone_e164: phoneE164(account), email: email(account) });
     const partition = await queryPartitionPrefix(service.app.table, userKey(company.company_id, account.userId).pk, '');
-    expect(partition.filter((entry) => /^(SESSION|DEVICE)#/.test(String(entry.sk)))).toEqual([]);
+    // No device left, and every session marked ended by the deletion (read as absent; session.ended says why).
+    expect(partition.filter((entry) => /^DEVICE#/.test(String(entry.sk)))).toEqual([]);
+    expect(partition.filter((entry) => /^SESSION#/.test(String(entry.sk))).map((entry) => entry.ended_reason)).toEqual(
+      expect.arrayContaining(['deleted']),
+    );
+    expect(partition.filter((entry) => /^SESSION#/.test(String(entry.sk)) && entry.ended_reason !== 'deleted')).toEqual([]);
     expect(await item({ pk: `C#${company.company_id}#DEVICE#${device.deviceKey}`, sk: 'DEVICE' })).toBeUndefined();
 
     // Access tokens and refresh tokens: 401 at once.
@@ -154,7 +159,12 @@ describe('POST /wallet/v3/user/delete', () => {
     const answer = await deleteAccount(fresh);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const partition = await queryPartitionPrefix(service.app.table, userKey(company.company_id, account.userId).pk, '');
-    expect(partition.filter((entry) => /^(SESSION|DEVICE)#/.test(String(entry.sk)))).toEqual([]);
+    // No device left, and every session marked ended by the deletion (read as absent; session.ended says why).
+    expect(partition.filter((entry) => /^DEVICE#/.test(String(entry.sk)))).toEqual([]);
+    expect(partition.filter((entry) => /^SESSION#/.test(String(entry.sk))).map((entry) => entry.ended_reason)).toEqual(
+      expect.arrayContaining(['deleted']),
+    );
+    expect(partition.filter((entry) => /^SESSION#/.test(String(entry.sk)) && entry.ended_reason !== 'deleted')).toEqual([]);
     for (const deviceKey of devices) expect(await item(deviceIndexKey(company.company_id, deviceKey))).toBeUndefined();
   });
 

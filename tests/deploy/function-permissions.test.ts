@@ -735,7 +735,7 @@ describe('the role of each function (serverless/permissions.cjs)', () => {
     const attributesOf = (name: string) => (permissions[name]!.table ?? []).flatMap((grant) => grant.attributes ?? []);
     expect(attributesOf('transactionAuthorization')).not.toContain('login_pin_hash');
     expect(attributesOf('loginPin')).not.toContain('transaction_pin_hash');
-    expect(attributesOf('devicesRemove')).toEqual(['device_count', 'last_used_at']);
+    expect(attributesOf('devicesRemove')).toEqual(['device_count', 'last_used_at', 'ended_reason', 'ended_at_ms']);
   });
 
   it('names every function of the service', () => {

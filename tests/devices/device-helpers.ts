@@ -65,7 +65,8 @@ export async function sessionOf(
   const { Item } = await service.app.table.client.send(
     new GetCommand({ TableName: service.app.table.name, Key: key, ConsistentRead: true }),
   );
-  return Item as SessionRecord | undefined;
+  // An ended session is marked, and as good as absent.
+  return Item?.ended_reason === undefined ? (Item as SessionRecord | undefined) : undefined;
 }
 
 /** How many wrong tries a user's login PIN holds now. */

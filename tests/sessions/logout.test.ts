@@ -73,7 +73,8 @@ describe('POST /wallet/v3/auth/logout', () => {
     const answer = await logout(sessions[1], { scope: 'all' });
     expect(answer.body.data.revoked).toBe(3);
     expect(await Promise.all(sessions.map((session) => tokenStatus(service, company, session)))).toEqual([401, 401, 401]);
-    for (const session of sessions) expect((await sessionItem(account, session)).Item).toBeUndefined();
+    // Each is marked ended, and why (the stream's session.ended, API contract 3.13).
+    for (const session of sessions) expect((await sessionItem(account, session)).Item?.ended_reason).toBe('logout_all');
     // A login after it is a new session, and it works.
     service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
     expect(await tokenStatus(service, company, await logIn(service, company, account))).toBe(200);
@@ -86,7 +87,7 @@ describe('POST /wallet/v3/auth/logout', () => {
     const live = await logIn(service, company, account);
     const answer = await logout(live, { scope: 'all' });
     expect(answer.body.data.revoked).toBe(1);
-    expect((await sessionItem(account, account.authorization)).Item).toBeUndefined();
+    expect((await sessionItem(account, account.authorization)).Item?.ended_reason).toBe('logout_all');
   });
 
   it.each([{ scope: 'everything' }, { scope: 1 }, { scope: ['all'] }])('refuses scope %j with 400, code 1, on scope', async (body) => {
@@ -146,7 +147,8 @@ describe('session lifetime', () => {
     expect((await logout(account.authorization)).status).toBe(200);
     const key = { pk: session!.pk, sk: session!.sk };
     await touchSession(service.app.table, key, session!.last_used_at, session!.last_used_at + 3600);
-    expect((await sessionItem(account, account.authorization)).Item).toBeUndefined();
+    expect((await sessionItem(account, account.authorization)).Item?.ended_reason).toBe('logout');
+    expect(await tokenStatus(service, company, account.authorization)).toBe(401);
   });
 
   it('ends a session 30 days after it began, however often it is used', async () => {
