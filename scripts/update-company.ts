@@ -1,14 +1,18 @@
 // npm run company:update -- --company ID [--name NAME] [--status active|disabled] [--sms-countries IN,US|all] [--require-verified-phone on|off]
 //   [--sms-per-hour N|default] [--sms-per-prefix-per-hour N|default] [--sends-per-address-per-hour N|default] [--verifies-per-address N|default]
 //   [--sms-template LANG=TEXT ...] [--sms-default-language LANG] [--sms-app-hash HASH] [--sms-webotp-domain DOMAIN]
+//   [--phone-change-text LANG=TEXT ...]
 // Changes a company's settings (API contract 6 and 7) and prints them as a JSON object, its last
 // line, with the limits in force (the company's own, or the configured default).
 // `--sms-template LANG=` removes a template; an empty value removes the other SMS text settings. A refused SMS text exits 2 with every problem on stderr and changes nothing.
 // A new name is sized with every code text as a template is: one that would make a text need more than 2 SMS exits 2 the same way.
+// `--phone-change-text LANG=TEXT` sets the SIM-swap warning the old number gets in that language ({brand}, no {code}, no
+// run of 4 digits; sized as a template, with the name), `LANG=` removes it; refused the same way.
 // Warm functions keep a company for COMPANY_CACHE_SECONDS (30 s): new requests see the change
 // within that time. Same configuration as company:create.
 import { parseArgs } from 'node:util';
 import { COMPANY_NAME_MAX_LENGTH, type CompanySettings, companyName, updateCompanySettings } from '../lib/companies/companies.js';
+import type { PhoneChangeTextChange } from '../lib/companies/phone-change-texts.js';
 import { AppError } from '../lib/errors.js';
 import { HEX_ID_PATTERN } from '../lib/ids.js';
 import { SmsTextRefused } from '../lib/sms/sms-text.js';
@@ -29,10 +33,21 @@ const USAGE =
   `usage: npm run company:update -- --company <company id> [--name NAME (1 to ${COMPANY_NAME_MAX_LENGTH} characters)] [--status active|disabled]\n` +
   '  [--sms-countries IN,US|all] [--require-verified-phone on|off]\n' +
   '  [--sms-template LANG=TEXT (repeatable; {code}, {brand}, {minutes}; LANG= removes one)] [--sms-default-language LANG]\n' +
-  '  [--sms-app-hash HASH (11 characters)] [--sms-webotp-domain DOMAIN] (an empty value removes a setting)' +
+  '  [--sms-app-hash HASH (11 characters)] [--sms-webotp-domain DOMAIN] (an empty value removes a setting)\n' +
+  '  [--phone-change-text LANG=TEXT (repeatable; the warning the old number gets on a phone change: {brand}, no {code}; LANG= removes one)]' +
   `\n  ${Object.keys(LIMIT_OPTIONS)
     .map((option) => `[--${option} N|default]`)
     .join(' ')}`;
+
+/** --phone-change-text LANG=TEXT, repeated; an empty TEXT removes the language's. */
+function phoneChangeTextOptions(options: string[] | undefined): PhoneChangeTextChange[] | undefined {
+  return options?.map((option) => {
+    const separator = option.indexOf('=');
+    if (separator < 1) throw new OptionError(`--phone-change-text takes LANG=TEXT (LANG= removes one); not ${JSON.stringify(option)}`);
+    const text = option.slice(separator + 1);
+    return { language: option.slice(0, separator), text: text === '' ? null : text };
+  });
+}
 
 export async function main(argv: string[], io: OperatorIo): Promise<number> {
   let companyId = '';
@@ -51,6 +66,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
         'sms-default-language': { type: 'string' },
         'sms-app-hash': { type: 'string' },
         'sms-webotp-domain': { type: 'string' },
+        'phone-change-text': { type: 'string', multiple: true },
       },
     });
     companyId = values.company?.trim().toLowerCase() ?? '';
@@ -66,6 +82,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
       sms_countries: smsCountriesOption(values['sms-countries']),
       limits: limitsOption(values),
       sms_text: smsTextOptions(values),
+      phone_change_texts: phoneChangeTextOptions(values['phone-change-text']),
     };
     if (Object.values(settings).every((value) => value === undefined)) throw new OptionError('nothing to change');
   } catch (error) {
@@ -75,15 +92,24 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
 
   const app = operatorApp(io);
   try {
-    const { company, smsText } = await updateCompanySettings(app.table, app.clock, companyId, settings, app.config.otp.ttlSeconds);
+    const {
+      company,
+      smsText,
+      phoneChangeSizes = {},
+    } = await updateCompanySettings(app.table, app.clock, companyId, settings, app.config.otp.ttlSeconds);
     io.err(`company ${companyId} updated; functions see it within ${app.config.companyCacheSeconds} s`);
     warnIfEveryCountry(company.sms_countries, io.err);
     if (smsText) reportSmsSizes(smsText.sizes, smsText.warnings, io.err);
+    for (const [language, size] of Object.entries(phoneChangeSizes)) {
+      io.err(`phone-change text ${language}: ${size.segments} SMS (${size.encoding}, ${size.units} units with the company name)`);
+    }
     io.out(JSON.stringify(printedSettings(company, app.config)));
     return 0;
   } catch (error) {
     if (error instanceof SmsTextRefused) {
-      io.err(`${settings.sms_text ? 'SMS text' : 'company name'} refused, nothing changed:\n${error.message}`);
+      io.err(
+        `${settings.sms_text || settings.phone_change_texts ? 'SMS text' : 'company name'} refused, nothing changed:\n${error.message}`,
+      );
       return 2;
     }
     io.err(

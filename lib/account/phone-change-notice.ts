@@ -1,18 +1,35 @@
 import type { App } from '../app-context.js';
 import { epochSeconds, HOUR_SECONDS } from '../clock.js';
 import type { Company } from '../companies/companies.js';
+import { BUILT_IN_PHONE_CHANGE_TEXT, phoneChangeMessage } from '../companies/phone-change-texts.js';
 import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
 import { allowedSmsDestination } from '../otp/sms-destinations.js';
+import { templateLanguage } from '../sms/otp-sms-text.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 
 // The SIM-swap warning (API contract 3.11): the OLD number is told that the account moved, by the
 // path login codes take (direct or the SMS queue, lib/sms). It carries no code and no digits of
-// the new number. The company's SMS templates are code templates ({code} is required): this text
-// is the built-in English one, with the company's name.
+// the new number. A company's code templates need {code}, so its warning texts are its own
+// (lib/companies/phone-change-texts.ts), chosen by language as login_phone chooses a template.
 
-/** The warning's text: no code, nothing to act on but to call the company. */
+/** The built-in English warning: no code, nothing to act on but to call the company. */
 export function phoneChangeNoticeText(company: Pick<Company, 'name'>): string {
-  return `Your ${company.name} account was moved to another phone number. If you did not do this, contact ${company.name} at once.`;
+  return phoneChangeMessage(BUILT_IN_PHONE_CHANGE_TEXT, company.name);
+}
+
+/**
+ * The warning in the caller's language among the company's warning texts, else in the company's
+ * default language, else the built-in English: the rule of a code's text (templateLanguage).
+ */
+export function phoneChangeWarning(
+  company: Pick<Company, 'name' | 'sms_text'>,
+  acceptLanguage: string | undefined,
+): { text: string; language: string } {
+  const texts = company.sms_text?.phone_change_texts;
+  const language = texts && templateLanguage({ templates: texts, default_language: company.sms_text?.default_language }, acceptLanguage);
+  return language
+    ? { text: phoneChangeMessage(texts[language]!, company.name), language }
+    : { text: phoneChangeNoticeText(company), language: 'built-in' };
 }
 
 /** A queued warning still unsent after this long is dropped: by then it tells nothing new. */
@@ -29,18 +46,25 @@ export async function warnOldNumber(
 ): Promise<void> {
   const companyId = company.company_id;
   let ref: string | undefined;
+  const warning = phoneChangeWarning(company, origin.acceptLanguage);
   try {
     ref = await phoneRef(app.keys, oldPhoneE164);
     const destination = await allowedSmsDestination(company, oldPhoneE164);
     await texts.send({
       companyId,
       phoneNumber: oldPhoneE164,
-      text: phoneChangeNoticeText(company),
+      text: warning.text,
       country: destination.country ?? 'ZZ',
       expiresAt: epochSeconds(app.clock) + NOTICE_LIFETIME_SECONDS,
     });
     const outcome = app.config.sms.delivery === 'queue' ? 'queued' : 'sent';
-    audit(app, origin, 'phone_change_notice', { company_id: companyId, user_id: userId, phone_ref: ref, outcome });
+    audit(app, origin, 'phone_change_notice', {
+      company_id: companyId,
+      user_id: userId,
+      phone_ref: ref,
+      outcome,
+      language: warning.language,
+    });
   } catch (error) {
     app.logger.warn('the old number was not told of the phone change', {
       company_id: companyId,

@@ -1,17 +1,20 @@
 import { type Clock, epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { type CheckedSmsText, changedSmsText, type SmsTextChanges } from '../sms/sms-text.js';
+import type { SmsSize } from '../sms/sms-segments.js';
+import { type CheckedSmsText, changedSmsText, type SmsTextChanges, SmsTextRefused } from '../sms/sms-text.js';
 import {
   type CompanyRecord,
   type CompanyStatus,
   type CompanyUpdate,
   getCompany,
   putNewCompany,
+  type SmsTextSettings,
   updateCompany,
 } from '../store/company-store.js';
 import type { Table } from '../store/table.js';
 import type { CompanyLimitAttribute } from './company-limits.js';
+import { changedPhoneChangeTexts, type PhoneChangeTextChange } from './phone-change-texts.js';
 
 export type Company = CompanyRecord;
 
@@ -71,6 +74,8 @@ export interface CompanySettings {
   limits?: Partial<Record<CompanyLimitAttribute, number | 'default'>>;
   /** The company's own SMS text (contract 7), checked whole before it is stored. */
   sms_text?: SmsTextChanges;
+  /** The SIM-swap warning per language (phone-change-texts.ts), stored in sms_text beside the templates. */
+  phone_change_texts?: PhoneChangeTextChange[];
 }
 
 function storedSettings(settings: CompanySettings): Partial<Company> {
@@ -101,7 +106,7 @@ export async function createCompany(
   table: Table,
   clock: Clock,
   name: string,
-  settings: Omit<CompanySettings, 'sms_text' | 'name'> = {},
+  settings: Omit<CompanySettings, 'sms_text' | 'phone_change_texts' | 'name'> = {},
   codeTtlSeconds = LONGEST_TWO_DIGIT_TTL_SECONDS,
 ): Promise<Company> {
   sizedSmsText({ name }, codeTtlSeconds);
@@ -124,6 +129,8 @@ export interface UpdatedCompany {
   company: Company;
   /** When the SMS text or the name changed: the sizes of its messages and any warning. */
   smsText?: CheckedSmsText;
+  /** When the SMS text or the name changed: the size of each warning text, by language. */
+  phoneChangeSizes?: Record<string, SmsSize>;
 }
 
 /** Attempts at an SMS text or name change that another change to either keeps overtaking. */
@@ -131,8 +138,8 @@ const SMS_TEXT_ATTEMPTS = 3;
 
 /**
  * Changes a company's settings; NOT_FOUND when there is no such company, SmsTextRefused when the
- * SMS text, or the name in it, would break a rule of contract 7 (checked with codeTtlSeconds, the
- * code lifetime a message shows). Warm containers see the change within the cache time.
+ * SMS text or a warning text, or the name in them, would break a rule of contract 7 (checked with
+ * codeTtlSeconds, the code lifetime a message shows). Warm containers see the change within the cache time.
  */
 export async function updateCompanySettings(
   table: Table,
@@ -143,25 +150,51 @@ export async function updateCompanySettings(
 ): Promise<UpdatedCompany> {
   const changes = { ...storedSettings(settings), updated_at: epochSeconds(clock) };
   const remove = removedSettings(settings);
-  if (!settings.sms_text && settings.name === undefined)
-    return { company: found(await updateCompany(table, companyId, changes, { remove })) };
+  const textChange = settings.sms_text !== undefined || settings.phone_change_texts !== undefined;
+  if (!textChange && settings.name === undefined) return { company: found(await updateCompany(table, companyId, changes, { remove })) };
   if (codeTtlSeconds === undefined) throw new Error('an SMS text or name change needs the code lifetime to be checked');
 
   for (let attempt = 1; ; attempt++) {
     // Checked against the company as it is (its name, its other languages), and written only
     // while both are still as read: a rename and a template change side by side are sized together.
     const current = found(await getCompany(table, companyId));
-    const smsText = changedSmsText(current.sms_text, settings.sms_text ?? {}, settings.name ?? current.name, codeTtlSeconds);
-    const removesText = settings.sms_text && !smsText.settings;
+    const name = settings.name ?? current.name;
+    // Both checked, so that a refusal lists every problem of the command at once.
+    const refusals: string[] = [];
+    const smsText = refusedInto(refusals, () => changedSmsText(current.sms_text, settings.sms_text ?? {}, name, codeTtlSeconds));
+    const warnings = refusedInto(refusals, () =>
+      changedPhoneChangeTexts(current.sms_text?.phone_change_texts, settings.phone_change_texts ?? [], name),
+    );
+    if (!smsText || !warnings) throw new SmsTextRefused(refusals.join('\n'));
+    const stored = withPhoneChangeTexts(smsText.settings, warnings.texts);
     const updated = await updateCompany(
       table,
       companyId,
-      { ...changes, ...(settings.sms_text ? { sms_text: smsText.settings } : {}) },
-      { remove: removesText ? [...remove, 'sms_text'] : remove, smsTextWas: current.sms_text ?? null, nameWas: current.name },
+      { ...changes, ...(textChange ? { sms_text: stored } : {}) },
+      { remove: textChange && !stored ? [...remove, 'sms_text'] : remove, smsTextWas: current.sms_text ?? null, nameWas: current.name },
     );
-    if (updated) return { company: updated, smsText };
+    if (updated) return { company: updated, smsText, phoneChangeSizes: warnings.sizes };
     if (attempt === SMS_TEXT_ATTEMPTS) throw new Error('the SMS text or name kept changing under this update; run it again');
   }
+}
+
+/** The check's result, or undefined with its refusal kept in refusals. */
+function refusedInto<T>(refusals: string[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof SmsTextRefused)) throw error;
+    refusals.push(error.message);
+    return undefined;
+  }
+}
+
+/** The code text settings with the warning texts beside the templates (changedSmsText keeps only its own). */
+function withPhoneChangeTexts(
+  settings: SmsTextSettings | undefined,
+  texts: Record<string, string> | undefined,
+): SmsTextSettings | undefined {
+  return texts ? { ...(settings ?? { templates: {} }), phone_change_texts: texts } : settings;
 }
 
 function found(company: Company | undefined): Company {

@@ -14,8 +14,8 @@ import {
 } from './sms-text.js';
 
 // The SMS that carries a code (API contract 7): the company's template in the caller's language,
-// else in the company's default language, else the built-in English. Only login_phone sends, so
-// only its bundle holds negotiator.
+// else in the company's default language, else the built-in English. Only login_phone sends a
+// code, and phone/change picks its warning by templateLanguage: only their bundles hold negotiator.
 
 /**
  * Negotiation costs templates x header entries: a 10 KB header of 2,500 entries against 50

@@ -5,7 +5,7 @@ import { type SmsSize, smsSize } from './sms-segments.js';
 // The text of a code's SMS (API contract 7): a template filled in, then the lines that let a
 // phone fill the code in by itself; and the rules a company's settings must pass to be stored.
 // Which template a request gets is chosen on the send path alone (otp-sms-text.ts), so that
-// negotiator is bundled into login_phone only, not into every function that reads a company.
+// negotiator is bundled into the send paths only (login_phone, phone/change), not into every function that reads a company.
 
 /** The built-in English text, for a company with no template of its own. */
 export const BUILT_IN_TEMPLATE = '{code} is your {brand} verification code. It expires in {minutes} minutes. Never share it.';

@@ -16,6 +16,8 @@ export interface SmsTextSettings {
   app_hash?: string | undefined;
   /** WebOTP (origin-bound one-time code) domain. */
   webotp_domain?: string | undefined;
+  /** The SIM-swap warning by language tag, with no code (lib/companies/phone-change-texts.ts). */
+  phone_change_texts?: Record<string, string> | undefined;
 }
 
 export interface CompanyRecord {

@@ -32,9 +32,10 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('the function bundles', () => {
-  it('hold negotiator in login_phone only: the SMS template choice is on the send path alone', () => {
+  it('hold negotiator in login_phone and phone/change only: the SMS language choice is on the send paths alone', () => {
     const withNegotiator = Object.keys(bundles).filter((name) => holds(bundles[name]!, 'node_modules/negotiator/'));
-    expect(withNegotiator).toEqual(['loginPhone']);
+    // phone/change picks the old number's warning by the code text's rule (lib/account/phone-change-notice.ts).
+    expect(withNegotiator.sort()).toEqual(['loginPhone', 'userPhoneChange']);
   });
 
   it('reach the numbering plan only through a dynamic import, so it is evaluated on the first phone checked, not at import', () => {
