@@ -15,6 +15,8 @@ const LOCAL_SETTINGS = [
   'SMS_OUTBOX_FILE',
   'SMS_DELIVERY',
   'SMS_QUEUE_URL',
+  'EVENTBRIDGE_ENDPOINT',
+  'EVENTS_DLQ_URL',
   'SERVER_SECRET_FILE',
   'SIGNING_KEYS_FILE',
 ];
@@ -23,7 +25,7 @@ const LOCAL_SETTINGS = [
  * queues them in the process instead), no URL of the deployed queue, which exists only in AWS, and
  * http://localhost:<PORT> as the tokens' issuer.
  */
-const LOCAL_DEFAULTS = { SMS_DELIVERY: 'direct', SMS_QUEUE_URL: '' };
+const LOCAL_DEFAULTS = { SMS_DELIVERY: 'direct', SMS_QUEUE_URL: '', EVENTS_DLQ_URL: '' };
 
 module.exports = async ({ resolveConfigurationProperty }) => {
   const stage = await resolveConfigurationProperty(['custom', 'stage']);
@@ -31,7 +33,9 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   if (LOCAL_STAGES.includes(stage)) {
     // The access tokens' issuer is where serverless-offline answers, so its discovery document is found under it.
     const issuer = { TOKEN_ISSUER: process.env.TOKEN_ISSUER || `http://localhost:${process.env.PORT || 3000}` };
-    return { ...LOCAL_DEFAULTS, ...issuer, ...Object.fromEntries(set.map((name) => [name, process.env[name]])) };
+    // The events' bus has the deployed stack's name (no bus exists here: EVENTBRIDGE_ENDPOINT's sink takes them).
+    const bus = { EVENT_BUS_NAME: `${await resolveConfigurationProperty(['service'])}-${stage}` };
+    return { ...LOCAL_DEFAULTS, ...issuer, ...bus, ...Object.fromEntries(set.map((name) => [name, process.env[name]])) };
   }
   if (set.length) {
     const error = new Error(

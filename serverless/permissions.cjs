@@ -12,6 +12,9 @@
 //           token, and the JWKS); "sign": on the private set too (the functions that answer a session)
 //   sms     sns:Publish to phone numbers
 //   queue   the SMS queue: "send" (sqs:SendMessage), or "consume" (what its event source needs)
+//   events  "publish": events:PutEvents on the stack's event bus only
+//   stream  "read": what a Lambda event source needs of the table's stream (and of nothing else of the table)
+//   deadLetters  "events": sqs:SendMessage on the events' dead-letter queue only
 
 // Every function that takes a token records its use: last_used_at of a session and nothing else,
 // not even the TTL attribute, which would let the role delete any item by expiring it.
@@ -387,6 +390,14 @@ module.exports = {
   // Invoked by the payment service: one conditional update of an authorization, and nothing else.
   redeemAuthorization: {
     table: [{ actions: ['UpdateItem'], keys: ['authorization'] }],
+  },
+  // The events' publisher, run by the table's stream: reads the stream (no item of the table), puts
+  // events on the bus, sets aside what the bus refused (and Lambda, as this role, the stream's batches
+  // given up on) in the events' dead-letter queue. No secret: an event holds no personal value.
+  eventsPublish: {
+    stream: 'read',
+    events: 'publish',
+    deadLetters: 'events',
   },
   notFound: {},
 };

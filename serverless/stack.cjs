@@ -18,6 +18,24 @@ const QUEUE_ACTIONS = {
   consume: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'],
 };
 
+/**
+ * The events' grants (serverless/permissions.cjs): putting events on the stack's bus, reading the
+ * table's stream (what a Lambda event source needs of its function's role), and sending to the events'
+ * dead-letter queue (the publisher's own dead letters, and the stream's on-failure destination, which
+ * Lambda sends as the function's role). Each on that one resource, never another.
+ */
+const EVENT_GRANTS = {
+  events: { publish: { Action: ['events:PutEvents'], Resource: { 'Fn::GetAtt': ['EventBus', 'Arn'] } } },
+  stream: {
+    read: {
+      Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)
+      Resource: { 'Fn::Sub': '${WalletTable.StreamArn}' },
+    },
+  },
+  deadLetters: { events: { Action: ['sqs:SendMessage'], Resource: { 'Fn::GetAtt': ['EventsDeadLetterQueue', 'Arn'] } } },
+};
+
 const capitalized = (name) => name[0].toUpperCase() + name.slice(1);
 const sub = (text) => ({ 'Fn::Sub': text });
 const tableArn = { 'Fn::GetAtt': ['WalletTable', 'Arn'] };
@@ -75,6 +93,12 @@ function role(service, stage, name, permissions, secretParameter, signingParamet
   if (permissions.queue) {
     if (!QUEUE_ACTIONS[permissions.queue]) throw new Error(`custom.permissions.${name}: queue must be send or consume`);
     statements.push({ Effect: 'Allow', Action: QUEUE_ACTIONS[permissions.queue], Resource: { 'Fn::GetAtt': ['SmsQueue', 'Arn'] } });
+  }
+  for (const [kind, values] of Object.entries(EVENT_GRANTS)) {
+    if (permissions[kind] === undefined) continue;
+    if (!Object.hasOwn(values, permissions[kind]))
+      throw new Error(`custom.permissions.${name}: ${kind} must be ${Object.keys(values).join(' or ')}, not ${permissions[kind]}`);
+    statements.push({ Effect: 'Allow', ...values[permissions[kind]] });
   }
   return {
     Type: 'AWS::IAM::Role',
@@ -141,6 +165,19 @@ function paymentServiceInvoke(roleArn) {
   };
 }
 
+/** An alarm on the largest value of one of a queue's metrics in a minute. */
+const queueAlarm = (queue, description, metric, threshold) =>
+  alarm(description, {
+    Namespace: 'AWS/SQS',
+    MetricName: metric,
+    Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
+    Statistic: 'Maximum',
+    Period: 60,
+    EvaluationPeriods: 1,
+    Threshold: threshold,
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+  });
+
 /**
  * The SMS queue (docs/scaling.md): encrypted at rest, a text back after a failed try once its
  * consumer's time is surely over (six times it, as AWS advises for Lambda event sources), kept no
@@ -148,17 +185,6 @@ function paymentServiceInvoke(roleArn) {
  * dead-letter queue, whose first message raises an alarm; so does a text waiting over a minute.
  */
 function smsQueue({ consumerTimeout, maxReceives }) {
-  const queueAlarm = (queue, description, metric, threshold) =>
-    alarm(description, {
-      Namespace: 'AWS/SQS',
-      MetricName: metric,
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
-      Statistic: 'Maximum',
-      Period: 60,
-      EvaluationPeriods: 1,
-      Threshold: threshold,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
   return {
     SmsDeadLetterQueue: {
       Type: 'AWS::SQS::Queue',
@@ -188,6 +214,41 @@ function smsQueue({ consumerTimeout, maxReceives }) {
   };
 }
 
+/**
+ * The events' bus (API contract 3.13, docs/events.md), named after the stack; the dead-letter queue of
+ * what the publisher could not put on it (and of the stream's batches it gave up on), encrypted and
+ * kept 14 days, whose first message raises an alarm; and an alarm when the publisher falls a minute
+ * behind the table's stream.
+ */
+function events(service, stage) {
+  return {
+    EventBus: { Type: 'AWS::Events::EventBus', Properties: { Name: `${service}-${stage}` } },
+    EventsDeadLetterQueue: {
+      Type: 'AWS::SQS::Queue',
+      Properties: { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 },
+    },
+    EventsDeadLettersAlarm: queueAlarm(
+      'EventsDeadLetterQueue',
+      'Events the bus refused, or stream records the publisher gave up on, wait in the events dead-letter queue (subscribers never got them)',
+      'ApproximateNumberOfMessagesVisible',
+      1,
+    ),
+    EventsPublishIteratorAgeAlarm: alarm(
+      'eventsPublish is over a minute behind the table stream: events reach the bus late (AWS/Lambda IteratorAge)',
+      {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'IteratorAge',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'EventsPublishLambdaFunction' } }],
+        Statistic: 'Maximum',
+        Period: 60,
+        EvaluationPeriods: 1,
+        Threshold: 60_000,
+        ComparisonOperator: 'GreaterThanThreshold',
+      },
+    ),
+  };
+}
+
 module.exports = async ({ resolveConfigurationProperty }) => {
   const service = await resolveConfigurationProperty(['service']);
   const stage = await resolveConfigurationProperty(['custom', 'stage']);
@@ -202,6 +263,7 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   const paymentServiceRoleArn = await resolveConfigurationProperty(['custom', 'paymentServiceRoleArn']);
   const smsQueueSettings = await resolveConfigurationProperty(['custom', 'smsQueue']);
   const eraserSettings = await resolveConfigurationProperty(['custom', 'eraser']);
+  const eventsSettings = await resolveConfigurationProperty(['custom', 'events']);
 
   const resources = {};
   for (const [name, granted] of Object.entries(permissions)) {
@@ -221,13 +283,13 @@ module.exports = async ({ resolveConfigurationProperty }) => {
       `${name}: invocations refused for concurrency`,
     );
     // The queue's consumer has a timeout of its own; its deadline leaves what it cannot send to the queue.
-    // So has the eraser, which stops taking pages at 70 % of it.
-    const seconds =
-      name === 'smsSend'
-        ? Number(smsQueueSettings.consumerTimeout)
-        : name === 'accountsErase'
-          ? Number(eraserSettings.timeout)
-          : timeoutSeconds;
+    // So has the eraser, which stops taking pages at 70 % of it, and the events' publisher.
+    const ownTimeout = {
+      smsSend: smsQueueSettings.consumerTimeout,
+      accountsErase: eraserSettings.timeout,
+      eventsPublish: eventsSettings.timeout,
+    };
+    const seconds = Object.hasOwn(ownTimeout, name) ? Number(ownTimeout[name]) : timeoutSeconds;
     resources[`${capitalized(name)}DurationAlarm`] = lambdaAlarm(
       name,
       'Duration',
@@ -237,7 +299,7 @@ module.exports = async ({ resolveConfigurationProperty }) => {
     );
   }
 
-  Object.assign(resources, paymentServiceInvoke(paymentServiceRoleArn), smsQueue(smsQueueSettings));
+  Object.assign(resources, paymentServiceInvoke(paymentServiceRoleArn), smsQueue(smsQueueSettings), events(service, stage));
 
   resources.AlarmTopic = { Type: 'AWS::SNS::Topic', Properties: { DisplayName: `${service} ${stage} alarms` } };
   resources.AlarmEmailSubscription = {
@@ -376,6 +438,9 @@ module.exports = async ({ resolveConfigurationProperty }) => {
       AlarmTopicArn: { Value: { Ref: 'AlarmTopic' } },
       // What the payment service invokes (aws lambda invoke --function-name ...).
       RedeemAuthorizationFunctionArn: { Value: { 'Fn::GetAtt': ['RedeemAuthorizationLambdaFunction', 'Arn'] } },
+      // What the wallet's other services subscribe to (docs/events.md): their rules go on this bus.
+      EventBusName: { Value: { 'Fn::GetAtt': ['EventBus', 'Name'] } },
+      EventBusArn: { Value: { 'Fn::GetAtt': ['EventBus', 'Arn'] } },
     },
   };
 };

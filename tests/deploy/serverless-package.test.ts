@@ -49,8 +49,16 @@ const roleIds = () => Object.keys(resources).filter((id) => resources[id]!.Type 
 const statementsOf = (roleId: string): Statement[] =>
   resources[roleId]!.Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
 const allStatements = () => roleIds().flatMap(statementsOf);
+/** What a Lambda event source needs of the table's stream: eventsPublish's, on the stream alone. */
+const STREAM_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'];
+// biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)
+const STREAM_ARN = { 'Fn::Sub': '${WalletTable.StreamArn}' };
+const isStreamStatement = (statement: Statement) => JSON.stringify(statement.Resource) === JSON.stringify(STREAM_ARN);
+/** The statements on the table's items (not its stream). */
 const tableStatementsOf = (roleId: string) =>
-  statementsOf(roleId).filter((statement) => statement.Action.some((action) => action.startsWith('dynamodb:')));
+  statementsOf(roleId).filter(
+    (statement) => !isStreamStatement(statement) && statement.Action.some((action) => action.startsWith('dynamodb:')),
+  );
 const leadingKeys = (statement: Statement): string[] | undefined =>
   statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
 const functionName = (roleId: string) => roleId[0]!.toLowerCase() + roleId.slice(1, -'Role'.length);
@@ -268,7 +276,12 @@ describe('the packaged CloudFormation', () => {
     const queueUsers = roleIds().filter((roleId) =>
       statementsOf(roleId).some((statement) => statement.Action.some((action: string) => action.startsWith('sqs:'))),
     );
-    expect(queueUsers.sort()).toEqual(['LoginPhoneRole', 'SmsSendRole', 'UserPhoneChangeRole']);
+    // The events' publisher sends to its own dead-letter queue only (below).
+    expect(queueUsers.sort()).toEqual(['EventsPublishRole', 'LoginPhoneRole', 'SmsSendRole', 'UserPhoneChangeRole']);
+    const smsQueueUsers = queueUsers.filter((roleId) =>
+      statementsOf(roleId).some((statement) => JSON.stringify(statement.Resource ?? '').includes('"SmsQueue"')),
+    );
+    expect(smsQueueUsers).toEqual(['LoginPhoneRole', 'SmsSendRole', 'UserPhoneChangeRole']);
     for (const sender of ['LoginPhoneRole', 'UserPhoneChangeRole']) {
       expect(statementsOf(sender).filter((statement) => statement.Action.some((action: string) => action.startsWith('sqs:')))).toEqual([
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: queueArn },
@@ -283,7 +296,9 @@ describe('the packaged CloudFormation', () => {
       SMS_QUEUE_URL: { Ref: 'SmsQueue' },
       SMS_QUEUE_CONSUMERS: '2',
     });
-    const mapping = ofType('AWS::Lambda::EventSourceMapping');
+    const mapping = ofType('AWS::Lambda::EventSourceMapping').filter((candidate) =>
+      JSON.stringify(candidate.Properties.EventSourceArn).includes('SmsQueue'),
+    );
     expect(mapping).toHaveLength(1);
     expect(mapping[0]!.Properties).toMatchObject({
       EventSourceArn: { 'Fn::GetAtt': ['SmsQueue', 'Arn'] },
@@ -364,12 +379,20 @@ describe('the packaged CloudFormation', () => {
   });
 
   it('points no function at a local stand-in: each local setting is empty', () => {
-    const standIns = LOCAL_SETTINGS.filter((name) => !['SMS_DELIVERY', 'SMS_QUEUE_URL'].includes(name));
+    const standIns = LOCAL_SETTINGS.filter((name) => !['SMS_DELIVERY', 'SMS_QUEUE_URL', 'EVENTS_DLQ_URL'].includes(name));
     for (const fn of ofType('AWS::Lambda::Function')) {
       const variables = fn.Properties.Environment.Variables;
       for (const name of standIns) expect(variables[name] ?? '', `${fn.Properties.Handler} ${name}`).toBe('');
       expect(variables, fn.Properties.Handler).toMatchObject({ SMS_DELIVERY: 'queue', SMS_QUEUE_URL: { Ref: 'SmsQueue' } });
     }
+    // The events' publisher alone has the bus and its dead-letter queue: the stack's own, not a local sink's.
+    const withBus = Object.entries(resources).filter(([, resource]) => resource.Properties?.Environment?.Variables?.EVENT_BUS_NAME);
+    expect(withBus.map(([id]) => id)).toEqual(['EventsPublishLambdaFunction']);
+    expect(resources.EventsPublishLambdaFunction!.Properties.Environment.Variables).toMatchObject({
+      EVENT_BUS_NAME: { Ref: 'EventBus' },
+      EVENTS_DLQ_URL: { Ref: 'EventsDeadLetterQueue' },
+      EVENTBRIDGE_ENDPOINT: '',
+    });
   });
 
   it('starts every function: lib/config.ts takes each function’s environment as a deployed stage', () => {
@@ -379,11 +402,13 @@ describe('the packaged CloudFormation', () => {
         name,
         typeof value === 'string'
           ? value
-          : name === 'SMS_QUEUE_URL'
+          : name === 'SMS_QUEUE_URL' || name === 'EVENTS_DLQ_URL'
             ? 'https://sqs.us-east-1.amazonaws.com/123456789012/queue'
-            : name === 'TOKEN_ISSUER'
-              ? 'https://abcdef1234.execute-api.us-east-1.amazonaws.com'
-              : String(value),
+            : name === 'EVENT_BUS_NAME'
+              ? 'wallet-auth-ci'
+              : name === 'TOKEN_ISSUER'
+                ? 'https://abcdef1234.execute-api.us-east-1.amazonaws.com'
+                : String(value),
       ]);
       const config = readConfig(Object.fromEntries(variables));
       expect(config.sms.queueUrl, fn.Properties.Handler).toBeDefined();
@@ -440,7 +465,8 @@ describe('the packaged CloudFormation', () => {
     expect(resources.TableWriteThrottleAlarm!.Properties.MetricName).toBe('WriteThrottleEvents');
     expect(JSON.stringify(resources.TableSystemErrorsAlarm!.Properties.Metrics)).toContain('SystemErrors');
     const alarms = ofType('AWS::CloudWatch::Alarm');
-    expect(alarms.length).toBe(3 * roleIds().length + 9);
+    // Each function's three; the API's, SMS's and the table's nine; the events' dead letters and the publisher's lag.
+    expect(alarms.length).toBe(3 * roleIds().length + 11);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
     // The e-mail subscriber is the stack's parameter (ALARM_EMAIL its default): none given, none subscribed.
     expect(resources.AlarmEmailSubscription).toMatchObject({
@@ -543,6 +569,155 @@ describe('packaging a deployed stage', () => {
     expect(output).toContain('LOG_LEVEL must be INFO or DEBUG on a deployed stage');
     expect(left).toEqual([]);
   }, 120_000);
+});
+
+describe('the events of the packaged prod stage', () => {
+  let prod: Record<string, Resource>;
+  let outputs: Record<string, { Value: unknown }>;
+  beforeAll(async () => {
+    const packaged = (await sharedPackage('prod')).template;
+    prod = packaged.Resources;
+    outputs = (packaged as Template & { Outputs: Record<string, { Value: unknown }> }).Outputs;
+  }, 240_000);
+  const prodStatements = (roleId: string): Statement[] =>
+    prod[roleId]!.Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
+
+  it('has the bus, named after the stack, with its name and ARN as outputs', () => {
+    const buses = Object.entries(prod).filter(([, resource]) => resource.Type === 'AWS::Events::EventBus');
+    expect(buses).toEqual([['EventBus', { Type: 'AWS::Events::EventBus', Properties: { Name: 'wallet-auth-prod' } }]]);
+    expect(outputs.EventBusName).toEqual({ Value: { 'Fn::GetAtt': ['EventBus', 'Name'] } });
+    expect(outputs.EventBusArn).toEqual({ Value: { 'Fn::GetAtt': ['EventBus', 'Arn'] } });
+  });
+
+  it('streams the table with the item before and after each change', () => {
+    expect(prod.WalletTable!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  });
+
+  it('keeps what could not be published in an encrypted dead-letter queue for 14 days, whose first message alarms', () => {
+    expect(prod.EventsDeadLetterQueue).toEqual({
+      Type: 'AWS::SQS::Queue',
+      Properties: { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 },
+    });
+    expect(prod.EventsDeadLettersAlarm!.Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['EventsDeadLetterQueue', 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: 'AlarmTopic' }],
+    });
+    // A publisher a minute behind the stream alarms too.
+    expect(prod.EventsPublishIteratorAgeAlarm!.Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'EventsPublishLambdaFunction' } }],
+      Statistic: 'Maximum',
+      Threshold: 60_000,
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [{ Ref: 'AlarmTopic' }],
+    });
+  });
+
+  it('runs eventsPublish from the stream: filtered, batches split on failure, failed records reported, given-up batches to the queue', () => {
+    const mappings = Object.values(prod).filter(
+      (resource) =>
+        resource.Type === 'AWS::Lambda::EventSourceMapping' && JSON.stringify(resource.Properties.EventSourceArn).includes('WalletTable'),
+    );
+    expect(mappings).toHaveLength(1);
+    const { FilterCriteria, ...properties } = mappings[0]!.Properties;
+    expect(properties).toEqual({
+      EventSourceArn: { 'Fn::GetAtt': ['WalletTable', 'StreamArn'] },
+      FunctionName: { 'Fn::GetAtt': ['EventsPublishLambdaFunction', 'Arn'] },
+      Enabled: true,
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 1,
+      StartingPosition: 'TRIM_HORIZON',
+      MaximumRetryAttempts: 10,
+      MaximumRecordAgeInSeconds: 86400,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['EventsDeadLetterQueue', 'Arn'] } } },
+    });
+    // Which records the patterns keep is tests/deploy/stream-filters.test.ts's; here, that there are at most 5 (Lambda's limit).
+    expect(FilterCriteria.Filters.length).toBeGreaterThan(0);
+    expect(FilterCriteria.Filters.length).toBeLessThanOrEqual(5);
+    const fn = prod.EventsPublishLambdaFunction!.Properties;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)
+    expect(fn).toMatchObject({ MemorySize: 256, Timeout: 30, Role: { 'Fn::Sub': '${EventsPublishRole.Arn}' } });
+    expect(fn.Environment.Variables).toMatchObject({
+      EVENT_BUS_NAME: { Ref: 'EventBus' },
+      EVENTS_DLQ_URL: { Ref: 'EventsDeadLetterQueue' },
+      EVENTBRIDGE_ENDPOINT: '',
+      FUNCTION_TIMEOUT_SECONDS: '30',
+    });
+    expect(prod.EventsPublishDurationAlarm!.Properties.Threshold).toBe(0.8 * 30_000);
+    expect(JSON.stringify(Object.values(prod).filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Integration'))).not.toContain(
+      'EventsPublishLambdaFunction',
+    );
+  });
+
+  it('gives eventsPublish a role that puts events on this bus, reads this stream and sends to this queue, and nothing else', () => {
+    const statements = prodStatements('EventsPublishRole');
+    expect(statements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: {
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)
+          'Fn::Sub': 'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/wallet-auth-prod-eventsPublish:*',
+        },
+      },
+      { Effect: 'Allow', Action: ['events:PutEvents'], Resource: { 'Fn::GetAtt': ['EventBus', 'Arn'] } },
+      { Effect: 'Allow', Action: STREAM_ACTIONS, Resource: STREAM_ARN },
+      { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: { 'Fn::GetAtt': ['EventsDeadLetterQueue', 'Arn'] } },
+    ]);
+    // No item of the table, nothing on every resource.
+    for (const statement of statements) {
+      expect(statement.Resource, JSON.stringify(statement.Action)).not.toEqual({ 'Fn::GetAtt': ['WalletTable', 'Arn'] });
+      expect(JSON.stringify(statement.Resource)).not.toMatch(/"\*"|:\*:\*/);
+      expect(statement.NotResource).toBeUndefined();
+    }
+    // No other role may put events, read the stream or send to the events' queue.
+    const others = Object.keys(prod)
+      .filter((id) => prod[id]!.Type === 'AWS::IAM::Role' && id !== 'EventsPublishRole')
+      .flatMap(prodStatements)
+      .filter(
+        (statement) =>
+          statement.Action.some((action) => action.startsWith('events:') || STREAM_ACTIONS.includes(action)) ||
+          JSON.stringify(statement.Resource ?? '').includes('EventsDeadLetterQueue') ||
+          JSON.stringify(statement.Resource ?? '').includes('EventBus'),
+      );
+    expect(others).toEqual([]);
+  });
+});
+
+describe('the events grants of serverless/permissions.cjs', () => {
+  it.each([
+    ['events', 'all'],
+    ['stream', 'write'],
+    ['deadLetters', 'sms'],
+  ])('refuse to build a role with %s: %s', async (kind, value) => {
+    const stack = require('../../serverless/stack.cjs') as (context: {
+      resolveConfigurationProperty: (path: string[]) => Promise<unknown>;
+    }) => Promise<unknown>;
+    const settings: Record<string, unknown> = {
+      service: 'wallet-auth',
+      'custom.stage': 'ci',
+      'custom.permissions': { eventsPublish: { ...permissions.eventsPublish, [kind]: value } },
+      'provider.timeout': 10,
+      'custom.alarms': { email: '', smsSpendUsd: 50, smsCountries: 'US' },
+      'custom.paymentServiceRoleArn': '',
+      'custom.smsQueue': { consumerTimeout: 20, maxReceives: 5 },
+      'custom.eraser': { timeout: 300 },
+      'custom.events': { timeout: 30 },
+    };
+    const resolveConfigurationProperty = async (path: string[]) => settings[path.join('.')];
+    await expect(stack({ resolveConfigurationProperty })).rejects.toThrow(`custom.permissions.eventsPublish: ${kind} must be`);
+    // As listed, it builds.
+    settings['custom.permissions'] = { eventsPublish: permissions.eventsPublish };
+    await expect(stack({ resolveConfigurationProperty })).resolves.toBeDefined();
+  });
 });
 
 describe('packaging the prod stage with the payment service named', () => {
