@@ -5,14 +5,18 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, watchFile, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createApp } from '../lib/app.js';
+import { DUMMY_CREDENTIALS } from '../lib/aws/clients.js';
 import { LOCAL_DYNAMODB_PORT, LOCAL_STAGE, readConfig } from '../lib/config.js';
 import { createLogger } from '../lib/observability/logger.js';
 import { newKeySet } from '../lib/secrets/signing-keys.js';
 import { demoCompanyId } from './local/demo-company.js';
-import { createLocalTable, javaProblem, type LocalDynamoDb, startLocalDynamoDb } from './local/dynamodb-local.js';
+import { createLocalTable, javaProblem, type LocalDynamoDb, localClient, startLocalDynamoDb } from './local/dynamodb-local.js';
 import { localEnvironment } from './local/environment.js';
+import { type FakeEventBridge, startFakeEventBridge } from './local/eventbridge-fake.js';
 import { startSmsQueueEmulator } from './local/sms-queue-emulator.js';
+import { ensureTableStream, lambdaApiConsumer, type StreamPoller, startStreamPoller } from './local/stream-poller.js';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = resolve(root, '.data');
@@ -57,6 +61,47 @@ function followOutbox(file: string): void {
 
 let dynamo: LocalDynamoDb | undefined;
 
+/**
+ * The events (API contract 3.13) on this machine: the table's stream read as Lambda's event source
+ * reads it, handed to eventsPublish through serverless-offline's Lambda API, which puts them on a
+ * loopback EventBridge that writes them to .data/events.jsonl (npm run events:list prints them).
+ * A checkpoint keeps the stream's place across restarts. A record the publisher fails on too often
+ * goes, as a pointer, to the loopback dead-letter queue (.data/events-dead-letters.jsonl).
+ */
+async function startEvents(endpoint: string, tableName: string, sink: FakeEventBridge): Promise<StreamPoller> {
+  const table = localClient(endpoint);
+  try {
+    // A table made by an older npm start has no stream yet.
+    await ensureTableStream(table, tableName);
+  } finally {
+    table.destroy();
+  }
+  const lambdaUrl = `http://127.0.0.1:${process.env.LAMBDA_PORT || '3002'}`;
+  const functionName = `wallet-auth-${LOCAL_STAGE}-eventsPublish`;
+  const deadLetters = new SQSClient({ endpoint: sink.endpoint, region: 'us-east-1', credentials: DUMMY_CREDENTIALS });
+  return startStreamPoller({
+    endpoint,
+    tableName,
+    consumer: lambdaApiConsumer(lambdaUrl, functionName),
+    checkpointFile: resolve(dataDir, 'events-stream-checkpoint.json'),
+    log: (line) => console.error(`[events] ${line}`),
+    onGiveUp: async (records) => {
+      const pointers = records.map((record) => ({
+        eventSourceARN: record.eventSourceARN,
+        eventID: record.eventID,
+        eventName: record.eventName,
+        SequenceNumber: record.dynamodb?.SequenceNumber,
+        ApproximateCreationDateTime: record.dynamodb?.ApproximateCreationDateTime,
+      }));
+      const body = JSON.stringify({ source: 'stream-poller', reason: `${functionName} failed on it too often`, records: pointers });
+      await deadLetters.send(new SendMessageCommand({ QueueUrl: sink.queueUrl, MessageBody: body }));
+      console.error(
+        `[events] gave up on stream record ${pointers.map((pointer) => pointer.SequenceNumber).join(', ')}: in .data/events-dead-letters.jsonl`,
+      );
+    },
+  });
+}
+
 async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
 
@@ -89,6 +134,12 @@ async function main(): Promise<void> {
     log(`SMS queue on ${queue.sqs.endpoint}: login_phone queues, smsSend sends at the pools' pace`);
   }
   const outboxFile = resolve(dataDir, 'sms-outbox.jsonl');
+  const eventBusName = `wallet-auth-${LOCAL_STAGE}`;
+  const sink = await startFakeEventBridge({
+    eventsFile: resolve(dataDir, 'events.jsonl'),
+    deadLettersFile: resolve(dataDir, 'events-dead-letters.jsonl'),
+    busName: eventBusName,
+  });
   const env = localEnvironment({
     stage: LOCAL_STAGE,
     tableName: process.env.TABLE_NAME || `wallet-auth-${LOCAL_STAGE}`,
@@ -97,12 +148,19 @@ async function main(): Promise<void> {
     serverSecretFile: localSecretFile(),
     signingKeysFile: localSigningKeysFile(),
     logLevel: process.env.LOG_LEVEL,
-    settings: { PORT: port, ...queue?.environment },
+    settings: {
+      PORT: port,
+      ...queue?.environment,
+      EVENT_BUS_NAME: eventBusName,
+      EVENTBRIDGE_ENDPOINT: sink.endpoint,
+      EVENTS_DLQ_URL: sink.queueUrl,
+    },
   });
   const app = createApp(readConfig(env));
   await createLocalTable(endpoint, app.table.name);
   const companyId = await demoCompanyId(app, resolve(dataDir, 'demo-company.json'));
   log(`demo company: ${companyId} (also in .data/demo-company.json)`);
+  const poller = await startEvents(endpoint, app.table.name, sink);
 
   const serverless = resolve(root, 'node_modules/serverless/bin/serverless.js');
   const offline = spawn(process.execPath, [serverless, 'offline', 'start', '--stage', LOCAL_STAGE], {
@@ -113,11 +171,17 @@ async function main(): Promise<void> {
   log(`API on http://localhost:${port}  (CompanyID: ${companyId})`);
   log('text messages are printed here as [sms outbox] lines (and kept in .data/sms-outbox.jsonl)');
   followOutbox(outboxFile);
+  log(
+    `events of the table's changes go to .data/events.jsonl (bus ${eventBusName} on ${sink.endpoint}): npm run events:list -- --company ${companyId}`,
+  );
 
   const shutdown = () => offline.kill('SIGTERM');
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   offline.on('exit', async (code) => {
+    // The batch in hand is answered (or left to the checkpoint) before DynamoDB Local stops.
+    await poller.close().catch(() => {});
+    await sink.close();
     await dynamo?.stop();
     process.exit(code ?? 0);
   });

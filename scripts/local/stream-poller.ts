@@ -252,7 +252,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       } catch (error) {
         if (error instanceof ConsumerUnavailableError) {
           // Quiet while its server starts (npm start starts the poller first); told once when it takes longer.
-          if (++unavailableTries === 15) log(`waiting for the consumer: ${error.message}`);
+          if (++unavailableTries === 30) log(`waiting for the consumer: ${error.message}`);
           if (closed) return;
           await sleep(Math.min(retryMaxMs, 1000));
           continue;
