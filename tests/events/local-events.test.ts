@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DeleteItemCommand, type DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
@@ -12,7 +13,15 @@ import { tableDefinition } from '../../lib/store/table-definition.js';
 import { main as listEvents } from '../../scripts/list-events.js';
 import { localClient } from '../../scripts/local/dynamodb-local.js';
 import { type DeliveredEvent, type FakeEventBridge, startFakeEventBridge } from '../../scripts/local/eventbridge-fake.js';
-import { type StreamConsumer, type StreamPollerOptions, startStreamPoller } from '../../scripts/local/stream-poller.js';
+import { listenOnLoopback } from '../../scripts/local/loopback-server.js';
+import {
+  ConsumerUnavailableError,
+  ensureTableStream,
+  lambdaApiConsumer,
+  type StreamConsumer,
+  type StreamPollerOptions,
+  startStreamPoller,
+} from '../../scripts/local/stream-poller.js';
 import { runOperator } from '../helpers.js';
 
 // The local stand-ins of issue 31 point 3: the stream poller (Lambda's DynamoDB event source on
@@ -198,6 +207,88 @@ describe('the stream poller (Lambda event source on DynamoDB Local)', () => {
       expect(JSON.parse(readFileSync(checkpointFile, 'utf8'))).toMatchObject({ streamArn: restarted.streamArn });
     } finally {
       await Promise.all([restarted.close(), noCheckpoint.close()]);
+    }
+  });
+});
+
+describe("npm start's side of the poller", () => {
+  it('turns the stream on for a table made without one (an older npm start)', async () => {
+    const name = `local-events-${randomUUID().slice(0, 8)}`;
+    await dynamo.send(new CreateTableCommand({ ...tableDefinition(name), StreamSpecification: { StreamEnabled: false } }));
+    const arn = await ensureTableStream(dynamo, name);
+    expect(await ensureTableStream(dynamo, name)).toBe(arn);
+    const { consumer, handed } = recordingConsumer();
+    const poller = await startStreamPoller({ endpoint, tableName: name, ...fast, consumer });
+    try {
+      await putItems(name, ['a']);
+      await poller.drain();
+      expect(handed()).toEqual(['a']);
+    } finally {
+      await poller.close();
+    }
+  });
+
+  it("invokes the function through serverless-offline's Lambda API and reads its answer", async () => {
+    const received: { url: string; body: string }[] = [];
+    let reply: { status: number; headers?: Record<string, string>; body: string } = { status: 200, body: '' };
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        received.push({ url: request.url ?? '', body });
+        response.writeHead(reply.status, reply.headers ?? {});
+        response.end(reply.body);
+      });
+    });
+    const lambda = await listenOnLoopback(server);
+    const event = { Records: [{ eventID: '1', dynamodb: { SequenceNumber: '7' } }] } as DynamoDBStreamEvent;
+    try {
+      const consumer = lambdaApiConsumer(lambda.endpoint, 'wallet-auth-local-eventsPublish');
+      reply = { status: 200, body: JSON.stringify({ batchItemFailures: [{ itemIdentifier: '7' }] }) };
+      expect(await consumer(event)).toEqual({ batchItemFailures: [{ itemIdentifier: '7' }] });
+      expect(received[0]).toEqual({
+        url: '/2015-03-31/functions/wallet-auth-local-eventsPublish/invocations',
+        body: JSON.stringify(event),
+      });
+      reply = { status: 200, body: 'null' };
+      expect(await consumer(event)).toBeUndefined();
+      // The function threw: the whole batch again.
+      reply = { status: 200, headers: { 'X-Amz-Function-Error': 'Unhandled' }, body: '{"errorMessage":"boom"}' };
+      await expect(consumer(event)).rejects.toThrow(/function error/);
+      // Not served (yet): the batch waits, no try counted.
+      reply = { status: 404, body: '{"Message":"Function not found"}' };
+      await expect(consumer(event)).rejects.toBeInstanceOf(ConsumerUnavailableError);
+    } finally {
+      await lambda.close();
+    }
+    await expect(lambdaApiConsumer(lambda.endpoint, 'x')(event)).rejects.toBeInstanceOf(ConsumerUnavailableError);
+  });
+
+  it('counts no try while the consumer is unavailable', async () => {
+    const table = await streamTable();
+    let calls = 0;
+    const givenUp: unknown[] = [];
+    await putItems(table, ['a']);
+    const poller = await startStreamPoller({
+      endpoint,
+      tableName: table,
+      ...fast,
+      retryMaxMs: 5,
+      maxAttempts: 2,
+      onGiveUp: (records) => {
+        givenUp.push(...records);
+      },
+      consumer: async () => {
+        if (++calls <= 3) throw new ConsumerUnavailableError('not up yet');
+        return { batchItemFailures: [] };
+      },
+    });
+    try {
+      await poller.drain();
+      expect(calls).toBe(4);
+      expect(givenUp).toEqual([]);
+    } finally {
+      await poller.close();
     }
   });
 });
