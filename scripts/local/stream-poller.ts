@@ -11,6 +11,7 @@ import {
   GetShardIteratorCommand,
   type Shard,
   type _Record as StreamRecord,
+  TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, AttributeValue as LambdaAttributeValue } from 'aws-lambda';
 import { DUMMY_CREDENTIALS } from '../../lib/aws/clients.js';
@@ -220,14 +221,20 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     const known = iterators.get(shardId);
     if (known) return known;
     const after = checkpoint.shards[shardId]?.sequenceNumber;
-    const { ShardIterator } = await client.send(
-      new GetShardIteratorCommand({
-        StreamArn: streamArn,
-        ShardId: shardId,
-        ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
-      }),
-    );
-    return ShardIterator;
+    const position = after
+      ? ({ ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } as const)
+      : ({ ShardIteratorType: 'TRIM_HORIZON' } as const);
+    try {
+      return (await client.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ...position }))).ShardIterator;
+    } catch (error) {
+      if (!(error instanceof TrimmedDataAccessException)) throw error;
+      // The checkpoint is older than the stream keeps (24 hours): what came after it is gone.
+      log(`records of shard ${shardId} after ${after} were trimmed from the stream (older than 24 hours): reading from its oldest`);
+      const { ShardIterator } = await client.send(
+        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }),
+      );
+      return ShardIterator;
+    }
   }
 
   function answered(shardId: string, record: DynamoDBRecord): void {
