@@ -149,6 +149,19 @@ export interface Config {
     /** That window, in seconds, opened by the first wrong code. */
     failureWindowSeconds: number;
   };
+  /** The events of API contract 3.13, put on an EventBridge bus by the publisher (lib/events). */
+  events: {
+    /** The bus (EVENT_BUS_NAME); only the publisher needs it. */
+    busName: string | undefined;
+    /** Only for tests and emulators: one endpoint that answers EventBridge and the dead-letter queue's SQS. */
+    endpoint: string | undefined;
+    /** The queue that keeps what could not be put (EVENTS_DLQ_URL). */
+    deadLetterQueueUrl: string | undefined;
+    /** Milliseconds before one PutEvents attempt is abandoned. */
+    timeoutMs: number;
+    /** Puts of one batch of entries, the first included, before what still fails goes to the dead-letter queue. */
+    maxAttempts: number;
+  };
   sms: {
     /** "sns" sends through Amazon SNS; "outbox" appends to a local file (npm start). */
     sender: 'sns' | 'outbox';
@@ -414,6 +427,13 @@ export function readConfig(env: Environment = process.env): Config {
       failuresPerPhone: read.integer('OTP_FAILURES_PER_PHONE', 10, { min: 1 }),
       failureWindowSeconds: read.integer('OTP_FAILURE_WINDOW_SECONDS', 24 * 3600, { min: 1 }),
     },
+    events: {
+      busName: read.optional('EVENT_BUS_NAME'),
+      endpoint: read.optional('EVENTBRIDGE_ENDPOINT'),
+      deadLetterQueueUrl: read.optional('EVENTS_DLQ_URL'),
+      timeoutMs: read.integer('EVENTS_TIMEOUT_MS', 2000, { min: 1 }),
+      maxAttempts: read.integer('EVENTS_MAX_ATTEMPTS', 5, { min: 1 }),
+    },
     sms: {
       sender: read.oneOf('SMS_SENDER', ['sns', 'outbox'] as const, local ? 'outbox' : 'sns'),
       outboxFile: read.text('SMS_OUTBOX_FILE', '.data/sms-outbox.jsonl'),
@@ -438,7 +458,7 @@ export function readConfig(env: Environment = process.env): Config {
     },
   };
   config.dummyCredentials =
-    Boolean(config.dynamodbEndpoint || config.sms.snsEndpoint || config.sms.sqsEndpoint || config.ssmEndpoint) &&
+    Boolean(config.dynamodbEndpoint || config.sms.snsEndpoint || config.sms.sqsEndpoint || config.ssmEndpoint || config.events.endpoint) &&
     !read.text('AWS_ACCESS_KEY_ID');
   if (config.deadlineMarginMs >= config.functionTimeoutMs) {
     read.problems.push('DEADLINE_MARGIN_MS must be less than FUNCTION_TIMEOUT_SECONDS');

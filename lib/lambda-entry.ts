@@ -6,6 +6,7 @@ import { failureBody } from './http/envelope.js';
 import { answerFailure, failureOf, serviceUnavailable } from './http/failures.js';
 import type { InvokedHandler } from './invoke/invoked-handler.js';
 import { allAgain, type QueueHandler } from './invoke/queue-handler.js';
+import { allRecordsAgain, type StreamHandler } from './invoke/stream-handler.js';
 import { createLogger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 
@@ -50,6 +51,11 @@ export function invokedFunction<Data>(build: (app: App) => InvokedHandler<Data>)
 /** A function an SQS queue invokes: every batch goes back when it cannot start. */
 export function queueFunction(build: (app: App) => QueueHandler): QueueHandler {
   return started<QueueHandler>(build, () => async (event) => allAgain(event));
+}
+
+/** A function the table's stream invokes: every batch comes again when it cannot start. */
+export function streamFunction(build: (app: App) => StreamHandler): StreamHandler {
+  return started<StreamHandler>(build, () => async (event) => allRecordsAgain(event));
 }
 
 /** A function an EventBridge schedule invokes: every run fails (the function's Errors alarm) when it cannot start. */

@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 /** Emulators accept any credentials; these keep the SDK from looking for real ones. */
 export const DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-type AwsService = 'dynamodb' | 'sns' | 'ssm' | 'sqs';
+type AwsService = 'dynamodb' | 'sns' | 'ssm' | 'sqs' | 'events';
 
 export type AwsConfig = Pick<
   Config,
@@ -21,7 +21,9 @@ export type AwsConfig = Pick<
   | 'ssmEndpoint'
   | 'ssmTimeoutMs'
   | 'ssmMaxAttempts'
-> & { sms: Pick<Config['sms'], 'snsEndpoint' | 'sqsEndpoint' | 'timeoutMs' | 'maxAttempts'> };
+> & { sms: Pick<Config['sms'], 'snsEndpoint' | 'sqsEndpoint' | 'timeoutMs' | 'maxAttempts'> } & {
+  events?: Pick<Config['events'], 'endpoint' | 'timeoutMs'>;
+};
 
 /** What the factory hands every client's constructor. */
 interface AwsClientOptions {
@@ -41,6 +43,10 @@ function settingsOf(config: AwsConfig, service: AwsService): { endpoint: string 
     // Queuing a text takes what sending one did: the same budget inside the request.
     case 'sqs':
       return { endpoint: config.sms.sqsEndpoint, timeoutMs: config.sms.timeoutMs, maxAttempts: config.sms.maxAttempts };
+    // The publisher's EventBridge and dead-letter queue: one emulator locally; its own retries of
+    // partly failed batches come on top of the SDK's attempts (lib/events/publisher.ts).
+    case 'events':
+      return { endpoint: config.events?.endpoint, timeoutMs: config.events?.timeoutMs ?? 2000, maxAttempts: 3 };
     case 'ssm':
       return { endpoint: config.ssmEndpoint, timeoutMs: config.ssmTimeoutMs, maxAttempts: config.ssmMaxAttempts };
   }

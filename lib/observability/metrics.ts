@@ -19,7 +19,10 @@ export type MetricName =
   | 'codes_failed'
   | 'limited'
   | 'deletions_requested'
-  | 'accounts_erased';
+  | 'accounts_erased'
+  | 'events_published'
+  | 'events_put_again'
+  | 'events_dead_lettered';
 
 /** The limits a `limited` metric and audit event name (docs/security.md, "Every limit"). */
 export type LimitName =
@@ -53,6 +56,11 @@ export class Metrics {
       return;
     }
     this.emf.addMetric(name, MetricUnit.Count, 1);
+  }
+
+  /** Counts several at once (a batch's events); nothing for none. */
+  add(name: MetricName, value: number): void {
+    if (value > 0) this.emf.addMetric(name, MetricUnit.Count, value);
   }
 
   /** Writes what the request counted as one EMF log line, if it counted anything. */

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, Context, SQSRecord } from 'aws-lambda';
 import { accountsEraseHandler } from '../../functions/accounts-erase.js';
+import { eventsPublishHandler } from '../../functions/events-publish.js';
 import { handler as notFound } from '../../functions/not-found.js';
 import { redeemAuthorizationHandler } from '../../functions/redeem-authorization.js';
 import { smsSendHandler } from '../../functions/sms-send.js';
@@ -14,6 +15,7 @@ import type { Config } from '../../lib/config.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import type { InvokedHandler } from '../../lib/invoke/invoked-handler.js';
 import type { QueueHandler } from '../../lib/invoke/queue-handler.js';
+import type { StreamHandler } from '../../lib/invoke/stream-handler.js';
 import { operatorRegistration, userRegister } from '../../lib/registration/user-register.js';
 import { userRegisterBody } from '../../lib/registration/user-register-input.js';
 import { toE164 } from '../../lib/users/phone-plan.js';
@@ -37,6 +39,8 @@ export interface InProcessService {
   queued: { smsSend: QueueHandler };
   /** The functions a schedule invokes. */
   scheduled: { accountsErase: ReturnType<typeof accountsEraseHandler> };
+  /** The functions the table's stream invokes: built on first use, as only a service given a bus (EVENT_BUS_NAME) has one. */
+  streamed: { readonly eventsPublish: StreamHandler };
   /** The discovery document and the JWKS (no CompanyID). */
   wellKnown: LambdaHttpHandler;
 }
@@ -63,6 +67,7 @@ const httpFunctions = Object.fromEntries(
 export function inProcessService(config: Config, parts: AppParts & { clock?: AdjustableClock } = {}): InProcessService {
   const clock = parts.clock ?? new AdjustableClock();
   const app = createApp(config, { clock, ...parts });
+  let eventsPublish: StreamHandler | undefined;
   return {
     app,
     clock,
@@ -81,6 +86,12 @@ export function inProcessService(config: Config, parts: AppParts & { clock?: Adj
     },
     queued: {
       smsSend: smsSendHandler(app),
+    },
+    streamed: {
+      get eventsPublish() {
+        eventsPublish ??= eventsPublishHandler(app);
+        return eventsPublish;
+      },
     },
     wellKnown: wellKnownHandler(app),
   };

@@ -1,0 +1,55 @@
+import type { SessionEndReason } from '../store/session-store.js';
+
+// The events the rest of the wallet can act on (API contract 3.13): what each one's `detail`
+// holds. Never a personal value, a token, a code, a PIN or a hash: ids, names of fields, reasons
+// and times only. docs/events.md gives each as a JSON Schema, which a test checks against these.
+
+/** The `source` of every event this service puts on the bus. */
+export const EVENT_SOURCE = 'wallet.auth';
+
+/** Every event's detail holds these. */
+export interface EventBase {
+  /** Unique per change: the same change published twice has the same id, so a subscriber drops the second. */
+  event_id: string;
+  company_id: string;
+  user_id: string;
+  /** UNIX milliseconds of the change. */
+  occurred_at: number;
+}
+
+/** The fields each detail-type adds to the base. */
+export interface EventFields {
+  'user.registered': Record<string, never>;
+  /** The names of the fields that changed, never their values. */
+  'user.profile_updated': { changed: string[] };
+  'user.phone_changed': Record<string, never>;
+  'user.disabled': Record<string, never>;
+  /** UNIX seconds from which the account may be erased, as the deletion answered. */
+  'user.deleted': { erase_after: number };
+  'user.restored': Record<string, never>;
+  'user.erased': Record<string, never>;
+  'device.added': Record<string, never>;
+  'device.removed': Record<string, never>;
+  /** `sid` is the access token's claim: a verifier refuses that session's tokens from now on. */
+  'session.ended': { sid: string; reason: SessionEndReason };
+  'pin.locked': { pin_type: 'login' | 'transaction' };
+}
+
+export type EventType = keyof EventFields;
+
+export const EVENT_TYPES = [
+  'user.registered',
+  'user.profile_updated',
+  'user.phone_changed',
+  'user.disabled',
+  'user.deleted',
+  'user.restored',
+  'user.erased',
+  'device.added',
+  'device.removed',
+  'session.ended',
+  'pin.locked',
+] as const satisfies readonly EventType[];
+
+/** One event as the publisher puts it: its detail-type and detail. */
+export type WalletEvent = { [Type in EventType]: { type: Type; detail: EventBase & EventFields[Type] } }[EventType];

@@ -1,0 +1,126 @@
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord, AttributeValue as StreamAttributeValue } from 'aws-lambda';
+import { SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY } from '../store/keys.js';
+import { SESSION_END_REASONS, type SessionEndReason } from '../store/session-store.js';
+import { UserStatus } from '../users/user-status.js';
+import type { EventBase, WalletEvent } from './event-types.js';
+
+// The events of API contract 3.13 read from the table's stream: each is what one committed write
+// changed, seen in the item's images before and after. So a refused or failed request, which
+// wrote nothing, has none, and a committed one has its event however the function that wrote it
+// ended: the stream holds the write, not the function. Ending a session marks its item with why
+// (lib/store/session-store.ts), which is how session.ended knows its reason.
+
+/** A user's own item, a session or a device of theirs: C#<company>#USER#<user>. */
+const USER_PARTITION = /^C#([^#]+)#USER#([^#]+)$/;
+const PIN_TRIES = /^PINTRIES#(login|transaction)$/;
+
+/** The fields of the profile a user changes (API contract 3.11): user.profile_updated names them. */
+const PROFILE_FIELDS = ['first_name', 'last_name', 'email', 'image', 'birth_date', 'location_point'] as const;
+
+type Image = Record<string, unknown>;
+
+function imageOf(image: { [key: string]: StreamAttributeValue } | undefined): Image | undefined {
+  // The stream's AttributeValue is DynamoDB's own JSON, the shape unmarshall takes.
+  return image ? unmarshall(image as Parameters<typeof unmarshall>[0]) : undefined;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The events one stream record stands for (most stand for none). Each event's id is the record's
+ * id, with its place when a record stands for more than one: a record delivered again (Lambda
+ * retries a batch) gives the same ids.
+ */
+export function eventsOfRecord(record: DynamoDBRecord): WalletEvent[] {
+  const keys = imageOf(record.dynamodb?.Keys);
+  const match = typeof keys?.pk === 'string' ? USER_PARTITION.exec(keys.pk) : null;
+  if (!match || typeof keys?.sk !== 'string' || !record.eventID) return [];
+  const [, companyId, userId] = match as unknown as [string, string, string];
+  const sk = keys.sk;
+  const before = imageOf(record.dynamodb?.OldImage);
+  const after = imageOf(record.dynamodb?.NewImage);
+  const recordedAt = Math.round(Number(record.dynamodb?.ApproximateCreationDateTime ?? 0) * 1000);
+  const found: Array<{ type: WalletEvent['type']; fields?: Record<string, unknown>; at?: number }> = [];
+
+  if (sk === USER_SORT_KEY) {
+    const at = userChangeTime(before, after);
+    found.push(...userChanges(record.eventName, before, after).map((change) => ({ ...change, at })));
+  } else if (sk.startsWith(SESSION_PREFIX)) {
+    const ended = sessionEnded(before, after);
+    if (ended) found.push({ type: 'session.ended', fields: { sid: sk.slice(SESSION_PREFIX.length), reason: ended.reason }, at: ended.at });
+  } else if (sk.startsWith(USER_DEVICE_PREFIX)) {
+    if (record.eventName === 'INSERT') found.push({ type: 'device.added', at: secondsToMs(after?.created_at) });
+    // DynamoDB's own deletions (TTL) are no removal by anyone; a device has no TTL, but a stray one would not be news.
+    if (record.eventName === 'REMOVE' && record.userIdentity?.type !== 'Service') found.push({ type: 'device.removed' });
+  } else {
+    const pin = PIN_TRIES.exec(sk);
+    if (pin && after?.locked_at !== undefined && before?.locked_at === undefined) {
+      found.push({ type: 'pin.locked', fields: { pin_type: pin[1] }, at: secondsToMs(after.locked_at) });
+    }
+  }
+
+  return found.map(({ type, fields, at }, index) => {
+    const base: EventBase = {
+      event_id: index === 0 ? record.eventID! : `${record.eventID}.${index}`,
+      company_id: companyId,
+      user_id: userId,
+      occurred_at: at ?? recordedAt,
+    };
+    return { type, detail: { ...base, ...fields } } as WalletEvent;
+  });
+}
+
+/** Epoch seconds as UNIX milliseconds; undefined for anything else. */
+function secondsToMs(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined;
+}
+
+/**
+ * When the write of a user's item happened, by the item's own clock (to the second): the stream's
+ * record time is to the second in AWS and to the minute in DynamoDB Local. Undefined: the record's.
+ */
+function userChangeTime(before: Image | undefined, after: Image | undefined): number | undefined {
+  if (!after) return undefined;
+  if (after.erased_at !== undefined && before?.erased_at === undefined) return secondsToMs(after.erased_at);
+  if (!before) return secondsToMs(after.created_at);
+  return before.updated_at !== after.updated_at ? secondsToMs(after.updated_at) : undefined;
+}
+
+/** What a write of a user's own item changed that the wallet acts on. */
+function userChanges(
+  eventName: DynamoDBRecord['eventName'],
+  before: Image | undefined,
+  after: Image | undefined,
+): Array<{ type: WalletEvent['type']; fields?: Record<string, unknown> }> {
+  if (eventName === 'INSERT') return after ? [{ type: 'user.registered' }] : [];
+  if (eventName !== 'MODIFY' || !before || !after) return [];
+  const from = before.status_id;
+  const to = after.status_id;
+  if (from !== to) {
+    if (to === UserStatus.DISABLED) return [{ type: 'user.disabled' }];
+    if (to === UserStatus.DELETION_REQUESTED) return [{ type: 'user.deleted', fields: { erase_after: after.erase_after } }];
+    if (to === UserStatus.ERASED) return [{ type: 'user.erased' }];
+    if (from === UserStatus.DELETION_REQUESTED && to === UserStatus.ACTIVE) return [{ type: 'user.restored' }];
+    // A reclaim (3) is told by the holder's sessions that end; nothing else moves a status.
+    return [];
+  }
+  // An erased account's last step strips its data: no change of the user's own.
+  if (to === UserStatus.ERASED) return [];
+  const changes: Array<{ type: WalletEvent['type']; fields?: Record<string, unknown> }> = [];
+  if (before.phone_e164 !== after.phone_e164) changes.push({ type: 'user.phone_changed' });
+  const changed = PROFILE_FIELDS.filter((field) => !same(before[field], after[field]));
+  if (changed.length) changes.push({ type: 'user.profile_updated', fields: { changed } });
+  return changes;
+}
+
+/** A session that was live and now is marked ended: why and when. A session past its time ends with no event. */
+function sessionEnded(before: Image | undefined, after: Image | undefined): { reason: SessionEndReason; at: number } | undefined {
+  if (!before || !after || before.ended_reason !== undefined || after.ended_reason === undefined) return undefined;
+  const reason = after.ended_reason as SessionEndReason;
+  const at = Number(after.ended_at_ms);
+  if (!SESSION_END_REASONS.includes(reason) || !Number.isFinite(at)) return undefined;
+  // expires_at (epoch seconds) is the earlier of its lifetime and its idle limit: past it, it had already run out.
+  if (typeof before.expires_at === 'number' && before.expires_at * 1000 <= at) return undefined;
+  return { reason, at };
+}

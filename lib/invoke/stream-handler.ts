@@ -1,0 +1,36 @@
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { App } from '../app-context.js';
+
+// A function the table's stream invokes (functions/events-publish.ts). It answers the first record
+// to hand again as a batch item failure (ReportBatchItemFailures): Lambda's event source then
+// hands that record and every later one of the shard again, never the ones before. It never
+// throws: a throw would hand the whole batch again, what was already done included.
+
+export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
+
+/** Handles a batch by `deadlineMs` (app.timer time); answers the sequence number to go on from, if any. */
+type HandleRecords = (records: DynamoDBRecord[], deadlineMs: number) => Promise<string | undefined>;
+
+/** The whole batch again, from its first record. */
+export const allRecordsAgain = (event: DynamoDBStreamEvent): DynamoDBBatchResponse => {
+  const first = event.Records[0]?.dynamodb?.SequenceNumber;
+  return { batchItemFailures: first ? [{ itemIdentifier: first }] : [] };
+};
+
+export function streamHandler(app: App, handle: HandleRecords): StreamHandler {
+  return async (event, context) => {
+    app.logger.addContext(context);
+    app.metrics.startRequest(context.awsRequestId);
+    try {
+      const deadlineMs = app.timer.now() + context.getRemainingTimeInMillis() - app.config.deadlineMarginMs;
+      const again = await handle(event.Records, deadlineMs);
+      return { batchItemFailures: again ? [{ itemIdentifier: again }] : [] };
+    } catch (error) {
+      app.logger.error('batch failed; every record comes again', { error: error as Error });
+      return allRecordsAgain(event);
+    } finally {
+      app.metrics.publish();
+      app.logger.resetKeys();
+    }
+  };
+}

@@ -1,0 +1,297 @@
+// The events of API contract 3.13, end to end on this machine's real parts: the service writes to
+// DynamoDB Local, the table's stream is read as Lambda's event source reads it, the publisher puts
+// the events with the real EventBridge client on a loopback EventBridge, and what it cannot put
+// goes with the real SQS client to the dead-letter queue. Every event is the change a committed
+// write made; a refused request has none; a function that dies after its write still has its event.
+
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Company } from '../../lib/companies/companies.js';
+import { main as disableUser } from '../../scripts/disable-user.js';
+import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
+import { type DeliveredEvent, type FakeEventBridge, startFakeEventBridge } from '../../scripts/local/eventbridge-fake.js';
+import { type StreamPoller, startStreamPoller } from '../../scripts/local/stream-poller.js';
+import { main as restoreUser } from '../../scripts/restore-user.js';
+import { otpLogin, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
+import {
+  type Account,
+  type InProcessService,
+  invoke,
+  lambdaContext,
+  logIn,
+  newCompany,
+  outboxMessages,
+  provePhone,
+  randomPhoneNumber,
+  runOperator,
+  sampleRegistration,
+  sessionIdOf,
+  signUp,
+  testEnvironment,
+  testService,
+} from '../helpers.js';
+
+const SETTINGS = { EVENT_BUS_NAME: 'wallet-auth-test', ACCOUNT_ERASE_AFTER_DAYS: '0' };
+let table: string;
+let fake: FakeEventBridge;
+let service: InProcessService;
+let poller: StreamPoller;
+let company: Company;
+
+beforeAll(async () => {
+  const endpoint = inject('dynamodbEndpoint');
+  // A table of this file's own: its stream holds this file's writes only.
+  table = await createOwnTable(endpoint, 'wallet-auth-events');
+  fake = await startFakeEventBridge({ busName: SETTINGS.EVENT_BUS_NAME });
+  service = testService({ ...SETTINGS, EVENTBRIDGE_ENDPOINT: fake.endpoint, EVENTS_DLQ_URL: fake.queueUrl }, { tableName: table });
+  const publish = service.streamed.eventsPublish;
+  poller = await startStreamPoller({
+    endpoint,
+    tableName: table,
+    consumer: (event) => publish(event, lambdaContext(30_000)),
+    idleMs: 25,
+    retryBaseMs: 20,
+    retryMaxMs: 200,
+    maxAttempts: 1000,
+  });
+  company = await newCompany(service);
+});
+
+afterAll(async () => {
+  await poller?.close();
+  await fake?.close();
+});
+
+const headers = (authorization?: string) => ({ CompanyID: company.company_id, ...(authorization ? { Authorization: authorization } : {}) });
+const post = (name: keyof InProcessService['handlers'], authorization: string | undefined, body: Record<string, unknown>) =>
+  invoke(service.handlers[name], { path: `/${name}`, headers: headers(authorization), body });
+const operator = (main: typeof disableUser, args: string[]) => runOperator(main, args, testEnvironment(SETTINGS, { tableName: table }));
+
+/** Every event published so far for a user of this file's company, once each (as a subscriber keeps them). */
+async function eventsOf(userId: string): Promise<DeliveredEvent[]> {
+  await poller.drain(20_000);
+  const seen = new Set<string>();
+  return fake.events.filter((event) => {
+    const detail = event.detail as { company_id: string; user_id: string; event_id: string };
+    if (detail.company_id !== company.company_id || detail.user_id !== userId || seen.has(detail.event_id)) return false;
+    seen.add(detail.event_id);
+    return true;
+  });
+}
+
+const summary = (events: DeliveredEvent[]) =>
+  events.map((event) => {
+    const { event_id: _id, company_id: _company, user_id: _user, occurred_at: _at, ...fields } = event.detail;
+    return { type: event['detail-type'], ...fields };
+  });
+
+/** A login once the send interval has passed since the last one. */
+function nextLogIn(account: Account): Promise<string> {
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  return logIn(service, company, account);
+}
+
+/** A session begun by an OTP login just now. */
+async function freshSession(account: Account): Promise<string> {
+  const login = await otpLogin(service, company, account);
+  if (login.status !== 200) throw new Error(`OTP login answered ${login.status}`);
+  return `Token ${login.body.data.token.token}`;
+}
+
+describe('the events of a user’s life (API contract 3.13)', () => {
+  it('are exactly the committed changes, with the fields of 3.13 and no personal value', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const used: string[] = [account.authorization, account.refreshToken, PINS.login_pin, PINS.transaction_pin, device.publicKey];
+    for (const field of ['phone_number', 'email', 'first_name', 'last_name', 'password']) used.push(String(account.registration[field]));
+
+    // A profile change; a refused one (a field the user may not change) writes nothing.
+    expect(
+      (await post('userProfileUpdate', account.authorization, { first_name: 'Ravindra', image: 'https://example.com/r.png' })).status,
+    ).toBe(200);
+    expect((await post('userProfileUpdate', account.authorization, { status_id: 2 })).status).toBe(400);
+    used.push('Ravindra');
+
+    // A second session, logged out.
+    const second = await nextLogIn(account);
+    expect((await post('logout', second, {})).status).toBe(200);
+    expect((await post('logout', second, {})).status).toBe(401);
+
+    // The login PIN locked by wrong PINs on the device.
+    for (let attempt = 0; attempt < service.app.config.pinMaxFailures; attempt++) await pinLogin(service, company, device, '0000');
+
+    // A new number: fresh proof of the holder and of the number; the other sessions end.
+    const fresh = await freshSession(account);
+    const newNumber = randomPhoneNumber();
+    used.push(newNumber, `+1${newNumber}`);
+    const proof = await provePhone(service, company, newNumber, { authorization: fresh });
+    expect(
+      (await post('userPhoneChange', fresh, { dial_code: '+1', phone_number: newNumber, phone_verification_token: proof })).status,
+    ).toBe(200);
+    for (const message of outboxMessages(service.app.config.sms.outboxFile, `+1${newNumber}`))
+      used.push(message.match(/\d{4,8}/)?.[0] ?? '');
+
+    // A PIN login on the device (the OTP login opened the PIN), then the device removed: its session ends.
+    const onDevice = await pinLogin(service, company, device, PINS.login_pin);
+    expect(onDevice.status).toBe(200);
+    const deviceSession = `Token ${onDevice.body.data.token.token}`;
+    expect((await post('devicesRemove', fresh, { device_key: device.deviceKey })).status).toBe(200);
+
+    // The login PIN changed from the fresh session: another session ends.
+    const moved = { ...account, registration: { ...account.registration, phone_number: newNumber } };
+    const third = await nextLogIn(moved);
+    expect((await post('changePin', fresh, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8642' })).status).toBe(200);
+
+    // Deleted (every session ends), restored by the operator, deleted again and erased.
+    const beforeDelete = await freshSession(moved);
+    expect((await post('userDelete', beforeDelete, {})).status).toBe(200);
+    expect((await operator(restoreUser, ['--company', company.company_id, '--user', account.userId])).code).toBe(0);
+    expect((await post('userDelete', await freshSession(moved), {})).status).toBe(200);
+    service.clock.advance(1);
+    await service.scheduled.accountsErase({}, lambdaContext(60_000));
+
+    const events = await eventsOf(account.userId);
+    const sid = (authorization: string) => sessionIdOf(authorization);
+    const expected = [
+      { type: 'user.registered' },
+      { type: 'device.added' },
+      { type: 'user.profile_updated', changed: ['first_name', 'image'] },
+      { type: 'session.ended', sid: sid(second), reason: 'logout' },
+      { type: 'pin.locked', pin_type: 'login' },
+      { type: 'user.phone_changed' },
+      { type: 'session.ended', sid: sid(account.authorization), reason: 'phone_changed' },
+      { type: 'device.removed' },
+      { type: 'session.ended', sid: sid(deviceSession), reason: 'device_removed' },
+      { type: 'session.ended', sid: sid(third), reason: 'pin_changed' },
+      { type: 'user.deleted', erase_after: expect.any(Number) },
+      { type: 'session.ended', sid: sid(fresh), reason: 'deleted' },
+      { type: 'session.ended', sid: sid(beforeDelete), reason: 'deleted' },
+      { type: 'user.restored' },
+      { type: 'user.deleted', erase_after: expect.any(Number) },
+      { type: 'session.ended', sid: expect.stringMatching(/^[0-9a-f]{32}$/), reason: 'deleted' },
+      { type: 'user.erased' },
+    ];
+    // Order is per user only as far as occurred_at says (3.13): compared as a set, each once.
+    expect(summary(events)).toHaveLength(expected.length);
+    expect(summary(events)).toEqual(expect.arrayContaining(expected));
+    for (const event of events) {
+      expect(event).toMatchObject({ source: 'wallet.auth', 'detail-type': expect.any(String) });
+      expect(event.detail).toMatchObject({
+        event_id: expect.any(String),
+        company_id: company.company_id,
+        user_id: account.userId,
+        occurred_at: expect.any(Number),
+      });
+    }
+    expect(new Set(events.map((event) => event.detail.event_id)).size).toBe(events.length);
+    // Nothing the walk-through sent or was sent is in any event.
+    const published = JSON.stringify(fake.events);
+    for (const value of used.filter((value) => value.length >= 4)) expect(published, value).not.toContain(value);
+  });
+
+  it('tells a disable, a PIN change, a reused refresh token and a reclaim by the sessions they end', async () => {
+    const disabled = await signUp(service, company);
+    expect((await operator(disableUser, ['--company', company.company_id, '--user', disabled.userId])).code).toBe(0);
+
+    const reused = await signUp(service, company);
+    const refresh = (token: string) => post('tokenRefresh', undefined, { refresh_token: token });
+    expect((await refresh(reused.refreshToken)).status).toBe(200);
+    expect((await refresh(reused.refreshToken)).status).toBe(401);
+
+    const holder = await signUp(service, company);
+    const phone = String(holder.registration.phone_number);
+    const proof = await provePhone(service, company, phone);
+    const taker = await post('userRegister', undefined, sampleRegistration({ phone_number: phone, phone_verification_token: proof }));
+    expect(taker.status).toBe(200);
+
+    expect(summary(await eventsOf(disabled.userId))).toEqual([
+      { type: 'user.registered' },
+      { type: 'user.disabled' },
+      { type: 'session.ended', sid: sessionIdOf(disabled.authorization), reason: 'disabled' },
+    ]);
+    expect(summary(await eventsOf(reused.userId))).toEqual([
+      { type: 'user.registered' },
+      { type: 'session.ended', sid: sessionIdOf(reused.authorization), reason: 'refresh_reuse' },
+    ]);
+    expect(summary(await eventsOf(holder.userId))).toEqual([
+      { type: 'user.registered' },
+      { type: 'session.ended', sid: sessionIdOf(holder.authorization), reason: 'reclaimed' },
+    ]);
+    expect(summary(await eventsOf(taker.body.data.user_id))).toEqual([{ type: 'user.registered' }]);
+  });
+
+  it('has the event of a change whose function died right after its write, and none for a write refused', async () => {
+    const [account, other] = [await signUp(service, company), await signUp(service, company)];
+    const client = service.app.table.client;
+    const send = client.send.bind(client);
+    // The transaction commits, then the function dies before it answers (or could publish anything).
+    client.send = (async (command: { constructor: { name: string } }) => {
+      const result = await send(command as never);
+      if (command.constructor.name === 'TransactWriteCommand') throw new Error('the function died after its write');
+      return result;
+    }) as typeof client.send;
+    let died: Awaited<ReturnType<typeof post>>;
+    try {
+      died = await post('userProfileUpdate', account.authorization, { email: `moved.${randomPhoneNumber()}@example.com` });
+    } finally {
+      client.send = send;
+    }
+    expect(died.status).toBeGreaterThanOrEqual(500);
+    // Refused by the transaction's condition (the email is another user's): nothing committed.
+    const taken = await post('userProfileUpdate', account.authorization, { email: other.registration.email });
+    expect(taken.status).toBe(409);
+    expect(summary(await eventsOf(account.userId))).toEqual([
+      { type: 'user.registered' },
+      { type: 'user.profile_updated', changed: ['email'] },
+    ]);
+  });
+});
+
+describe('the publisher', () => {
+  it('puts again what EventBridge throttled or refused in part, each event once', async () => {
+    // Fewer failures than an entry's attempts (EVENTS_MAX_ATTEMPTS, 5), however they fall.
+    fake.faults.failNextCalls = 2;
+    fake.faults.failNextEntries = 2;
+    const accounts = await Promise.all(Array.from({ length: 6 }, () => signUp(service, company)));
+    await poller.drain(20_000);
+    expect(fake.deadLetters.map((letter) => letter.body)).toEqual([]);
+    for (const account of accounts) expect(summary(await eventsOf(account.userId))).toEqual([{ type: 'user.registered' }]);
+    expect(fake.faults.failNextCalls).toBe(0);
+    expect(fake.faults.failNextEntries).toBe(0);
+    const ids = fake.events.map((event) => event.detail.event_id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('sends what EventBridge keeps refusing to the dead-letter queue, as it would be put', async () => {
+    const before = fake.deadLetters.length;
+    fake.faults.failEntry = () => 'InternalFailure';
+    let account: Account;
+    try {
+      account = await signUp(service, company);
+      await poller.drain(20_000);
+    } finally {
+      fake.faults.failEntry = undefined;
+    }
+    const letters = fake.deadLetters.slice(before).map((letter) => JSON.parse(letter.body));
+    expect(letters).toEqual([
+      expect.objectContaining({
+        error: 'InternalFailure',
+        entry: expect.objectContaining({ Source: 'wallet.auth', DetailType: 'user.registered', EventBusName: SETTINGS.EVENT_BUS_NAME }),
+      }),
+    ]);
+    expect(JSON.parse(letters[0].entry.Detail)).toMatchObject({ user_id: account!.userId, event_id: letters[0].event_id });
+    expect(await eventsOf(account!.userId)).toEqual([]);
+  });
+
+  it('hands a record again when neither the bus nor the dead-letter queue takes its events, and loses none', async () => {
+    fake.faults.failEntry = () => 'ThrottlingException';
+    fake.faults.failNextDeadLetterCalls = 1_000_000;
+    const account = await signUp(service, company);
+    // Several rounds go by with the record coming again; then the bus takes it.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const refusedCalls = fake.calls.putEvents;
+    fake.faults.failEntry = undefined;
+    fake.faults.failNextDeadLetterCalls = 0;
+    const events = await eventsOf(account.userId);
+    expect(summary(events)).toEqual([{ type: 'user.registered' }]);
+    expect(refusedCalls).toBeGreaterThan(3);
+  });
+});
