@@ -62,6 +62,17 @@ describe('the function bundles', () => {
     }
   });
 
+  it('hold the EventBridge and SQS clients in eventsPublish, and nothing of phones, tokens or languages; no other function the EventBridge client', () => {
+    const publisher = bundles.eventsPublish!;
+    expect(holds(publisher, 'node_modules/@aws-sdk/client-eventbridge/')).toBe(true);
+    expect(holds(publisher, 'node_modules/@aws-sdk/client-sqs/')).toBe(true);
+    // An event holds no personal value: the publisher parses no phone, signs or verifies no token, picks no text.
+    for (const library of ['node_modules/libphonenumber-js/', 'node_modules/jose/', 'node_modules/negotiator/', PHONE_PLAN])
+      expect(holds(publisher, library), library).toBe(false);
+    const withEventBridge = Object.keys(bundles).filter((name) => holds(bundles[name]!, 'node_modules/@aws-sdk/client-eventbridge/'));
+    expect(withEventBridge).toEqual(['eventsPublish']);
+  });
+
   it('carry the numbering plan as JSON.parse of a string, the same object the package ships', () => {
     const text = bundles.verifyOtp!.text;
     const start = text.indexOf('JSON.parse(\'{"version":');

@@ -7,9 +7,20 @@
 // privilege allows.
 import { randomInt, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  type GetRecordsCommandOutput,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
 import { BatchWriteCommand, DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SigningKeySources } from '../../lib/app.js';
+import { DUMMY_CREDENTIALS } from '../../lib/aws/clients.js';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { readConfig } from '../../lib/config.js';
@@ -57,6 +68,7 @@ import {
 import { pinTriesClear } from '../../lib/store/pin-store.js';
 import { AdjustableClock } from '../../scripts/local/adjustable-clock.js';
 import { newDeviceKeyPair } from '../../scripts/local/device-keys.js';
+import { startFakeEventBridge } from '../../scripts/local/eventbridge-fake.js';
 import { otpLogin, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
 import {
   type Account,
@@ -90,6 +102,9 @@ interface Granted {
   sms?: boolean;
   queue?: 'send' | 'consume';
   signingKeys?: 'sign' | 'verify';
+  events?: 'publish';
+  stream?: 'read';
+  deadLetters?: 'events';
 }
 const require = createRequire(import.meta.url);
 const permissions = require('../../serverless/permissions.cjs') as Record<string, Granted>;
@@ -108,6 +123,10 @@ interface Used {
   queue?: 'send' | 'consume';
   /** The signing key sets read: the public one only ("verify"), or the private one ("sign"). */
   signingKeys?: 'sign' | 'verify';
+  /** Events put on the bus; the table's stream read (by the function's event source); the events' dead-letter queue sent to. */
+  events?: 'publish';
+  stream?: 'read';
+  deadLetters?: 'events';
 }
 const used = new Map<string, Used>();
 let running: string | undefined;
@@ -329,6 +348,81 @@ const smsSend = (() => {
   return own.queued.smsSend;
 })();
 
+/** Where the table's stream stood before the flows: each open shard's iterator (DynamoDB Local). */
+type StreamStart = { streams: DynamoDBStreamsClient; iterators: string[] };
+async function streamStart(): Promise<StreamStart> {
+  const streams = new DynamoDBStreamsClient({ endpoint: inject('dynamodbEndpoint'), region: 'us-east-1', credentials: DUMMY_CREDENTIALS });
+  const { Table } = await service.app.table.client.send(new DescribeTableCommand({ TableName: config.tableName }));
+  const StreamArn = Table!.LatestStreamArn!;
+  const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn }));
+  const iterators: string[] = [];
+  for (const shard of StreamDescription!.Shards ?? []) {
+    if (shard.SequenceNumberRange?.EndingSequenceNumber) continue;
+    const { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({ StreamArn, ShardId: shard.ShardId!, ShardIteratorType: 'LATEST' }),
+    );
+    iterators.push(ShardIterator!);
+  }
+  return { streams, iterators };
+}
+
+/** The stream's records since `start`, of the flows' company only (other files write the same table). */
+async function streamRecordsSince(start: StreamStart, companyId: string): Promise<StreamRecord[]> {
+  const records: StreamRecord[] = [];
+  for (const first of start.iterators) {
+    let iterator: string | undefined = first;
+    while (iterator) {
+      const page: GetRecordsCommandOutput = await start.streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+      records.push(...(page.Records ?? []).filter((record) => record.dynamodb?.Keys?.pk?.S?.includes(companyId)));
+      if (!page.Records?.length) break;
+      iterator = page.NextShardIterator;
+    }
+  }
+  start.streams.destroy();
+  return records;
+}
+
+/**
+ * The events' publisher as the table's stream runs it, from an App of its own, on every change the
+ * flows committed (in batches of 100, as its event source hands them): noted as reading the stream,
+ * and as putting events and sending dead letters when the bus (a loopback one) saw it do so. The
+ * first entries fail, so what the bus refuses goes to the dead-letter queue.
+ */
+async function eventsFlows(start: StreamStart): Promise<void> {
+  const records = await streamRecordsSince(start, company.company_id);
+  const bus = await startFakeEventBridge({ busName: 'wallet-auth-test', faults: { failNextEntries: 2, entryError: 'InternalFailure' } });
+  try {
+    const own = inProcessService(
+      readConfig(
+        testEnvironment({
+          ...settings,
+          EVENT_BUS_NAME: 'wallet-auth-test',
+          EVENTBRIDGE_ENDPOINT: bus.endpoint,
+          EVENTS_DLQ_URL: bus.queueUrl,
+          EVENTS_MAX_ATTEMPTS: '1',
+        }),
+      ),
+      recordingParts(),
+    );
+    recordTableActions(own.app.table.client);
+    const publish = own.streamed.eventsPublish;
+    running = 'eventsPublish';
+    use()!.stream = 'read';
+    for (let at = 0; at < records.length; at += 100) {
+      const batch = records.slice(at, at + 100) as unknown as DynamoDBRecord[];
+      expect(await publish({ Records: batch }, lambdaContext())).toEqual({ batchItemFailures: [] });
+    }
+    if (bus.calls.putEvents > 0) use()!.events = 'publish';
+    if (bus.calls.deadLetter > 0) use()!.deadLetters = 'events';
+    // The flows' changes made events (registrations, logins, locks, a deletion...); the refused ones were set aside.
+    expect(bus.events.length).toBeGreaterThan(10);
+    expect(bus.deadLetters.length).toBeGreaterThan(0);
+  } finally {
+    running = undefined;
+    await bus.close();
+  }
+}
+
 /** The eraser a schedule runs, from an App of its own. */
 const accountsErase = (() => {
   const own = inProcessService(config, recordingParts());
@@ -401,6 +495,7 @@ async function storeSessions(account: Account, count: number, deviceKey?: string
 
 /** Every flow of the API, its refusals included, so each function takes each of its paths. */
 async function everyFlow(): Promise<void> {
+  const start = await streamStart();
   company = await newCompany(service);
   const referrer: Account = await signUp(recorded, company);
   // Registration: plain, referred, with a phone proof, and reclaiming a phone from an unproven holder.
@@ -549,6 +644,7 @@ async function everyFlow(): Promise<void> {
   await phoneChangeFlows();
   await pinFlows();
   await deletionFlows();
+  await eventsFlows(start);
 }
 
 /**
@@ -718,6 +814,9 @@ describe('the role of each function (serverless/permissions.cjs)', () => {
       expect(did.sms).toBe(granted.sms ?? false);
       expect(did.queue).toBe(granted.queue);
       expect(did.signingKeys).toBe(granted.signingKeys);
+      expect(did.events).toBe(granted.events);
+      expect(did.stream).toBe(granted.stream);
+      expect(did.deadLetters).toBe(granted.deadLetters);
     });
   }
 
@@ -745,6 +844,7 @@ describe('the role of each function (serverless/permissions.cjs)', () => {
         ...Object.keys(service.invoked),
         ...Object.keys(service.queued),
         ...Object.keys(service.scheduled),
+        ...Object.keys(service.streamed),
         'wellKnown',
       ].sort(),
     );
