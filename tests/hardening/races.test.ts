@@ -196,7 +196,8 @@ describe('sessions and reclaims', () => {
       ]);
       const items = await itemsOf(own);
       const holderSessions = items.filter(
-        (item) => item.pk === userKey(own.company_id, holder.userId).pk && item.sk.startsWith('SESSION#') && item.ended_reason === undefined,
+        (item) =>
+          item.pk === userKey(own.company_id, holder.userId).pk && item.sk.startsWith('SESSION#') && item.ended_reason === undefined,
       );
       if (registered.status === 200) {
         // Reclaimed: whatever the login got, no session of the holder survives, and the login's token (if any) fails.
