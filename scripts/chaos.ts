@@ -4,8 +4,11 @@
 // DynamoDB Local on a free loopback port behind the fault proxy, SNS as a loopback fake, the
 // service in this process. Among the flows: profile updates and phone changes (some racing for one
 // email or number), then the claims checked over the table (scripts/local/claim-check.ts): every
-// phone and email claimed by the user whose record has it, none by nobody, none twice. Prints the
-// figures; exits 1 on any wrong answer.
+// phone and email claimed by the user whose record has it, none by nobody, none twice. The table's
+// stream feeds the events' publisher, whose loopback EventBridge fails a share of its calls, entries
+// and dead-letter calls; after a drain the events (bus and dead letters, once per event_id) are
+// compared with the table (scripts/local/event-check.ts). Prints the figures; exits 1 on any wrong
+// answer or event problem.
 import { parseArgs } from 'node:util';
 import { runChaos } from './local/chaos-run.js';
 import { freePort, startLocalDynamoDb } from './local/dynamodb-local.js';
@@ -27,7 +30,10 @@ if (!Number.isInteger(seconds) || seconds < 1 || !(faults >= 0 && faults < 1) ||
 
 const dynamodb = await startLocalDynamoDb({ port: await freePort() });
 try {
-  console.log(`chaos: ${clients} clients for ${seconds} s, ${Math.round(faults * 100)} % of DynamoDB and SNS requests faulted`);
+  console.log(
+    `chaos: ${clients} clients for ${seconds} s, ${Math.round(faults * 100)} % of DynamoDB and SNS requests faulted; ` +
+      `events: ${Math.round((faults / 3) * 100)} % of PutEvents calls, ${Math.round((faults / 2) * 100)} % of entries and of dead-letter calls`,
+  );
   const started = Date.now();
   const report = await runChaos({ dynamodbEndpoint: dynamodb.endpoint, seconds, faults, clients, log: (line) => console.log(line) });
   console.log(

@@ -13,6 +13,8 @@ import { claimCheck } from './claim-check.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from './device-keys.js';
 import { createOwnTable, localClient } from './dynamodb-local.js';
 import { localEnvironment } from './environment.js';
+import { eventCheck, seenEvents } from './event-check.js';
+import { startFakeEventBridge } from './eventbridge-fake.js';
 import { SHARED_FAULTS, startFaultProxy } from './fault-proxy.js';
 import {
   type Answer,
@@ -21,10 +23,12 @@ import {
   type InProcessService,
   inProcessService,
   invoke,
+  lambdaContext,
   randomPhoneNumber,
   sampleRegistration,
 } from './in-process-service.js';
 import { startFakeSns } from './sns-fake.js';
+import { startStreamPoller } from './stream-poller.js';
 import { identityProblems, scanItems } from './table-snapshot.js';
 
 // Real flows under faults (issue 23): concurrent clients register (some referred, some twice,
@@ -37,6 +41,10 @@ import { identityProblems, scanItems } from './table-snapshot.js';
 // Idempotency-Key must come back with a definite first outcome, and the table must hold no
 // partial user, no phone twice, exact referral and unread counts, and every live token must work;
 // every phone and email claim held by the user whose record has it, and every user's claimed.
+// Meanwhile the table's stream feeds the events' publisher, whose bus (a loopback EventBridge)
+// fails a share of its calls, of its entries and of its dead-letter calls: after a drain, every
+// change the table proves has its event on the bus or in the dead-letter queue, and no event names
+// a change the table does not hold (scripts/local/event-check.ts).
 
 export interface ChaosOptions {
   dynamodbEndpoint: string;
@@ -78,6 +86,26 @@ export interface ChaosReport {
   accountChangesRetried: number;
   /** The claims checked afterwards (scripts/local/claim-check.ts) and the problems found. */
   claims: { phoneClaims: number; emailClaims: number; holders: number; problems: number };
+  /**
+   * The events (issue 31): the bus's faults, the publisher's calls, the stream batches handed again
+   * (a batch item failure or a thrown batch), and the check over the table afterwards.
+   */
+  events: {
+    putEventsCalls: number;
+    deadLetterCalls: number;
+    faults: { calls: number; entries: number; deadLetterCalls: number };
+    batches: number;
+    batchesHandedAgain: number;
+    givenUp: number;
+    /** Seconds from faults off to the last record answered. */
+    drainSeconds: number;
+    received: number;
+    distinct: number;
+    deadLettered: number;
+    byType: Record<string, number>;
+    proven: { users: number; sessionsEnded: number; devices: number; phoneChanges: number; statuses: number; profileUpdates: number };
+    problems: number;
+  };
   wrong: string[];
 }
 
@@ -113,6 +141,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const proxy = await startFaultProxy(options.dynamodbEndpoint);
   const sns = await startFakeSns();
   const tableName = await createOwnTable(options.dynamodbEndpoint, 'wallet-auth-chaos');
+  const busName = 'wallet-auth-chaos';
+  const eventFaults = { calls: 0, entries: 0, deadLetterCalls: 0 };
+  // The bus's faults are drawn here so they can be counted: a third of the share fails whole
+  // PutEvents calls (throttled, which the SDK retries too), half of it single entries, half of it
+  // dead-letter calls (whose records come again from the stream).
+  const bus = await startFakeEventBridge({
+    busName,
+    faults: {
+      failEntry: () => {
+        if (!faultsOn || Math.random() >= options.faults / 2) return undefined;
+        eventFaults.entries++;
+        return Math.random() < 0.5 ? 'ThrottlingException' : 'InternalFailure';
+      },
+    },
+  });
   const config = readConfig(
     localEnvironment({
       stage: 'chaos',
@@ -130,6 +173,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         OTP_SENDS_PER_COMPANY_PER_HOUR: '100000',
         SMS_DECOY_PRIOR_MEDIAN_MS: '2',
         SMS_DECOY_PRIOR_P90_MS: '5',
+        EVENT_BUS_NAME: busName,
+        EVENTBRIDGE_ENDPOINT: bus.endpoint,
+        EVENTS_DLQ_URL: bus.queueUrl,
+        // Two puts of an entry before its dead letter: some entries reach the queue under faults.
+        EVENTS_MAX_ATTEMPTS: '2',
       },
     }),
   );
@@ -165,6 +213,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     phoneChangesRerun: 0,
     accountChangesRetried: 0,
     claims: { phoneClaims: 0, emailClaims: 0, holders: 0, problems: 0 },
+    events: {
+      putEventsCalls: 0,
+      deadLetterCalls: 0,
+      faults: eventFaults,
+      batches: 0,
+      batchesHandedAgain: 0,
+      givenUp: 0,
+      drainSeconds: 0,
+      received: 0,
+      distinct: 0,
+      deadLettered: 0,
+      byType: {},
+      proven: { users: 0, sessionsEnded: 0, devices: 0, phoneChanges: 0, statuses: 0, profileUpdates: 0 },
+      problems: 0,
+    },
     wrong: [],
   };
   const wrong = (what: string, answer?: Answer) => {
@@ -180,6 +243,57 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     report.faultsByKind[mode] = (report.faultsByKind[mode] ?? 0) + 1;
     return mode;
   };
+  // Whole calls fail by the fake's "next N calls" knobs, read as getters: the fake reads a knob
+  // while it answers a call (its count already up), so each call is decided once, here, and counted.
+  const perCall = (calls: () => number, share: number, kind: 'calls' | 'deadLetterCalls') => {
+    let decidedFor = 0;
+    let fail = 0;
+    return {
+      get: () => {
+        if (calls() !== decidedFor) {
+          decidedFor = calls();
+          fail = faultsOn && Math.random() < share ? 1 : 0;
+          eventFaults[kind] += fail;
+        }
+        return fail;
+      },
+      set: () => {},
+    };
+  };
+  Object.defineProperty(
+    bus.faults,
+    'failNextCalls',
+    perCall(() => bus.calls.putEvents, options.faults / 3, 'calls'),
+  );
+  Object.defineProperty(
+    bus.faults,
+    'failNextDeadLetterCalls',
+    perCall(() => bus.calls.deadLetter, options.faults / 2, 'deadLetterCalls'),
+  );
+  const publish = service.streamed.eventsPublish;
+  const poller = await startStreamPoller({
+    endpoint: options.dynamodbEndpoint,
+    tableName,
+    consumer: async (event) => {
+      report.events.batches++;
+      try {
+        const answer = await publish(event, lambdaContext(30_000));
+        if (answer?.batchItemFailures.length) report.events.batchesHandedAgain++;
+        return answer;
+      } catch (error) {
+        report.events.batchesHandedAgain++;
+        throw error;
+      }
+    },
+    idleMs: 50,
+    retryBaseMs: 20,
+    retryMaxMs: 500,
+    maxAttempts: 1000,
+    onGiveUp: (records) => {
+      report.events.givenUp += records.length;
+    },
+    log,
+  });
   sns.dropAnswer = () => {
     const drop = faultsOn && Math.random() < options.faults;
     if (drop) report.smsAnswersDropped++;
@@ -418,6 +532,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     );
     if (undecided) for (const account of taking) account.parked = true;
   };
+  /** Users answered 200 to a profile update: each has its user.profile_updated (the table cannot show it). */
+  const profileUpdated = new Set<string>();
   const freshEmail = () => `chaos.${randomUUID().slice(0, 13)}@example.com`;
 
   /** Names, and half the time a new email no one else wants. */
@@ -436,6 +552,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
               settle: (answer) => {
                 if (answer.status !== 200) return wrong('a profile update was refused', answer);
                 report.profileUpdates++;
+                profileUpdated.add(account.userId);
                 if (!email) return;
                 report.emailChanges++;
                 account.email = email;
@@ -479,6 +596,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
               if (answer.status === 200) {
                 race.winners++;
                 report.profileUpdates++;
+                profileUpdated.add(account.userId);
                 report.emailChanges++;
                 account.email = email;
               } else if (!isTaken(answer)) wrong('a racer for a free email was answered neither 200 nor 409 code 7', answer);
@@ -669,7 +787,31 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
   }
 
-  await Promise.all([proxy.close(), sns.close()]);
+  // The events: every record answered (faults are off), then the table and the events compared.
+  const draining = Date.now();
+  try {
+    await poller.drain(120_000);
+  } catch (error) {
+    wrong(`events: the stream did not drain: ${(error as Error).message}`);
+  }
+  report.events.drainSeconds = (Date.now() - draining) / 1000;
+  await poller.close();
+  const finalItems = await scanItems(direct, tableName, company.company_id);
+  const events = eventCheck(finalItems, company.company_id, seenEvents(bus), { profileUpdated });
+  Object.assign(report.events, {
+    putEventsCalls: bus.calls.putEvents,
+    deadLetterCalls: bus.calls.deadLetter,
+    received: events.received,
+    distinct: events.distinct,
+    deadLettered: events.deadLettered,
+    byType: events.byType,
+    proven: events.proven,
+    problems: events.problems.length,
+  });
+  if (report.events.givenUp) wrong(`events: ${report.events.givenUp} stream records were given up`);
+  for (const problem of events.problems) wrong(`events: ${problem}`);
+
+  await Promise.all([proxy.close(), sns.close(), bus.close()]);
   direct.destroy();
   for (const each of [service, ...ahead]) each.app.table.client.destroy();
   return report;
