@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AnswerTime, describeAnswerTime, measureAnswerTime } from './bench/answer-time.js';
 import { type ColdInit, measureColdInit } from './bench/cold-init.js';
+import { measurePublisher, RECORD_MIX } from './bench/events-publish.js';
 import { type HashTimings, measureHashing } from './bench/hash-cost.js';
 import { BUNDLE_PARTS, type PackagedFunction, packageFunctions } from './bench/package-functions.js';
 import { costPerMillion, PRICES } from './bench/prices.js';
@@ -34,6 +35,7 @@ const { values: options } = parseArgs({
     'hash-runs': { type: 'string', default: '10' },
     'answer-time-pairs': { type: 'string', default: '30' },
     'token-calls': { type: 'string', default: '2000' },
+    'publish-batches': { type: 'string', default: '50' },
     output: { type: 'string', default: 'bench/results.json' },
   },
 });
@@ -119,6 +121,8 @@ const CLIENT_NAMES: Record<string, string> = {
   'lib-dynamodb': 'DocumentClient',
   'client-sns': 'SNS',
   'client-ssm': 'SSM',
+  'client-sqs': 'SQS',
+  'client-eventbridge': 'EventBridge',
 };
 
 const describeCounts = (counts: Record<string, number>) =>
@@ -142,6 +146,15 @@ async function main() {
   progress(`server secret from SSM: ${coldRuns} pairs of imports, ${secretRuns} first reads of each source`);
   const secretCost = await measureSecretCost(root, { importRuns: coldRuns, readRuns: secretRuns });
   const { hashing, accessTokens, scenarios, answerTime } = await warmPhase();
+  const publishBatches = Number(options['publish-batches']);
+  progress(
+    `events publisher: ${publishBatches} batches of ${Object.values(RECORD_MIX).reduce((sum, count) => sum + count, 0)} stream records`,
+  );
+  const restoreStdout = dropMetricLines();
+  const publisher = await measurePublisher({
+    batches: publishBatches,
+    memoryMb: functions.find((fn) => fn.name === 'eventsPublish')?.memoryMb ?? 256,
+  }).finally(restoreStdout);
 
   const warm = scenarios.map((result) => {
     const memoryMb = functions.find((fn) => fn.name === result.endpoint)?.memoryMb ?? 1024;
@@ -394,6 +407,31 @@ async function main() {
   out(
     `SMS: ${PRICES.smsUs} USD per message to a US number; Lambda arm64 ${PRICES.lambdaArmPerGbSecond} per GB-s + 0.20 per million requests.\n`,
   );
+  out(
+    `Events (contract 3.13): the requests that emit one pay nothing for it (0 DynamoDB requests, 0 WRU: the table's stream carries` +
+      `\nthe committed write); eventsPublish pays. A batch of ${publisher.records} stream records (${publisher.events} events, ` +
+      `${publisher.putEventsCallsPerBatch} PutEvents calls) on a loopback EventBridge: ${publisher.batchMs} ms median ` +
+      `(${publisher.batchCpuMs} ms CPU, ${publisher.batchWaitMs} ms waiting; ${publisher.batches} batches), ` +
+      `${publisher.lambdaBilledMs} Lambda ms at ${publisher.memoryMb} MB.`,
+  );
+  out(
+    table(
+      ['endpoint', 'outcome', 'events emitted', 'added DynamoDB req', 'added WRU'],
+      warm.filter((entry) => entry.minimum.events).map((entry) => [entry.endpoint, entry.outcome, entry.minimum.events!, 0, 0]),
+    ),
+  );
+  out(
+    table(
+      ['per million events', 'Lambda', 'EventBridge', 'Streams', 'total'],
+      [
+        [`batches of ${publisher.records} records`, ...Object.values(publisher.perMillionEvents)],
+        ['batches of 1 record (quiet table)', ...Object.values(publisher.perMillionEventsOneRecordBatches)],
+      ],
+    ),
+  );
+  out(
+    `EventBridge $${PRICES.eventBridgePerEntryChunk * 1e6} per million entries (64 KB chunks; an event is under 1 KB); the stream's reads by a Lambda trigger are free.\n`,
+  );
   out(`A login per million: by OTP (login_phone + verify_otp) $${dollars(otpLogin)}; by PIN (login_pin) $${dollars(pinLogin)}.`);
   out(`A refresh per million: $${dollars(refresh)}; with an Idempotency-Key $${dollars(keyedRefresh)}.\n`);
 
@@ -424,6 +462,7 @@ async function main() {
     loginCostPerMillion: { otp: dollars(otpLogin), pin: dollars(pinLogin) },
     refreshCostPerMillion: { refresh: dollars(refresh), withIdempotencyKey: dollars(keyedRefresh) },
     answerTime,
+    eventsPublisher: publisher,
     checks,
   };
   const output = resolve(root, options.output!);

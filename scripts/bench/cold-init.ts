@@ -50,6 +50,9 @@ const FLOOR_RECIPES: Record<string, string> = {
     "import { SSMClient } from '@aws-sdk/client-ssm';\n" + 'export const ssm = new SSMClient({ region: process.env.AWS_REGION });\n',
   'client-sqs':
     "import { SQSClient } from '@aws-sdk/client-sqs';\n" + 'export const sqs = new SQSClient({ region: process.env.AWS_REGION });\n',
+  'client-eventbridge':
+    "import { EventBridgeClient } from '@aws-sdk/client-eventbridge';\n" +
+    'export const eventBridge = new EventBridgeClient({ region: process.env.AWS_REGION });\n',
 };
 
 /** Options serverless-esbuild passes on to esbuild, read from serverless.yml's custom.esbuild. */
@@ -111,6 +114,9 @@ const CHILD_ENV = {
   LOG_LEVEL: 'INFO',
   // As deployed, codes go through the SMS queue: its URL is a deploy setting.
   SMS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/wallet-auth-bench-sms',
+  // As deployed, the events' publisher has its bus and its dead-letter queue.
+  EVENT_BUS_NAME: 'wallet-auth-bench',
+  EVENTS_DLQ_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/wallet-auth-bench-events-dead-letters',
   // Node 20 here, 22 on Lambda: the SDK would otherwise print a warning at import.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };

@@ -2,7 +2,8 @@ import type { FunctionName, InvokedFunctionName } from '../../lib/api/endpoints.
 
 // The fewest DynamoDB requests each endpoint and outcome needs, with a warm company cache and
 // no Authorization header unless the outcome says so. docs/performance.md explains each one;
-// the bench checks every measured call against this table.
+// the bench checks every measured call against this table. An ended session is marked (its item
+// updated with ended_reason, 1 WRU as its delete was), not deleted: the stream then says why it ended.
 
 export interface Minimum {
   /** DynamoDB HTTP requests per call. */
@@ -11,23 +12,35 @@ export interface Minimum {
   sequential: number;
   /** The requests, in order; "a | b" run side by side. */
   work: string;
+  /**
+   * The events of API contract 3.13 the outcome emits, if any. They add no DynamoDB request and no
+   * write unit to the call: eventsPublish reads them from the table's stream (scripts/bench/events-publish.ts).
+   */
+  events?: string;
 }
 
 export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Record<string, Minimum>> = {
   userRegister: {
-    'new user': { requests: 1, sequential: 1, work: 'TransactWriteItems (user, phone, email, referral code, session)' },
-    'new user, proven phone': { requests: 1, sequential: 1, work: 'TransactWriteItems (+ the proof used up)' },
+    'new user': {
+      requests: 1,
+      sequential: 1,
+      work: 'TransactWriteItems (user, phone, email, referral code, session)',
+      events: 'user.registered (+ device.added with a device)',
+    },
+    'new user, proven phone': { requests: 1, sequential: 1, work: 'TransactWriteItems (+ the proof used up)', events: 'user.registered' },
     'phone reclaimed from an unverified holder': {
       requests: 5,
       sequential: 4,
       work:
         'TransactWriteItems (refused on the phone claim); GetItem phone claim; GetItem holder | Query holder sessions; ' +
-        "TransactWriteItems (claims moved, holder status 3, holder's sessions deleted, proof used up)",
+        "TransactWriteItems (claims moved, holder status 3, holder's sessions marked ended, proof used up)",
+      events: "user.registered, session.ended (reclaimed) per holder's session",
     },
     'new user, referred': {
       requests: 2,
       sequential: 2,
       work: 'GetItem referral code; TransactWriteItems (+ a shard of the referrer count, notification, unread count)',
+      events: 'user.registered',
     },
     'duplicate phone': { requests: 1, sequential: 1, work: 'TransactWriteItems, cancelled on the phone claim' },
     'unknown referral code': { requests: 1, sequential: 1, work: 'GetItem referral code' },
@@ -107,8 +120,9 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       requests: 5,
       sequential: 4,
       work:
-        "GetItem session; GetItem device | Query the device's sessions; TransactWriteItems (device, list item, sessions, count); " +
+        "GetItem session; GetItem device | Query the device's sessions; TransactWriteItems (device, list item deleted, sessions marked ended, count); " +
         "Query the device's sessions (any granted while it worked)",
+      events: 'device.removed, session.ended (device_removed)',
     },
   },
   changePin: {
@@ -117,8 +131,9 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       sequential: 6,
       work:
         'GetItem session; GetItem user (consistent); UpdateItem PIN try (ADD); GetItem user | Query sessions; ' +
-        'TransactWriteItems (new hash and PIN version, tries cleared, notice and unread count, other sessions deleted); ' +
+        'TransactWriteItems (new hash and PIN version, tries cleared, notice and unread count, other sessions marked ended); ' +
         'Query sessions (any granted while it worked)',
+      events: 'session.ended (pin_changed) per other session',
     },
     'wrong current PIN (400, code 17)': {
       requests: 3,
@@ -132,7 +147,8 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       sequential: 5,
       work:
         'GetItem session; GetItem user (its phone); GetItem user | Query sessions; ' +
-        'TransactWriteItems (proof used up, new hash, tries cleared, notice, other sessions deleted); Query sessions',
+        'TransactWriteItems (proof used up, new hash, tries cleared, notice, other sessions marked ended); Query sessions',
+      events: 'session.ended (pin_changed) per other session',
     },
     'no proof (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session' },
   },
@@ -188,16 +204,23 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
   },
   // The user is read for the email its change is conditional on, and to answer the whole profile.
   userProfileUpdate: {
-    'names changed': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user (consistent); UpdateItem user' },
+    'names changed': {
+      requests: 3,
+      sequential: 3,
+      work: 'GetItem session (consistent); GetItem user (consistent); UpdateItem user',
+      events: 'user.profile_updated',
+    },
     'email changed': {
       requests: 3,
       sequential: 3,
       work: 'GetItem session (consistent); GetItem user (consistent); TransactWriteItems (user, new email claim, old claim freed)',
+      events: 'user.profile_updated',
     },
+    // The user read again after the refusal: a transaction the SDK ran twice finds its own claim taken (then answered 200).
     'email taken (409, code 7)': {
-      requests: 3,
-      sequential: 3,
-      work: 'GetItem session (consistent); GetItem user (consistent); TransactWriteItems (refused on the claim)',
+      requests: 4,
+      sequential: 4,
+      work: 'GetItem session (consistent); GetItem user (consistent); TransactWriteItems (refused on the claim); GetItem user (consistent)',
     },
   },
   // The user's devices and claims are read to be removed and freed in the deletion's one transaction.
@@ -208,7 +231,8 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       work:
         "GetItem session (consistent); GetItem user (consistent); Query the user's sessions (consistent); " +
         "Query the user's devices | GetItem phone claim | GetItem email claim (consistent); " +
-        'TransactWriteItems (user, due item, company in the erasure list, sessions, devices, claims freed)',
+        'TransactWriteItems (user, due item, company in the erasure list, sessions marked ended, devices, claims freed)',
+      events: 'user.deleted, session.ended (deleted) per session, device.removed per device',
     },
     'session not fresh (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
   },
@@ -219,7 +243,8 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       sequential: 4,
       work:
         "GetItem session (consistent); GetItem user (consistent) | Query the user's sessions (consistent); " +
-        "TransactWriteItems (user, new claim, old claim freed, proof used, old number's login code, notice, other sessions); Query the user's sessions (consistent)",
+        "TransactWriteItems (user, new claim, old claim freed, proof used, old number's login code, notice, other sessions marked ended); Query the user's sessions (consistent)",
+      events: 'user.phone_changed, session.ended (phone_changed) per other session',
     },
     'session not fresh (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
     'number held by a proven user (409, code 7)': {
@@ -244,14 +269,32 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
     'reused token (session ended)': {
       requests: 2,
       sequential: 2,
-      work: 'UpdateItem session (refused, returns it); TransactWriteItems (session deleted, notice, unread count)',
+      work: 'UpdateItem session (refused, returns it); TransactWriteItems (session marked ended, notice, unread count)',
+      events: 'session.ended (refresh_reuse)',
     },
     'unknown token': { requests: 1, sequential: 1, work: 'UpdateItem session (refused: no such session)' },
   },
   logout: {
-    'this session': { requests: 2, sequential: 2, work: 'GetItem session; DeleteItem session' },
-    'other sessions (one)': { requests: 3, sequential: 3, work: "GetItem session; Query the user's sessions; BatchWriteItem deletes" },
-    'all sessions (one)': { requests: 3, sequential: 3, work: "GetItem session; Query the user's sessions; BatchWriteItem deletes" },
+    'this session': {
+      requests: 2,
+      sequential: 2,
+      work: 'GetItem session; UpdateItem session (marked ended, if not already)',
+      events: 'session.ended (logout)',
+    },
+    // N sessions: N conditional UpdateItems of 1 WRU each, 10 at a time (ceil(N / 10) sequential steps), where one
+    // BatchWriteItem took 25 deletes: the same write units, more requests from 2 sessions on.
+    'other sessions (one)': {
+      requests: 3,
+      sequential: 3,
+      work: "GetItem session; Query the user's sessions; UpdateItem per session (marked ended), 10 at a time",
+      events: 'session.ended (logout_all) per session',
+    },
+    'all sessions (one)': {
+      requests: 3,
+      sequential: 3,
+      work: "GetItem session; Query the user's sessions; UpdateItem per session (marked ended), 10 at a time",
+      events: 'session.ended (logout_all) per session',
+    },
   },
   // Count first, compare second (lib/pins/pin-attempts.ts): the PIN's try is taken before it is compared.
   transactionAuthorization: {
@@ -265,6 +308,7 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       requests: 5,
       sequential: 5,
       work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try; UpdateItem tries marked locked; TransactWriteItems (notification, unread count)',
+      events: 'pin.locked',
     },
     'locked (18)': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try (refused)' },
   },

@@ -9,6 +9,8 @@ export const PRICES = {
     'https://aws.amazon.com/dynamodb/pricing/on-demand/ (standard table class, after the November 2024 cut)',
     'https://aws.amazon.com/end-user-messaging/pricing/ (SMS to the United States: AWS base price plus carrier fee)',
     'https://aws.amazon.com/api-gateway/pricing/ (HTTP APIs, first 300 million requests a month)',
+    'https://aws.amazon.com/eventbridge/pricing/ (custom events put on an event bus, per 64 KB chunk of an entry)',
+    'https://aws.amazon.com/dynamodb/pricing/on-demand/ (DynamoDB Streams: GetRecords by a Lambda trigger is free)',
   ],
   lambdaArmPerGbSecond: 0.0000133334,
   lambdaPerRequest: 0.2 / 1e6,
@@ -17,6 +19,8 @@ export const PRICES = {
   /** One outbound SMS part to a US number from a toll-free number: 0.00581 AWS + 0.00302 carrier fee (varies by carrier). */
   smsUs: 0.00883,
   httpApiPerRequest: 1.0 / 1e6,
+  /** PutEvents: one custom event entry (each 64 KB of it counts as one). */
+  eventBridgePerEntryChunk: 1.0 / 1e6,
   /** Lambda gives a function one full vCPU at 1,769 MB, in proportion below that. */
   mbPerVcpu: 1769,
 } as const;
