@@ -11,7 +11,7 @@ export const eventsPublishHandler = (app: App) => {
   return streamHandler(app, async (records, deadlineMs) => {
     // A stage packaged without its bus: the records stay on the stream (the iterator age alarm says so).
     if (!publisher) throw new Error('EVENT_BUS_NAME is not set: no bus to put events on');
-    return publishStreamRecords(publisher, records, deadlineMs);
+    return publishStreamRecords(publisher, app.config, records, deadlineMs);
   });
 };
 

@@ -4,7 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { App } from '../app-context.js';
 import { awsClient } from '../aws/clients.js';
 import { type Publisher, publishRecords } from './publisher.js';
-import { eventsOfRecord } from './stream-events.js';
+import { eventsOfRecord, type SessionLimits } from './stream-events.js';
 
 // The events publisher (API contract 3.13): the table's stream in, the bus out.
 
@@ -28,10 +28,15 @@ export function eventPublisher(app: App): Publisher | undefined {
 }
 
 /** Publishes the events of a batch of stream records; answers the sequence number to hand again from, if any. */
-export function publishStreamRecords(publisher: Publisher, records: DynamoDBRecord[], deadlineMs: number): Promise<string | undefined> {
+export function publishStreamRecords(
+  publisher: Publisher,
+  limits: SessionLimits,
+  records: DynamoDBRecord[],
+  deadlineMs: number,
+): Promise<string | undefined> {
   const withEvents = records.map((record) => ({
     sequenceNumber: record.dynamodb?.SequenceNumber ?? '',
-    events: eventsOfRecord(record),
+    events: eventsOfRecord(record, limits),
   }));
   return publishRecords(publisher, withEvents, deadlineMs);
 }

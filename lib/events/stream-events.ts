@@ -32,7 +32,7 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
  * id, with its place when a record stands for more than one: a record delivered again (Lambda
  * retries a batch) gives the same ids.
  */
-export function eventsOfRecord(record: DynamoDBRecord): WalletEvent[] {
+export function eventsOfRecord(record: DynamoDBRecord, sessions: SessionLimits): WalletEvent[] {
   const keys = imageOf(record.dynamodb?.Keys);
   const match = typeof keys?.pk === 'string' ? USER_PARTITION.exec(keys.pk) : null;
   if (!match || typeof keys?.sk !== 'string' || !record.eventID) return [];
@@ -47,7 +47,7 @@ export function eventsOfRecord(record: DynamoDBRecord): WalletEvent[] {
     const at = userChangeTime(before, after);
     found.push(...userChanges(record.eventName, before, after).map((change) => ({ ...change, at })));
   } else if (sk.startsWith(SESSION_PREFIX)) {
-    const ended = sessionEnded(before, after);
+    const ended = sessionEnded(before, after, sessions);
     if (ended) found.push({ type: 'session.ended', fields: { sid: sk.slice(SESSION_PREFIX.length), reason: ended.reason }, at: ended.at });
   } else if (sk.startsWith(USER_DEVICE_PREFIX)) {
     if (record.eventName === 'INSERT') found.push({ type: 'device.added', at: secondsToMs(after?.created_at) });
@@ -114,13 +114,23 @@ function userChanges(
   return changes;
 }
 
+/** What makes a session run out (lib/config.ts): past it, a session ends with no event. */
+export interface SessionLimits {
+  sessionIdleSeconds: number;
+}
+
 /** A session that was live and now is marked ended: why and when. A session past its time ends with no event. */
-function sessionEnded(before: Image | undefined, after: Image | undefined): { reason: SessionEndReason; at: number } | undefined {
+function sessionEnded(
+  before: Image | undefined,
+  after: Image | undefined,
+  { sessionIdleSeconds }: SessionLimits,
+): { reason: SessionEndReason; at: number } | undefined {
   if (!before || !after || before.ended_reason !== undefined || after.ended_reason === undefined) return undefined;
   const reason = after.ended_reason as SessionEndReason;
   const at = Number(after.ended_at_ms);
   if (!SESSION_END_REASONS.includes(reason) || !Number.isFinite(at)) return undefined;
-  // expires_at (epoch seconds) is the earlier of its lifetime and its idle limit: past it, it had already run out.
+  // Past its lifetime (expires_at) or idle for longer than allowed, it had already run out (access-tokens.ts sessionIsLive).
   if (typeof before.expires_at === 'number' && before.expires_at * 1000 <= at) return undefined;
+  if (typeof before.last_used_at === 'number' && (before.last_used_at + sessionIdleSeconds) * 1000 <= at) return undefined;
   return { reason, at };
 }

@@ -4,8 +4,12 @@
 // goes with the real SQS client to the dead-letter queue. Every event is the change a committed
 // write made; a refused request has none; a function that dies after its write still has its event.
 
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
+import { eventsOfRecord } from '../../lib/events/stream-events.js';
+import { sessionKey } from '../../lib/store/keys.js';
+import { touchSession } from '../../lib/store/session-store.js';
 import { main as disableUser } from '../../scripts/disable-user.js';
 import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
 import { type DeliveredEvent, type FakeEventBridge, startFakeEventBridge } from '../../scripts/local/eventbridge-fake.js';
@@ -242,6 +246,32 @@ describe('the events of a user’s life (API contract 3.13)', () => {
       { type: 'user.registered' },
       { type: 'user.profile_updated', changed: ['email'] },
     ]);
+  });
+});
+
+describe('sessions that end with no event', () => {
+  it('none for a session past its idle limit that a logout sweeps up, none for a write to a session already ended', async () => {
+    const account = await signUp(service, company);
+    // Fifteen days on, the registration's session is past its 14-day idle limit; a new login is live.
+    service.clock.advance(15 * 24 * 3600);
+    const live = await nextLogIn(account);
+    expect((await post('logout', live, { scope: 'all' })).body.data.revoked).toBe(1);
+    // A use recorded on the ended session (its read came before the end) changes nothing that is news.
+    const key = sessionKey(company.company_id, account.userId, sessionIdOf(live));
+    const { Item } = await service.app.table.client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+    await touchSession(service.app.table, key, Item!.last_used_at, Item!.last_used_at + 3600);
+    expect(summary(await eventsOf(account.userId))).toEqual([
+      { type: 'user.registered' },
+      { type: 'session.ended', sid: sessionIdOf(live), reason: 'logout_all' },
+    ]);
+  });
+
+  it('none for an item DynamoDB itself deleted (a TTL)', () => {
+    const keys = { pk: { S: `C#${company.company_id}#USER#${'ab'.repeat(16)}` }, sk: { S: 'DEVICE#key' } };
+    const removal = { eventID: 'ttl-1', eventName: 'REMOVE' as const, dynamodb: { Keys: keys, OldImage: keys } };
+    const limits = service.app.config;
+    expect(eventsOfRecord({ ...removal, userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }, limits)).toEqual([]);
+    expect(eventsOfRecord(removal, limits).map((event) => event.type)).toEqual(['device.removed']);
   });
 });
 
