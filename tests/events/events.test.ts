@@ -7,6 +7,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
+import { EVENT_TYPES } from '../../lib/events/event-types.js';
 import { eventsOfRecord } from '../../lib/events/stream-events.js';
 import { sessionKey } from '../../lib/store/keys.js';
 import { touchSession } from '../../lib/store/session-store.js';
@@ -33,6 +34,7 @@ import {
   testEnvironment,
   testService,
 } from '../helpers.js';
+import { eventSchemaProblems } from './event-schema.js';
 
 const SETTINGS = { EVENT_BUS_NAME: 'wallet-auth-test', ACCOUNT_ERASE_AFTER_DAYS: '0' };
 let table: string;
@@ -323,5 +325,13 @@ describe('the publisher', () => {
     const events = await eventsOf(account.userId);
     expect(summary(events)).toEqual([{ type: 'user.registered' }]);
     expect(refusedCalls).toBeGreaterThan(3);
+  });
+});
+
+describe('every event this file published', () => {
+  it('matches the schema of its detail-type in docs/events.md, and every type was published', async () => {
+    await poller.drain(20_000);
+    expect(new Set(fake.events.map((event) => event['detail-type']))).toEqual(new Set(EVENT_TYPES));
+    expect(fake.events.flatMap((event) => eventSchemaProblems(event))).toEqual([]);
   });
 });
