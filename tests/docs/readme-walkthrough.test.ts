@@ -3,7 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../../lib/config.js';
 import { demoCompanyId } from '../../scripts/local/demo-company.js';
+import { type FakeEventBridge, startFakeEventBridge } from '../../scripts/local/eventbridge-fake.js';
+import { inProcessService, lambdaContext } from '../../scripts/local/in-process-service.js';
+import { type StreamPoller, startStreamPoller } from '../../scripts/local/stream-poller.js';
 import { useOfflineService } from '../e2e/offline-server.js';
 import { differences, documentedAnswers, parseDocumented, walkthroughBlocks } from './walkthrough.js';
 
@@ -87,6 +91,8 @@ describe('the README walk-through, pasted block by block', () => {
   const service = useOfflineService();
   let dataDir = '';
   let run: Run;
+  let sink: FakeEventBridge | undefined;
+  let poller: StreamPoller | undefined;
 
   beforeAll(async () => {
     const { server } = service;
@@ -95,6 +101,24 @@ describe('the README walk-through, pasted block by block', () => {
     // other files' codes share: the blocks pick theirs by phone number).
     symlinkSync(server.env.SMS_OUTBOX_FILE!, join(dataDir, 'sms-outbox.jsonl'));
     await demoCompanyId(server.local.app, join(dataDir, 'demo-company.json'));
+    // The events, delivered as npm start delivers them (scripts/start.ts): the table's stream to
+    // eventsPublish, which puts them on a loopback EventBridge writing the data folder's
+    // events.jsonl. The shared server runs without a bus, so eventsPublish runs here, in process.
+    sink = await startFakeEventBridge({ eventsFile: join(dataDir, 'events.jsonl'), busName: 'wallet-auth-walkthrough' });
+    const publisher = inProcessService(
+      readConfig({
+        ...server.env,
+        EVENT_BUS_NAME: 'wallet-auth-walkthrough',
+        EVENTBRIDGE_ENDPOINT: sink.endpoint,
+        EVENTS_DLQ_URL: sink.queueUrl,
+      }),
+    );
+    poller = await startStreamPoller({
+      endpoint: server.env.DYNAMODB_ENDPOINT!,
+      tableName: server.env.TABLE_NAME!,
+      consumer: (event) => publisher.streamed.eventsPublish(event, lambdaContext(30_000)),
+      idleMs: 100,
+    });
 
     const script = `${blocks.map((block, index) => `echo '${blockStart(index)}'\n${block.script}\n`).join('')}echo '${END}'\n`;
     // What the blocks read beyond a reader's shell: where the service and its data are, and for
@@ -116,12 +140,16 @@ describe('the README walk-through, pasted block by block', () => {
       TOKEN_ISSUER: server.env.TOKEN_ISSUER!,
       DYNAMODB_TIMEOUT_MS: server.env.DYNAMODB_TIMEOUT_MS!,
       LOG_LEVEL: 'INFO',
+      // Where npm run events:list reads (npm start's is .data/events.jsonl).
+      EVENTS_FILE: join(dataDir, 'events.jsonl'),
     };
     run = await runShell(script, shellEnv as Record<string, string>);
     console.info(`walk-through: ${blocks.length} blocks in ${run.seconds.toFixed(1)} s`);
   }, 240_000);
 
-  afterAll(() => {
+  afterAll(async () => {
+    await poller?.close();
+    await sink?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
