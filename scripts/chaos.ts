@@ -32,7 +32,8 @@ const dynamodb = await startLocalDynamoDb({ port: await freePort() });
 try {
   console.log(
     `chaos: ${clients} clients for ${seconds} s, ${Math.round(faults * 100)} % of DynamoDB and SNS requests faulted; ` +
-      `events: ${Math.round((faults / 3) * 100)} % of PutEvents calls, ${Math.round((faults / 2) * 100)} % of entries and of dead-letter calls`,
+      `events: ${Math.round((faults / 3) * 100)} % of PutEvents calls, ${Math.round((faults / 2) * 100)} % of entries, ` +
+      `${Math.round(Math.min(0.9, faults * 2) * 100)} % of dead-letter calls`,
   );
   const started = Date.now();
   const report = await runChaos({ dynamodbEndpoint: dynamodb.endpoint, seconds, faults, clients, log: (line) => console.log(line) });

@@ -144,8 +144,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const busName = 'wallet-auth-chaos';
   const eventFaults = { calls: 0, entries: 0, deadLetterCalls: 0 };
   // The bus's faults are drawn here so they can be counted: a third of the share fails whole
-  // PutEvents calls (throttled, which the SDK retries too), half of it single entries, half of it
-  // dead-letter calls (whose records come again from the stream).
+  // PutEvents calls (throttled, which the SDK retries too), half of it single entries, and twice it
+  // (at most 90 %) the dead-letter calls, which are few (whose records then come again from the stream).
   const bus = await startFakeEventBridge({
     busName,
     faults: {
@@ -268,7 +268,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   Object.defineProperty(
     bus.faults,
     'failNextDeadLetterCalls',
-    perCall(() => bus.calls.deadLetter, options.faults / 2, 'deadLetterCalls'),
+    perCall(() => bus.calls.deadLetter, Math.min(0.9, options.faults * 2), 'deadLetterCalls'),
   );
   const publish = service.streamed.eventsPublish;
   const poller = await startStreamPoller({
