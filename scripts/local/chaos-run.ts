@@ -6,8 +6,10 @@ import { epochSeconds } from '../../lib/clock.js';
 import { createCompany } from '../../lib/companies/companies.js';
 import { readConfig } from '../../lib/config.js';
 import type { HashCost } from '../../lib/secrets/hashing.js';
+import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { NOTIFICATION_PREFIX, UNREAD_COUNT_PREFIX, userKey } from '../../lib/store/keys.js';
 import { referralCountIn } from '../../lib/store/referral-store.js';
+import { UserStatus } from '../../lib/users/user-status.js';
 import { AdjustableClock } from './adjustable-clock.js';
 import { claimCheck } from './claim-check.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from './device-keys.js';
@@ -35,7 +37,8 @@ import { identityProblems, scanItems } from './table-snapshot.js';
 // half with a device), send and verify codes, log in by PIN, list referrals, mark notifications
 // read, log out, change their names and email (some racing for one email, some asking for an
 // email another user holds), move to a new phone number (an OTP login, then a proof of the new
-// number verified with that token; some racing for one number) and send hostile requests for a bounded time
+// number verified with that token; some racing for one number), are disabled by an operator (a few)
+// and send hostile requests for a bounded time
 // while a share of DynamoDB and SNS requests fail in every way the local tools can make. Then
 // faults off, and a check of everything answered: each ambiguous request retried with its
 // Idempotency-Key must come back with a definite first outcome, and the table must hold no
@@ -84,6 +87,9 @@ export interface ChaosReport {
   phoneChangesRerun: number;
   /** Ambiguous profile updates and phone changes, retried with their key once faults are off. */
   accountChangesRetried: number;
+  /** Users disabled as user:disable does (their sessions ended with it), and those whose disable failed under faults and was run again after. */
+  disabled: number;
+  disablesRetried: number;
   /** The claims checked afterwards (scripts/local/claim-check.ts) and the problems found. */
   claims: { phoneClaims: number; emailClaims: number; holders: number; problems: number };
   /**
@@ -134,6 +140,8 @@ interface Registered {
   quietAfter: number;
   /** An ambiguous profile update or phone change waits for its retry after the run: no flow uses it. */
   parked?: boolean;
+  /** Disabled by an operator (status 2): no flow uses it again. */
+  disabled?: boolean;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
@@ -212,6 +220,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     phoneRaces: 0,
     phoneChangesRerun: 0,
     accountChangesRetried: 0,
+    disabled: 0,
+    disablesRetried: 0,
     claims: { phoneClaims: 0, emailClaims: 0, holders: 0, problems: 0 },
     events: {
       putEventsCalls: 0,
@@ -353,7 +363,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   });
   /** An account no other client is using, marked as in use until `flow` ends. */
   const withAccount = async (eligible: (account: Registered) => boolean, flow: (account: Registered) => Promise<void>) => {
-    const free = registered.filter((account) => !account.inUse && !account.parked && eligible(account));
+    const free = registered.filter((account) => !account.inUse && !account.parked && !account.disabled && eligible(account));
     const picked = free[randomInt(Math.max(1, free.length))];
     if (!picked) return;
     picked.inUse = true;
@@ -369,7 +379,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     eligible: (account: Registered) => boolean,
     flow: (accounts: Registered[]) => Promise<void>,
   ) => {
-    const free = registered.filter((account) => !account.inUse && !account.parked && eligible(account));
+    const free = registered.filter((account) => !account.inUse && !account.parked && !account.disabled && eligible(account));
     const picked: Registered[] = [];
     while (picked.length < count && free.length) picked.push(free.splice(randomInt(free.length), 1)[0]!);
     if (!picked.length) return;
@@ -691,6 +701,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       },
     );
 
+  /**
+   * An operator disables a user, as user:disable does (status 2, every session ended in the same
+   * transaction): one in ten accounts at most, so the other flows keep theirs. One that fails under
+   * faults is run again once they are off (disabling a disabled user changes nothing).
+   */
+  const pendingDisables: Registered[] = [];
+  const disable = () =>
+    withAccount(
+      () => report.disabled + pendingDisables.length < registered.length / 10,
+      async (account) => {
+        try {
+          await setStatusEndingSessions(service.app, company.company_id, account.userId, UserStatus.DISABLED);
+          report.disabled++;
+        } catch {
+          pendingDisables.push(account);
+        }
+        account.disabled = true;
+        account.loggedOut = true;
+      },
+    );
+
   // A phone change needs five requests to go through (two codes sent and verified, then the change): twice the weight.
   const flows = [
     register,
@@ -704,6 +735,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     emailRace,
     phoneChange,
     phoneChange,
+    disable,
   ];
   await Promise.all(
     Array.from({ length: options.clients }, async () => {
@@ -745,6 +777,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (isAmbiguous(answer)) wrong(`an ambiguous ${change.name} retried with its key had no definite outcome`, answer);
     else change.settle(answer);
     change.account.parked = false;
+  }
+  for (const account of pendingDisables) {
+    report.disablesRetried++;
+    try {
+      await setStatusEndingSessions(service.app, company.company_id, account.userId, UserStatus.DISABLED);
+      report.disabled++;
+    } catch (error) {
+      wrong(`disabling user ${account.userId} failed with faults off: ${(error as Error).message}`);
+    }
   }
   for (const race of races) if (race.winners > 1) wrong(`${race.winners} users were answered 200 for ${race.what}`);
 
