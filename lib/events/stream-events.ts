@@ -14,6 +14,8 @@ import type { EventBase, WalletEvent } from './event-types.js';
 /** A user's own item, a session or a device of theirs: C#<company>#USER#<user>. */
 const USER_PARTITION = /^C#([^#]+)#USER#([^#]+)$/;
 const PIN_TRIES = /^PINTRIES#(login|transaction)$/;
+/** The `sid` claim of a signed access token (lib/sessions/jwt.ts): 128 random bits in hex. */
+const ACCESS_TOKEN_SID = /^[0-9a-f]{32}$/;
 
 /** The fields of the profile a user changes (API contract 3.11): user.profile_updated names them. */
 const PROFILE_FIELDS = ['first_name', 'last_name', 'email', 'image', 'birth_date', 'location_point'] as const;
@@ -47,8 +49,13 @@ export function eventsOfRecord(record: DynamoDBRecord, sessions: SessionLimits):
     const at = userChangeTime(before, after);
     found.push(...userChanges(record.eventName, before, after).map((change) => ({ ...change, at })));
   } else if (sk.startsWith(SESSION_PREFIX)) {
+    const sid = sk.slice(SESSION_PREFIX.length);
     const ended = sessionEnded(before, after, sessions);
-    if (ended) found.push({ type: 'session.ended', fields: { sid: sk.slice(SESSION_PREFIX.length), reason: ended.reason }, at: ended.at });
+    // An opaque token's session (from before 3.12) is keyed by the token's SHA-256: no sid claim to
+    // give, and a hash may not be published. Only this service ever verified those tokens.
+    if (ended && ACCESS_TOKEN_SID.test(sid)) {
+      found.push({ type: 'session.ended', fields: { sid, reason: ended.reason }, at: ended.at });
+    }
   } else if (sk.startsWith(USER_DEVICE_PREFIX)) {
     if (record.eventName === 'INSERT') found.push({ type: 'device.added', at: secondsToMs(after?.created_at) });
     // DynamoDB's own deletions (TTL) are no removal by anyone; a device has no TTL, but a stray one would not be news.
