@@ -3,8 +3,6 @@
 // unnoticed), and rule patterns that match the events they are for. Every event the walk-through
 // tests publish is checked against these schemas in tests/events/events.test.ts.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_SOURCE, EVENT_TYPES } from '../../lib/events/event-types.js';
 import { SESSION_END_REASONS } from '../../lib/store/session-store.js';
@@ -90,32 +88,5 @@ describe('docs/events.md', () => {
       const matched = EVENT_TYPES.filter((type) => matches(pattern, { source: EVENT_SOURCE, 'detail-type': type }));
       expect(matched).toEqual(pattern['detail-type']);
     }
-  });
-});
-
-describe('the bus subscribers trust', () => {
-  const require = createRequire(import.meta.url);
-  const root = resolve(import.meta.dirname, '../..');
-
-  it('gives the bus no resource policy: no other account may put on it', async () => {
-    const stack = require('../../serverless/stack.cjs') as (context: {
-      resolveConfigurationProperty: (path: string[]) => Promise<unknown>;
-    }) => Promise<{ Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> }>;
-    const settings: Record<string, unknown> = {
-      service: 'wallet-auth',
-      'custom.stage': 'prod',
-      'custom.permissions': require('../../serverless/permissions.cjs'),
-      'provider.timeout': 10,
-      'custom.alarms': { email: '', smsSpendUsd: 50, smsCountries: 'US' },
-      'custom.paymentServiceRoleArn': '',
-      'custom.smsQueue': { consumerTimeout: 20, maxReceives: 5 },
-      'custom.eraser': { timeout: 300 },
-      'custom.events': { timeout: 30 },
-    };
-    const { Resources } = await stack({ resolveConfigurationProperty: async (path) => settings[path.join('.')] });
-    const eventResources = Object.entries(Resources).filter(([, resource]) => resource.Type.startsWith('AWS::Events::'));
-    expect(eventResources).toEqual([['EventBus', { Type: 'AWS::Events::EventBus', Properties: { Name: 'wallet-auth-prod' } }]]);
-    // Nor in serverless.yml's own resources.
-    expect(readFileSync(resolve(root, 'serverless.yml'), 'utf8')).not.toMatch(/AWS::Events::EventBusPolicy|EventBusPolicy/);
   });
 });
