@@ -68,6 +68,8 @@ const EVENT_OF_STATUS = new Map(
     .filter(([type]) => type !== 'user.restored')
     .map(([type, status]) => [status, type]),
 );
+/** A signed access token's sid (32 hex): the sessions session.ended names (lib/events/stream-events.ts). */
+const ACCESS_TOKEN_SID = /^[0-9a-f]{32}$/;
 const PROFILE_FIELDS = new Set(['first_name', 'last_name', 'email', 'image', 'birth_date', 'location_point']);
 
 /**
@@ -164,6 +166,8 @@ export function eventCheck(items: StoredItem[], companyId: string, seen: SeenEve
     if (session.ended_reason === undefined) continue;
     // Past its time it had run out already: ending it then is no news (lib/events/stream-events.ts).
     if (typeof session.expires_at === 'number' && session.expires_at * 1000 <= Number(session.ended_at_ms)) continue;
+    // An opaque token's session is keyed by the token's SHA-256, which is never published: no event.
+    if (!ACCESS_TOKEN_SID.test(key.slice(key.indexOf(SESSION_PREFIX) + SESSION_PREFIX.length))) continue;
     proven.sessionsEnded++;
     const found = endedSids.get(key) ?? [];
     if (found.length !== 1) {

@@ -7,6 +7,9 @@ import { eventCheck, type SeenEvent, seenEvents } from '../../scripts/local/even
 import type { StoredItem } from '../../scripts/local/table-snapshot.js';
 
 const company = 'c1';
+const [SID1, SID2, SID3] = ['a1', 'b2', 'c3'].map((start) => start.padEnd(32, '0')) as [string, string, string];
+/** An opaque token's session: keyed by the token's SHA-256. */
+const OPAQUE = 'd'.repeat(64);
 const user = (id: string, fields: Record<string, unknown> = {}): StoredItem => ({
   ...userKey(company, id),
   user_id: id,
@@ -30,16 +33,18 @@ function sound(): { items: StoredItem[]; events: SeenEvent[] } {
   return {
     items: [
       user('u1', { phone_changed_from: '+12025550100' }),
-      session('u1', 's1', { ended_reason: 'logout', ended_at_ms: 1_700_000_000_000 }),
-      session('u1', 's2'),
+      session('u1', SID1, { ended_reason: 'logout', ended_at_ms: 1_700_000_000_000 }),
+      session('u1', SID2),
+      // An opaque token's session, ended: no event is due (its id is a hash, never published).
+      session('u1', OPAQUE, { ended_reason: 'logout', ended_at_ms: 1_700_000_000_000 }),
       { ...userDeviceKey(company, 'u1', 'd1') },
       user('u2', { status_id: UserStatus.DELETION_REQUESTED, erase_after: 1_800_000_000 }),
       // Ended after it had run out: no event is due.
-      session('u2', 's3', { expires_at: 1_600_000_000, ended_reason: 'deleted', ended_at_ms: 1_700_000_000_000 }),
+      session('u2', SID3, { expires_at: 1_600_000_000, ended_reason: 'deleted', ended_at_ms: 1_700_000_000_000 }),
     ],
     events: [
       event('user.registered', 'u1'),
-      event('session.ended', 'u1', { sid: 's1', reason: 'logout' }),
+      event('session.ended', 'u1', { sid: SID1, reason: 'logout' }),
       event('device.added', 'u1', {}, 'dead-letter'),
       event('user.phone_changed', 'u1'),
       event('user.profile_updated', 'u1', { changed: ['first_name'] }),
@@ -69,7 +74,7 @@ describe('the events check', () => {
     const { items, events } = sound();
     const without = (type: string) => events.filter((each) => each.type !== type);
     expect(eventCheck(items, company, without('session.ended')).problems).toEqual([
-      "user u1's session s1 ended (logout) with 0 session.ended events",
+      `user u1's session ${SID1} ended (logout) with 0 session.ended events`,
     ]);
     expect(eventCheck(items, company, without('user.registered')).problems).toEqual([
       'user u1 has 0 user.registered events, not 1',
@@ -94,12 +99,12 @@ describe('the events check', () => {
   it('names each event of a change the table does not hold', () => {
     const { items, events } = sound();
     const check = (extra: SeenEvent) => eventCheck(items, company, [...events, extra]).problems;
-    expect(check(event('session.ended', 'u1', { sid: 's2', reason: 'logout' }))).toEqual([
-      expect.stringMatching(/^session\.ended e\d+ says logout, session s2 is marked live$/),
+    expect(check(event('session.ended', 'u1', { sid: SID2, reason: 'logout' }))).toEqual([
+      expect.stringMatching(/^session\.ended e\d+ says logout, session [0-9a-f]{32} is marked live$/),
     ]);
-    expect(check(event('session.ended', 'u1', { sid: 's1', reason: 'logout_all' }))).toEqual([
-      "user u1's session s1 ended (logout) with 2 session.ended events",
-      expect.stringMatching(/says logout_all, session s1 is marked logout$/),
+    expect(check(event('session.ended', 'u1', { sid: SID1, reason: 'logout_all' }))).toEqual([
+      `user u1's session ${SID1} ended (logout) with 2 session.ended events`,
+      expect.stringMatching(/says logout_all, session [0-9a-f]{32} is marked logout$/),
     ]);
     expect(check(event('user.registered', 'ghost'))).toEqual([expect.stringMatching(/names user ghost, not stored$/)]);
     expect(check(event('user.phone_changed', 'u2'))).toEqual([expect.stringMatching(/user u2 never moved from a number$/)]);
