@@ -49,6 +49,11 @@ export interface StreamPollerOptions {
   onGiveUp?: (records: DynamoDBRecord[]) => Promise<void> | void;
   /** Where the last answered sequence number of each shard is kept across restarts. */
   checkpointFile?: string;
+  /**
+   * Where a shard with no checkpoint is read from: its oldest record (default, Lambda's TRIM_HORIZON),
+   * or only what is written from now on (LATEST: a test on a table other tests write to as well).
+   */
+  from?: 'oldest' | 'latest';
   /** Where a poller error is told (default: stderr). */
   log?: (line: string) => void;
 }
@@ -223,7 +228,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     const after = checkpoint.shards[shardId]?.sequenceNumber;
     const position = after
       ? ({ ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } as const)
-      : ({ ShardIteratorType: 'TRIM_HORIZON' } as const);
+      : ({ ShardIteratorType: options.from === 'latest' ? 'LATEST' : 'TRIM_HORIZON' } as const);
     try {
       return (await client.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ...position }))).ShardIterator;
     } catch (error) {

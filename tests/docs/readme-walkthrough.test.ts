@@ -100,7 +100,7 @@ describe('the README walk-through, pasted block by block', () => {
     // What npm start keeps in .data/: the demo company, and the outbox (the server's own, which
     // other files' codes share: the blocks pick theirs by phone number).
     symlinkSync(server.env.SMS_OUTBOX_FILE!, join(dataDir, 'sms-outbox.jsonl'));
-    await demoCompanyId(server.local.app, join(dataDir, 'demo-company.json'));
+    const demoCompany = await demoCompanyId(server.local.app, join(dataDir, 'demo-company.json'));
     // The events, delivered as npm start delivers them (scripts/start.ts): the table's stream to
     // eventsPublish, which puts them on a loopback EventBridge writing the data folder's
     // events.jsonl. The shared server runs without a bus, so eventsPublish runs here, in process.
@@ -113,10 +113,17 @@ describe('the README walk-through, pasted block by block', () => {
         EVENTS_DLQ_URL: sink.queueUrl,
       }),
     );
+    // Other files write to the shared table at the same time: only what comes from now on, and only
+    // the demo company's records, are the walk-through's (npm start's table holds nothing else).
+    const company = `C#${demoCompany}#`;
     poller = await startStreamPoller({
       endpoint: server.env.DYNAMODB_ENDPOINT!,
       tableName: server.env.TABLE_NAME!,
-      consumer: (event) => publisher.streamed.eventsPublish(event, lambdaContext(30_000)),
+      from: 'latest',
+      consumer: (event) => {
+        const Records = event.Records.filter((record) => record.dynamodb?.Keys?.pk?.S?.startsWith(company));
+        return Records.length ? publisher.streamed.eventsPublish({ Records }, lambdaContext(30_000)) : Promise.resolve(undefined);
+      },
       idleMs: 100,
     });
 
