@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Measure bursts of concurrent HTTP requests, and the SMS queue's pace, on this machine's cores: run alone, after the rest, one by one.
@@ -9,6 +10,38 @@ const ALONE = [
   'tests/e2e/registration-burst-over-http.test.ts',
   'tests/e2e/sms-queue-over-http.test.ts',
 ];
+
+/**
+ * The longest files of the main group (each 10 s to 50 s, mostly waiting on a server or a linter)
+ * start first, so that the short ones fill in beside them: a fresh clone has no timings cached, and
+ * by size alone the README walk-through (a small file, the longest run) started last and ran alone.
+ */
+const LONGEST_FIRST = [
+  'tests/docs/readme-walkthrough.test.ts',
+  'tests/deploy/template-lint.test.ts',
+  'tests/hardening/faults.test.ts',
+  'tests/e2e/operations-over-http.test.ts',
+  'tests/e2e/deadline-over-http.test.ts',
+  'tests/hardening/hostile-input.test.ts',
+  'tests/hardening/chaos.test.ts',
+  'tests/otp/answer-time.test.ts',
+  'tests/deploy/function-permissions.test.ts',
+  'tests/events/events.test.ts',
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const index = LONGEST_FIRST.findIndex((name) => file.moduleId.endsWith(name));
+      return index === -1 ? LONGEST_FIRST.length : index;
+    };
+    return sorted
+      .map((file, order) => ({ file, order }))
+      .sort((a, b) => rank(a.file) - rank(b.file) || a.order - b.order)
+      .map(({ file }) => file);
+  }
+}
 
 /** What both projects run with. Not `extends: true`: a project that extends the root inherits its globalSetup and runs it again. */
 const shared = {
@@ -28,8 +61,17 @@ export default defineConfig({
     globalSetup: ['tests/setup/dynamodb-local.ts', 'tests/setup/shared-offline.ts', 'tests/setup/shared-package.ts'],
     // Two cores: scrypt-heavy files side by side would only queue on the same CPUs.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     projects: [
-      { test: { ...shared, name: 'service', include: ['tests/**/*.test.ts'], exclude: ALONE, sequence: { groupOrder: 0 } } },
+      {
+        test: {
+          ...shared,
+          name: 'service',
+          include: ['tests/**/*.test.ts'],
+          exclude: ALONE,
+          sequence: { groupOrder: 0 },
+        },
+      },
       // One file at a time: two bursts side by side would each measure the other.
       { test: { ...shared, name: 'burst', include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
