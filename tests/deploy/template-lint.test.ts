@@ -67,7 +67,7 @@ const frameworkWrote = (resources: Record<string, Resource>) => (finding: Findin
 };
 
 describe('the packaged prod template, linted', () => {
-  it('has no cfn-lint error or warning with the repository’s settings, and none of ours without them', async () => {
+  it('has no cfn-lint error or warning of ours, and the repository’s settings ignore only the framework’s', async () => {
     const cfnLint = await installedCfnLint();
     if ('absent' in cfnLint) {
       // Said aloud, never skipped in silence: only a missing command (ENOENT) gets here.
@@ -78,13 +78,13 @@ describe('the packaged prod template, linted', () => {
     expect(cfnLint.version).toMatch(/^cfn-lint \d+\./);
     const prod = await sharedPackage('prod');
     const template = join(prod.folder, 'cloudformation-template-update-stack.json');
-    const [withSettings, withoutSettings] = await Promise.all([lint(template, root), lint(template, prod.folder)]);
-
-    expect(withSettings.map(where)).toEqual([]);
-    // Without .cfnlintrc.yaml: what remains is the framework's alone, and the file ignores those rules and no other.
+    // One run without .cfnlintrc.yaml (each run is about 20 s of CPU): what it finds is the
+    // framework's alone, the file ignores those rules and no other, so with the file it finds nothing.
+    const withoutSettings = await lint(template, prod.folder);
     const framework = frameworkWrote(prod.template.Resources);
     expect(withoutSettings.filter((finding) => !framework(finding)).map(where)).toEqual([]);
     const { ignore_checks } = parse(readFileSync(join(root, '.cfnlintrc.yaml'), 'utf8')) as { ignore_checks: string[] };
     expect([...new Set(withoutSettings.map((finding) => finding.Rule.Id))].sort()).toEqual([...ignore_checks].sort());
+    expect(withoutSettings.filter((finding) => !ignore_checks.includes(finding.Rule.Id)).map(where)).toEqual([]);
   }, 240_000);
 });

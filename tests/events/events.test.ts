@@ -37,7 +37,8 @@ import {
 } from '../helpers.js';
 import { eventSchemaProblems } from './event-schema.js';
 
-const SETTINGS = { EVENT_BUS_NAME: 'wallet-auth-test', ACCOUNT_ERASE_AFTER_DAYS: '0' };
+// Three puts of an entry before it is dead-lettered (5 deployed): the refusals below take less waiting.
+const SETTINGS = { EVENT_BUS_NAME: 'wallet-auth-test', ACCOUNT_ERASE_AFTER_DAYS: '0', EVENTS_MAX_ATTEMPTS: '3' };
 let table: string;
 let fake: FakeEventBridge;
 let service: InProcessService;
@@ -298,9 +299,9 @@ describe('sessions that end with no event', () => {
 
 describe('the publisher', () => {
   it('puts again what EventBridge throttled or refused in part, each event once', async () => {
-    // Fewer failures than an entry's attempts (EVENTS_MAX_ATTEMPTS, 5), however they fall.
-    fake.faults.failNextCalls = 2;
-    fake.faults.failNextEntries = 2;
+    // Fewer failures than an entry's attempts (EVENTS_MAX_ATTEMPTS, 3 here), however they fall.
+    fake.faults.failNextCalls = 1;
+    fake.faults.failNextEntries = 1;
     const accounts = await Promise.all(Array.from({ length: 6 }, () => signUp(service, company)));
     await poller.drain(20_000);
     expect(fake.deadLetters.map((letter) => letter.body)).toEqual([]);
