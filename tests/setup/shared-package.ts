@@ -62,7 +62,7 @@ export async function packageStage(folder: string, stage: string, env: Record<st
 }
 
 // Packaging builds every function (about 40 s on 2 cores): once per run, for every deploy test.
-// ci is built on the first request; prod (cfn-lint's template, the payment service's grant) is
+// ci is built at the run's start; prod (cfn-lint's template, the payment service's grant) is
 // packaged from ci's zips without building again. Broker as tests/setup/shared-offline.ts.
 export default async function setup(project: TestProject) {
   const scratch = mkdtempSync(join(tmpdir(), 'wallet-shared-package-'));
@@ -102,6 +102,12 @@ export default async function setup(project: TestProject) {
   await new Promise<void>((listening) => broker.listen(0, '127.0.0.1', listening));
   const { port } = broker.address() as { port: number };
   project.provide('sharedPackageUrl', `http://127.0.0.1:${port}`);
+  // Started now, beside the first test files (which leave a core idle while they wait on servers),
+  // rather than by the first deploy test, which would wait the whole packaging. A failure is told
+  // to whoever asks for the package.
+  // Only for a whole run: a run of chosen files (`vitest run tests/x`) packages if one of them asks.
+  const wholeRun = !process.argv.slice(2).some((arg) => !arg.startsWith('-') && arg !== 'run');
+  if (wholeRun) stage('prod').catch(() => undefined);
   return async () => {
     broker.close();
     await Promise.allSettled(packaged.values());
