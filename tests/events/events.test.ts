@@ -192,7 +192,9 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     expect(new Set(events.map((event) => event.detail.event_id)).size).toBe(events.length);
     // Nothing the walk-through sent or was sent is in any event.
     const published = JSON.stringify(fake.events);
-    for (const value of used.filter((value) => value.length >= 4)) expect(published, value).not.toContain(value);
+    // Whole values only: a 4-digit PIN may well stand inside a hex id or a time.
+    const standing = (value: string) => new RegExp(`(?<![0-9A-Za-z])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9A-Za-z])`);
+    for (const value of used.filter((value) => value.length >= 4)) expect(published, value).not.toMatch(standing(value));
   });
 
   it('tells a disable, a PIN change, a reused refresh token and a reclaim by the sessions they end', async () => {
@@ -345,8 +347,10 @@ describe('the publisher', () => {
     const refusedCalls = fake.calls.putEvents - callsBefore;
     fake.faults.failEntry = undefined;
     fake.faults.failNextDeadLetterCalls = 0;
-    const events = await eventsOf(account.userId);
-    expect(summary(events)).toEqual([{ type: 'user.registered' }]);
+    // The record comes again at the event source's next try.
+    await expect
+      .poll(async () => summary(await eventsOf(account.userId)), { timeout: 15_000, interval: 100 })
+      .toEqual([{ type: 'user.registered' }]);
     expect(refusedCalls).toBeGreaterThanOrEqual(8);
     expect(fake.deadLetters.filter((letter) => letter.body.includes(account.userId))).toEqual([]);
   });
