@@ -15,22 +15,43 @@ export const allAgain = (event: SQSEvent): SQSBatchResponse => ({
   batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })),
 });
 
+/**
+ * One batch of an event source (a queue's messages, the stream's records): run by `deadlineMs` (app.timer
+ * time, short of Lambda's own cut-off by the deadline margin), counted and logged as one request; a
+ * throw answers `again`, the whole batch back, and is logged with `again`'s words.
+ */
+export async function runBatch<Answer>(
+  app: App,
+  context: Context,
+  run: (deadlineMs: number) => Promise<Answer>,
+  again: { answer: () => Answer; message: string },
+): Promise<Answer> {
+  app.logger.addContext(context);
+  app.metrics.startRequest(context.awsRequestId);
+  try {
+    return await run(app.timer.now() + context.getRemainingTimeInMillis() - app.config.deadlineMarginMs);
+  } catch (error) {
+    app.logger.error(again.message, { error: error as Error });
+    return again.answer();
+  } finally {
+    app.metrics.publish();
+    app.logger.resetKeys();
+  }
+}
+
 export function queueHandler(app: App, handle: HandleBatch): QueueHandler {
-  return async (event, context) => {
-    app.logger.addContext(context);
-    app.metrics.startRequest(context.awsRequestId);
-    try {
-      // Stop taking slots before Lambda would cut the batch off: what is left comes again.
-      const deadlineMs = app.timer.now() + context.getRemainingTimeInMillis() - app.config.deadlineMarginMs;
-      const records = event.Records.map(({ messageId, body }) => ({ messageId, body }));
-      const again = await handle(records, deadlineMs);
-      return { batchItemFailures: again.map((itemIdentifier) => ({ itemIdentifier })) };
-    } catch (error) {
-      app.logger.error('batch failed; every message comes again', { error: error as Error });
-      return allAgain(event);
-    } finally {
-      app.metrics.publish();
-      app.logger.resetKeys();
-    }
-  };
+  return (event, context) =>
+    // Stop taking slots before Lambda would cut the batch off: what is left comes again.
+    runBatch(
+      app,
+      context,
+      async (deadlineMs) => {
+        const again = await handle(
+          event.Records.map(({ messageId, body }) => ({ messageId, body })),
+          deadlineMs,
+        );
+        return { batchItemFailures: again.map((itemIdentifier) => ({ itemIdentifier })) };
+      },
+      { answer: () => allAgain(event), message: 'batch failed; every message comes again' },
+    );
 }

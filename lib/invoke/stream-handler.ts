@@ -1,5 +1,6 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { App } from '../app-context.js';
+import { runBatch } from './queue-handler.js';
 
 // A function the table's stream invokes (functions/events-publish.ts). It answers the first record
 // to hand again as a batch item failure (ReportBatchItemFailures): Lambda's event source then
@@ -18,19 +19,14 @@ export const allRecordsAgain = (event: DynamoDBStreamEvent): DynamoDBBatchRespon
 };
 
 export function streamHandler(app: App, handle: HandleRecords): StreamHandler {
-  return async (event, context) => {
-    app.logger.addContext(context);
-    app.metrics.startRequest(context.awsRequestId);
-    try {
-      const deadlineMs = app.timer.now() + context.getRemainingTimeInMillis() - app.config.deadlineMarginMs;
-      const again = await handle(event.Records, deadlineMs);
-      return { batchItemFailures: again ? [{ itemIdentifier: again }] : [] };
-    } catch (error) {
-      app.logger.error('batch failed; every record comes again', { error: error as Error });
-      return allRecordsAgain(event);
-    } finally {
-      app.metrics.publish();
-      app.logger.resetKeys();
-    }
-  };
+  return (event, context) =>
+    runBatch(
+      app,
+      context,
+      async (deadlineMs) => {
+        const again = await handle(event.Records, deadlineMs);
+        return { batchItemFailures: again ? [{ itemIdentifier: again }] : [] };
+      },
+      { answer: () => allRecordsAgain(event), message: 'batch failed; every record comes again' },
+    );
 }
