@@ -17,3 +17,12 @@ export async function conditionalWrite<Result>(write: Promise<Result>): Promise<
     return { written: false, seen: error.Item ? unmarshall(error.Item) : undefined };
   }
 }
+
+/**
+ * The condition that a counter (a session_version, a PIN's version) is still `seen`, as read: a
+ * counter never written reads as 0, so seen 0 also holds while the attribute is absent.
+ * `attribute` is its name or #placeholder, `value` the :placeholder of `seen`.
+ */
+export function counterStillIs(attribute: string, value: string, seen: number): string {
+  return seen === 0 ? `(${attribute} = ${value} OR attribute_not_exists(${attribute}))` : `${attribute} = ${value}`;
+}

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { UserStatus } from '../users/user-status.js';
 import { writeInBatches } from './batch-write.js';
-import { conditionalWrite } from './conditional-write.js';
+import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import {
   DEVICE_NONCE_PREFIX,
   deviceIndexKey,
@@ -47,7 +47,7 @@ export function userDeletionChange(
       UpdateExpression:
         'SET status_id = :deleted, erase_after = :eraseAfter, deleted_at = :now, updated_at = :now, device_count = :zero' +
         (marks.deleted_device_keys?.length ? ', deleted_device_keys = :devices' : ''),
-      ConditionExpression: `attribute_exists(pk) AND status_id = :active AND (session_version = :version${sessionVersion === 0 ? ' OR attribute_not_exists(session_version)' : ''})`,
+      ConditionExpression: `attribute_exists(pk) AND status_id = :active AND ${counterStillIs('session_version', ':version', sessionVersion)}`,
       ExpressionAttributeValues: {
         ':deleted': UserStatus.DELETION_REQUESTED,
         ':active': UserStatus.ACTIVE,

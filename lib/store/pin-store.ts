@@ -1,6 +1,6 @@
 import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { removeTry, tryValues } from './attempt-sets.js';
-import { conditionalWrite } from './conditional-write.js';
+import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { pinTriesKey, USER_SORT_KEY, userKey, userPartitionPrefix } from './keys.js';
 import type { Table } from './table.js';
 import type { TransactItem } from './transactions.js';
@@ -174,7 +174,7 @@ export function pinReplace(
       TableName: table.name,
       Key: userKey(change.companyId, change.userId),
       UpdateExpression: 'SET #hash = :hash, updated_at = :now ADD #version :one',
-      ConditionExpression: `attribute_exists(pk) AND (#version = :pinVersion${change.pinVersion === 0 ? ' OR attribute_not_exists(#version)' : ''})`,
+      ConditionExpression: `attribute_exists(pk) AND ${counterStillIs('#version', ':pinVersion', change.pinVersion)}`,
       ExpressionAttributeNames: { '#hash': PIN_HASH_ATTRIBUTE[change.pinType], '#version': PIN_VERSION_ATTRIBUTE[change.pinType] },
       ExpressionAttributeValues: { ':hash': change.hash, ':now': change.now, ':one': 1, ':pinVersion': change.pinVersion },
     },
@@ -193,7 +193,7 @@ export function pinVersionCheck(
     ConditionCheck: {
       TableName: table.name,
       Key: userKey(target.companyId, target.userId),
-      ConditionExpression: `#version = :pinVersion${target.pinVersion === 0 ? ' OR attribute_not_exists(#version)' : ''}`,
+      ConditionExpression: counterStillIs('#version', ':pinVersion', target.pinVersion),
       ExpressionAttributeNames: { '#version': PIN_VERSION_ATTRIBUTE[target.pinType] },
       ExpressionAttributeValues: { ':pinVersion': target.pinVersion },
     },

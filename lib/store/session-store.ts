@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { UserStatus } from '../users/user-status.js';
-import { conditionalWrite } from './conditional-write.js';
+import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
 import type { Table } from './table.js';
@@ -89,7 +89,7 @@ export function sessionGrant(table: Table, companyId: string, userId: string, te
     names['#pinVersion'] = terms.pinVersion.attribute;
     values[':pinVersion'] = terms.pinVersion.seen;
     // A PIN never changed has no version: 0.
-    conditions.push(`(#pinVersion = :pinVersion${terms.pinVersion.seen === 0 ? ' OR attribute_not_exists(#pinVersion)' : ''})`);
+    conditions.push(counterStillIs('#pinVersion', ':pinVersion', terms.pinVersion.seen));
   }
   if (terms.deviceCount && terms.deviceCount.add !== 0) {
     adds.push('device_count :devices');

@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { UserStatus } from '../users/user-status.js';
+import { counterStillIs } from './conditional-write.js';
 import { emailClaimKey, type ItemKey, phoneClaimKey, userKey } from './keys.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
@@ -167,7 +168,7 @@ export function userStatusChange(
       Key: userKey(companyId, userId),
       UpdateExpression: 'SET status_id = :status, updated_at = :now',
       // Users from before session counting have none: for them, version 0 means "still none".
-      ConditionExpression: `attribute_exists(pk) AND (session_version = :version${sessionVersion === 0 ? ' OR attribute_not_exists(session_version)' : ''})`,
+      ConditionExpression: `attribute_exists(pk) AND ${counterStillIs('session_version', ':version', sessionVersion)}`,
       ExpressionAttributeValues: { ':status': statusId, ':now': nowSeconds, ':version': sessionVersion },
     },
   };
