@@ -7,20 +7,10 @@
 // privilege allows.
 import { randomInt, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  GetRecordsCommand,
-  type GetRecordsCommandOutput,
-  GetShardIteratorCommand,
-  type _Record as StreamRecord,
-} from '@aws-sdk/client-dynamodb-streams';
 import { BatchWriteCommand, DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SigningKeySources } from '../../lib/app.js';
-import { DUMMY_CREDENTIALS } from '../../lib/aws/clients.js';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { readConfig } from '../../lib/config.js';
@@ -69,6 +59,7 @@ import { pinTriesClear } from '../../lib/store/pin-store.js';
 import { AdjustableClock } from '../../scripts/local/adjustable-clock.js';
 import { newDeviceKeyPair } from '../../scripts/local/device-keys.js';
 import { startFakeEventBridge } from '../../scripts/local/eventbridge-fake.js';
+import { type StreamPoller, startStreamPoller } from '../../scripts/local/stream-poller.js';
 import { otpLogin, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
 import {
   type Account,
@@ -348,38 +339,33 @@ const smsSend = (() => {
   return own.queued.smsSend;
 })();
 
-/** Where the table's stream stood before the flows: each open shard's iterator (DynamoDB Local). */
-type StreamStart = { streams: DynamoDBStreamsClient; iterators: string[] };
+/**
+ * The table's stream from before the flows on, read as it is written (DynamoDB Local trims a busy
+ * stream: an iterator taken before the flows and read after them found its records gone), as
+ * Lambda's event source hands them over.
+ */
+type StreamStart = { poller: StreamPoller; records: Map<string, DynamoDBRecord> };
 async function streamStart(): Promise<StreamStart> {
-  const streams = new DynamoDBStreamsClient({ endpoint: inject('dynamodbEndpoint'), region: 'us-east-1', credentials: DUMMY_CREDENTIALS });
-  const { Table } = await service.app.table.client.send(new DescribeTableCommand({ TableName: config.tableName }));
-  const StreamArn = Table!.LatestStreamArn!;
-  const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn }));
-  const iterators: string[] = [];
-  for (const shard of StreamDescription!.Shards ?? []) {
-    if (shard.SequenceNumberRange?.EndingSequenceNumber) continue;
-    const { ShardIterator } = await streams.send(
-      new GetShardIteratorCommand({ StreamArn, ShardId: shard.ShardId!, ShardIteratorType: 'LATEST' }),
-    );
-    iterators.push(ShardIterator!);
-  }
-  return { streams, iterators };
+  const records = new Map<string, DynamoDBRecord>();
+  const poller = await startStreamPoller({
+    endpoint: inject('dynamodbEndpoint'),
+    tableName: config.tableName,
+    from: 'latest',
+    idleMs: 25,
+    consumer: async (event) => {
+      // Once each: a shard read again from its oldest record hands some over twice.
+      for (const record of event.Records) records.set(record.eventID!, record);
+      return { batchItemFailures: [] };
+    },
+  });
+  return { poller, records };
 }
 
 /** The stream's records since `start`, of the flows' company only (other files write the same table). */
-async function streamRecordsSince(start: StreamStart, companyId: string): Promise<StreamRecord[]> {
-  const records: StreamRecord[] = [];
-  for (const first of start.iterators) {
-    let iterator: string | undefined = first;
-    while (iterator) {
-      const page: GetRecordsCommandOutput = await start.streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-      records.push(...(page.Records ?? []).filter((record) => record.dynamodb?.Keys?.pk?.S?.includes(companyId)));
-      if (!page.Records?.length) break;
-      iterator = page.NextShardIterator;
-    }
-  }
-  start.streams.destroy();
-  return records;
+async function streamRecordsSince(start: StreamStart, companyId: string): Promise<DynamoDBRecord[]> {
+  await start.poller.drain(30_000);
+  await start.poller.close();
+  return [...start.records.values()].filter((record) => record.dynamodb?.Keys?.pk?.S?.includes(companyId));
 }
 
 /**
@@ -409,7 +395,7 @@ async function eventsFlows(start: StreamStart): Promise<void> {
     running = 'eventsPublish';
     use()!.stream = 'read';
     for (let at = 0; at < records.length; at += 100) {
-      const batch = records.slice(at, at + 100) as unknown as DynamoDBRecord[];
+      const batch = records.slice(at, at + 100);
       expect(await publish({ Records: batch }, lambdaContext())).toEqual({ batchItemFailures: [] });
     }
     if (bus.calls.putEvents > 0) use()!.events = 'publish';
