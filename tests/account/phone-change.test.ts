@@ -14,7 +14,15 @@ import { createSmsSender, type SendText } from '../../lib/sms/sms-sender.js';
 import { getPhoneClaim, getUser } from '../../lib/store/user-store.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import { parseInput } from '../../lib/validation.js';
-import { otpLogin, PINS, pinLogin, noticeEvents as sharedNoticeEvents, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
+import {
+  freshOtpSession,
+  otpLogin,
+  PINS,
+  pinLogin,
+  noticeEvents as sharedNoticeEvents,
+  signUpWithDevice,
+  tokenWorks,
+} from '../devices/device-helpers.js';
 import {
   type Account,
   codeIn,
@@ -49,12 +57,7 @@ const e164 = (phoneNumber: string) => `+1${phoneNumber}`;
 const noticeEvents = (userId: string) => sharedNoticeEvents(service, company, userId);
 const outbox = (phoneNumber: string) => outboxMessages(service.app.config.sms.outboxFile, e164(phoneNumber));
 
-/** A session begun by OTP login just now: the Authorization value. */
-async function freshSession(account: Account): Promise<string> {
-  const login = await otpLogin(service, company, account);
-  if (login.status !== 200) throw new Error(`OTP login answered ${login.status}`);
-  return `Token ${login.body.data.token.token}`;
-}
+const freshSession = (account: Account) => freshOtpSession(service, company, account);
 
 /** A proof of a number, verified while presenting this token (as phone/change asks). */
 function proofFor(phoneNumber: string, authorization: string): Promise<string> {

@@ -39,6 +39,13 @@ export async function otpLogin(service: InProcessService, company: Company, acco
   return invoke(service.handlers.verifyOtp, { path: '/v', headers, body: { ...target, otp: code, ...binding } });
 }
 
+/** The Authorization of a session begun by an OTP login just now (the fresh proof of the holder a phone change or deletion asks). */
+export async function freshOtpSession(service: InProcessService, company: Company, account: Account): Promise<string> {
+  const login = await otpLogin(service, company, account);
+  if (login.status !== 200) throw new Error(`OTP login answered ${login.status}`);
+  return `Token ${login.body.data.token.token}`;
+}
+
 /** A PIN login signed by the device at the service's clock (or the options' timestamp). */
 export function pinLogin(
   service: InProcessService,

@@ -17,7 +17,7 @@ import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
 import { type DeliveredEvent, type FakeEventBridge, startFakeEventBridge } from '../../scripts/local/eventbridge-fake.js';
 import { type StreamPoller, startStreamPoller } from '../../scripts/local/stream-poller.js';
 import { main as restoreUser } from '../../scripts/restore-user.js';
-import { otpLogin, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
+import { freshOtpSession, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
 import {
   type Account,
   type InProcessService,
@@ -98,12 +98,7 @@ function nextLogIn(account: Account): Promise<string> {
   return logIn(service, company, account);
 }
 
-/** A session begun by an OTP login just now. */
-async function freshSession(account: Account): Promise<string> {
-  const login = await otpLogin(service, company, account);
-  if (login.status !== 200) throw new Error(`OTP login answered ${login.status}`);
-  return `Token ${login.body.data.token.token}`;
-}
+const freshSession = (account: Account) => freshOtpSession(service, company, account);
 
 describe('the events of a user’s life (API contract 3.13)', () => {
   it('are exactly the committed changes, with the fields of 3.13 and no personal value', async () => {
