@@ -19,6 +19,33 @@ const phoneMetadataAsJson = {
 };
 
 /**
+ * @middy/core imports node:stream/web and node:stream/promises at its top for the responses it
+ * streams (streamifyResponse), which no function here does: loading the two cost every HTTP
+ * function's cold start about 1.5 ms (docs/performance.md). For middy alone they are stand-ins
+ * that reach the real ones when used: `instanceof ReadableStream` asks the global class, and
+ * `pipeline` imports node:stream/promises on its first call.
+ */
+const MIDDY_STREAMING_STAND_INS = {
+  'node:stream/web':
+    'export class ReadableStream { static [Symbol.hasInstance](value) { return value instanceof globalThis.ReadableStream; } }\n',
+  'node:stream/promises':
+    "export const pipeline = async (...streams) => (await import('node:stream/promises')).pipeline(...streams);\n",
+};
+
+const middyStreamingOnFirstUse = {
+  name: 'middy-streaming-on-first-use',
+  setup(build) {
+    build.onResolve({ filter: /^node:stream\/(web|promises)$/ }, (args) =>
+      /[\\/]@middy[\\/]core[\\/]/.test(args.importer) ? { path: args.path, namespace: 'middy-streaming' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'middy-streaming' }, (args) => ({
+      contents: MIDDY_STREAMING_STAND_INS[args.path],
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * With ESBUILD_METAFILE_DIR set, each bundle's metafile (the modules it holds and how each is
  * imported) is written there as <handler file>.json: tests/deploy/bundle-contents.test.ts reads
  * those of the packaged bundles themselves. Unset (a deploy), nothing changes.
@@ -38,4 +65,4 @@ const metafiles = {
   },
 };
 
-module.exports = [phoneMetadataAsJson, metafiles];
+module.exports = [phoneMetadataAsJson, middyStreamingOnFirstUse, metafiles];

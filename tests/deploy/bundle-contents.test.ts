@@ -1,15 +1,20 @@
 // What each function's bundle holds and evaluates at import, as the run's package built it
 // (serverless.yml's esbuild options and plugins, tests/setup/shared-package.ts): what keeps a cold
 // start's init lean (docs/performance.md).
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Metafile } from 'esbuild';
+import { Readable, Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import metadataObject from 'libphonenumber-js/metadata.max.json';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readZip } from '../../scripts/bench/zip.js';
 import { sharedPackage } from './packaged-stage.js';
 
 const PHONE_PLAN = 'lib/users/phone-plan.ts';
+const plugins = createRequire(import.meta.url)('../../serverless/esbuild-plugins.cjs') as Plugin[];
 
 interface Bundle {
   metafile: Metafile;
@@ -80,5 +85,66 @@ describe('the function bundles', () => {
     // The bundle's own expression, evaluated as the function would at its first phone check.
     const expression = text.slice(start, text.indexOf("')", start) + 2);
     expect(new Function(`return ${expression}`)()).toEqual(metadataObject);
+  });
+
+  it('load no web streams at import: middy’s streaming modules are stand-ins (serverless/esbuild-plugins.cjs)', () => {
+    for (const [name, bundle] of Object.entries(bundles)) {
+      // A dynamic import (the stand-in's pipeline, on its first call) loads nothing at import.
+      const imported = Object.values(bundle.metafile.inputs).flatMap((input) =>
+        input.imports.filter((edge) => edge.kind !== 'dynamic-import').map((edge) => edge.path),
+      );
+      expect(imported, name).not.toContain('node:stream/web');
+      expect(imported, name).not.toContain('node:stream/promises');
+    }
+  });
+});
+
+describe('middy’s streaming stand-ins', () => {
+  it('still stream a response: ReadableStream answers instanceof, and pipeline pipes', async () => {
+    // middy built as a function's bundle is, its streaming path run with Lambda's streaming API faked.
+    const folder = mkdtempSync(join(tmpdir(), 'middy-stand-ins-'));
+    const entry = join(folder, 'entry.mjs');
+    writeFileSync(
+      entry,
+      "import middy from '@middy/core';\nexport const handler = middy({ streamifyResponse: true }).handler(async (event) => event.body);\n",
+    );
+    await build({
+      entryPoints: [entry],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      outfile: join(folder, 'bundle.mjs'),
+      nodePaths: [join(process.cwd(), 'node_modules')],
+      plugins,
+      logLevel: 'silent',
+    });
+    const fakeLambda = { streamifyResponse: (handler: unknown) => handler, HttpResponseStream: { from: (stream: unknown) => stream } };
+    (globalThis as Record<string, unknown>).awslambda = fakeLambda;
+    try {
+      const { handler } = await import(pathToFileURL(join(folder, 'bundle.mjs')).href);
+      const answer = async (body: unknown) => {
+        const chunks: string[] = [];
+        const sink = new Writable({
+          write: (chunk, _encoding, done) => {
+            chunks.push(String(chunk));
+            done();
+          },
+        });
+        await handler({ body }, sink, {});
+        return chunks.join('');
+      };
+      const webStream = new ReadableStream({
+        start(controller) {
+          controller.enqueue('web ');
+          controller.close();
+        },
+      });
+      expect(await answer(webStream)).toBe('web ');
+      expect(await answer(Readable.from(['node ', 'stream']))).toBe('node stream');
+      await expect(answer({ not: 'a stream' })).rejects.toThrow('handler response not a ReadableStream');
+    } finally {
+      delete (globalThis as Record<string, unknown>).awslambda;
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
