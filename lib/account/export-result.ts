@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { deviceListItem } from '../devices/devices-result.js';
-import { listedNotification } from '../notifications/notification-record.js';
+import { listedNotification } from '../notifications/listed-notification.js';
 import { profileSchema } from './profile-result.js';
 
 // Everything the wallet holds about a user (API contract 3.11), as GET /wallet/v3/user/export and

@@ -1,7 +1,8 @@
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
-import { LISTED_NOTIFICATION_FIELDS, type ListedNotification, NotificationType } from '../notifications/notification-record.js';
+import { LISTED_NOTIFICATION_FIELDS, type ListedNotification } from '../notifications/listed-notification.js';
+import { NotificationType } from '../notifications/notification-record.js';
 import { NOTIFICATION_PREFIX, SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY, userKey } from '../store/keys.js';
 import { queryPartitionPrefix } from '../store/partition-query.js';
 import { referralCountIn } from '../store/referral-store.js';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import * as z from 'zod/mini';
+import type { ListedNotification } from './listed-notification.js';
 
-// The notification record (the seed's section 2.4, API contract 3.9): its types and events, the
-// one list of its listed fields, and its id. Every kind of notification is built on these.
+// The notification record (the seed's section 2.4, API contract 3.9): its types and events, and its
+// id. Every kind of notification is built on these; its listed fields are listed-notification.ts.
 
 export const NotificationType = { REFERRAL: 1, SECURITY: 2 } as const;
 export type NotificationType = (typeof NotificationType)[keyof typeof NotificationType];
@@ -18,28 +18,6 @@ export const NotificationEvent = {
   REFRESH_TOKEN_REUSED: 7,
 } as const;
 export type NotificationEvent = (typeof NotificationEvent)[keyof typeof NotificationEvent];
-
-/** One notification as listed: exactly the fields of the seed's section 2.4. */
-export const listedNotification = z.object({
-  id: z.string(),
-  user_id: z.string(),
-  is_read: z.int().check(z.meta({ description: '0 unread, 1 read' })),
-  notification_title: z.string(),
-  notification_body: z.string(),
-  notification_type: z.int().check(z.meta({ description: '1 referral, 2 security' })),
-  notification_event_type: z.int().check(
-    z.meta({
-      description:
-        '1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused',
-    }),
-  ),
-  created_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
-  updated_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
-});
-
-export type ListedNotification = z.output<typeof listedNotification>;
-
-export const LISTED_NOTIFICATION_FIELDS = Object.keys(listedNotification.shape) as (keyof ListedNotification)[];
 
 /** A notification as stored: the listed fields and whatever else its kind keeps (never listed). */
 export interface NotificationRecord extends ListedNotification {

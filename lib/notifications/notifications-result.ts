@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { listedNotification } from './notification-record.js';
+import { listedNotification } from './listed-notification.js';
 
 export const notificationsResult = z.object({
   notification: z.array(listedNotification).check(z.meta({ description: 'Newest first' })),

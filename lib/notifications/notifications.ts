@@ -1,7 +1,7 @@
 import type { App } from '../app-context.js';
 import { type CursorScope, decodeCursor, encodeCursor } from '../paging/list-cursor.js';
 import { getUnreadCount, queryNotifications } from '../store/notification-store.js';
-import { LISTED_NOTIFICATION_FIELDS, type ListedNotification } from './notification-record.js';
+import { LISTED_NOTIFICATION_FIELDS, type ListedNotification } from './listed-notification.js';
 import type { NotificationsCall } from './notifications-input.js';
 import type { NotificationsResult } from './notifications-result.js';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { listedNotification } from '../notifications/notification-record.js';
+import { listedNotification } from '../notifications/listed-notification.js';
 
 export const referralProgramResult = z.lazy(() =>
   z.object({

@@ -1,6 +1,7 @@
 import type { App } from '../app-context.js';
 import { AppError } from '../errors.js';
-import { LISTED_NOTIFICATION_FIELDS, type ListedNotification, NotificationType } from '../notifications/notification-record.js';
+import { LISTED_NOTIFICATION_FIELDS, type ListedNotification } from '../notifications/listed-notification.js';
+import { NotificationType } from '../notifications/notification-record.js';
 import { type CursorScope, decodeCursor, encodeCursor } from '../paging/list-cursor.js';
 import { queryNotifications } from '../store/notification-store.js';
 import { getUserWithReferralCount } from '../store/referral-store.js';

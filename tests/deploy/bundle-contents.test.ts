@@ -87,6 +87,11 @@ describe('the function bundles', () => {
     expect(new Function(`return ${expression}`)()).toEqual(metadataObject);
   });
 
+  it('hold the listed notification’s schema where notifications are listed only: every other function would build it at init for nothing', () => {
+    const listing = Object.keys(bundles).filter((name) => holds(bundles[name]!, 'lib/notifications/listed-notification.ts'));
+    expect(listing.sort()).toEqual(['notifications', 'referralProgram', 'userExport']);
+  });
+
   it('load no web streams at import: middy’s streaming modules are stand-ins (serverless/esbuild-plugins.cjs)', () => {
     for (const [name, bundle] of Object.entries(bundles)) {
       // A dynamic import (the stand-in's pipeline, on its first call) loads nothing at import.
