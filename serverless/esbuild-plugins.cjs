@@ -28,8 +28,7 @@ const phoneMetadataAsJson = {
 const MIDDY_STREAMING_STAND_INS = {
   'node:stream/web':
     'export class ReadableStream { static [Symbol.hasInstance](value) { return value instanceof globalThis.ReadableStream; } }\n',
-  'node:stream/promises':
-    "export const pipeline = async (...streams) => (await import('node:stream/promises')).pipeline(...streams);\n",
+  'node:stream/promises': "export const pipeline = async (...streams) => (await import('node:stream/promises')).pipeline(...streams);\n",
 };
 
 const middyStreamingOnFirstUse = {
