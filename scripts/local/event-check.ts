@@ -1,5 +1,6 @@
 import { EVENT_SOURCE, EVENT_TYPES } from '../../lib/events/event-types.js';
-import { SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY, userPartitionPrefix } from '../../lib/store/keys.js';
+import { pinTriesKey, SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY, userPartitionPrefix } from '../../lib/store/keys.js';
+import { PIN_VERSION_ATTRIBUTE, type PinType } from '../../lib/store/pin-store.js';
 import { SESSION_END_REASONS } from '../../lib/store/session-store.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import type { DeadLetter, DeliveredEvent } from './eventbridge-fake.js';
@@ -25,10 +26,20 @@ export interface EventCheck {
   deadLettered: number;
   /** Distinct events by detail-type. */
   byType: Record<string, number>;
-  /** What the table proves and was found: users, sessions marked ended while live, devices listed, phone changes, status changes. */
-  proven: { users: number; sessionsEnded: number; devices: number; phoneChanges: number; statuses: number; profileUpdates: number };
+  /** What the table proves and was found: users, sessions marked ended while live, devices listed, phone changes, status changes, PINs locked. */
+  proven: Proven;
   /** A description of each broken rule; empty when all hold. */
   problems: string[];
+}
+
+export interface Proven {
+  users: number;
+  sessionsEnded: number;
+  devices: number;
+  phoneChanges: number;
+  statuses: number;
+  profileUpdates: number;
+  pinLocks: number;
 }
 
 /** What the flows know that the table cannot show: the users whose profile update was answered 200. */
@@ -71,16 +82,19 @@ const EVENT_OF_STATUS = new Map(
 /** A signed access token's sid (32 hex): the sessions session.ended names (lib/events/stream-events.ts). */
 const ACCESS_TOKEN_SID = /^[0-9a-f]{32}$/;
 const PROFILE_FIELDS = new Set(['first_name', 'last_name', 'email', 'image', 'birth_date', 'location_point']);
+const PIN_TYPES: readonly PinType[] = ['login', 'transaction'];
 
 /**
  * Compares a company's items with the events seen. Each user item has one user.registered; each
  * session marked ended while live one session.ended with its sid and reason; a user's devices listed
  * are its device.added less its device.removed; a disabled, deleted or erased user has that event
  * (a deleted one with its erase_after); a user whose phone moved (phone_changed_from) has
- * user.phone_changed; a user answered a profile update has user.profile_updated. The other way: every
+ * user.phone_changed; a user answered a profile update has user.profile_updated; a PIN whose tries item
+ * is marked locked_at has pin.locked with its pin_type and that time. The other way: every
  * event is of the company's source and type with its base fields, names a stored user, and says what
  * the table holds (a session.ended's sid is a session marked with that reason, a status event is the
- * user's last status, a user.phone_changed's user moved); one event_id is one event.
+ * user's last status, a user.phone_changed's user moved, a pin.locked's PIN is locked at its time
+ * or was opened since); one event_id is one event.
  */
 export function eventCheck(items: StoredItem[], companyId: string, seen: SeenEvent[], answered: AnsweredChanges = {}): EventCheck {
   const problems: string[] = [];
@@ -129,7 +143,13 @@ export function eventCheck(items: StoredItem[], companyId: string, seen: SeenEve
   }
   const count = (userId: string, type: string) => (ofUser.get(userId) ?? []).filter((event) => event.type === type);
 
-  const proven = { users: 0, sessionsEnded: 0, devices: 0, phoneChanges: 0, statuses: 0, profileUpdates: 0 };
+  const proven: Proven = { users: 0, sessionsEnded: 0, devices: 0, phoneChanges: 0, statuses: 0, profileUpdates: 0, pinLocks: 0 };
+  /** A PIN's tries item (lib/store/pin-store.ts): its locked_at, in epoch seconds, marks the lock. */
+  const byKey = new Map(items.map((item) => [`${item.pk} ${item.sk}`, item]));
+  const lockedAt = (userId: string, pinType: PinType) => {
+    const { pk, sk } = pinTriesKey(companyId, userId, pinType);
+    return byKey.get(`${pk} ${sk}`)?.locked_at as number | undefined;
+  };
 
   // The table's side: each change it proves has its event.
   for (const [userId, user] of users) {
@@ -147,6 +167,14 @@ export function eventCheck(items: StoredItem[], companyId: string, seen: SeenEve
       if (!found.length) problems.push(`user ${userId} of status ${user.status_id} has no ${statusEvent}`);
       if (statusEvent === 'user.deleted' && !found.some((event) => event.detail.erase_after === user.erase_after))
         problems.push(`user ${userId}'s user.deleted does not say its erase_after ${user.erase_after}`);
+    }
+    for (const pinType of PIN_TYPES) {
+      const locked = lockedAt(userId, pinType);
+      if (locked === undefined) continue;
+      proven.pinLocks++;
+      const found = count(userId, 'pin.locked').filter((event) => event.detail.pin_type === pinType);
+      if (!found.some((event) => event.detail.occurred_at === locked * 1000))
+        problems.push(`user ${userId}'s ${pinType} PIN is locked (at ${locked}) with no pin.locked at that time`);
     }
     const devices = devicesOf.get(userId) ?? 0;
     proven.devices += devices;
@@ -178,6 +206,27 @@ export function eventCheck(items: StoredItem[], companyId: string, seen: SeenEve
     }
   }
 
+  /**
+   * A pin.locked stands when its PIN's tries item is locked at the event's time, or when the table
+   * shows the lock opened since (opening deletes the tries item, so only its traces remain, to the
+   * second): for the login PIN a session begun by OTP login (which clears its tries) or by PIN login
+   * (a right PIN compared just before the lock clears them as it commits) at or after the lock; for
+   * either PIN a change or reset of it (its version above 0, the record updated at or after the lock);
+   * or the user erased (its PINs deleted).
+   */
+  const lockStands = (userId: string, pinType: PinType, occurredAt: number) => {
+    if (lockedAt(userId, pinType) === occurredAt / 1000) return true;
+    const user = users.get(userId)!;
+    const atSecond = Math.floor(occurredAt / 1000);
+    if (Number(user.status_id) === UserStatus.ERASED) return true;
+    if (Number(user[PIN_VERSION_ATTRIBUTE[pinType]] ?? 0) > 0 && Number(user.updated_at) >= atSecond) return true;
+    if (pinType !== 'login') return false;
+    for (const [key, session] of sessions)
+      if (key.startsWith(`${userId} `) && (session.began === 'otp' || session.began === 'pin') && Number(session.created_at) >= atSecond)
+        return true;
+    return false;
+  };
+
   // The events' side: each says what the table holds.
   for (const event of events) {
     const { detail } = event;
@@ -206,7 +255,11 @@ export function eventCheck(items: StoredItem[], companyId: string, seen: SeenEve
       if (last === event && status !== UserStatus.PHONE_RECLAIMED && STATUS_OF_EVENT[event.type] !== status)
         problems.push(`${what} is user ${detail.user_id}'s last status event, its status is ${status}`);
     } else if (event.type === 'pin.locked') {
-      if (detail.pin_type !== 'login' && detail.pin_type !== 'transaction') problems.push(`${what} has pin_type ${detail.pin_type}`);
+      if (!PIN_TYPES.includes(detail.pin_type)) problems.push(`${what} has pin_type ${detail.pin_type}`);
+      else if (!lockStands(detail.user_id, detail.pin_type, detail.occurred_at))
+        problems.push(
+          `${what}: user ${detail.user_id}'s ${detail.pin_type} PIN is not locked at ${detail.occurred_at / 1000}, nor opened since`,
+        );
     }
   }
 

@@ -1,7 +1,7 @@
 // The check `npm run chaos` ends with for the events (scripts/local/event-check.ts), on tables and
 // events built by hand: a sound pair passes, and each broken rule, either way, is named.
 import { describe, expect, it } from 'vitest';
-import { sessionKey, userDeviceKey, userKey } from '../../lib/store/keys.js';
+import { pinTriesKey, sessionKey, userDeviceKey, userKey } from '../../lib/store/keys.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import { eventCheck, type SeenEvent, seenEvents } from '../../scripts/local/event-check.js';
 import type { StoredItem } from '../../scripts/local/table-snapshot.js';
@@ -38,6 +38,8 @@ function sound(): { items: StoredItem[]; events: SeenEvent[] } {
       // An opaque token's session, ended: no event is due (its id is a hash, never published).
       session('u1', OPAQUE, { ended_reason: 'logout', ended_at_ms: 1_700_000_000_000 }),
       { ...userDeviceKey(company, 'u1', 'd1') },
+      // u1's login PIN is locked (epoch seconds): its pin.locked says so at that time.
+      { ...pinTriesKey(company, 'u1', 'login'), tries: new Set(['a', 'b', 'c']), locked_at: 1_700_000_100 },
       user('u2', { status_id: UserStatus.DELETION_REQUESTED, erase_after: 1_800_000_000 }),
       // Ended after it had run out: no event is due.
       session('u2', SID3, { expires_at: 1_600_000_000, ended_reason: 'deleted', ended_at_ms: 1_700_000_000_000 }),
@@ -48,6 +50,7 @@ function sound(): { items: StoredItem[]; events: SeenEvent[] } {
       event('device.added', 'u1', {}, 'dead-letter'),
       event('user.phone_changed', 'u1'),
       event('user.profile_updated', 'u1', { changed: ['first_name'] }),
+      event('pin.locked', 'u1', { pin_type: 'login', occurred_at: 1_700_000_100_000 }),
       event('user.registered', 'u2'),
       event('device.added', 'u2'),
       event('device.removed', 'u2'),
@@ -62,10 +65,10 @@ describe('the events check', () => {
     const check = eventCheck(items, company, [...events, events[1]!], { profileUpdated: ['u1'] });
     expect(check.problems).toEqual([]);
     expect(check).toMatchObject({
-      received: 10,
-      distinct: 9,
+      received: 11,
+      distinct: 10,
       deadLettered: 1,
-      proven: { users: 2, sessionsEnded: 1, devices: 1, phoneChanges: 1, statuses: 1, profileUpdates: 1 },
+      proven: { users: 2, sessionsEnded: 1, devices: 1, phoneChanges: 1, statuses: 1, profileUpdates: 1, pinLocks: 1 },
     });
     expect(check.byType).toMatchObject({ 'user.registered': 2, 'session.ended': 1, 'device.added': 2 });
   });
@@ -94,6 +97,44 @@ describe('the events check', () => {
     expect(eventCheck(items, company, without('user.profile_updated'), { profileUpdated: ['u1'] }).problems).toEqual([
       'user u1 was answered a profile update with no event',
     ]);
+    expect(eventCheck(items, company, without('pin.locked')).problems).toEqual([
+      "user u1's login PIN is locked (at 1700000100) with no pin.locked at that time",
+    ]);
+    // A pin.locked of the other PIN, or of another time, is not this lock's.
+    const otherLock = (fields: Record<string, unknown>) =>
+      events.map((each) => (each.type === 'pin.locked' ? { ...each, detail: { ...each.detail, ...fields } } : each));
+    expect(eventCheck(items, company, otherLock({ occurred_at: 1_700_000_050_000 })).problems).toEqual([
+      "user u1's login PIN is locked (at 1700000100) with no pin.locked at that time",
+      expect.stringMatching(/^pin\.locked e\d+: user u1's login PIN is not locked at 1700000050, nor opened since$/),
+    ]);
+    expect(eventCheck(items, company, otherLock({ pin_type: 'transaction' })).problems).toEqual([
+      "user u1's login PIN is locked (at 1700000100) with no pin.locked at that time",
+      expect.stringMatching(/: user u1's transaction PIN is not locked at 1700000100, nor opened since$/),
+    ]);
+  });
+
+  it('takes a pin.locked whose lock the table shows opened since, and names one it does not', () => {
+    const { items, events } = sound();
+    // u2's login PIN locked at 1_700_000_200; its tries item is gone (deleted when the lock opened).
+    const locked = event('pin.locked', 'u2', { pin_type: 'login', occurred_at: 1_700_000_200_000 });
+    const lockedTransaction = event('pin.locked', 'u2', { pin_type: 'transaction', occurred_at: 1_700_000_200_000 });
+    const problems = (extra: StoredItem[], userFields: Record<string, unknown> = {}, seen = [locked]) =>
+      eventCheck([...items.map((item) => (item.user_id === 'u2' ? { ...item, ...userFields } : item)), ...extra], company, [
+        ...events,
+        ...seen,
+      ]).problems;
+    expect(problems([])).toEqual([expect.stringMatching(/: user u2's login PIN is not locked at 1700000200, nor opened since$/)]);
+    // An OTP login at or after the lock cleared it; one before did not.
+    expect(problems([session('u2', OPAQUE, { began: 'otp', created_at: 1_700_000_200 })])).toEqual([]);
+    expect(problems([session('u2', OPAQUE, { began: 'otp', created_at: 1_700_000_199 })])).toHaveLength(1);
+    // A registration's session opens nothing.
+    expect(problems([session('u2', OPAQUE, { began: 'register', created_at: 1_700_000_300 })])).toHaveLength(1);
+    // A reset of the PIN since (its version counted, the record updated after the lock).
+    expect(problems([], { login_pin_version: 1, updated_at: 1_700_000_300 })).toEqual([]);
+    expect(problems([], { login_pin_version: 1, updated_at: 1_700_000_100 })).toHaveLength(1);
+    // The transaction PIN is opened by its reset only, not by a login.
+    expect(problems([session('u2', OPAQUE, { began: 'otp', created_at: 1_700_000_300 })], {}, [lockedTransaction])).toHaveLength(1);
+    expect(problems([], { transaction_pin_version: 2, updated_at: 1_700_000_300 }, [lockedTransaction])).toEqual([]);
   });
 
   it('names each event of a change the table does not hold', () => {
