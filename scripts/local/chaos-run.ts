@@ -7,7 +7,7 @@ import { createCompany } from '../../lib/companies/companies.js';
 import { readConfig } from '../../lib/config.js';
 import type { HashCost } from '../../lib/secrets/hashing.js';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
-import { NOTIFICATION_PREFIX, UNREAD_COUNT_PREFIX, userKey } from '../../lib/store/keys.js';
+import { NOTIFICATION_PREFIX, UNREAD_COUNT_PREFIX, USER_DEVICE_PREFIX, userDeviceKey, userKey } from '../../lib/store/keys.js';
 import { referralCountIn } from '../../lib/store/referral-store.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import { AdjustableClock } from './adjustable-clock.js';
@@ -15,7 +15,7 @@ import { claimCheck } from './claim-check.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from './device-keys.js';
 import { createOwnTable, localClient } from './dynamodb-local.js';
 import { localEnvironment } from './environment.js';
-import { eventCheck, seenEvents } from './event-check.js';
+import { eventCheck, type Proven, seenEvents } from './event-check.js';
 import { startFakeEventBridge } from './eventbridge-fake.js';
 import { SHARED_FAULTS, startFaultProxy } from './fault-proxy.js';
 import {
@@ -37,8 +37,9 @@ import { identityProblems, scanItems } from './table-snapshot.js';
 // half with a device), send and verify codes, log in by PIN, list referrals, mark notifications
 // read, log out, change their names and email (some racing for one email, some asking for an
 // email another user holds), move to a new phone number (an OTP login, then a proof of the new
-// number verified with that token; some racing for one number), are disabled by an operator (a few)
-// and send hostile requests for a bounded time
+// number verified with that token; some racing for one number), are disabled by an operator (a few),
+// remove their device, lock their login PIN with wrong PINs, ask for their account's deletion on a
+// fresh OTP login (a few each), and send hostile requests for a bounded time
 // while a share of DynamoDB and SNS requests fail in every way the local tools can make. Then
 // faults off, and a check of everything answered: each ambiguous request retried with its
 // Idempotency-Key must come back with a definite first outcome, and the table must hold no
@@ -90,6 +91,15 @@ export interface ChaosReport {
   /** Users disabled as user:disable does (their sessions ended with it), and those whose disable failed under faults and was run again after. */
   disabled: number;
   disablesRetried: number;
+  /** Deletions asked for on a fresh OTP login and found done (status 4), and those answered 503 and sent again with their key after. */
+  deletions: number;
+  deletionsRetried: number;
+  /** Devices removed by their user, and removals answered 503 and sent again with their key after. */
+  devicesRemoved: number;
+  deviceRemovalsRetried: number;
+  /** Login PINs locked by wrong PINs (the lock answered 18, the right PIN refused too), and locks sought again after the faults. */
+  pinLocks: number;
+  pinLocksRetried: number;
   /** The claims checked afterwards (scripts/local/claim-check.ts) and the problems found. */
   claims: { phoneClaims: number; emailClaims: number; holders: number; problems: number };
   /**
@@ -109,7 +119,7 @@ export interface ChaosReport {
     distinct: number;
     deadLettered: number;
     byType: Record<string, number>;
-    proven: { users: number; sessionsEnded: number; devices: number; phoneChanges: number; statuses: number; profileUpdates: number };
+    proven: Proven;
     problems: number;
   };
   wrong: string[];
@@ -133,6 +143,10 @@ interface Registered {
   loginPin: string;
   /** Wrong PINs sent since the last right one (answered or not): kept under the lock's 5. */
   wrongPins: number;
+  /** The current token's session is bound to the device (registered with it, or a PIN login): removing the device ends it. */
+  tokenOnDevice: boolean;
+  /** Its login PIN locked, or being locked (from the first wrong PIN on): PIN logins leave it alone until an OTP login opens it. */
+  pinLocked?: boolean;
   /** The national number and email as last answered (an ambiguous change parks the account until its retry answers). */
   phone: string;
   email: string | undefined;
@@ -142,6 +156,8 @@ interface Registered {
   parked?: boolean;
   /** Disabled by an operator (status 2): no flow uses it again. */
   disabled?: boolean;
+  /** Its deletion asked for (status 4, or maybe, until its retry): no flow uses it again. */
+  deleted?: boolean;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
@@ -222,6 +238,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     accountChangesRetried: 0,
     disabled: 0,
     disablesRetried: 0,
+    deletions: 0,
+    deletionsRetried: 0,
+    devicesRemoved: 0,
+    deviceRemovalsRetried: 0,
+    pinLocks: 0,
+    pinLocksRetried: 0,
     claims: { phoneClaims: 0, emailClaims: 0, holders: 0, problems: 0 },
     events: {
       putEventsCalls: 0,
@@ -235,7 +257,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       distinct: 0,
       deadLettered: 0,
       byType: {},
-      proven: { users: 0, sessionsEnded: 0, devices: 0, phoneChanges: 0, statuses: 0, profileUpdates: 0 },
+      proven: { users: 0, sessionsEnded: 0, devices: 0, phoneChanges: 0, statuses: 0, profileUpdates: 0, pinLocks: 0 },
       problems: 0,
     },
     wrong: [],
@@ -357,13 +379,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     device: keys && data.device_key ? { privateKey: keys.privateKey, deviceKey: data.device_key } : undefined,
     loginPin: String(body.login_pin),
     wrongPins: 0,
+    tokenOnDevice: Boolean(keys && data.device_key),
     phone: String(body.phone_number),
     email: typeof body.email === 'string' ? body.email.toLowerCase() : undefined,
     quietAfter: 0,
   });
   /** An account no other client is using, marked as in use until `flow` ends. */
   const withAccount = async (eligible: (account: Registered) => boolean, flow: (account: Registered) => Promise<void>) => {
-    const free = registered.filter((account) => !account.inUse && !account.parked && !account.disabled && eligible(account));
+    const free = registered.filter(
+      (account) => !account.inUse && !account.parked && !account.disabled && !account.deleted && eligible(account),
+    );
     const picked = free[randomInt(Math.max(1, free.length))];
     if (!picked) return;
     picked.inUse = true;
@@ -379,7 +404,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     eligible: (account: Registered) => boolean,
     flow: (accounts: Registered[]) => Promise<void>,
   ) => {
-    const free = registered.filter((account) => !account.inUse && !account.parked && !account.disabled && eligible(account));
+    const free = registered.filter(
+      (account) => !account.inUse && !account.parked && !account.disabled && !account.deleted && eligible(account),
+    );
     const picked: Registered[] = [];
     while (picked.length < count && free.length) picked.push(free.splice(randomInt(free.length), 1)[0]!);
     if (!picked.length) return;
@@ -438,19 +465,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   // One client at a time per account: another client's logout would make this one's 401 right.
   const listAndLogout = () => withAccount((account) => !account.loggedOut, listOrLogout);
 
+  /** A PIN login on the account's device with its own key, retried with it up to `rounds` times. */
+  const sendPin = (account: Registered, pin: string, rounds: number) => {
+    const body = signedLoginPin(account.device!, company.company_id, pin, { timestamp: epochSeconds(service.clock) });
+    const key = randomUUID();
+    return untilDefinite(() => call('loginPin', body, { 'Idempotency-Key': key }), rounds);
+  };
+  const wrongPinOf = (account: Registered) => (account.loginPin === '0000' ? '1111' : '0000');
+
   /** A PIN login on the account's device, retried with its key: the right PIN is never refused; now and then a wrong one first. */
   const pinLogin = () =>
     withAccount(
-      (account) => account.device !== undefined,
+      (account) => account.device !== undefined && !account.pinLocked,
       async (account) => {
-        const login = async (pin: string) => {
-          const body = signedLoginPin(account.device!, company.company_id, pin, { timestamp: epochSeconds(service.clock) });
-          const key = randomUUID();
-          return untilDefinite(() => call('loginPin', body, { 'Idempotency-Key': key }), 3);
-        };
+        const login = (pin: string) => sendPin(account, pin, 3);
         if (account.wrongPins < 2 && Math.random() < 0.2) {
           account.wrongPins++;
-          const refused = await login(account.loginPin === '0000' ? '1111' : '0000');
+          const refused = await login(wrongPinOf(account));
           // 503, or 409 code 20 (its first run still held): its outcome is unknown.
           const definite = refused.status !== 503 && !(refused.status === 409 && refused.body.error[0] === 20);
           if (definite && !(refused.status === 400 && refused.body.error[0] === 17)) wrong('a wrong PIN was not answered 17', refused);
@@ -460,6 +491,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           report.pinLogins++;
           account.wrongPins = 0;
           account.token = answer.body.data.token.token;
+          account.tokenOnDevice = true;
           account.loggedOut = false;
         } else if (answer.status !== 503 && !(answer.status === 409 && answer.body.error[0] === 20)) {
           wrong('the right PIN was refused', answer);
@@ -640,6 +672,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return undefined;
   };
 
+  /** An OTP login answered 200: a token bound to no device, and the login PIN's tries cleared (a lock opened). */
+  const loggedInByOtp = (account: Registered, login: Answer) => {
+    account.token = login.body.data.token.token;
+    account.tokenOnDevice = false;
+    account.loggedOut = false;
+    account.pinLocked = false;
+    account.wrongPins = 0;
+  };
+
   /**
    * 1 to 3 users move to one new number: each logs in by OTP (the fresh proof of the holder), then
    * proves the number with that token (each racer's code through a clock one interval further on),
@@ -657,8 +698,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             const target = { dial_code: '+1', phone_number: account.phone, user_type: 2, otp_type: 1 };
             const login = await sendAndCheck(target, {}, service);
             if (!login) return;
-            account.token = login.body.data.token.token;
-            account.loggedOut = false;
+            loggedInByOtp(account, login);
             fresh.add(account);
           }),
         );
@@ -722,6 +762,115 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       },
     );
 
+  /**
+   * The holder asks for the account's deletion (contract 3.11) on a fresh OTP login: status 4 with
+   * its erase_after, its sessions ended and devices removed at once. One in ten accounts at most;
+   * from the ask on no flow uses the account. One answered 503 is sent again with its key after.
+   */
+  const deletions: { account: Registered; eraseAfter?: number }[] = [];
+  const pendingDeletions: { account: Registered; key: string; authorization: string }[] = [];
+  const deleteAccount = () =>
+    withAccount(
+      (account) => account.quietAfter <= service.clock.now() && deletions.length + pendingDeletions.length < registered.length / 10,
+      async (account) => {
+        account.quietAfter = service.clock.now() + interval * 1000;
+        const login = await sendAndCheck({ dial_code: '+1', phone_number: account.phone, user_type: 2, otp_type: 1 }, {}, service);
+        if (!login) return;
+        loggedInByOtp(account, login);
+        const key = randomUUID();
+        const authorization = `Token ${account.token}`;
+        const answer = await untilDefinite(() => call('userDelete', {}, { Authorization: authorization, 'Idempotency-Key': key }), 1);
+        if (isAmbiguous(answer)) pendingDeletions.push({ account, key, authorization });
+        else if (answer.status === 200) deletions.push({ account, eraseAfter: answer.body.data.erase_after });
+        else return wrong('a deletion on a fresh OTP login was refused', answer);
+        account.deleted = true;
+        account.loggedOut = true;
+        account.device = undefined;
+      },
+    );
+
+  /**
+   * A user removes their device (contract 3.6), retried with its key: the sessions bound to it end
+   * (the token too, when it is one of them). At most one in four devices still bound, so PIN logins
+   * keep some. The device is forgotten at once (a 503 may have removed it); one answered 503 parks
+   * the account until it is sent again with its key after.
+   */
+  const removals: { account: Registered; deviceKey: string }[] = [];
+  const pendingRemovals: { account: Registered; deviceKey: string; key: string; authorization: string }[] = [];
+  const removeDevice = () =>
+    withAccount(
+      (account) =>
+        account.device !== undefined &&
+        !account.loggedOut &&
+        removals.length + pendingRemovals.length < registered.filter((each) => each.device).length / 4,
+      async (account) => {
+        const deviceKey = account.device!.deviceKey;
+        const key = randomUUID();
+        const authorization = `Token ${account.token}`;
+        const answer = await untilDefinite(
+          () => call('devicesRemove', { device_key: deviceKey }, { Authorization: authorization, 'Idempotency-Key': key }),
+          1,
+        );
+        account.device = undefined;
+        if (isAmbiguous(answer)) {
+          pendingRemovals.push({ account, deviceKey, key, authorization });
+          account.parked = true;
+          account.loggedOut = true;
+        } else if (answer.status === 200) {
+          removals.push({ account, deviceKey });
+          if (account.tokenOnDevice) account.loggedOut = true;
+        } else wrong('removing the account’s own device was refused', answer);
+      },
+    );
+
+  /**
+   * Wrong PINs on the account's device until the lock answers 18: each before it 17, and never more
+   * of them than the lock's limit (each holds one of its tries). 'unseen' when faults hid the lock.
+   */
+  const isLocked = (answer: Answer) => answer.status === 400 && answer.body.error[0] === 18;
+  const wrongUntilLocked = async (account: Registered, rounds: number): Promise<'locked' | 'unseen' | 'wrong'> => {
+    let compared = 0;
+    for (let sent = 0; sent < config.pinMaxFailures + 3; sent++) {
+      const answer = await sendPin(account, wrongPinOf(account), rounds);
+      if (isLocked(answer)) return 'locked';
+      if (isAmbiguous(answer)) continue;
+      const problem = !(answer.status === 400 && answer.body.error[0] === 17)
+        ? 'a wrong PIN was answered neither 17 nor 18'
+        : ++compared > config.pinMaxFailures && `a login PIN compared ${compared} wrong PINs and did not lock`;
+      if (problem) {
+        wrong(problem, answer);
+        return 'wrong';
+      }
+    }
+    return 'unseen';
+  };
+  /** Once locked, the right PIN is refused 18 as well: nothing is compared. */
+  const rightPinRefused = async (account: Registered, rounds: number) => {
+    const answer = await sendPin(account, account.loginPin, rounds);
+    if (!isAmbiguous(answer) && !isLocked(answer)) wrong('a locked login PIN was not answered 18 to the right PIN', answer);
+  };
+  /**
+   * Locks the login PIN by wrong PINs (contract 3.6): one in ten accounts at most. A lock whose
+   * answers faults kept from view is sought again after them, the account parked until then.
+   */
+  const pendingLocks: Registered[] = [];
+  const lockPin = () =>
+    withAccount(
+      (account) => account.device !== undefined && !account.pinLocked && report.pinLocks + pendingLocks.length < registered.length / 10,
+      async (account) => {
+        account.pinLocked = true;
+        const outcome = await wrongUntilLocked(account, 3);
+        if (outcome === 'wrong') return;
+        if (outcome === 'unseen') {
+          pendingLocks.push(account);
+          account.parked = true;
+          return;
+        }
+        report.pinLocks++;
+        await rightPinRefused(account, 3);
+      },
+    );
+
   // A phone change needs five requests to go through (two codes sent and verified, then the change): twice the weight.
   const flows = [
     register,
@@ -736,6 +885,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     phoneChange,
     phoneChange,
     disable,
+    deleteAccount,
+    removeDevice,
+    lockPin,
   ];
   await Promise.all(
     Array.from({ length: options.clients }, async () => {
@@ -788,6 +940,45 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
   }
   for (const race of races) if (race.winners > 1) wrong(`${race.winners} users were answered 200 for ${race.what}`);
+  // A deletion or removal retried with its key: 401 when its first run committed (ending the
+  // session it sends), 404 for a removal whose first run removed the device. The table decides below.
+  for (const { account, key, authorization } of pendingDeletions) {
+    report.deletionsRetried++;
+    const answer = await untilDefinite(() => call('userDelete', {}, { Authorization: authorization, 'Idempotency-Key': key }), 20);
+    if (answer.status === 200) deletions.push({ account, eraseAfter: answer.body.data.erase_after });
+    else if (answer.status === 401) deletions.push({ account });
+    else wrong('an ambiguous deletion retried with its key neither deleted nor found it done', answer);
+  }
+  for (const removal of pendingRemovals) {
+    report.deviceRemovalsRetried++;
+    const answer = await untilDefinite(
+      () =>
+        call('devicesRemove', { device_key: removal.deviceKey }, { Authorization: removal.authorization, 'Idempotency-Key': removal.key }),
+      20,
+    );
+    if ([200, 401, 404].includes(answer.status)) removals.push(removal);
+    else wrong('an ambiguous device removal retried with its key neither removed it nor found it gone', answer);
+    removal.account.parked = false;
+  }
+  // A lock whose mark a fault lost answers 503 (tries in flight) until its tries are old: sought till then.
+  const triesOldMs = (config.functionTimeoutMs + config.dynamodbTimeoutMs + 5000) * 1.5;
+  await Promise.all(
+    pendingLocks.map(async (account) => {
+      report.pinLocksRetried++;
+      const until = Date.now() + triesOldMs;
+      let outcome = await wrongUntilLocked(account, 20);
+      while (outcome === 'unseen' && Date.now() < until) {
+        await sleep(1000);
+        outcome = await wrongUntilLocked(account, 20);
+      }
+      if (outcome === 'unseen') wrong(`user ${account.userId}'s login PIN did not lock after its wrong PINs`);
+      else if (outcome === 'locked') {
+        report.pinLocks++;
+        await rightPinRefused(account, 20);
+      }
+      account.parked = false;
+    }),
+  );
 
   const items = await scanItems(direct, tableName, company.company_id);
   const claims = claimCheck(items, company.company_id);
@@ -798,12 +989,38 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     problems: claims.problems.length,
   };
   for (const problem of claims.problems) wrong(`claims: ${problem}`);
-  for (const problem of identityProblems(items, company.company_id)) wrong(`stored: ${problem}`);
   const users = items.filter((item) => item.sk === 'PROFILE');
+  // A deleted user (status 4) gave its phone and email claims up (contract 3.11); the claim check
+  // above finds any it still holds.
+  const deletedNow = new Set(users.filter((user) => Number(user.status_id) === UserStatus.DELETION_REQUESTED).map((user) => user.user_id));
+  for (const problem of identityProblems(items, company.company_id)) {
+    const unclaimed = /^user (\S+) lacks its (phone|email) claim$/.exec(problem);
+    if (!(unclaimed && deletedNow.has(unclaimed[1]))) wrong(`stored: ${problem}`);
+  }
   const phones = new Set(users.map((user) => `${user.phone_e164}#${user.user_type}`));
   if (phones.size !== users.length) wrong(`${users.length} users hold ${phones.size} phones`);
   const answeredIds = new Set(registered.map((account) => account.userId));
   for (const user of users) if (!answeredIds.has(user.user_id)) wrong(`user ${user.user_id} is stored but was never answered`);
+  // Deletions answered are stored (status 4, the erase_after answered), and no other user is deleted.
+  report.deletions = deletions.length;
+  const deletedIds = new Set(deletions.map(({ account }) => account.userId));
+  for (const { account, eraseAfter } of deletions) {
+    const user = users.find((item) => item.user_id === account.userId);
+    if (Number(user?.status_id) !== UserStatus.DELETION_REQUESTED)
+      wrong(`user ${account.userId} was deleted but is of status ${user?.status_id}`);
+    else if (eraseAfter !== undefined && user?.erase_after !== eraseAfter)
+      wrong(`user ${account.userId} was answered erase_after ${eraseAfter}, stores ${user?.erase_after}`);
+  }
+  for (const user of users)
+    if (Number(user.status_id) === UserStatus.DELETION_REQUESTED && !deletedIds.has(user.user_id))
+      wrong(`user ${user.user_id} is deleted but no deletion was answered`);
+  // Devices answered removed are listed no more.
+  report.devicesRemoved = removals.length;
+  const listed = new Set(items.filter((item) => item.sk.startsWith(USER_DEVICE_PREFIX)).map((item) => `${item.pk} ${item.sk}`));
+  for (const { account, deviceKey } of removals) {
+    const { pk, sk } = userDeviceKey(company.company_id, account.userId, deviceKey);
+    if (listed.has(`${pk} ${sk}`)) wrong(`user ${account.userId}'s device ${deviceKey} was answered removed but is still listed`);
+  }
   for (const account of registered) {
     const user = users.find((item) => item.user_id === account.userId);
     if (!user) wrong(`user ${account.userId} was answered 200 but is not stored`);
