@@ -3,7 +3,8 @@
 // Real flows under faults, then a check of everything answered (scripts/local/chaos-run.ts):
 // DynamoDB Local on a free loopback port behind the fault proxy, SNS as a loopback fake, the
 // service in this process. Among the flows: profile updates and phone changes (some racing for one
-// email or number), then the claims checked over the table (scripts/local/claim-check.ts): every
+// email or number), disables, deletions, device removals and login PINs locked by wrong PINs (a few
+// each), then the claims checked over the table (scripts/local/claim-check.ts): every
 // phone and email claimed by the user whose record has it, none by nobody, none twice. The table's
 // stream feeds the events' publisher, whose loopback EventBridge fails a share of its calls, entries
 // and dead-letter calls; after a drain the events (bus and dead letters, once per event_id) are
