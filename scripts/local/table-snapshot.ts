@@ -72,10 +72,16 @@ export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotDiff {
 
 export const isUnchanged = (diff: SnapshotDiff) => !diff.added.length && !diff.removed.length && !diff.changed.length;
 
+/** The statuses whose users hold no claim and no live session, named as a problem names them. */
+const RELEASED_STATUSES: Record<number, string> = {
+  [UserStatus.PHONE_RECLAIMED]: 'reclaimed',
+  [UserStatus.DELETION_REQUESTED]: 'deleted',
+};
+
 /**
  * What must hold for every company after any sequence of requests, failed or not: no user
- * without its phone, email and referral-code claims (but a user whose phone was reclaimed, who
- * holds neither phone nor email, and no session), no claim without its user, every session a
+ * without its phone, email and referral-code claims (but a user whose phone was reclaimed or whose
+ * deletion was asked for, who holds neither phone nor email claim, and no live session), no claim without its user, every session a
  * user's, and every referral counted exactly once (the count equals the notifications in the
  * referrer's list).
  * Returns a description of each broken rule; empty when all hold.
@@ -92,13 +98,16 @@ export function identityProblems(items: StoredItem[], companyId: string): string
     const id = user.user_id as string;
     const phoneClaim = find(phoneClaimKey(companyId, user.phone_e164, user.user_type));
     const emailClaim = user.email ? find(emailClaimKey(companyId, user.email, user.user_type)) : undefined;
-    if (user.status_id === UserStatus.PHONE_RECLAIMED) {
-      if (phoneClaim?.user_id === id || emailClaim?.user_id === id) problems.push(`reclaimed user ${id} still holds a claim`);
+    // A reclaimed user and one whose deletion was asked for (lib/account/delete.ts) gave their phone
+    // and email claims up and had every session ended; the record keeps the phone and email.
+    const released = RELEASED_STATUSES[user.status_id as number];
+    if (released) {
+      if (phoneClaim?.user_id === id || emailClaim?.user_id === id) problems.push(`${released} user ${id} still holds a claim`);
       // An ended session's item stays until its TTL, marked (lib/store/session-store.ts): it is none.
       const sessions = items.filter(
         (item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith('SESSION#') && item.ended_reason === undefined,
       );
-      if (sessions.length) problems.push(`reclaimed user ${id} still has ${sessions.length} session(s)`);
+      if (sessions.length) problems.push(`${released} user ${id} still has ${sessions.length} session(s)`);
     } else {
       if (phoneClaim?.user_id !== id) problems.push(`user ${id} lacks its phone claim`);
       if (user.email && emailClaim?.user_id !== id) problems.push(`user ${id} lacks its email claim`);
