@@ -31,7 +31,7 @@ import {
 } from './in-process-service.js';
 import { startFakeSns } from './sns-fake.js';
 import { startStreamPoller } from './stream-poller.js';
-import { identityProblems, scanItems } from './table-snapshot.js';
+import { identityProblems, itemId, scanItems } from './table-snapshot.js';
 
 // Real flows under faults (issue 23): concurrent clients register (some referred, some twice,
 // half with a device), send and verify codes, log in by PIN, list referrals, mark notifications
@@ -351,10 +351,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (!DOCUMENTED.has(answer.status) || !envelope) wrong(`${name} answered outside the envelope or documented statuses`, answer);
     return answer;
   };
+  /** An answer that says nothing of the outcome: 503, or 409 code 20 (its first request still at work). */
+  const isAmbiguous = (answer: Answer) => answer.status === 503 || (answer.status === 409 && answer.body.error[0] === 20);
   /** Sends a request with its key until it has a definite answer: 503 and 409 code 20 (first still at work) are not. */
   const untilDefinite = async (send: () => Promise<Answer>, rounds: number): Promise<Answer> => {
     let answer = await send();
-    for (let round = 0; round < rounds && (answer.status === 503 || (answer.status === 409 && answer.body.error[0] === 20)); round++) {
+    for (let round = 0; round < rounds && isAmbiguous(answer); round++) {
       await sleep(Math.max(200, Number(answer.headers['retry-after'] ?? 0) * 1000 * Math.random()));
       answer = await send();
     }
@@ -435,7 +437,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       // A duplicate without a key: never a second user.
       const duplicate = await call('userRegister', body);
       if (duplicate.status !== 409 && duplicate.status !== 503) wrong('a duplicate registration was not refused', duplicate);
-    } else if (answer.status === 503 || (answer.status === 409 && answer.body.error[0] === 20)) {
+    } else if (isAmbiguous(answer)) {
       ambiguous.push({ body, key, referredBy: referrer?.userId, keys });
     } else {
       wrong('a fresh registration was refused', answer);
@@ -483,8 +485,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           account.wrongPins++;
           const refused = await login(wrongPinOf(account));
           // 503, or 409 code 20 (its first run still held): its outcome is unknown.
-          const definite = refused.status !== 503 && !(refused.status === 409 && refused.body.error[0] === 20);
-          if (definite && !(refused.status === 400 && refused.body.error[0] === 17)) wrong('a wrong PIN was not answered 17', refused);
+          if (!isAmbiguous(refused) && !(refused.status === 400 && refused.body.error[0] === 17))
+            wrong('a wrong PIN was not answered 17', refused);
         }
         const answer = await login(account.loginPin);
         if (answer.status === 200) {
@@ -493,7 +495,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           account.token = answer.body.data.token.token;
           account.tokenOnDevice = true;
           account.loggedOut = false;
-        } else if (answer.status !== 503 && !(answer.status === 409 && answer.body.error[0] === 20)) {
+        } else if (!isAmbiguous(answer)) {
           wrong('the right PIN was refused', answer);
         }
       },
@@ -510,8 +512,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           3,
         );
         if (answer.status === 200) report.marksRead++;
-        else if (answer.status !== 503 && !(answer.status === 409 && answer.body.error[0] === 20))
-          wrong('marking read was refused', answer);
+        else if (!isAmbiguous(answer)) wrong('marking read was refused', answer);
       },
     );
 
@@ -540,7 +541,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   };
 
   // The account (issue 30): profile updates and phone changes, some racing for one value.
-  const isAmbiguous = (answer: Answer) => answer.status === 503 || (answer.status === 409 && answer.body.error[0] === 20);
   const isTaken = (answer: Answer) => answer.status === 409 && answer.body.error[0] === 7;
   interface AccountChange {
     account: Registered;
@@ -990,8 +990,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     problems: claims.problems.length,
   };
   for (const problem of claims.problems) wrong(`claims: ${problem}`);
-  const users = items.filter((item) => item.sk === 'PROFILE');
   for (const problem of identityProblems(items, company.company_id)) wrong(`stored: ${problem}`);
+  const users = items.filter((item) => item.sk === 'PROFILE');
   const phones = new Set(users.map((user) => `${user.phone_e164}#${user.user_type}`));
   if (phones.size !== users.length) wrong(`${users.length} users hold ${phones.size} phones`);
   const answeredIds = new Set(registered.map((account) => account.userId));
@@ -1011,10 +1011,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       wrong(`user ${user.user_id} is deleted but no deletion was answered`);
   // Devices answered removed are listed no more.
   report.devicesRemoved = removals.length;
-  const listed = new Set(items.filter((item) => item.sk.startsWith(USER_DEVICE_PREFIX)).map((item) => `${item.pk} ${item.sk}`));
+  const listed = new Set(items.filter((item) => item.sk.startsWith(USER_DEVICE_PREFIX)).map(itemId));
   for (const { account, deviceKey } of removals) {
-    const { pk, sk } = userDeviceKey(company.company_id, account.userId, deviceKey);
-    if (listed.has(`${pk} ${sk}`)) wrong(`user ${account.userId}'s device ${deviceKey} was answered removed but is still listed`);
+    if (listed.has(itemId(userDeviceKey(company.company_id, account.userId, deviceKey))))
+      wrong(`user ${account.userId}'s device ${deviceKey} was answered removed but is still listed`);
   }
   for (const account of registered) {
     const user = users.find((item) => item.user_id === account.userId);

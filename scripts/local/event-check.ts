@@ -4,7 +4,7 @@ import { PIN_VERSION_ATTRIBUTE, type PinType } from '../../lib/store/pin-store.j
 import { SESSION_END_REASONS } from '../../lib/store/session-store.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import type { DeadLetter, DeliveredEvent } from './eventbridge-fake.js';
-import type { StoredItem } from './table-snapshot.js';
+import { itemId, type StoredItem } from './table-snapshot.js';
 
 // The events of API contract 3.13 checked against a company's items as stored (issue 31): the
 // events are what reached the bus and the dead-letter queue, counted once per event_id as a
@@ -145,11 +145,9 @@ export function eventCheck(items: StoredItem[], companyId: string, seen: SeenEve
 
   const proven: Proven = { users: 0, sessionsEnded: 0, devices: 0, phoneChanges: 0, statuses: 0, profileUpdates: 0, pinLocks: 0 };
   /** A PIN's tries item (lib/store/pin-store.ts): its locked_at, in epoch seconds, marks the lock. */
-  const byKey = new Map(items.map((item) => [`${item.pk} ${item.sk}`, item]));
-  const lockedAt = (userId: string, pinType: PinType) => {
-    const { pk, sk } = pinTriesKey(companyId, userId, pinType);
-    return byKey.get(`${pk} ${sk}`)?.locked_at as number | undefined;
-  };
+  const itemsById = new Map(items.map((item) => [itemId(item), item]));
+  const lockedAt = (userId: string, pinType: PinType) =>
+    itemsById.get(itemId(pinTriesKey(companyId, userId, pinType)))?.locked_at as number | undefined;
 
   // The table's side: each change it proves has its event.
   for (const [userId, user] of users) {

@@ -33,7 +33,8 @@ export async function scanItems(client: DynamoDBDocumentClient, tableName: strin
   return items;
 }
 
-const itemId = (item: { pk: string; sk: string }) => `${item.pk} | ${item.sk}`;
+/** An item's identity: its key, as one string. */
+export const itemId = (item: { pk: string; sk: string }) => `${item.pk} | ${item.sk}`;
 
 /** Key-sorted JSON, so two reads of an unchanged item compare equal. */
 export function canonical(value: unknown): string {
