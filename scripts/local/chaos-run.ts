@@ -433,10 +433,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const answer = await call('userRegister', body, { 'Idempotency-Key': key });
     report.registrations++;
     if (answer.status === 200) {
-      registered.push(account(answer.body.data, body, referrer?.userId, keys));
-      // A duplicate without a key: never a second user.
+      // A duplicate without a key: never a second user. Sent before the account is shared with the
+      // other clients: a deletion of it in between would free its phone for the duplicate.
       const duplicate = await call('userRegister', body);
       if (duplicate.status !== 409 && duplicate.status !== 503) wrong('a duplicate registration was not refused', duplicate);
+      registered.push(account(answer.body.data, body, referrer?.userId, keys));
     } else if (isAmbiguous(answer)) {
       ambiguous.push({ body, key, referredBy: referrer?.userId, keys });
     } else {
