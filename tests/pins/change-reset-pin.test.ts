@@ -2,6 +2,7 @@
 // knows the current PIN (counted as a PIN login counts it), a reset proves the phone; both clear
 // the PIN's count and lock, end every other session and leave a notice; the old PIN never works
 // once a change has answered, even when PIN logins race it.
+import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
@@ -22,8 +23,12 @@ beforeAll(async () => {
 afterEach(() => service.clock.reset());
 
 const headers = (authorization: string) => ({ CompanyID: company.company_id, Authorization: authorization });
-const changePin = (authorization: string, body: unknown) =>
-  invoke(service.handlers.changePin, { path: '/wallet/v3/auth/change_pin', headers: headers(authorization), body });
+const changePin = (authorization: string, body: unknown, idempotencyKey?: string) =>
+  invoke(service.handlers.changePin, {
+    path: '/wallet/v3/auth/change_pin',
+    headers: { ...headers(authorization), ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) },
+    body,
+  });
 const resetPin = (authorization: string, body: unknown) =>
   invoke(service.handlers.resetPin, { path: '/wallet/v3/auth/reset_pin', headers: headers(authorization), body });
 
@@ -103,14 +108,27 @@ describe('change_pin', () => {
   it('never lets the old PIN work once a change has answered, with PIN logins racing the change', async () => {
     for (let round = 0; round < 3; round++) {
       const { account, device } = await signUpWithDevice(service, company);
-      // PIN logins with the old PIN, one every few milliseconds from before the change starts until after it answered.
+      // PIN logins with the old PIN, one every few milliseconds while the change is in flight.
+      // When the logins in flight hold every try, the change answers 503 code 16 with
+      // Retry-After (lib/pins/pin-attempts.ts): sent again with its key after it, as an app does.
+      const key = randomUUID();
+      let changing = true;
       let answered = false;
-      const change = changePin(account.authorization, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' }).finally(() => {
+      const change = (async () => {
+        for (let round = 1; ; round++) {
+          changing = true;
+          const answer = await changePin(account.authorization, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' }, key);
+          changing = false;
+          if (answer.status !== 503 || round === 5) return answer;
+          expect(answer.body.error).toEqual([16]);
+          await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after']) * 1000));
+        }
+      })().finally(() => {
         answered = true;
       });
       const logins: ReturnType<typeof pinLogin>[] = [];
       while (!answered) {
-        logins.push(pinLogin(service, company, device, PINS.login_pin));
+        if (changing) logins.push(pinLogin(service, company, device, PINS.login_pin));
         await new Promise((resolve) => setTimeout(resolve, 3));
       }
       expect((await change).status).toBe(200);
