@@ -115,11 +115,11 @@ describe('change_pin', () => {
       let changing = true;
       let answered = false;
       const change = (async () => {
-        for (let round = 1; ; round++) {
+        for (let attempt = 1; ; attempt++) {
           changing = true;
           const answer = await changePin(account.authorization, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' }, key);
           changing = false;
-          if (answer.status !== 503 || round === 5) return answer;
+          if (answer.status !== 503 || attempt === 5) return answer;
           expect(answer.body.error).toEqual([16]);
           await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after']) * 1000));
         }
