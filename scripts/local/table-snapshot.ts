@@ -82,9 +82,9 @@ const RELEASED_STATUSES: Record<number, string> = {
 /**
  * What must hold for every company after any sequence of requests, failed or not: no user
  * without its phone, email and referral-code claims (but a user whose phone was reclaimed or whose
- * deletion was asked for, who holds neither phone nor email claim, and no live session), no claim without its user, every session a
- * user's, and every referral counted exactly once (the count equals the notifications in the
- * referrer's list).
+ * deletion was asked for, who holds neither phone nor email claim, and no live session), no claim
+ * without its user, every session a user's, and every referral counted exactly once (the count
+ * equals the notifications in the referrer's list).
  * Returns a description of each broken rule; empty when all hold.
  */
 export function identityProblems(items: StoredItem[], companyId: string): string[] {
