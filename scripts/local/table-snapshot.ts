@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { NotificationType } from '../../lib/notifications/notification-record.js';
-import { companyPrefix, emailClaimKey, phoneClaimKey, referralCodeKey, userKey } from '../../lib/store/keys.js';
+import { companyPrefix, emailClaimKey, phoneClaimKey, referralCodeKey, SESSION_PREFIX, userKey } from '../../lib/store/keys.js';
 import { referralCountIn } from '../../lib/store/referral-store.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 
@@ -106,7 +106,7 @@ export function identityProblems(items: StoredItem[], companyId: string): string
       if (phoneClaim?.user_id === id || emailClaim?.user_id === id) problems.push(`${released} user ${id} still holds a claim`);
       // An ended session's item stays until its TTL, marked (lib/store/session-store.ts): it is none.
       const sessions = items.filter(
-        (item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith('SESSION#') && item.ended_reason === undefined,
+        (item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith(SESSION_PREFIX) && item.ended_reason === undefined,
       );
       if (sessions.length) problems.push(`${released} user ${id} still has ${sessions.length} session(s)`);
     } else {
@@ -134,7 +134,7 @@ export function identityProblems(items: StoredItem[], companyId: string): string
     const userId = claim.user_id ?? claim.pk.split('#AUTHREF#')[1]?.split('#')[0];
     if (!userIds.has(userId)) problems.push(`claim ${claim.pk} names missing user ${userId}`);
   }
-  for (const session of items.filter((item) => item.sk.startsWith('SESSION#'))) {
+  for (const session of items.filter((item) => item.sk.startsWith(SESSION_PREFIX))) {
     if (!users.some((user) => session.pk === userKey(companyId, user.user_id as string).pk))
       problems.push(`session ${session.sk} of a missing user`);
   }
