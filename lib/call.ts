@@ -32,6 +32,14 @@ export interface RequestTime {
   timeLeftMs: () => number;
 }
 
+/**
+ * How long a credential (a session, a refresh token, a phone proof) a request answered may be handed
+ * out again to a retry of that request (contract 3.10, amended in round 5): the life of what the first
+ * run spent (a PIN login's signed timestamp, a code). Every link from a request to a credential it
+ * answered (a registration's phone claim, a refresh's rotation) is honoured this long and no longer.
+ */
+export const CREDENTIAL_REPLAY_SECONDS = 300;
+
 /** What a call made by a request also carries when it sent an Idempotency-Key (lib/http/idempotency.ts). */
 export interface RequestKey {
   /** Names the request (its Idempotency-Key and its body), when it sent a key: what a lost first run left behind is recognised by it. */

@@ -85,6 +85,11 @@ export interface Config {
   signingPublicKeysParameter: string | undefined;
   /** A session unused this long is over, in seconds. */
   sessionIdleSeconds: number;
+  /**
+   * A refresh token just spent and presented again within this many seconds of its rotation gets
+   * the same successor (a lost answer, two refreshes at once), not the end of its session; 0: off.
+   */
+  refreshReuseGraceSeconds: number;
   /** A session's last use is recorded at most this often, in seconds (not with a write on every call). */
   sessionTouchSeconds: number;
   /** Lifetime of a phone proof (verification_token), in seconds. */
@@ -269,6 +274,7 @@ export const DEPLOYED_BOUNDS: Record<string, DeployedBounds> = {
   TOKEN_TTL_SECONDS: { max: 90 * 24 * 3600 },
   ACCESS_TOKEN_TTL_SECONDS: { min: 60, max: 3600 },
   SESSION_IDLE_SECONDS: { max: 30 * 24 * 3600 },
+  REFRESH_REUSE_GRACE_SECONDS: { max: 60 },
   VERIFICATION_TOKEN_TTL_SECONDS: { max: 3600 },
   COMPANY_CACHE_SECONDS: { max: 30 },
   OTP_TTL_SECONDS: { max: 600 },
@@ -398,6 +404,7 @@ export function readConfig(env: Environment = process.env): Config {
     signingPublicKeysParameter:
       read.optional('SIGNING_PUBLIC_KEYS_PARAMETER') ?? (local ? undefined : `/wallet-auth/${stage}/signing-keys-public`),
     sessionIdleSeconds: read.integer('SESSION_IDLE_SECONDS', 14 * 24 * 3600, { min: 1 }),
+    refreshReuseGraceSeconds: read.integer('REFRESH_REUSE_GRACE_SECONDS', 10),
     sessionTouchSeconds: read.integer('SESSION_TOUCH_SECONDS', 3600),
     verificationTokenTtlSeconds: read.integer('VERIFICATION_TOKEN_TTL_SECONDS', 15 * 60, { min: 1 }),
     maxBodyBytes: read.integer('MAX_BODY_BYTES', 16 * 1024, { min: 1 }),

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { CREDENTIAL_REPLAY_SECONDS } from '../call.js';
 import type { Config } from '../config.js';
 import { ErrorCodes, type ErrorName, StatusNames } from '../errors.js';
 import { API_TAGS, byteSize, duration, type Endpoint } from '../http/endpoint.js';
-import { CREDENTIAL_REPLAY_SECONDS, IDEMPOTENCY_WINDOW_SECONDS } from '../http/idempotency.js';
+import { IDEMPOTENCY_WINDOW_SECONDS } from '../http/idempotency.js';
 import { chainErrors } from '../http/middleware.js';
 import { HEX_ID_PATTERN } from '../ids.js';
 import { JWKS_MAX_AGE_SECONDS } from '../secrets/signing-keys.js';
@@ -310,13 +311,16 @@ export function openApiDocument(config: Config): JsonSchema {
           in: 'header',
           required: false,
           description: [
-            'Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per request, such as a UUID.',
-            `Within ${duration(IDEMPOTENCY_WINDOW_SECONDS)}, the same key with the same body, company and token gets the first`,
+            'Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable',
+            'key sent without a token can be taken first by someone else).',
+            `Within ${duration(IDEMPOTENCY_WINDOW_SECONDS)}, the same key with the same body, company and session (the token's sid) gets the first`,
             'answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write.',
             'The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`.',
             'Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body.',
-            `An answer carrying a session or phone proof, sent without a token, is replayed for ${duration(CREDENTIAL_REPLAY_SECONDS)} only;`,
-            'after that the key answers 409 code 20.',
+            `An answer carrying a session, a refresh token or a phone proof is replayed for ${duration(CREDENTIAL_REPLAY_SECONDS)} only,`,
+            'whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new',
+            'request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its',
+            'retry with its first outcome, not 401.',
           ].join(' '),
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
         },

@@ -16,6 +16,12 @@ export interface ApiEvent extends APIGatewayProxyEventV2 {
   answerBy?: number;
   /** Set when the request holds its Idempotency-Key record: its answer is stored for a replay. */
   idempotency?: IdempotentRequest;
+  /**
+   * A token whose signature holds but whose session is over, sent with an Idempotency-Key: the
+   * request may be the retry of one that ended its own session (a logout, a deletion), which the
+   * key's record answers; without such a record the refusal stands (idempotency.ts).
+   */
+  endedSession?: { sessionId: string; refusal: Error };
 }
 
 export type ApiMiddleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>;

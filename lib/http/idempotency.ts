@@ -1,11 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { App } from '../app-context.js';
+import { CREDENTIAL_REPLAY_SECONDS } from '../call.js';
 import { AppError, fieldError } from '../errors.js';
 import { openAnswer, sealAnswer } from '../secrets/sealed-answers.js';
 import {
   claimIdempotencyRecord,
   completeIdempotencyRecord,
+  getIdempotencyRecord,
   type IdempotencyRecord,
   releaseIdempotencyRecord,
 } from '../store/idempotency-store.js';
@@ -34,13 +36,6 @@ const HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** How long a key remembers its first outcome. */
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 3600;
-/**
- * How long an answer carrying a credential is replayed to a caller without a token, whose record
- * any anonymous caller with the same key and body shares: the life of what the first request
- * spent (a PIN login's signed timestamp, a code), after which a replay would hand out a session
- * no proof still stands behind. Later: 409 code 20.
- */
-export const CREDENTIAL_REPLAY_SECONDS = 300;
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -97,6 +92,64 @@ async function replay(
 }
 
 /**
+ * The record of a key: one per company, session and key (contract 3.10, amended in round 5). The
+ * scope is the token's session (`sid`), not the token's spelling, which a refresh changes and a
+ * signature can be re-spelled in; a request without a token shares the company's anonymous scope.
+ */
+function recordKeyOf(companyId: string, sessionId: string | undefined, idempotencyKey: string) {
+  return idempotencyRecordKey(companyId, sha256(`${companyId}\n${sessionId ?? ''}\n${idempotencyKey}`));
+}
+
+/**
+ * What the key's record answers a request that is not its first holder: 409 code 20 for another
+ * request or while the first is at work, and for a credential once CREDENTIAL_REPLAY_SECONDS have
+ * passed, whatever the retry's headers; otherwise the first answer again.
+ */
+async function answerFromRecord(
+  app: IdempotencyParts,
+  endpoint: Pick<Endpoint, 'answersCredential'>,
+  idempotencyKey: string,
+  recordId: string,
+  seen: IdempotencyRecord,
+  fingerprint: string,
+  nowMs: number,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  if (seen.fingerprint !== fingerprint) throw keyReused('this Idempotency-Key was used with another request');
+  if (seen.state === 'in_progress') {
+    throw keyReused(
+      'the first request with this Idempotency-Key is still at work',
+      Math.max(1, Math.ceil((seen.locked_until - nowMs) / 1000)),
+    );
+  }
+  const firstAtSeconds = seen.expires_at - IDEMPOTENCY_WINDOW_SECONDS;
+  if (endpoint.answersCredential && nowMs / 1000 - firstAtSeconds > CREDENTIAL_REPLAY_SECONDS) {
+    throw keyReused('the answer to this Idempotency-Key carried a credential and is no longer given: send a new request with a new key');
+  }
+  return replay(app, idempotencyKey, recordId, seen);
+}
+
+/**
+ * The retry of a request whose own work ended the session its token names (a logout, a deletion):
+ * its first outcome, from the key's record in that session's scope; with no such record, the 401.
+ */
+async function answerForEndedSession(
+  app: IdempotencyParts,
+  endpoint: Pick<Endpoint, 'answersCredential'>,
+  event: ApiEvent,
+  ended: NonNullable<ApiEvent['endedSession']>,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  const idempotencyKey = event.headers[HEADER];
+  const companyId = event.company?.company_id;
+  if (idempotencyKey === undefined || !companyId || !KEY_PATTERN.test(idempotencyKey)) throw ended.refusal;
+  const recordKey = recordKeyOf(companyId, ended.sessionId, idempotencyKey);
+  const nowMs = app.clock.now();
+  const seen = await getIdempotencyRecord(app.table, recordKey);
+  // Only a first request that was answered (or is still at work) speaks for the retry; nothing else outlives its session.
+  if (!seen || seen.expires_at <= nowMs / 1000 || seen.state === 'released') throw ended.refusal;
+  return answerFromRecord(app, endpoint, idempotencyKey, recordKey.pk, seen, fingerprintOf(event), nowMs);
+}
+
+/**
  * The Idempotency-Key middleware, after the company and the token are known (a request the chain
  * refuses before it does nothing to replay). Endpoints that are not POST do not use it.
  */
@@ -106,13 +159,16 @@ export function idempotency(app: IdempotencyParts, endpoint: Pick<Endpoint, 'met
   return {
     before: async (request) => {
       const { event } = request;
+      if (event.endedSession) {
+        if (!isPost) throw event.endedSession.refusal;
+        return answerForEndedSession(app, endpoint, event, event.endedSession);
+      }
       const idempotencyKey = event.headers[HEADER];
       if (!isPost || idempotencyKey === undefined || !event.company) return;
       if (!KEY_PATTERN.test(idempotencyKey)) {
         throw fieldError('BAD_REQUEST', 'Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
       }
-      const companyId = event.company.company_id;
-      const recordKey = idempotencyRecordKey(companyId, sha256(`${companyId}\n${event.headers.authorization ?? ''}\n${idempotencyKey}`));
+      const recordKey = recordKeyOf(event.company.company_id, event.principal?.sessionId, idempotencyKey);
       const owner = randomUUID();
       const nowMs = clock.now();
       // Held until this request is answered 503 for its deadline, plus the one write that may still be in flight then.
@@ -129,21 +185,7 @@ export function idempotency(app: IdempotencyParts, endpoint: Pick<Endpoint, 'met
         event.idempotency = { idempotencyKey, recordKey, owner, requestRef: sha256(`${recordKey.pk}\n${fingerprint}`) };
         return;
       }
-      const { seen } = claim;
-      if (seen.fingerprint !== fingerprint) throw keyReused('this Idempotency-Key was used with another request');
-      if (seen.state === 'in_progress') {
-        throw keyReused(
-          'the first request with this Idempotency-Key is still at work',
-          Math.max(1, Math.ceil((seen.locked_until - nowMs) / 1000)),
-        );
-      }
-      const firstAtSeconds = seen.expires_at - IDEMPOTENCY_WINDOW_SECONDS;
-      if (endpoint.answersCredential && !event.headers.authorization && nowMs / 1000 - firstAtSeconds > CREDENTIAL_REPLAY_SECONDS) {
-        throw keyReused(
-          'the answer to this Idempotency-Key carried a credential and is no longer given: send a new request with a new key',
-        );
-      }
-      return replay(app, idempotencyKey, recordKey.pk, seen);
+      return answerFromRecord(app, endpoint, idempotencyKey, recordKey.pk, claim.seen, fingerprint, nowMs);
     },
     after: async (request) => {
       const held = request.event.idempotency;

@@ -1,7 +1,7 @@
 import type { App } from '../app-context.js';
 import { AppError, type ErrorName } from '../errors.js';
 import { HEX_ID_PATTERN } from '../ids.js';
-import { authenticate } from '../sessions/access-tokens.js';
+import { authenticate, SessionOver } from '../sessions/access-tokens.js';
 import type { ApiMiddleware } from './api-event.js';
 import type { AuthRequirement, Endpoint } from './endpoint.js';
 import { answerFailure } from './failures.js';
@@ -129,11 +129,16 @@ export function authorization(
     before: async (request) => {
       const { event } = request;
       const header = event.headers.authorization;
-      event.principal =
-        requirement === 'none' || (requirement === 'optional' && !header) || !event.company
-          ? undefined
-          : await authenticate(app, event.company.company_id, header);
-      if (event.principal) app.logger.appendKeys({ user_id: event.principal.userId });
+      if (requirement === 'none' || (requirement === 'optional' && !header) || !event.company) return;
+      try {
+        event.principal = await authenticate(app, event.company.company_id, header);
+      } catch (error) {
+        // Perhaps the retry of a request that ended this very session: the key's record decides (idempotency.ts).
+        if (!(error instanceof SessionOver) || event.headers['idempotency-key'] === undefined) throw error;
+        event.endedSession = { sessionId: error.sessionId, refusal: error };
+        return;
+      }
+      app.logger.appendKeys({ user_id: event.principal.userId });
     },
   };
 }

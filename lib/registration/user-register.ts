@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { App } from '../app-context.js';
 import type { Principal } from '../call.js';
+import { epochSeconds } from '../clock.js';
 import type { Company } from '../companies/companies.js';
 import { deviceBindingOf, firstDeviceWrites } from '../devices/device-binding.js';
 import { AppError, ErrorCodes, type FieldError, fieldError } from '../errors.js';
@@ -81,7 +82,9 @@ async function recordRegistration(
 /**
  * The user an earlier run of this same request (its Idempotency-Key) registered, when its answer
  * was lost (503 after the write was applied unseen): answered as then, with a new session of that
- * user (contract 3.10), rather than 409 for the caller's own registration.
+ * user (contract 3.10), rather than 409 for the caller's own registration. Only within
+ * CREDENTIAL_REPLAY_SECONDS of the registration: later, whoever kept the request (a log, a proxy)
+ * would mint a session of the user with it, so it is a duplicate like any other (409 code 7).
  */
 async function registeredByThisRequest(
   app: App,
@@ -91,6 +94,7 @@ async function registeredByThisRequest(
 ): Promise<UserRegisterResult | undefined> {
   const claim = await getPhoneClaim(app.table, user.company_id, user.phone_e164, user.user_type, true);
   if (!claim || claim.registered_by_request !== idempotencyRef) return undefined;
+  if (!(claim.registered_by_request_until !== undefined && epochSeconds(app.clock) < claim.registered_by_request_until)) return undefined;
   const registered = await getUser(app.table, user.company_id, claim.user_id, true);
   if (!registered) return undefined;
   // The device the first run bound in its transaction: its key follows from the user and the public key.

@@ -88,7 +88,7 @@ export async function issueSession(
     refresh_hash: refresh.hash,
     refresh_gen: 1,
   };
-  const claims = { companyId, userId, sessionId, userType, began: start.began };
+  const claims = { companyId, userId, sessionId, userType, began: start.began, authTime: now };
   return {
     tokens: await sessionTokens(app, claims, record.expires_at, refresh.token),
     write: sessionPut(app.table, companyId, userId, sessionId, record),
@@ -153,6 +153,17 @@ const OPAQUE_TOKEN_PATTERN = /^([0-9a-f]{32})\.[A-Za-z0-9_-]{43}$/;
 
 const unauthorized = () => new AppError('UNAUTHORIZED', { detail: 'token is unknown, ended, expired or idle too long' });
 
+/**
+ * A token this service signed (or an opaque one of its shape) whose session is over: 401 like any
+ * other, but naming the session, so that the retry of a request that ended it can be answered its
+ * first outcome (lib/http/idempotency.ts).
+ */
+export class SessionOver extends AppError {
+  constructor(readonly sessionId: string) {
+    super('UNAUTHORIZED', { detail: 'token is unknown, ended, expired or idle too long' });
+  }
+}
+
 /** The session an Authorization value names: an access token's `sid` once its signature holds, or an opaque token's hash. */
 async function sessionNamed(
   app: Pick<App, 'config' | 'clock' | 'signingKeys'>,
@@ -185,7 +196,7 @@ export async function authenticate(
   const session = await getSession(app.table, companyId, userId, sessionId);
   const now = epochSeconds(app.clock);
   const { sessionIdleSeconds, sessionTouchSeconds } = app.config;
-  if (!session || !sessionIsLive(session.expires_at, session.last_used_at, now, sessionIdleSeconds)) throw unauthorized();
+  if (!session || !sessionIsLive(session.expires_at, session.last_used_at, now, sessionIdleSeconds)) throw new SessionOver(sessionId);
   if (now - session.last_used_at >= sessionTouchSeconds) {
     await touchSession(app.table, sessionKey(companyId, userId, sessionId), session.last_used_at, now);
   }

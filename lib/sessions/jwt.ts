@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
@@ -16,6 +17,8 @@ export interface AccessClaims {
   sessionId: string;
   userType: number;
   began: SessionStart;
+  /** When the session began (epoch seconds): RFC 9068's auth_time. */
+  authTime: number;
 }
 
 export interface SignedAccessToken {
@@ -34,8 +37,11 @@ export async function signAccessToken(app: JwtParts, claims: AccessClaims, sessi
   const { kid, key } = await app.signingKeys.signingKey();
   const now = epochSeconds(app.clock);
   const expiresAt = Math.min(now + app.config.accessTokenTtlSeconds, sessionEndsAt);
-  const token = await new SignJWT({ cid: claims.companyId, sid: claims.sessionId, utp: claims.userType, amr: [claims.began] })
-    .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid, typ: 'JWT' })
+  const payload = { cid: claims.companyId, sid: claims.sessionId, utp: claims.userType, amr: [claims.began], auth_time: claims.authTime };
+  // RFC 9068's access token profile: typ at+jwt, a unique jti, auth_time.
+  const token = await new SignJWT(payload)
+    .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid, typ: 'at+jwt' })
+    .setJti(randomBytes(16).toString('base64url'))
     .setIssuer(app.config.tokenIssuer)
     .setAudience(app.config.tokenAudience)
     .setSubject(claims.userId)
@@ -50,6 +56,11 @@ function requireIssuer({ config }: Pick<App, 'config'>): void {
   if (!config.tokenIssuer) throw new ServerSecretUnavailable('TOKEN_ISSUER is not set');
 }
 
+/** Whether a base64url text is the one spelling of the bytes it decodes to. */
+function isCanonicalBase64url(text: string): boolean {
+  return Buffer.from(text, 'base64url').toString('base64url') === text;
+}
+
 /** Whether a token is shaped as a compact JWS (three base64url parts), rather than an opaque token. */
 export function looksLikeJwt(token: string): boolean {
   return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token);
@@ -61,6 +72,8 @@ export function looksLikeJwt(token: string): boolean {
  */
 export async function verifyAccessToken(app: JwtParts, companyId: string, token: string): Promise<AccessClaims | undefined> {
   requireIssuer(app);
+  // One spelling per token: base64url decoders ignore a last character's unused bits, which would let one signature be written four ways.
+  if (!isCanonicalBase64url(token.slice(token.lastIndexOf('.') + 1))) return undefined;
   try {
     const { payload } = await jwtVerify(
       token,
@@ -77,10 +90,12 @@ export async function verifyAccessToken(app: JwtParts, companyId: string, token:
         requiredClaims: ['sub', 'exp', 'iat'],
       },
     );
-    const { sub, cid, sid, utp, amr } = payload as Record<string, unknown>;
+    const { sub, cid, sid, utp, amr, auth_time: authTime, iat } = payload as Record<string, unknown>;
     if (cid !== companyId || typeof sub !== 'string' || !HEX_ID.test(sub) || typeof sid !== 'string' || !HEX_ID.test(sid)) return undefined;
     if (typeof utp !== 'number' || !Array.isArray(amr)) return undefined;
-    return { companyId, userId: sub, sessionId: sid, userType: utp, began: amr[0] as SessionStart };
+    // Tokens signed before auth_time was added (15 minutes at most) say when they were issued instead.
+    const began = typeof authTime === 'number' ? authTime : (iat as number);
+    return { companyId, userId: sub, sessionId: sid, userType: utp, began: amr[0] as SessionStart, authTime: began };
   } catch (error) {
     // A key set that cannot be read is the service's failure (503), not the token's.
     if ((error as Error).name === 'ServerSecretUnavailable') throw error;

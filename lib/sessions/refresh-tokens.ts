@@ -9,7 +9,10 @@ import { hashToken, randomToken } from '../secrets/hashing.js';
 // secret's 'refresh' key over the company and the rest, lets the service tell a spent token it
 // issued (an older generation: reuse, which ends the session) from a made-up one (merely
 // refused): so no one who only read a token's ids, say from an access token, can end a session.
-// A token is never derived from what the table holds: its random part is in the token alone.
+// A session's first token has 256 random bits; each successor's are an HMAC of the token it
+// replaces under that key (successorOf), so the token just spent, presented again within the grace
+// (a lost answer, two refreshes at once: contract 3.12, amended in round 5), gets the same
+// successor back without the table holding it. A token is never derived from what the table holds.
 
 export interface RefreshToken {
   userId: string;
@@ -58,4 +61,28 @@ export function parseRefreshToken(text: string): RefreshToken | undefined {
 export async function issuedHere(app: Pick<App, 'keys'>, companyId: string, token: RefreshToken): Promise<boolean> {
   const key = await app.keys.atVersion('refresh', token.keyVersion);
   return key !== undefined && app.keys.equal(Buffer.from(token.tag), Buffer.from(tagOf(key, companyId, token)));
+}
+
+/**
+ * The refresh token that follows `spent` (its text, as presented): the next generation, its random
+ * part an HMAC of the spent token under the 'refresh' key of `keyVersion` (the current one unless
+ * given), so the same spent token always has the same successor under one key version. Undefined
+ * when that version is no longer kept.
+ */
+export async function successorOf(
+  app: Pick<App, 'keys'>,
+  companyId: string,
+  spent: { text: string; token: RefreshToken },
+  keyVersion?: number,
+): Promise<{ token: string; hash: string; keyVersion: number } | undefined> {
+  const versioned =
+    keyVersion === undefined
+      ? await app.keys.current('refresh')
+      : { version: keyVersion, key: await app.keys.atVersion('refresh', keyVersion) };
+  if (!versioned.key) return undefined;
+  const { key, version } = versioned;
+  const random = createHmac('sha256', key).update(`successor.${companyId}.${spent.text}`).digest('base64url');
+  const unsigned = { userId: spent.token.userId, sessionId: spent.token.sessionId, generation: spent.token.generation + 1, random };
+  const token = textOf({ ...unsigned, keyVersion: version, tag: tagOf(key, companyId, unsigned) });
+  return { token, hash: hashToken(token), keyVersion: version };
 }

@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite } from './conditional-write.js';
 import type { ItemKey } from './keys.js';
 import type { Table } from './table.js';
@@ -108,4 +108,10 @@ export async function releaseIdempotencyRecord(table: Table, key: ItemKey, owner
       }),
     ),
   );
+}
+
+/** The record of a key, as stored (an expired one included: the caller judges expires_at), read strongly consistently. */
+export async function getIdempotencyRecord(table: Table, key: ItemKey): Promise<IdempotencyRecord | undefined> {
+  const { Item } = await table.client.send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }));
+  return Item as IdempotencyRecord | undefined;
 }

@@ -1,3 +1,4 @@
+import { CREDENTIAL_REPLAY_SECONDS } from '../call.js';
 import type { ItemKey } from './keys.js';
 import { notificationWrites, type StoredNotification } from './notification-store.js';
 import { phoneProofConsume } from './proof-store.js';
@@ -127,7 +128,15 @@ function registrationWrites(
             { userId: user.user_id, statusId: user.status_id },
             reclaim.holder.user_id,
           )
-        : phoneClaimPut(table, companyId, user.phone_e164, user.user_type, user.user_id, user.status_id, idempotencyRef),
+        : phoneClaimPut(
+            table,
+            companyId,
+            user.phone_e164,
+            user.user_type,
+            user.user_id,
+            user.status_id,
+            idempotencyRef ? { ref: idempotencyRef, until: nowSeconds + CREDENTIAL_REPLAY_SECONDS } : undefined,
+          ),
     },
     { label: 'referral_code', item: referralCodePut(table, companyId, user.referral_code, user.user_id) },
     ...emailWrites(table, user, reclaim),

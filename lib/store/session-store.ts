@@ -54,6 +54,16 @@ export interface SessionRecord {
   refresh_hash?: string | undefined;
   /** The current refresh token's generation: 1 at the start, one more each refresh. */
   refresh_gen?: number | undefined;
+  /** SHA-256 of the refresh token the last refresh spent: presented again within the grace, it gets the current one back. */
+  refresh_prev_hash?: string | undefined;
+  /** Epoch seconds of the last refresh. */
+  refreshed_at?: number | undefined;
+  /** The 'refresh' key version the current token was derived under (refresh-tokens.ts successorOf). */
+  refresh_key_version?: number | undefined;
+  /** The call that spent the previous token: a write of its own the SDK sent again finds itself here. */
+  refreshed_by?: string | undefined;
+  /** The Idempotency-Key reference of the request that spent it ('none' without a key). */
+  refreshed_for_request?: string | undefined;
   /** Set when the session was ended: it is then as good as absent. */
   ended_reason?: SessionEndReason | undefined;
   /** UNIX milliseconds of the end (session.ended's occurred_at). */
@@ -144,26 +154,40 @@ export async function touchSession(table: Table, key: ItemKey, seenLastUsedAt: n
 /** A refresh token spent: the session as it now is; or refused, with the session as the condition saw it (if any). */
 export type RefreshSpend = { spent: true; session: SessionRecord } | { spent: false; seen: SessionRecord | undefined };
 
+/** A refresh token's spend: the token presented, its successor, and who spends it. */
+export interface RefreshSpendTerms {
+  presentedHash: string;
+  next: { hash: string; generation: number; keyVersion: number };
+  /** A random id of this call: a write the SDK sent again after its answer was lost finds it (refreshed_by). */
+  spender: string;
+  /** The request's Idempotency-Key reference, if it sent one. */
+  requestRef: string | undefined;
+  now: number;
+  idleSeconds: number;
+}
+
 /**
  * Spends a session's refresh token (API contract 3.12) in one conditional write: only while the
- * session holds that token's hash and is live, it takes the next token's hash and generation and
- * records the use. Refused, it answers the session as the condition saw it.
+ * session holds that token's hash and is live, it takes the next token's hash and generation,
+ * remembers the spent one's hash and who spent it when, and records the use. Refused, it answers
+ * the session as the condition saw it (if any).
  */
-export async function spendRefreshToken(
-  table: Table,
-  key: ItemKey,
-  spend: { presentedHash: string; next: { hash: string; generation: number }; now: number; idleSeconds: number },
-): Promise<RefreshSpend> {
+export async function spendRefreshToken(table: Table, key: ItemKey, spend: RefreshSpendTerms): Promise<RefreshSpend> {
   const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: key,
-        UpdateExpression: 'SET refresh_hash = :next, refresh_gen = :generation, last_used_at = :now',
+        UpdateExpression:
+          'SET refresh_hash = :next, refresh_gen = :generation, last_used_at = :now, refresh_prev_hash = :presented, ' +
+          'refreshed_at = :now, refresh_key_version = :keyVersion, refreshed_by = :spender, refreshed_for_request = :request',
         ConditionExpression: `refresh_hash = :presented AND expires_at > :now AND last_used_at > :idleBefore AND ${NOT_ENDED}`,
         ExpressionAttributeValues: {
           ':next': spend.next.hash,
           ':generation': spend.next.generation,
+          ':keyVersion': spend.next.keyVersion,
+          ':spender': spend.spender,
+          ':request': spend.requestRef ?? 'none',
           ':now': spend.now,
           ':presented': spend.presentedHash,
           ':idleBefore': spend.now - spend.idleSeconds,

@@ -62,6 +62,14 @@ interface PhoneClaim {
   status_id?: number | undefined;
   /** The Idempotency-Key record of the request that registered the user, when it had one. */
   registered_by_request?: string | undefined;
+  /** Epoch seconds until which that request's retry is answered the user's session (CREDENTIAL_REPLAY_SECONDS). */
+  registered_by_request_until?: number | undefined;
+}
+
+/** The request that registers a user, and until when (epoch seconds) its retry may be answered a session of theirs. */
+export interface RegisteringRequest {
+  ref: string;
+  until: number;
 }
 
 /** Claims (phone, user type) for a user: fails when someone already holds it. */
@@ -72,12 +80,13 @@ export function phoneClaimPut(
   userType: number,
   userId: string,
   statusId: number,
-  requestRef?: string,
+  request?: RegisteringRequest,
 ): TransactItem {
   return putIfAbsent(table, phoneClaimKey(companyId, phoneE164, userType), {
     user_id: userId,
     status_id: statusId,
-    registered_by_request: requestRef,
+    registered_by_request: request?.ref,
+    registered_by_request_until: request?.until,
   });
 }
 
@@ -278,7 +287,7 @@ export async function getPhoneClaim(
     new GetCommand({
       TableName: table.name,
       Key: phoneClaimKey(companyId, phoneE164, userType),
-      ProjectionExpression: 'user_id, status_id, registered_by_request',
+      ProjectionExpression: 'user_id, status_id, registered_by_request, registered_by_request_until',
       ConsistentRead: consistent,
     }),
   );

@@ -43,6 +43,7 @@ const CLAIMS: AccessClaims = {
   sessionId: 'fedcba9876543210fedcba9876543210',
   userType: 2,
   began: 'otp',
+  authTime: 1_700_000_000,
 };
 
 /** The token with one signature byte changed: still well-formed, refused by the signature alone. */

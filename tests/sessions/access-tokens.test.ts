@@ -41,11 +41,11 @@ function altered(token: string, change: Record<string, unknown>): string {
 }
 
 describe('the access token a login answers', () => {
-  it('is an ES256 JWT with kid and the claims of 3.12, with a refresh token and expires_in 900', async () => {
+  it('is an ES256 JWT with kid and the claims of 3.12 and RFC 9068, with a refresh token and expires_in 900', async () => {
     const account = await signUp(service, company);
     const token = bearerOf(account.authorization);
     const header = decodeProtectedHeader(token);
-    expect(header).toMatchObject({ alg: 'ES256', typ: 'JWT' });
+    expect(header).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
     expect((await jwks()).keys.map((key) => key.kid)).toContain(header.kid);
     const claims = decodeJwt(token);
     expect(claims).toEqual({
@@ -58,6 +58,8 @@ describe('the access token a login answers', () => {
       amr: ['register'],
       iat: expect.any(Number),
       exp: expect.any(Number),
+      jti: expect.stringMatching(/^[\w-]{22}$/),
+      auth_time: claims.iat,
     });
     expect(claims.exp! - claims.iat!).toBe(900);
     expect(account.refreshToken).toMatch(/^[0-9a-f]{32}\.[0-9a-f]{32}\.1\.1\.[\w-]{43}\.[\w-]{43}$/);
@@ -65,6 +67,19 @@ describe('the access token a login answers', () => {
     const login = await logIn(service, company, account);
     expect(decodeJwt(bearerOf(login)).amr).toEqual(['otp']);
     expect(decodeJwt(bearerOf(login)).sid).not.toBe(claims.sid);
+    expect(decodeJwt(bearerOf(login)).jti).not.toBe(claims.jti);
+  });
+
+  it('has one spelling: the signature with its last character’s unused bits flipped is refused', async () => {
+    const account = await signUp(service, company);
+    const token = bearerOf(account.authorization);
+    // An ES256 signature is 64 bytes: its 86th base64url character carries 2 bits of it and 4 unused ones.
+    const last = token.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const respelled = `${token.slice(0, -1)}${alphabet[alphabet.indexOf(last) ^ 1]}`;
+    expect(Buffer.from(respelled.split('.')[2]!, 'base64url')).toEqual(Buffer.from(token.split('.')[2]!, 'base64url'));
+    expect(await tokenStatus(service, company, `Token ${token}`)).toBe(200);
+    expect(await tokenStatus(service, company, `Token ${respelled}`)).toBe(401);
   });
 
   it('is stored as nothing but its session: the session item holds the refresh token only as a hash', async () => {
