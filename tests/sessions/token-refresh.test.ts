@@ -77,7 +77,7 @@ describe('refreshing', () => {
     const account = await signUp(service, company);
     const answers = await Promise.all([refresh(account.refreshToken), refresh(account.refreshToken)]);
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
-    const [one, two] = answers.map((answer) => answer.body.data);
+    const [one, two] = answers.map((answer) => answer.body.data) as [any, any];
     expect(one.refresh_token).toBe(two.refresh_token);
     expect((await sessionOf(account))?.ended_reason).toBeUndefined();
     for (const data of [one, two]) expect(await tokenStatus(service, company, `Token ${data.token.token}`)).toBe(200);
