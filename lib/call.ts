@@ -32,6 +32,9 @@ export interface RequestTime {
   timeLeftMs: () => number;
 }
 
+/** How long an Idempotency-Key remembers its first outcome; after it, the same request is a new request. */
+export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 3600;
+
 /**
  * How long a credential (a session, a refresh token, a phone proof) a request answered may be handed
  * out again to a retry of that request (contract 3.10, amended in round 5): the life of what the first

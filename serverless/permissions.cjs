@@ -25,6 +25,9 @@ const recordUseAndEndSessions = { actions: ['UpdateItem'], keys: ['session'], at
 // Every POST takes an Idempotency-Key: its record is taken (a conditional put), then completed or
 // released (an update).
 const keepAnswers = { actions: ['PutItem', 'UpdateItem'], keys: ['idempotencyRecord'] };
+// A function that may end its caller's own session (endsOwnSession) reads the key's record too: the
+// retry of such a request finds its session over and is answered its first outcome from the record.
+const keepAndRecallAnswers = { actions: ['PutItem', 'UpdateItem', 'GetItem'], keys: ['idempotencyRecord'] };
 // Every call reads its company (CompanyID) and, given a token, the session.
 const readCompanyAndSession = { actions: ['GetItem'], keys: ['company', 'session'] };
 
@@ -133,7 +136,7 @@ module.exports = {
   },
   devicesRemove: {
     table: [
-      keepAnswers,
+      keepAndRecallAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['deviceIndex'] },
       { actions: ['Query'], keys: ['session'] },
@@ -226,7 +229,7 @@ module.exports = {
     signingKeys: 'verify',
   },
   logout: {
-    table: [keepAnswers, readCompanyAndSession, { actions: ['Query'], keys: ['session'] }, recordUseAndEndSessions],
+    table: [keepAndRecallAnswers, readCompanyAndSession, { actions: ['Query'], keys: ['session'] }, recordUseAndEndSessions],
     // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
     secret: true,
     signingKeys: 'verify',
@@ -304,7 +307,17 @@ module.exports = {
       {
         actions: ['UpdateItem'],
         keys: ['user'],
-        attributes: ['first_name', 'last_name', 'email', 'image', 'birth_date', 'location_point', 'updated_at', 'status_id'],
+        attributes: [
+          'first_name',
+          'last_name',
+          'email',
+          'image',
+          'birth_date',
+          'location_point',
+          'updated_at',
+          'status_id',
+          'session_version',
+        ],
       },
       { actions: ['PutItem', 'DeleteItem'], keys: ['emailClaim'] },
       recordSessionUse,
@@ -336,6 +349,7 @@ module.exports = {
           'updated_at',
           'phone_changed_from',
           'phone_changed_by_request',
+          'phone_changed_at',
         ],
       },
       { actions: ['PutItem'], keys: ['phoneClaim', 'notification'] },
@@ -351,7 +365,7 @@ module.exports = {
   // and device gone, the phone and email claims freed, the user in the company's due list.
   userDelete: {
     table: [
-      keepAnswers,
+      keepAndRecallAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim'] },
       { actions: ['Query'], keys: ['session', 'userDevice'] },
@@ -400,8 +414,12 @@ module.exports = {
     ],
   },
   // Invoked by the payment service: one conditional update of an authorization, and nothing else.
+  // An authorization spent, and its user's status read: only an active user's approval pays.
   redeemAuthorization: {
-    table: [{ actions: ['UpdateItem'], keys: ['authorization'] }],
+    table: [
+      { actions: ['UpdateItem'], keys: ['authorization'] },
+      { actions: ['GetItem'], keys: ['user'] },
+    ],
   },
   // The events' publisher, run by the table's stream: reads the stream (no item of the table), puts
   // events on the bus, sets aside what the bus refused (and Lambda, as this role, the stream's batches

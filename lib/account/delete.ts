@@ -3,12 +3,11 @@ import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
-import { changeEndingSessions, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
+import { changeEndingSessions } from '../sessions/end-sessions.js';
 import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
 import { erasureDuePuts, userDeletionChange } from '../store/erasure-store.js';
 import { emailClaimKey, phoneClaimKey } from '../store/keys.js';
-import { endSessions, querySessions } from '../store/session-store.js';
-import { ConditionsFailed, type LabelledItem } from '../store/transactions.js';
+import type { LabelledItem } from '../store/transactions.js';
 import { claimRelease, getPhoneClaim } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
 import type { UserDeleteCall, UserDeleteResult } from './delete-input.js';
@@ -21,8 +20,6 @@ import { requireFreshLogin } from './fresh-login.js';
 // user:restore can take the claims back.
 
 const DAY_SECONDS = 24 * 3600;
-/** DynamoDB's limit of items in one transaction. */
-const MAX_TRANSACTION_ITEMS = 100;
 
 async function emailClaimHolder(app: Pick<App, 'table'>, companyId: string, email: string, userType: number): Promise<string | undefined> {
   const { Item } = await app.table.client.send(
@@ -68,18 +65,6 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
     }
     if (user.email && emailHolder === userId) {
       items.push({ label: 'user', item: claimRelease(app.table, emailClaimKey(companyId, user.email, user.user_type), userId) });
-    }
-    if (items.length + MAX_SESSIONS_IN_TRANSACTION > MAX_TRANSACTION_ITEMS) {
-      // Many devices: the sessions that would not fit beside them end first, and the user is read again.
-      const sessions = await querySessions(app.table, companyId, userId);
-      if (items.length + sessions.length > MAX_TRANSACTION_ITEMS) {
-        await endSessions(
-          app.table,
-          sessions.map((session) => session.key),
-          { reason: 'deleted', atMs: app.clock.now() },
-        );
-        throw new ConditionsFailed(['user']);
-      }
     }
     return items;
   });

@@ -1,13 +1,14 @@
 import type { App } from '../app-context.js';
-import type { RequestKey } from '../call.js';
+import { IDEMPOTENCY_WINDOW_SECONDS, type RequestKey } from '../call.js';
+import { epochSeconds } from '../clock.js';
 import { AppError, fieldError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit, phoneRef } from '../observability/audit.js';
 import { codeKey } from '../otp/otp-codes.js';
 import { OtpType } from '../otp/otp-types.js';
-import { auditReclaim, phoneReclaim } from '../registration/phone-reclaim.js';
+import { auditReclaim, endReclaimedLater, phoneReclaim } from '../registration/phone-reclaim.js';
 import { hashToken } from '../secrets/hashing.js';
-import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
+import { accountBusy, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { sessionKey } from '../store/keys.js';
 import { codeDelete, userPhoneChange as userPhoneChangeWrite } from '../store/phone-change-store.js';
@@ -76,7 +77,16 @@ function changeWrites(
   const phone = { dialCode: input.dial_code, phoneNumber: input.phone_number, phoneE164: input.phone_e164 };
   const holder = reclaim?.holder;
   const writes: LabelledItem<Label>[] = [
-    { label: 'user', item: userPhoneChangeWrite(table, companyId, userId, phone, user.phone_e164, now, call.idempotencyRef) },
+    {
+      label: 'user',
+      item: userPhoneChangeWrite(table, companyId, userId, {
+        phone,
+        seenE164: user.phone_e164,
+        sessionVersion: user.session_version ?? 0,
+        nowSeconds: now,
+        requestRef: call.idempotencyRef,
+      }),
+    },
     {
       label: 'phone',
       item: holder
@@ -121,7 +131,8 @@ function changeWrites(
  * number's claim (from a holder who never proved it, by contract 6's reclaim; a proven or disabled
  * holder: 409 code 7), releases the old one, updates the record (phone_verified 1), uses up the
  * proof, deletes a login code waiting on the old number, writes the security notice (event 6) and
- * ends the user's other sessions; sessions granted meanwhile are ended right after. Then the old
+ * ends the user's other sessions; it commits only if no session was granted since they were read
+ * (session_version), and an OTP login to the old number is granted only while it is the user's. Then the old
  * number is told by SMS (a failure there is logged, never undoes the change).
  */
 export async function userPhoneChange(
@@ -154,30 +165,37 @@ export async function userPhoneChange(
   }
   const proofHash = hashToken(input.phone_verification_token);
   const kept = sessionKey(companyId, userId, sessionId).sk;
-  const others = async () => (await querySessions(app.table, companyId, userId)).map(({ key }) => key).filter(({ sk }) => sk !== kept);
+  const others = async (begunBy?: number) =>
+    (await querySessions(app.table, companyId, userId))
+      .filter(({ key, createdAt }) => key.sk !== kept && (begunBy === undefined || createdAt <= begunBy))
+      .map(({ key }) => key);
   let reclaim: ReclaimWrite | undefined;
   let releaseOld = true;
   for (let round = 1; ; round++) {
-    const [user, before] = await Promise.all([getUser(app.table, companyId, userId, true), others()]);
+    // The user first, then the sessions: a session granted after this read changes the version the change conditions on.
+    const user = await getUser(app.table, companyId, userId, true);
     if (user?.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
     if (user.phone_e164 === input.phone_e164) {
+      const moved = movedByThisRequest(app, user, call.idempotencyRef);
+      if (!moved) return refuse(fieldError('BAD_REQUEST', 'phone_number', 'is already this account’s number'), 'same_number');
       // This very request moved it, and its answer was lost (a 503 after the commit): answer as it
-      // would have, ending any session granted since and telling the old number (perhaps twice).
-      const ref = call.idempotencyRef;
-      const moved = user as typeof user & { phone_changed_by_request?: string; phone_changed_from?: string };
-      if (ref && moved.phone_changed_by_request === ref && moved.phone_changed_from) {
-        if (before.length) await endSessions(app.table, before, { reason: 'phone_changed', atMs: app.clock.now() });
-        await warnOldNumber(app, texts, { company, origin, userId, oldPhoneE164: moved.phone_changed_from });
-        return { message: 'Phone number changed', revoked: before.length };
-      }
-      return refuse(fieldError('BAD_REQUEST', 'phone_number', 'is already this account’s number'), 'same_number');
+      // would have, ending the sessions begun before the change that its first run may not have
+      // reached, and telling the old number (perhaps twice).
+      const before = await others(moved.at);
+      if (before.length) await endSessions(app.table, before, { reason: 'phone_changed', atMs: app.clock.now() });
+      await warnOldNumber(app, texts, { company, origin, userId, oldPhoneE164: moved.from });
+      return { message: 'Phone number changed', revoked: before.length };
     }
-    // Too many for one transaction: ended first (they are ended either way).
-    const sessions = before.length > OWN_SESSIONS_IN_TRANSACTION ? [] : before;
-    if (!sessions.length && before.length) await endSessions(app.table, before, { reason: 'phone_changed', atMs: app.clock.now() });
+    const before = await others();
+    // Too many for one transaction: the rest end once it has committed, never before (a refused change ends nothing).
+    const sessions = before.slice(0, OWN_SESSIONS_IN_TRANSACTION);
     if (reclaim && reclaim.sessions.length > HOLDER_SESSIONS_IN_TRANSACTION) {
-      await endSessions(app.table, reclaim.sessions.slice(HOLDER_SESSIONS_IN_TRANSACTION), { reason: 'reclaimed', atMs: app.clock.now() });
-      reclaim = { ...reclaim, sessions: reclaim.sessions.slice(0, HOLDER_SESSIONS_IN_TRANSACTION) };
+      const overflow = reclaim.sessions.slice(HOLDER_SESSIONS_IN_TRANSACTION);
+      reclaim = {
+        ...reclaim,
+        sessions: reclaim.sessions.slice(0, HOLDER_SESSIONS_IN_TRANSACTION),
+        laterSessions: [...overflow, ...reclaim.laterSessions],
+      };
     }
     try {
       await writeTransaction(app.table, changeWrites(app, call, proofHash, { user, sessions, reclaim, releaseOld }));
@@ -185,7 +203,7 @@ export async function userPhoneChange(
       if (!(error instanceof ConditionsFailed)) throw error;
       const failed = new Set(error.labels as Label[]);
       if (failed.has('proof')) return refuse(invalidProof(), 'proof_invalid');
-      if (round >= MAX_ROUNDS) throw error;
+      if (round >= MAX_ROUNDS) throw accountBusy();
       if (failed.has('phone') || failed.has('holder')) {
         // The number is held (or its holder changed since read): an unproven holder's is taken over.
         reclaim = await phoneReclaim(app, { ...user, phone_e164: input.phone_e164, referred_by: undefined });
@@ -195,12 +213,13 @@ export async function userPhoneChange(
       }
       // The record still had that number, and yet its claim is not the user's: leave it.
       if (failed.has('old_phone') && !failed.has('user')) releaseOld = false;
-      // Otherwise the user changed meanwhile: read again.
+      // Otherwise the user changed meanwhile (a session granted, a claim moved): read again.
       continue;
     }
-    const after = await others();
-    if (after.length) await endSessions(app.table, after, { reason: 'phone_changed', atMs: app.clock.now() });
-    const revoked = before.length + after.length;
+    const later = before.slice(OWN_SESSIONS_IN_TRANSACTION);
+    if (later.length) await endSessions(app.table, later, { reason: 'phone_changed', atMs: app.clock.now() });
+    if (reclaim) await endReclaimedLater(app, reclaim);
+    const revoked = before.length;
     const [newRef, oldRef] = await Promise.all([phoneRef(app.keys, input.phone_e164), phoneRef(app.keys, user.phone_e164)]);
     audit(app, origin, 'phone_changed', { ...event, phone_ref: newRef, old_phone_ref: oldRef, outcome: 'changed', revoked });
     audit(app, origin, 'sessions_revoked', { ...event, outcome: 'phone_changed', revoked });
@@ -208,4 +227,20 @@ export async function userPhoneChange(
     await warnOldNumber(app, texts, { company, origin, userId, oldPhoneE164: user.phone_e164 });
     return { message: 'Phone number changed', revoked };
   }
+}
+
+/**
+ * The number this very request moved the user from, and when, while its Idempotency-Key lives: a
+ * request sent again after its key's end is a new request, never the continuation of the old one.
+ */
+function movedByThisRequest(
+  app: Pick<App, 'clock'>,
+  user: UserRecord,
+  requestRef: string | undefined,
+): { from: string; at: number } | undefined {
+  const moved = user as UserRecord & { phone_changed_by_request?: string; phone_changed_from?: string; phone_changed_at?: number };
+  if (!requestRef || moved.phone_changed_by_request !== requestRef || !moved.phone_changed_from || moved.phone_changed_at === undefined)
+    return undefined;
+  if (epochSeconds(app.clock) - moved.phone_changed_at >= IDEMPOTENCY_WINDOW_SECONDS) return undefined;
+  return { from: moved.phone_changed_from, at: moved.phone_changed_at };
 }

@@ -81,7 +81,7 @@ export async function userProfileUpdate(app: App, { body: input, principal }: Us
     const now = epochSeconds(app.clock);
     const newEmail = input.email !== undefined && input.email !== user.email ? input.email : undefined;
     const items: LabelledItem<'user' | 'email' | 'old_email'>[] = [
-      { label: 'user', item: userProfileChange(app.table, companyId, userId, changes, user.email, now) },
+      { label: 'user', item: userProfileChange(app.table, companyId, userId, changes, user.email, now, newEmail !== undefined) },
     ];
     if (newEmail) {
       items.push({ label: 'email', item: emailClaimPut(app.table, companyId, newEmail, user.user_type, userId) });

@@ -12,6 +12,7 @@ export const devicesRemoveEndpoint = {
     "Ends one of the token user's device bindings and every session bound to it (a PIN login on it " +
     'racing the removal gets no session). Answers how many sessions ended. A device that is not the user’s: 404.',
   auth: 'required',
+  endsOwnSession: true,
   body: devicesRemoveBody,
   result: devicesRemoveResult,
   errors: ['NOT_FOUND'],

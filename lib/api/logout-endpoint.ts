@@ -13,6 +13,7 @@ export const logoutEndpoint = {
     'presented token; "others" every other session of the user; "all" every session, this one included. ' +
     'Answers how many sessions ended. An ended token answers 401 on its next call.',
   auth: 'required',
+  endsOwnSession: true,
   body: logoutBody,
   // Contract 3.5: no body means scope "current".
   bodyRequired: false,

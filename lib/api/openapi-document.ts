@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { CREDENTIAL_REPLAY_SECONDS } from '../call.js';
+import { CREDENTIAL_REPLAY_SECONDS, IDEMPOTENCY_WINDOW_SECONDS } from '../call.js';
 import type { Config } from '../config.js';
 import { ErrorCodes, type ErrorName, StatusNames } from '../errors.js';
 import { API_TAGS, byteSize, duration, type Endpoint } from '../http/endpoint.js';
-import { IDEMPOTENCY_WINDOW_SECONDS } from '../http/idempotency.js';
 import { chainErrors } from '../http/middleware.js';
 import { HEX_ID_PATTERN } from '../ids.js';
 import { JWKS_MAX_AGE_SECONDS } from '../secrets/signing-keys.js';

@@ -15,6 +15,7 @@ export const userDeleteEndpoint = {
     'date, image, location, devices, notifications, hashes and PINs are deleted, and a record with the user id, type, ' +
     'status 5 and dates is all that remains. Until then an operator may restore it.',
   auth: 'required',
+  endsOwnSession: true,
   body: userDeleteBody,
   bodyRequired: false,
   result: userDeleteResult,

@@ -65,7 +65,7 @@ export function apiHandler<E extends Endpoint>(app: App, endpoint: E, handle: Ha
     .use(companyIdHeader)
     .use(jsonBody(app))
     .use(activeCompany(app))
-    .use(authorization(app, endpoint.auth))
+    .use(authorization(app, endpoint))
     .use(idempotency(app, endpoint))
     .handler(async (event: ApiEvent) => successResponse(await handle(await callOf(endpoint, event))));
   return guardedHandler(app, withDeadline(app, chain));

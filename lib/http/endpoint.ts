@@ -39,10 +39,16 @@ export interface Endpoint {
   /** Refusals this operation can give beyond those of the middleware chain (lib/http/middleware.ts, chainErrors). */
   errors: ErrorName[];
   /**
-   * Its answer carries a credential (a session token, a phone proof): replayed by Idempotency-Key
-   * to a caller without a token only while what it spent could still have been used (lib/http/idempotency.ts).
+   * Its answer carries a credential (a session token, a refresh token, a phone proof): replayed by
+   * Idempotency-Key only while what it spent could still have been used (lib/http/idempotency.ts).
    */
   answersCredential?: true;
+  /**
+   * It may end the very session its token names (a logout, a deletion, the removal of the caller's
+   * own device): a retry with its Idempotency-Key then finds that session over, and is answered the
+   * first outcome from the key's record rather than 401 (lib/http/idempotency.ts).
+   */
+  endsOwnSession?: true;
   examples: { request?: unknown; result: unknown };
 }
 

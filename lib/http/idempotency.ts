@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { App } from '../app-context.js';
-import { CREDENTIAL_REPLAY_SECONDS } from '../call.js';
+import { CREDENTIAL_REPLAY_SECONDS, IDEMPOTENCY_WINDOW_SECONDS } from '../call.js';
 import { AppError, fieldError } from '../errors.js';
 import { openAnswer, sealAnswer } from '../secrets/sealed-answers.js';
 import {
@@ -34,8 +34,6 @@ import { answerFailure } from './failures.js';
 const HEADER = 'idempotency-key';
 /** 1-255 visible ASCII characters. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-/** How long a key remembers its first outcome. */
-export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 3600;
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 

@@ -3,7 +3,7 @@ import { AppError, type ErrorName } from '../errors.js';
 import { HEX_ID_PATTERN } from '../ids.js';
 import { authenticate, SessionOver } from '../sessions/access-tokens.js';
 import type { ApiMiddleware } from './api-event.js';
-import type { AuthRequirement, Endpoint } from './endpoint.js';
+import type { Endpoint } from './endpoint.js';
 import { answerFailure } from './failures.js';
 
 // The middy middlewares every endpoint shares, in the order they run. Each is made from the
@@ -123,7 +123,7 @@ export function activeCompany({ companies, logger }: Pick<App, 'companies' | 'lo
 /** Resolves Authorization into a principal of this company, as the endpoint requires. */
 export function authorization(
   app: Pick<App, 'table' | 'clock' | 'config' | 'logger' | 'signingKeys'>,
-  requirement: AuthRequirement,
+  { auth: requirement, endsOwnSession }: Pick<Endpoint, 'auth' | 'endsOwnSession'>,
 ): ApiMiddleware {
   return {
     before: async (request) => {
@@ -134,7 +134,7 @@ export function authorization(
         event.principal = await authenticate(app, event.company.company_id, header);
       } catch (error) {
         // Perhaps the retry of a request that ended this very session: the key's record decides (idempotency.ts).
-        if (!(error instanceof SessionOver) || event.headers['idempotency-key'] === undefined) throw error;
+        if (!endsOwnSession || !(error instanceof SessionOver) || event.headers['idempotency-key'] === undefined) throw error;
         event.endedSession = { sessionId: error.sessionId, refusal: error };
         return;
       }

@@ -179,8 +179,9 @@ async function checkCode(app: App, { body: input, company, principal, origin, id
   if (!userId) throw new Error('login code stored without its user');
   // The code reached the phone: the user is phone-verified from this login on, and their login PIN
   // unlocked (contract 3.6: an OTP login clears its wrong tries).
+  // Granted only while the number is still the user's: a phone change that commits first leaves this login without a session.
   const grant = {
-    terms: { phoneVerified: true },
+    terms: { phoneVerified: true, phoneE164: input.phone_e164 },
     items: [{ label: 'pin', item: pinTriesClear(app.table, { companyId, userId, pinType: 'login' }) }],
   };
   const binding = deviceBindingOf(companyId, userId, input);

@@ -14,29 +14,32 @@ import { UserStatus } from '../users/user-status.js';
 
 /**
  * What taking the phone over from its holder needs, or undefined when it may not be taken (no
- * holder any more, or one who proved it or was disabled). Read strongly consistently, with the
- * holder's sessions.
+ * holder any more, or one who proved it or was disabled). Read strongly consistently: the holder
+ * first, then their sessions, so that a session granted after the read changes the version the
+ * takeover conditions on.
  */
 export async function phoneReclaim(app: Pick<App, 'table' | 'clock'>, user: UserRecord): Promise<ReclaimWrite | undefined> {
   const claim = await getPhoneClaim(app.table, user.company_id, user.phone_e164, user.user_type, true);
   if (!claim) return undefined;
-  // The holder and their sessions are independent reads: made side by side.
-  const [holder, stored] = await Promise.all([
-    getUser(app.table, user.company_id, claim.user_id, true),
-    querySessions(app.table, user.company_id, claim.user_id),
-  ]);
+  const holder = await getUser(app.table, user.company_id, claim.user_id, true);
   // A verified holder is never displaced, and neither is one an operator disabled: a reclaim
   // would turn the ban (DISABLED) into a mere reclaim (PHONE_RECLAIMED). Both 409.
   if (!holder || holder.phone_verified === 1 || holder.status_id !== UserStatus.ACTIVE) return undefined;
-  const sessions = stored.map(({ key }) => key);
-  if (sessions.length > MAX_SESSIONS_IN_TRANSACTION) {
-    // More than one transaction holds: end them first (the holder loses them even if this registration then fails).
-    await endSessions(app.table, sessions.slice(MAX_SESSIONS_IN_TRANSACTION), { reason: 'reclaimed', atMs: app.clock.now() });
-  }
   if (holder.user_id === user.referred_by) {
     throw fieldError('INVALID_REFERRAL_CODE', 'referral_code', 'is the code of the user this phone is taken from');
   }
-  return { holder, sessionVersion: holder.session_version ?? 0, sessions: sessions.slice(0, MAX_SESSIONS_IN_TRANSACTION) };
+  const sessions = (await querySessions(app.table, user.company_id, claim.user_id)).map(({ key }) => key);
+  return {
+    holder,
+    sessionVersion: holder.session_version ?? 0,
+    sessions: sessions.slice(0, MAX_SESSIONS_IN_TRANSACTION),
+    laterSessions: sessions.slice(MAX_SESSIONS_IN_TRANSACTION),
+  };
+}
+
+/** Ends the holder's sessions that did not fit in the takeover's transaction, once it has committed. */
+export async function endReclaimedLater(app: Pick<App, 'table' | 'clock'>, reclaim: ReclaimWrite): Promise<void> {
+  if (reclaim.laterSessions.length) await endSessions(app.table, reclaim.laterSessions, { reason: 'reclaimed', atMs: app.clock.now() });
 }
 
 /** The security events of a reclaim: the phone taken, and the holder's sessions it ended. */
@@ -48,5 +51,10 @@ export function auditReclaim(
 ): void {
   const holderId = reclaim.holder.user_id;
   audit(app, origin, 'phone_reclaimed', { ...event, outcome: 'reclaimed', from_user_id: holderId });
-  audit(app, origin, 'sessions_revoked', { ...event, user_id: holderId, outcome: 'phone_reclaimed', revoked: reclaim.sessions.length });
+  audit(app, origin, 'sessions_revoked', {
+    ...event,
+    user_id: holderId,
+    outcome: 'phone_reclaimed',
+    revoked: reclaim.sessions.length + reclaim.laterSessions.length,
+  });
 }

@@ -17,7 +17,7 @@ import { requirePastBirthDate } from '../users/profile-fields.js';
 import { UserStatus } from '../users/user-status.js';
 import { UserType } from '../users/user-types.js';
 import { newUserRecord, registeringEmployee } from './new-user-record.js';
-import { auditReclaim, phoneReclaim } from './phone-reclaim.js';
+import { auditReclaim, endReclaimedLater, phoneReclaim } from './phone-reclaim.js';
 import type { UserRegisterCall, UserRegisterInput } from './user-register-input.js';
 import type { UserRegisterResult } from './user-register-result.js';
 
@@ -168,6 +168,7 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
         nowMs: now,
         idempotencyRef,
       });
+      if (reclaim) await endReclaimedLater(app, reclaim);
       await recordRegistration(app, origin, user, employee, reclaim);
       if (binding) audit(app, origin, 'device_bound', { company_id: companyId, user_id: user.user_id, outcome: 'bound' });
       return registrationResult(user, tokens, binding);

@@ -7,16 +7,24 @@ import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/
 import { getPhoneClaim, getUser, phoneClaimStatus, type UserRecord, userStatusChange } from '../store/user-store.js';
 import type { UserStatus } from '../users/user-status.js';
 
-/** Sessions ended in the same transaction as the change they follow; beyond this they are ended first, in batches. */
+/** Sessions ended in the same transaction as the change they follow; beyond this they are ended once it has committed. */
 export const MAX_SESSIONS_IN_TRANSACTION = 80;
+/** DynamoDB's limit of items in one transaction. */
+const MAX_TRANSACTION_ITEMS = 100;
 const MAX_ROUNDS = 5;
+
+/** A change refused round after round by the user's own activity (logins, devices): the client sends it again with its key. */
+export const accountBusy = () =>
+  new AppError('SERVICE_UNAVAILABLE', { detail: 'the account kept changing meanwhile', headers: { 'retry-after': '1' } });
 
 /**
  * A change to a user that ends all their sessions with it, such as a status change: the change
- * and the deletion of every session are one transaction, conditional on no session having been
- * granted since the user was read (session_version); if one was, it is read again. A session is
- * granted only to an active user (session-store.ts sessionGrant), so once the change commits no
- * new one appears. Returns how many sessions ended.
+ * and the end of every session are one transaction, conditional on no session having been
+ * granted since the user was read (session_version, which a phone or email change bumps too); if
+ * one was, it is read again. A session is granted only to an active user (session-store.ts
+ * sessionGrant), so once the change commits no new one appears, and the sessions that did not fit
+ * in its transaction are ended then: never before, so a refused change ends nothing. Returns how
+ * many sessions ended.
  */
 export async function changeEndingSessions(
   app: Pick<App, 'table' | 'clock'>,
@@ -26,21 +34,23 @@ export async function changeEndingSessions(
   change: (user: UserRecord, sessionVersion: number) => Promise<LabelledItem<string>[]>,
 ): Promise<number> {
   for (let round = 1; ; round++) {
+    // The user first, then the sessions: a session granted after this read changes the version the change conditions on.
     const user = await getUser(app.table, companyId, userId, true);
     if (!user) throw new AppError('NOT_FOUND', { detail: 'no such user' });
     const sessions = (await querySessions(app.table, companyId, userId)).map(({ key }) => key);
-    if (sessions.length > MAX_SESSIONS_IN_TRANSACTION) {
-      // Too many for one transaction: end them first, then make the change with what is left.
-      await endSessions(app.table, sessions, { reason, atMs: app.clock.now() });
-      continue;
-    }
+    const items = await change(user, user.session_version ?? 0);
+    const room = Math.max(0, Math.min(MAX_SESSIONS_IN_TRANSACTION, MAX_TRANSACTION_ITEMS - items.length));
     try {
-      await writeTransaction(app.table, [...(await change(user, user.session_version ?? 0)), ...sessionEnds(app, sessions, reason)]);
-      return sessions.length;
+      await writeTransaction(app.table, [...items, ...sessionEnds(app, sessions.slice(0, room), reason)]);
     } catch (error) {
       const raced = error instanceof ConditionsFailed && error.labels.includes('user');
-      if (!raced || round >= MAX_ROUNDS) throw error;
+      if (!raced) throw error;
+      if (round >= MAX_ROUNDS) throw accountBusy();
+      continue;
     }
+    const later = sessions.slice(room);
+    if (later.length) await endSessions(app.table, later, { reason, atMs: app.clock.now() });
+    return sessions.length;
   }
 }
 

@@ -48,7 +48,7 @@ export function referenceClaimPut(
 }
 
 /** Why a redeem was refused, for the audit only: the payment service hears AUTHORIZATION_INVALID whatever it was. */
-export type RedeemRefusal = 'unknown' | 'used' | 'expired' | 'other values';
+export type RedeemRefusal = 'unknown' | 'used' | 'expired' | 'other values' | 'user not active';
 
 export type Redeemed = { redeemed: true; authorization: StoredAuthorization } | { redeemed: false; why: RedeemRefusal; userId?: string };
 

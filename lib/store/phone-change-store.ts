@@ -1,4 +1,5 @@
 import { UserStatus } from '../users/user-status.js';
+import { counterStillIs } from './conditional-write.js';
 import { type ItemKey, userKey } from './keys.js';
 import type { Table } from './table.js';
 import type { TransactItem } from './transactions.js';
@@ -13,37 +14,39 @@ export interface NewPhone {
 }
 
 /**
- * Moves a user to a proven number, only while they are active and still on the number read
- * (`seenE164`): two changes of one user at once cannot both release the same old claim.
+ * Moves a user to a proven number, only while they are active, still on the number read
+ * (`seenE164`: two changes of one user at once cannot both release the same old claim) and granted
+ * no session since read (`sessionVersion`: every session the change must end is one it read). It
+ * counts as a change of the user's sessions and claims: a deletion or a disable that read the user
+ * before it is refused and reads again.
  */
 export function userPhoneChange(
   table: Table,
   companyId: string,
   userId: string,
-  phone: NewPhone,
-  seenE164: string,
-  nowSeconds: number,
-  requestRef?: string | undefined,
+  change: { phone: NewPhone; seenE164: string; sessionVersion: number; nowSeconds: number; requestRef: string | undefined },
 ): TransactItem {
+  const { phone } = change;
   return {
     Update: {
       TableName: table.name,
       Key: userKey(companyId, userId),
-      // The request that moved it and the number it left: a retry of that request whose answer was
-      // lost is recognised, answered as the first, and the old number still told.
+      // The request that moved it, when, and the number it left: a retry of that request whose
+      // answer was lost is recognised while its key lives, answered as the first, and the old number still told.
       UpdateExpression:
         'SET dial_code = :dial, phone_number = :number, phone_e164 = :phone, phone_verified = :one, updated_at = :now, ' +
-        'phone_changed_from = :seen, phone_changed_by_request = :request',
-      ConditionExpression: 'attribute_exists(pk) AND status_id = :active AND phone_e164 = :seen',
+        'phone_changed_from = :seen, phone_changed_by_request = :request, phone_changed_at = :now ADD session_version :one',
+      ConditionExpression: `attribute_exists(pk) AND status_id = :active AND phone_e164 = :seen AND ${counterStillIs('session_version', ':version', change.sessionVersion)}`,
       ExpressionAttributeValues: {
-        ':request': requestRef ?? 'none',
+        ':request': change.requestRef ?? 'none',
         ':dial': phone.dialCode,
         ':number': phone.phoneNumber,
         ':phone': phone.phoneE164,
         ':one': 1,
-        ':now': nowSeconds,
+        ':now': change.nowSeconds,
         ':active': UserStatus.ACTIVE,
-        ':seen': seenE164,
+        ':seen': change.seenE164,
+        ':version': change.sessionVersion,
       },
     },
   };

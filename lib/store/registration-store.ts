@@ -28,6 +28,11 @@ export interface ReclaimWrite {
   sessionVersion: number;
   /** The holder's sessions, ended in the same write. */
   sessions: ItemKey[];
+  /**
+   * The holder's sessions beyond one transaction: ended right after it commits, never before (a
+   * refused takeover ends nothing). None is granted meanwhile: the holder is no longer active.
+   */
+  laterSessions: ItemKey[];
 }
 
 export interface Registration {

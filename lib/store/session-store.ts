@@ -83,6 +83,11 @@ export interface GrantTerms {
   pinVersion?: { attribute: string; seen: number };
   /** Devices bound and removed with the session: added to the user's device count; with max, refused at that maximum. */
   deviceCount?: { add: number; max?: number };
+  /**
+   * The number the login code went to: the session is granted only while it is still the user's, so
+   * an OTP login to a number the user is leaving never outlives the change (a SIM swapper's).
+   */
+  phoneE164?: string;
 }
 
 /**
@@ -104,6 +109,10 @@ export function sessionGrant(table: Table, companyId: string, userId: string, te
   if (terms.deviceCount && terms.deviceCount.add !== 0) {
     adds.push('device_count :devices');
     values[':devices'] = terms.deviceCount.add;
+  }
+  if (terms.phoneE164 !== undefined) {
+    values[':phone'] = terms.phoneE164;
+    conditions.push('phone_e164 = :phone');
   }
   if (terms.deviceCount?.max !== undefined) {
     values[':maxDevices'] = terms.deviceCount.max;
@@ -229,6 +238,8 @@ export async function endSession(table: Table, key: ItemKey, end: SessionEnd): P
 
 export interface StoredSession {
   key: ItemKey;
+  /** Epoch seconds when it began. */
+  createdAt: number;
   expiresAt: number;
   lastUsedAt: number;
   /** The device it is bound to, if any. */
@@ -244,10 +255,11 @@ export async function querySessions(table: Table, companyId: string, userId: str
     filter: deviceKey
       ? { expression: `device_key = :device AND ${NOT_ENDED}`, values: { ':device': deviceKey } }
       : { expression: NOT_ENDED, values: {} },
-    projection: 'pk, sk, expires_at, last_used_at, device_key',
+    projection: 'pk, sk, created_at, expires_at, last_used_at, device_key',
   });
   return items.map((item) => ({
     key: { pk: item.pk as string, sk: item.sk as string },
+    createdAt: item.created_at as number,
     expiresAt: item.expires_at as number,
     lastUsedAt: item.last_used_at as number,
     deviceKey: item.device_key as string | undefined,

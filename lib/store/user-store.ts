@@ -134,7 +134,9 @@ export type ProfileChanges = Partial<Pick<UserRecord, 'first_name' | 'last_name'
 /**
  * A user's own change to their profile, only while they are active and their email is still the one
  * read (`seenEmail`; undefined: none): a change racing another one of the same user is read again,
- * so the email claims the transaction moves always match the record.
+ * so the email claims the transaction moves always match the record. A change that moves the email
+ * claim (`movesClaim`) counts in session_version, so a deletion or a disable that read the user
+ * before it is refused and reads again, and never leaves the new claim held.
  */
 export function userProfileChange(
   table: Table,
@@ -143,6 +145,7 @@ export function userProfileChange(
   changes: ProfileChanges,
   seenEmail: string | undefined,
   nowSeconds: number,
+  movesClaim = false,
 ): TransactItem {
   const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
   const names = Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name]));
@@ -150,11 +153,12 @@ export function userProfileChange(
   values[':now'] = nowSeconds;
   values[':active'] = UserStatus.ACTIVE;
   if (seenEmail !== undefined) values[':seenEmail'] = seenEmail;
+  if (movesClaim) values[':one'] = 1;
   return {
     Update: {
       TableName: table.name,
       Key: userKey(companyId, userId),
-      UpdateExpression: `SET ${[...entries.map((_, index) => `#f${index} = :f${index}`), 'updated_at = :now'].join(', ')}`,
+      UpdateExpression: `SET ${[...entries.map((_, index) => `#f${index} = :f${index}`), 'updated_at = :now'].join(', ')}${movesClaim ? ' ADD session_version :one' : ''}`,
       ConditionExpression: `attribute_exists(pk) AND status_id = :active AND ${seenEmail === undefined ? 'attribute_not_exists(email)' : 'email = :seenEmail'}`,
       ...(entries.length ? { ExpressionAttributeNames: names } : {}),
       ExpressionAttributeValues: values,

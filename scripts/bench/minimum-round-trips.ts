@@ -312,9 +312,13 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
     },
     'locked (18)': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try (refused)' },
   },
-  // One conditional write decides every outcome: no read first.
+  // One conditional write decides every refusal: no read first; a redeem that passes reads its user's status (round 5).
   redeemAuthorization: {
-    redeemed: { requests: 1, sequential: 1, work: 'UpdateItem authorization (conditional on every value, unexpired, unredeemed)' },
+    redeemed: {
+      requests: 2,
+      sequential: 2,
+      work: 'UpdateItem authorization (conditional on every value, unexpired, unredeemed); GetItem user (consistent: still active)',
+    },
     'other values (19)': { requests: 1, sequential: 1, work: 'UpdateItem authorization (refused, returns the item for the audit)' },
     'used (19)': { requests: 1, sequential: 1, work: 'UpdateItem authorization (refused, returns the item for the audit)' },
   },

@@ -497,11 +497,13 @@ async function everyFlow(): Promise<void> {
   await signUp(recorded, company, { phone_number: holder.registration.phone_number, phone_verification_token: reclaimProof });
   expect((await invoke(handlers.userRegister, { path: '/r', headers: headers(), body: referred.registration })).status).toBe(409);
 
-  // Refresh: a new pair; the spent token again (reuse: the session ends, with a notice).
+  // Refresh: a new pair; the spent token again within the grace (its successor again); past it (reuse: the session ends, with a notice).
   const refreshing = await signUp(recorded, company);
   const refresh = (refreshToken: string) =>
     invoke(handlers.tokenRefresh, { path: '/t', headers: headers(), body: { refresh_token: refreshToken } });
   expect((await refresh(refreshing.refreshToken)).status).toBe(200);
+  expect((await refresh(refreshing.refreshToken)).status).toBe(200);
+  clock.advance(config.refreshReuseGraceSeconds + 1);
   expect((await refresh(refreshing.refreshToken)).status).toBe(401);
   // The discovery document and the JWKS, from a function of their own.
   running = 'wellKnown';
@@ -593,7 +595,12 @@ async function everyFlow(): Promise<void> {
   const others = await logIn(recorded, company, referred);
   expect((await invoke(handlers.logout, { path: '/o', headers: headers(others), body: { scope: 'others' } })).status).toBe(200);
   expect((await invoke(handlers.logout, { path: '/o', headers: headers(others) })).status).toBe(200);
-  expect((await invoke(handlers.logout, { path: '/o', headers: headers(session), body: { scope: 'all' } })).status).toBe(200);
+  const logoutAll = () =>
+    invoke(handlers.logout, { path: '/o', headers: { ...headers(session), 'Idempotency-Key': randomKeyOnce }, body: { scope: 'all' } });
+  const randomKeyOnce = randomUUID();
+  expect((await logoutAll()).status).toBe(200);
+  // Sent again with its key: the session it ended is over, and the key's record answers its first outcome.
+  expect((await logoutAll()).status).toBe(200);
 
   // A wrong code once the phone's window of wrong codes has run out opens a new window.
   service.clock.advance(service.app.config.otp.failureWindowSeconds + 1);
@@ -651,7 +658,12 @@ async function deletionFlows(): Promise<void> {
   const fresh = await logIn(recorded, company, account);
   // A wrong PIN after the OTP login (which clears the tries): the tries are left for the eraser.
   expect((await pinLogin(recorded, company, device, '1357')).status).toBe(400);
-  expect((await deletion(fresh)).status).toBe(200);
+  const deletionKey = randomUUID();
+  const keyedDeletion = () =>
+    invoke(handlers.userDelete, { path: '/x', headers: { ...headers(fresh), 'Idempotency-Key': deletionKey }, body: {} });
+  expect((await keyedDeletion()).status).toBe(200);
+  // Sent again with its key: its own session ended with the account, and the key's record answers the first outcome.
+  expect((await keyedDeletion()).status).toBe(200);
   // A user with few sessions: they end in the deletion's transaction.
   const other = await signUp(recorded, company);
   expect((await deletion(await logIn(recorded, company, other))).status).toBe(200);
@@ -730,6 +742,9 @@ async function deviceFlows(): Promise<void> {
   await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1, fourth.body.data.device_key);
   expect((await remove(fourth.body.data.device_key)).status).toBe(200);
   expect((await remove(newId())).status).toBe(404);
+  // With its session over, a removal sent with a key looks for a first outcome of that session's: none, 401.
+  expect((await invoke(handlers.logout, { path: '/o', headers: headers(token) })).status).toBe(200);
+  expect((await remove(third.body.data.device_key)).status).toBe(401);
 }
 
 /** The profile: read, names changed, an email changed (its claim moved), another user's email refused; each after the touch interval. */

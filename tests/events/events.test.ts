@@ -199,6 +199,7 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     const reused = await signUp(service, company);
     const refresh = (token: string) => post('tokenRefresh', undefined, { refresh_token: token });
     expect((await refresh(reused.refreshToken)).status).toBe(200);
+    service.clock.advance(service.app.config.refreshReuseGraceSeconds + 1);
     expect((await refresh(reused.refreshToken)).status).toBe(401);
 
     const holder = await signUp(service, company);

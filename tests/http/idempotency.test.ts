@@ -3,9 +3,8 @@
 // the next 409 code 20 with Retry-After; stored answers hold no token or proof in plain text.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CREDENTIAL_REPLAY_SECONDS } from '../../lib/call.js';
+import { CREDENTIAL_REPLAY_SECONDS, IDEMPOTENCY_WINDOW_SECONDS } from '../../lib/call.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { IDEMPOTENCY_WINDOW_SECONDS } from '../../lib/http/idempotency.js';
 import { PRODUCTION_HASH_COST } from '../../lib/secrets/hashing.js';
 import { claimIdempotencyRecord, releaseIdempotencyRecord } from '../../lib/store/idempotency-store.js';
 import { companyPrefix, idempotencyRecordKey, phoneClaimKey } from '../../lib/store/keys.js';

@@ -5,9 +5,9 @@
 // puts DynamoDB's faults in the way, and the clock is moved rather than waited for.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { IDEMPOTENCY_WINDOW_SECONDS } from '../../lib/call.js';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { IDEMPOTENCY_WINDOW_SECONDS } from '../../lib/http/idempotency.js';
 import { pinTriesKey } from '../../lib/store/keys.js';
 import { signedLoginPin } from '../../scripts/local/device-keys.js';
 import { type FaultProxy, faultWhen, startFaultProxy } from '../../scripts/local/fault-proxy.js';
