@@ -1,0 +1,133 @@
+// Issue 37's races as clients meet them: concurrent HTTP requests to serverless-offline on this
+// machine's cores. Each round, one account gets at once a deletion (or an operator's disable), a
+// phone change, an email change and an OTP login to the number it is leaving (the SIM swapper's).
+// Whatever order they land in, the table then holds no claim of a user who is not active or whose
+// record names another value (a disabled user keeps theirs, marked disabled), no live session of a
+// user who is not active, and no live session begun from a code to a number its user has left.
+import { randomUUID } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
+import { companyPrefix, SESSION_PREFIX, sessionKey, USER_SORT_KEY, userPartitionPrefix } from '../../lib/store/keys.js';
+import { UserStatus } from '../../lib/users/user-status.js';
+import { newDeviceKeyPair, signedLoginPin } from '../../scripts/local/device-keys.js';
+import { type StoredItem, scanItems } from '../../scripts/local/table-snapshot.js';
+import { codeIn, outboxMessages, randomPhoneNumber, sampleRegistration } from '../helpers.js';
+import { expectDocumented } from './conformance.js';
+import { useOfflineService } from './offline-server.js';
+
+const service = useOfflineService();
+const ROUNDS = 6;
+
+async function call(path: string, body: unknown, authorization?: string) {
+  const response = await fetch(`${service.server.baseUrl}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      CompanyID: service.company.company_id,
+      'Idempotency-Key': randomUUID(),
+      ...(authorization ? { Authorization: authorization } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  const answer = { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+  expectDocumented({ method: 'POST', path, ...answer });
+  expect(answer.body).not.toHaveProperty('stackTrace');
+  return answer;
+}
+
+const auth = (path: string, body: unknown, authorization?: string) => call(`/wallet/v3/auth/${path}`, body, authorization);
+const lastCode = (phone: string) => codeIn(outboxMessages(service.server.env.SMS_OUTBOX_FILE!, `+1${phone}`).at(-1));
+
+/** Sends a code and answers it: a proof (otp_type 2, with the token given). */
+async function codeAnswer(phone: string, otpType: 2, authorization?: string) {
+  const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: otpType };
+  expect((await auth('login_phone', target, authorization)).status).toBe(200);
+  const verified = await auth('verify_otp', { ...target, otp: lastCode(phone) }, authorization);
+  expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+  return verified.body.data;
+}
+
+/** What the table must not hold after the races, named. */
+function raceProblems(items: StoredItem[], companyId: string, leftBehind: { userId: string; phoneE164: string; sid: string }[]): string[] {
+  const users = new Map(items.filter((item) => item.sk === USER_SORT_KEY).map((item) => [item.user_id as string, item]));
+  const problems: string[] = [];
+  for (const claim of items.filter((item) => item.sk === 'CLAIM' && item.pk.startsWith(`${companyPrefix(companyId)}#`))) {
+    const match = /#(PHONE|EMAIL)#(.+)#TYPE#\d+$/.exec(claim.pk);
+    if (!match) continue;
+    const [, kind, value] = match;
+    const holder = users.get(claim.user_id);
+    const recorded = kind === 'PHONE' ? holder?.phone_e164 : holder?.email;
+    // A disabled user keeps their claims (the number stays barred), their status on the phone's; every other status gave them up.
+    const holds = holder?.status_id === UserStatus.ACTIVE || holder?.status_id === UserStatus.DISABLED;
+    if (!holds) problems.push(`${kind} claim ${value} held by user ${claim.user_id} in status ${holder?.status_id}`);
+    if (kind === 'PHONE' && holds && (claim.status_id ?? UserStatus.ACTIVE) !== holder.status_id) {
+      problems.push(`PHONE claim ${value} says status ${claim.status_id}, its holder ${claim.user_id} is in ${holder.status_id}`);
+    }
+    if (recorded !== value) problems.push(`${kind} claim ${value} held by user ${claim.user_id}, whose record names ${recorded}`);
+  }
+  for (const session of items.filter((item) => item.sk.startsWith(SESSION_PREFIX) && item.ended_reason === undefined)) {
+    const user = users.get(String(session.pk).slice(userPartitionPrefix(companyId).length));
+    if (user && user.status_id !== UserStatus.ACTIVE)
+      problems.push(`live session ${session.sk} of user ${user.user_id} in status ${user.status_id}`);
+  }
+  for (const login of leftBehind) {
+    const user = users.get(login.userId);
+    const session = items.find((item) => {
+      const key = sessionKey(companyId, login.userId, login.sid);
+      return item.pk === key.pk && item.sk === key.sk;
+    });
+    if (user?.phone_e164 !== login.phoneE164 && session && session.ended_reason === undefined) {
+      problems.push(`live session ${login.sid} begun by a code to ${login.phoneE164}, which user ${login.userId} has left`);
+    }
+  }
+  return problems;
+}
+
+describe('races on one account over HTTP', () => {
+  it(`deletion or disable, phone change, email change and an OTP login to the old number at once, ${ROUNDS} rounds: nothing half-done`, async () => {
+    const companyId = service.company.company_id;
+    const leftBehind: { userId: string; phoneE164: string; sid: string }[] = [];
+    const outcomes: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const keys = newDeviceKeyPair();
+      const registration = sampleRegistration({ device_public_key: keys.publicKey, device_id: `phone-${round}` });
+      const oldPhone = String(registration.phone_number);
+      const registered = await auth('user_register', registration);
+      expect(registered.status).toBe(200);
+      const userId = registered.body.data.user_id as string;
+      // A fresh session by PIN login on the bound device: the number's one code this round is the swapper's.
+      const device = { privateKey: keys.privateKey, deviceKey: registered.body.data.device_key as string };
+      const pinBody = signedLoginPin(device, companyId, String(registration.login_pin), { timestamp: Math.floor(Date.now() / 1000) });
+      const pinLogin = await auth('login_pin', pinBody);
+      expect(pinLogin.status, JSON.stringify(pinLogin.body)).toBe(200);
+      const fresh = `Token ${pinLogin.body.data.token.token}`;
+      const newPhone = randomPhoneNumber();
+      const proof = (await codeAnswer(newPhone, 2, fresh)).verification_token as string;
+      // The SIM swapper's code to the number being left, answered in the race.
+      const target = { dial_code: '+1', phone_number: oldPhone, user_type: 2, otp_type: 1 };
+      expect((await auth('login_phone', target)).status).toBe(200);
+      const swapperCode = lastCode(oldPhone);
+      const ending =
+        round % 2 === 0
+          ? call('/wallet/v3/user/delete', {}, fresh).then((answer) => `delete ${answer.status}`)
+          : setStatusEndingSessions(service.server.local.app, companyId, userId, UserStatus.DISABLED).then(() => 'disable');
+      const [ended, changed, emailed, swapper] = await Promise.all([
+        ending,
+        call('/wallet/v3/user/phone/change', { dial_code: '+1', phone_number: newPhone, phone_verification_token: proof }, fresh),
+        call('/wallet/v3/user/profile/update', { email: `moved.${newPhone}@example.com` }, fresh),
+        auth('verify_otp', { ...target, otp: swapperCode }),
+      ]);
+      outcomes.push(`${ended}, phone ${changed.status}, email ${emailed.status}, swapper ${swapper.status}`);
+      for (const answer of [changed, emailed]) expect([200, 401, 409, 503]).toContain(answer.status);
+      // The swapper's code dies with the change (code 10) or its session is refused (401).
+      expect([200, 401, 503, 400]).toContain(swapper.status);
+      if (swapper.status === 400) expect(swapper.body.error).toEqual([10]);
+      if (swapper.status === 200) {
+        leftBehind.push({ userId, phoneE164: `+1${oldPhone}`, sid: decodeJwt(swapper.body.data.token.token).sid as string });
+      }
+    }
+    const items = await scanItems(service.server.local.app.table.client, service.server.local.app.table.name, companyId);
+    expect(raceProblems(items, companyId, leftBehind), outcomes.join('; ')).toEqual([]);
+  }, 120_000);
+});
