@@ -266,6 +266,12 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       sequential: 3,
       work: 'PutItem Idempotency-Key record (claim); UpdateItem session (spends the refresh token); UpdateItem record (the answer, sealed)',
     },
+    // Refused by the spend's one write, which returns the session: the successor is derived again, no read, no second write.
+    'the token just spent, again within the grace': {
+      requests: 1,
+      sequential: 1,
+      work: 'UpdateItem session (refused, returns it: the spent token is the previous one, within the grace)',
+    },
     'reused token (session ended)': {
       requests: 2,
       sequential: 2,

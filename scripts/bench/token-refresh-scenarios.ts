@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import type { InProcessService } from '../local/in-process-service.js';
 import type { ScenarioSpec } from './warm-latency.js';
 
 // The warm-call scenarios of POST /wallet/v3/auth/token/refresh (API contract 3.12), on sessions
 // no other scenario uses: a refresh token spent for a new pair (without and with an
-// Idempotency-Key), the spent one presented again (reuse: the session ends with a notice), and a
+// Idempotency-Key), the spent one presented again within the grace (its successor again) and past
+// it (reuse: the session ends with a notice), and a
 // well-formed token no session holds.
 
 const REFRESH = '/wallet/v3/auth/token/refresh';
@@ -38,7 +40,17 @@ export async function runTokenRefreshScenarios(
   });
   const base = { endpoint: 'tokenRefresh' as const, handler: service.handlers.tokenRefresh, calls };
 
+  // The clock stopped through the spends and their grace, so the grace row is within it however long the rows take.
+  const spentAt = epochSeconds(service.clock);
+  service.clock.freeze(spentAt);
   await run({ ...base, outcome: 'new pair', expectStatus: 200, event: (index) => refresh(refreshTokens[index]!) });
+  // The tokens just spent, presented again within REFRESH_REUSE_GRACE_SECONDS (two refreshes at once, a lost answer): their successors again.
+  await run({
+    ...base,
+    outcome: 'the token just spent, again within the grace',
+    expectStatus: 200,
+    event: (index) => refresh(refreshTokens[index]!),
+  });
   // As the contract asks clients to send it: the answer is kept (sealed) for a replay.
   await run({
     ...base,
@@ -46,7 +58,12 @@ export async function runTokenRefreshScenarios(
     expectStatus: 200,
     event: (index) => refresh(keyedRefreshTokens[index]!, { 'Idempotency-Key': `bench-refresh-${randomBytes(12).toString('hex')}` }),
   });
-  // The tokens the first row spent, presented again: each ends its session and writes event 7.
-  await run({ ...base, outcome: 'reused token (session ended)', expectStatus: 401, event: (index) => refresh(refreshTokens[index]!) });
+  // Past the grace, the tokens the first row spent, presented again: each ends its session and writes event 7.
+  service.clock.freeze(spentAt + service.app.config.refreshReuseGraceSeconds + 1);
+  try {
+    await run({ ...base, outcome: 'reused token (session ended)', expectStatus: 401, event: (index) => refresh(refreshTokens[index]!) });
+  } finally {
+    service.clock.reset();
+  }
   await run({ ...base, outcome: 'unknown token', expectStatus: 401, event: () => refresh(madeUpRefreshToken()) });
 }
