@@ -28,11 +28,12 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
       events: 'user.registered (+ device.added with a device)',
     },
     'new user, proven phone': { requests: 1, sequential: 1, work: 'TransactWriteItems (+ the proof used up)', events: 'user.registered' },
+    // The holder before their sessions (round 5): a session granted between the two reads changes the version the takeover checks.
     'phone reclaimed from an unverified holder': {
       requests: 5,
-      sequential: 4,
+      sequential: 5,
       work:
-        'TransactWriteItems (refused on the phone claim); GetItem phone claim; GetItem holder | Query holder sessions; ' +
+        'TransactWriteItems (refused on the phone claim); GetItem phone claim; GetItem holder; Query holder sessions; ' +
         "TransactWriteItems (claims moved, holder status 3, holder's sessions marked ended, proof used up)",
       events: "user.registered, session.ended (reclaimed) per holder's session",
     },
@@ -237,22 +238,23 @@ export const MINIMUM_ROUND_TRIPS: Record<FunctionName | InvokedFunctionName, Rec
     'session not fresh (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
   },
   // The user and their other sessions read side by side; the sessions read again after the commit for one granted meanwhile.
+  // The user before their sessions (round 5): the change conditions on the session_version read first, so no sweep after it.
   userPhoneChange: {
     'number changed': {
-      requests: 5,
+      requests: 4,
       sequential: 4,
       work:
-        "GetItem session (consistent); GetItem user (consistent) | Query the user's sessions (consistent); " +
-        "TransactWriteItems (user, new claim, old claim freed, proof used, old number's login code, notice, other sessions marked ended); Query the user's sessions (consistent)",
+        "GetItem session (consistent); GetItem user (consistent); Query the user's sessions (consistent); " +
+        "TransactWriteItems (user, new claim, old claim freed, proof used, old number's login code, notice, other sessions marked ended)",
       events: 'user.phone_changed, session.ended (phone_changed) per other session',
     },
     'session not fresh (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
     'number held by a proven user (409, code 7)': {
-      requests: 7,
-      sequential: 5,
+      requests: 6,
+      sequential: 6,
       work:
-        "GetItem session (consistent); GetItem user (consistent) | Query the user's sessions (consistent); TransactWriteItems (refused on the claim); " +
-        "GetItem phone claim (consistent); GetItem holder (consistent) | Query the holder's sessions (consistent)",
+        "GetItem session (consistent); GetItem user (consistent); Query the user's sessions (consistent); TransactWriteItems (refused on the claim); " +
+        'GetItem phone claim (consistent); GetItem holder (consistent: proven, so no Query of their sessions)',
     },
   },
   userExport: {
