@@ -12,6 +12,7 @@ import { companyAndUserOptions } from './operator-options.js';
 
 const REFUSALS = {
   not_deleted: 'is not awaiting erasure (never deleted, restored already, or erased)',
+  erasure_due: 'is past its erase_after: the erasure is due and is no longer undone',
   phone_taken: 'cannot be restored: another user registered the phone number since the deletion',
   email_taken: 'cannot be restored: another user registered the email since the deletion',
 } as const;

@@ -11,7 +11,7 @@ import { UserStatus } from '../users/user-status.js';
 // 3.11): in one transaction the user is active again, takes back their phone and email claims
 // (refused, naming which, when someone took one meanwhile) and leaves the due list.
 
-export type RestoreRefusal = 'not_deleted' | 'phone_taken' | 'email_taken';
+export type RestoreRefusal = 'not_deleted' | 'erasure_due' | 'phone_taken' | 'email_taken';
 
 export class RestoreRefused extends Error {
   constructor(readonly reason: RestoreRefusal) {
@@ -25,6 +25,9 @@ export async function restoreUser(app: Pick<App, 'table' | 'clock'>, companyId: 
   if (!user) throw new AppError('NOT_FOUND', { detail: 'no such user' });
   const eraseAfter = (user as { erase_after?: number }).erase_after;
   if (user.status_id !== UserStatus.DELETION_REQUESTED || eraseAfter === undefined) throw new RestoreRefused('not_deleted');
+  // Past erase_after the person is to be erased, whether or not the eraser has run yet: the promise to the user stands.
+  const now = epochSeconds(app.clock);
+  if (eraseAfter <= now) throw new RestoreRefused('erasure_due');
   const items: LabelledItem<'user' | 'phone' | 'email'>[] = [
     {
       label: 'user',
@@ -34,12 +37,12 @@ export async function restoreUser(app: Pick<App, 'table' | 'clock'>, companyId: 
           Key: userKey(companyId, userId),
           UpdateExpression: 'SET status_id = :active, updated_at = :now REMOVE erase_after, deleted_at, deleted_device_keys',
           // Only from this deletion: an erasure that began first wins.
-          ConditionExpression: 'status_id = :deleted AND erase_after = :eraseAfter',
+          ConditionExpression: 'status_id = :deleted AND erase_after = :eraseAfter AND erase_after > :now',
           ExpressionAttributeValues: {
             ':active': UserStatus.ACTIVE,
             ':deleted': UserStatus.DELETION_REQUESTED,
             ':eraseAfter': eraseAfter,
-            ':now': epochSeconds(app.clock),
+            ':now': now,
           },
         },
       },

@@ -1,7 +1,7 @@
 // Account deletion (API contract 3.11): on fresh proof of the holder the user becomes 4
 // (deletion requested), every session and device goes, the phone and email are free at once, and
 // no login code reaches the phone; an operator's user:restore undoes it before erasure.
-import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { newId } from '../../lib/ids.js';
@@ -193,5 +193,24 @@ describe('POST /wallet/v3/user/delete', () => {
     const again = await runRestore(['--company', company.company_id, '--user', account.userId]);
     expect(again.code).toBe(1);
     expect(again.last).toMatchObject({ reason: 'not_deleted' });
+  });
+
+  it('is not undone once erase_after has passed, though the eraser has not run yet: the erasure is due', async () => {
+    const account = await signUp(service, company);
+    expect((await deleteAccount(await logIn(service, company, account))).status).toBe(200);
+    // The day of erasure came and went; the scheduled eraser is late.
+    await service.app.table.client.send(
+      new UpdateCommand({
+        TableName: service.app.table.name,
+        Key: userKey(company.company_id, account.userId),
+        UpdateExpression: 'SET erase_after = :past',
+        ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 60 },
+      }),
+    );
+    const refused = await runRestore(['--company', company.company_id, '--user', account.userId]);
+    expect(refused.code).toBe(1);
+    expect(refused.last).toMatchObject({ restored: false, reason: 'erasure_due' });
+    expect((await item(userKey(company.company_id, account.userId)))?.status_id).toBe(4);
+    expect(await phoneClaim(account)).toBeUndefined();
   });
 });

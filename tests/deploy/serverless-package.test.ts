@@ -520,12 +520,14 @@ describe('the packaged CloudFormation', () => {
     });
     expect(tableStatementsOf('RedeemAuthorizationRole').map((statement) => [statement.Action, leadingKeys(statement)])).toEqual([
       [['dynamodb:UpdateItem'], [keyKinds.authorization]],
+      // Its user's status: only an active user's approval pays (contract 3.8, round 5).
+      [['dynamodb:GetItem'], [keyKinds.user]],
     ]);
     expect(
       statementsOf('RedeemAuthorizationRole')
         .flatMap((statement) => statement.Action)
         .sort(),
-    ).toEqual(['dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+    ).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']);
   });
 
   it('runs the eraser on an hourly schedule, with no HTTP route, a role of its own and an alarm on its errors', () => {

@@ -62,6 +62,11 @@ describe('access tokens over HTTP through serverless-offline', () => {
         headers: { CompanyID: service.company.company_id, Authorization: authorization },
       }).then((response) => response.status);
     expect(await devices(`Bearer ${refreshed.body.data.token.token}`)).toBe(200);
+    // Within the grace, the spent token again without the key: its successor again, nothing ended.
+    const again = await post('/wallet/v3/auth/token/refresh', { refresh_token: registered.body.data.refresh_token });
+    expect(again.body.data.refresh_token).toBe(refreshed.body.data.refresh_token);
+    // The successor spent, the first token is no longer the one just spent.
+    expect((await post('/wallet/v3/auth/token/refresh', { refresh_token: refreshed.body.data.refresh_token })).status).toBe(200);
     // Reuse: 401, and the whole session is over.
     const reused = await post('/wallet/v3/auth/token/refresh', { refresh_token: registered.body.data.refresh_token });
     expect(reused.status).toBe(401);

@@ -180,6 +180,9 @@ async function runEveryFlow(): Promise<void> {
   const renewed = await refresh('refresh', refreshing.body.data.refresh_token);
   expect(renewed.status).toBe(200);
   rememberToken(renewed);
+  // Within the grace the spent token gets its successor again; past it, reuse.
+  expect((await refresh('refresh again within the grace', refreshing.body.data.refresh_token)).status).toBe(200);
+  service.clock.advance(service.app.config.refreshReuseGraceSeconds + 1);
   expect((await refresh('refresh reused', refreshing.body.data.refresh_token)).status).toBe(401);
   const [userId, sid] = String(renewed.body.data.refresh_token).split('.');
   const madeUp = `${userId}.${sid}.1.1.${randomBytes(32).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
