@@ -1,4 +1,4 @@
-import { type KeyObject, randomInt, randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -11,6 +11,8 @@ import { NOTIFICATION_PREFIX, UNREAD_COUNT_PREFIX, USER_DEVICE_PREFIX, userDevic
 import { referralCountIn } from '../../lib/store/referral-store.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import { AdjustableClock } from './adjustable-clock.js';
+import { type AccountChange, type ChaosContext, type Registered, sleep } from './chaos/context.js';
+import { emptyRaceReport, oneAccountRace, type RaceReport } from './chaos/one-account-race.js';
 import { claimCheck } from './claim-check.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from './device-keys.js';
 import { createOwnTable, localClient } from './dynamodb-local.js';
@@ -28,7 +30,9 @@ import {
   lambdaContext,
   randomPhoneNumber,
   sampleRegistration,
+  sessionIdOf,
 } from './in-process-service.js';
+import { sessionCheck } from './session-check.js';
 import { startFakeSns } from './sns-fake.js';
 import { startStreamPoller } from './stream-poller.js';
 import { identityProblems, itemId, scanItems } from './table-snapshot.js';
@@ -39,12 +43,17 @@ import { identityProblems, itemId, scanItems } from './table-snapshot.js';
 // email another user holds), move to a new phone number (an OTP login, then a proof of the new
 // number verified with that token; some racing for one number), are disabled by an operator (a few),
 // remove their device, lock their login PIN with wrong PINs, ask for their account's deletion on a
-// fresh OTP login (a few each), and send hostile requests for a bounded time
+// fresh OTP login (a few each), race on one account (issue 37: its deletion or disable, its move to
+// a new number, a new email and OTP logins to the number it leaves, all at once;
+// scripts/local/chaos/one-account-race.ts), and send hostile requests for a bounded time
 // while a share of DynamoDB and SNS requests fail in every way the local tools can make. Then
 // faults off, and a check of everything answered: each ambiguous request retried with its
 // Idempotency-Key must come back with a definite first outcome, and the table must hold no
 // partial user, no phone twice, exact referral and unread counts, and every live token must work;
-// every phone and email claim held by the user whose record has it, and every user's claimed.
+// every phone and email claim held by the user whose record has it and who holds claims (active,
+// or disabled with the claim marked so), and every user's claimed; no live session of a user who
+// is not active, nor one begun by an OTP login to a number its user has left but the one that
+// moved it (scripts/local/session-check.ts).
 // Meanwhile the table's stream feeds the events' publisher, whose bus (a loopback EventBridge)
 // fails a share of its calls, of its entries and of its dead-letter calls: after a drain, every
 // change the table proves has its event on the bus or in the dead-letter queue, and no event names
@@ -59,6 +68,11 @@ export interface ChaosOptions {
   log?: (line: string) => void;
   /** The service's hash cost: production's unless given (the test's short run hands in a cheap one). */
   hashCost?: HashCost;
+  /**
+   * Races on one account to start at least (a client turns to one while fewer have started and an
+   * account is free for one), beyond those drawn as one flow among the others: a short run has few.
+   */
+  races?: number;
 }
 
 export interface ChaosReport {
@@ -100,8 +114,15 @@ export interface ChaosReport {
   /** Login PINs locked by wrong PINs (the lock answered 18, the right PIN refused too), and locks sought again after the faults. */
   pinLocks: number;
   pinLocksRetried: number;
+  /** Races on one account (scripts/local/chaos/one-account-race.ts): its end, its move, a new email and logins to the number it leaves, at once. */
+  race: RaceReport;
   /** The claims checked afterwards (scripts/local/claim-check.ts) and the problems found. */
   claims: { phoneClaims: number; emailClaims: number; holders: number; problems: number };
+  /**
+   * The sessions of the OTP logins answered, checked afterwards (scripts/local/session-check.ts):
+   * those still live, and those live though begun by a code to a number their user has left.
+   */
+  sessions: { otpLogins: number; live: number; problems: number };
   /**
    * The events (issue 31): the bus's faults, the publisher's calls, the stream batches handed again
    * (a batch item failure or a thrown batch), and the check over the table afterwards.
@@ -128,36 +149,16 @@ export interface ChaosReport {
 /** Documented statuses (contract section 4). */
 const DOCUMENTED = new Set([200, 400, 401, 403, 404, 409, 413, 429, 503]);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The most a slowed container's DynamoDB call waits before it is sent (ms). */
+const SLOW_CALL_MS = 40;
 
-interface Registered {
-  userId: string;
-  referralCode: string;
-  token: string;
-  referredBy?: string;
-  loggedOut: boolean;
-  /** Held by one client's flow on this account while it runs. */
-  inUse?: boolean;
-  /** The device bound at registration, and the login PIN it unlocks. */
-  device?: { privateKey: KeyObject; deviceKey: string };
-  loginPin: string;
-  /** Wrong PINs sent since the last right one (answered or not): kept under the lock's 5. */
-  wrongPins: number;
-  /** The current token's session is bound to the device (registered with it, or a PIN login): removing the device ends it. */
-  tokenOnDevice: boolean;
-  /** Its login PIN locked, or being locked (from the first wrong PIN on): PIN logins leave it alone until an OTP login opens it. */
-  pinLocked?: boolean;
-  /** The national number and email as last answered (an ambiguous change parks the account until its retry answers). */
-  phone: string;
-  email: string | undefined;
-  /** When a code may next be sent to its phone (ms, service clock): the send interval per phone. */
-  quietAfter: number;
-  /** An ambiguous profile update or phone change waits for its retry after the run: no flow uses it. */
-  parked?: boolean;
-  /** Disabled by an operator (status 2): no flow uses it again. */
-  disabled?: boolean;
-  /** Its deletion asked for (status 4, or maybe, until its retry): no flow uses it again. */
-  deleted?: boolean;
+/** A container whose every DynamoDB call waits up to SLOW_CALL_MS first. */
+function slowed(container: InProcessService): InProcessService {
+  container.app.table.client.middlewareStack.add((next) => async (args) => {
+    await sleep(randomInt(0, SLOW_CALL_MS + 1));
+    return next(args);
+  });
+  return container;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
@@ -210,13 +211,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const company = await createCompany(service.app.table, service.clock, `chaos ${randomInt(1e9)}`);
   // Racers for one new number each need a code sent to it, and a phone gets one code per interval:
   // the second and third racer's codes go through containers of the same deployment whose clocks
-  // run one and two intervals ahead (proofs and tokens live far longer than that).
+  // run one and two intervals ahead (proofs and tokens live far longer than that); the logins to a
+  // number being left (a race on one account) through those one, two and three intervals ahead.
+  // Their DynamoDB calls, and those of one more container on the service's clock, each wait a few
+  // ms first (a busier container): a race's requests then interleave inside each other's reads
+  // and writes, not only one after another.
   const interval = config.otp.sendIntervalSeconds + 1;
-  const ahead: InProcessService[] = [1, 2].map((step) => {
+  const ahead: InProcessService[] = [1, 2, 3].map((step) => {
     const clock = new AdjustableClock();
     clock.advance(step * interval);
-    return inProcessService(config, { hashCost: options.hashCost, clock });
+    return slowed(inProcessService(config, { hashCost: options.hashCost, clock }));
   });
+  const slow = slowed(inProcessService(config, { hashCost: options.hashCost, clock: service.clock }));
   const report: ChaosReport = {
     requests: 0,
     byStatus: {},
@@ -244,7 +250,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     deviceRemovalsRetried: 0,
     pinLocks: 0,
     pinLocksRetried: 0,
+    race: emptyRaceReport(),
     claims: { phoneClaims: 0, emailClaims: 0, holders: 0, problems: 0 },
+    sessions: { otpLogins: 0, live: 0, problems: 0 },
     events: {
       putEventsCalls: 0,
       deadLetterCalls: 0,
@@ -386,11 +394,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     email: typeof body.email === 'string' ? body.email.toLowerCase() : undefined,
     quietAfter: 0,
   });
+  /** No client uses the account, and it is not waiting for a retry nor ended. */
+  const isFree = (account: Registered) => !account.inUse && !account.parked && !account.disabled && !account.deleted;
   /** An account no other client is using, marked as in use until `flow` ends. */
   const withAccount = async (eligible: (account: Registered) => boolean, flow: (account: Registered) => Promise<void>) => {
-    const free = registered.filter(
-      (account) => !account.inUse && !account.parked && !account.disabled && !account.deleted && eligible(account),
-    );
+    const free = registered.filter((account) => isFree(account) && eligible(account));
     const picked = free[randomInt(Math.max(1, free.length))];
     if (!picked) return;
     picked.inUse = true;
@@ -406,9 +414,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     eligible: (account: Registered) => boolean,
     flow: (accounts: Registered[]) => Promise<void>,
   ) => {
-    const free = registered.filter(
-      (account) => !account.inUse && !account.parked && !account.disabled && !account.deleted && eligible(account),
-    );
+    const free = registered.filter((account) => isFree(account) && eligible(account));
     const picked: Registered[] = [];
     while (picked.length < count && free.length) picked.push(free.splice(randomInt(free.length), 1)[0]!);
     if (!picked.length) return;
@@ -543,13 +549,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
   // The account (issue 30): profile updates and phone changes, some racing for one value.
   const isTaken = (answer: Answer) => answer.status === 409 && answer.body.error[0] === 7;
-  interface AccountChange {
-    account: Registered;
-    name: 'userProfileUpdate' | 'userPhoneChange';
-    body: Record<string, unknown>;
-    /** What a definite answer means for the account, or why it is wrong. */
-    settle: (answer: Answer) => void;
-  }
   const pendingChanges: (AccountChange & { key: string; authorization: string })[] = [];
   /** Races for one value: more than one 200 among their answers (in the run or on retry) is wrong. */
   const races: { what: string; winners: number }[] = [];
@@ -652,11 +651,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
   /** The code last sent to a number, through the SNS fake. */
   const lastCode = (phone: string) => sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message;
-  /** A code sent to a number and verified, each retried with its key: the verification's answer, or undefined. */
-  const sendAndCheck = async (target: Record<string, unknown>, headers: Record<string, string>, via: InProcessService) => {
-    if (Date.now() >= endAt) return undefined;
+  /**
+   * A code sent to a number and verified, each retried with its key (`rounds` times again, 2 unless
+   * told): the verification's answer, or undefined. None is sent past the run's end, unless told.
+   */
+  const sendAndCheck = async (
+    target: Record<string, unknown>,
+    headers: Record<string, string>,
+    via: InProcessService,
+    { pastTheEnd = false, rounds = 2 }: { pastTheEnd?: boolean; rounds?: number } = {},
+  ) => {
+    if (Date.now() >= endAt && !pastTheEnd) return undefined;
     const sendKey = randomUUID();
-    const sent = await untilDefinite(() => call('loginPhone', target, { ...headers, 'Idempotency-Key': sendKey }, 'POST', via), 2);
+    const sent = await untilDefinite(() => call('loginPhone', target, { ...headers, 'Idempotency-Key': sendKey }, 'POST', via), rounds);
     if (sent.status !== 200) {
       if (sent.status !== 429 && !isAmbiguous(sent)) wrong(`a code (otp_type ${target.otp_type}) was not sent`, sent);
       return undefined;
@@ -666,15 +673,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const verifyKey = randomUUID();
     const verified = await untilDefinite(
       () => call('verifyOtp', { ...target, otp: codeIn(message) }, { ...headers, 'Idempotency-Key': verifyKey }, 'POST', via),
-      2,
+      rounds,
     );
     if (verified.status === 200) return verified;
     if (verified.status === 400) wrong(`the right code (otp_type ${target.otp_type}) was refused`, verified);
     return undefined;
   };
 
-  /** An OTP login answered 200: a token bound to no device, and the login PIN's tries cleared (a lock opened). */
+  /** Which sessions OTP logins were answered, with the number each logged in to, and which session sent each phone change. */
+  const answered: ChaosContext['answered'] = { otpLogins: [], phoneChanges: [] };
+  const recordOtpLogin = (login: Answer, phoneE164: string) => {
+    const sid = sessionIdOf(`Token ${login.body.data.token.token}`);
+    answered.otpLogins.push({ sid, userId: login.body.data.user_id, phoneE164 });
+  };
+  /** An OTP login to the account's phone answered 200: a token bound to no device, and the login PIN's tries cleared (a lock opened). */
   const loggedInByOtp = (account: Registered, login: Answer) => {
+    recordOtpLogin(login, `+1${account.phone}`);
     account.token = login.body.data.token.token;
     account.tokenOnDevice = false;
     account.loggedOut = false;
@@ -714,6 +728,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           const verified = await sendAndCheck(target, { Authorization: `Token ${account.token}` }, via);
           if (!verified) continue;
           const body = { dial_code: '+1', phone_number: number, phone_verification_token: verified.body.data.verification_token };
+          answered.phoneChanges.push({ sid: sessionIdOf(`Token ${account.token}`), userId: account.userId, toE164: `+1${number}` });
           proven.push({
             account,
             name: 'userPhoneChange',
@@ -748,19 +763,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
    * faults is run again once they are off (disabling a disabled user changes nothing).
    */
   const pendingDisables: Registered[] = [];
+  const disableUser = async (account: Registered, via = service) => {
+    account.disabled = true;
+    account.loggedOut = true;
+    try {
+      await setStatusEndingSessions(via.app, company.company_id, account.userId, UserStatus.DISABLED);
+      report.disabled++;
+      return true;
+    } catch {
+      pendingDisables.push(account);
+      return false;
+    }
+  };
   const disable = () =>
     withAccount(
       () => report.disabled + pendingDisables.length < registered.length / 10,
-      async (account) => {
-        try {
-          await setStatusEndingSessions(service.app, company.company_id, account.userId, UserStatus.DISABLED);
-          report.disabled++;
-        } catch {
-          pendingDisables.push(account);
-        }
-        account.disabled = true;
-        account.loggedOut = true;
-      },
+      async (account) => void (await disableUser(account)),
     );
 
   /**
@@ -873,7 +891,39 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       },
     );
 
-  // A phone change needs five requests to go through (two codes sent and verified, then the change): twice the weight.
+  const context: ChaosContext = {
+    config,
+    companyId: company.company_id,
+    service,
+    ahead,
+    slow,
+    interval,
+    sns,
+    report,
+    endAt,
+    registered,
+    wrong,
+    log,
+    call,
+    isAmbiguous,
+    untilDefinite,
+    isFree,
+    withAccount,
+    sendAndCheck,
+    loggedInByOtp,
+    recordOtpLogin,
+    answered,
+    freshEmail,
+    profileUpdated,
+    pendingChanges,
+    deletions,
+    pendingDeletions,
+    disableUser,
+  };
+  const raceOnOneAccount = oneAccountRace(context, { atLeast: options.races ?? 0 });
+
+  // A phone change needs five requests to go through (two codes sent and verified, then the change),
+  // and a race on one account as many before it starts: each twice the weight.
   const flows = [
     register,
     register,
@@ -890,12 +940,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     deleteAccount,
     removeDevice,
     lockPin,
+    raceOnOneAccount.flow,
+    raceOnOneAccount.flow,
   ];
   await Promise.all(
     Array.from({ length: options.clients }, async () => {
       while (Date.now() < endAt) {
         try {
-          await flows[randomInt(flows.length)]!();
+          // The races asked for come first, once there is an account for one.
+          await (raceOnOneAccount.wanted() ? raceOnOneAccount.flow : flows[randomInt(flows.length)]!)();
         } catch (error) {
           wrong(`a flow threw: ${(error as Error).message}`);
         }
@@ -932,6 +985,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     else change.settle(answer);
     change.account.parked = false;
   }
+  await raceOnOneAccount.afterFaults();
   for (const account of pendingDisables) {
     report.disablesRetried++;
     try {
@@ -992,6 +1046,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   };
   for (const problem of claims.problems) wrong(`claims: ${problem}`);
   for (const problem of identityProblems(items, company.company_id)) wrong(`stored: ${problem}`);
+  const sessions = sessionCheck(items, company.company_id, answered, service.clock.now() / 1000);
+  report.sessions = { otpLogins: sessions.otpLogins, live: sessions.live, problems: sessions.problems.length };
+  for (const problem of sessions.problems) wrong(`sessions: ${problem}`);
   const users = items.filter((item) => item.sk === 'PROFILE');
   const phones = new Set(users.map((user) => `${user.phone_e164}#${user.user_type}`));
   if (phones.size !== users.length) wrong(`${users.length} users hold ${phones.size} phones`);
@@ -1021,7 +1078,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const user = users.find((item) => item.user_id === account.userId);
     if (!user) wrong(`user ${account.userId} was answered 200 but is not stored`);
     // The phone and email last answered are the ones stored.
-    if (user && (user.phone_number !== account.phone || (user.email ?? undefined) !== account.email))
+    if (user && !account.uncertain && (user.phone_number !== account.phone || (user.email ?? undefined) !== account.email))
       wrong(`user ${account.userId} stores ${user.phone_number} and ${user.email}, answered ${account.phone} and ${account.email}`);
     const referred = registered.filter((other) => other.referredBy === account.userId).length;
     // The count is summed over the user's item and its count shards (lib/store/referral-store.ts).
@@ -1067,6 +1124,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
   await Promise.all([proxy.close(), sns.close(), bus.close()]);
   direct.destroy();
-  for (const each of [service, ...ahead]) each.app.table.client.destroy();
+  for (const each of [service, slow, ...ahead]) each.app.table.client.destroy();
   return report;
 }

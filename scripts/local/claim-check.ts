@@ -20,9 +20,11 @@ export interface ClaimCheck {
 
 /**
  * Every phone and email claim of the company is held by a user whose record has that value and
- * user type and who holds claims (none by nobody, none by a user who moved on); every holding
- * user's phone and email (if any) are claimed by that user; no two holding users record the same
- * phone or email for one user type.
+ * user type and who holds claims (none by nobody, none by a user who moved on, none by a user
+ * reclaimed, deleted or erased: only an active user, or a disabled one, whose claims keep the
+ * number and email from others); every phone claim carries its holder's status (a disabled user's
+ * claim says so, so that it gets no login code); every holding user's phone and email (if any) are
+ * claimed by that user; no two holding users record the same phone or email for one user type.
  */
 export function claimCheck(items: StoredItem[], companyId: string): ClaimCheck {
   const prefix = companyPrefix(companyId);
@@ -30,7 +32,8 @@ export function claimCheck(items: StoredItem[], companyId: string): ClaimCheck {
   const users = new Map(
     items.filter((item) => item.sk === 'PROFILE' && item.pk.startsWith(`${prefix}#USER#`)).map((user) => [user.user_id as string, user]),
   );
-  const holds = (user: StoredItem) => HOLDING.has(Number(user.status_id ?? UserStatus.ACTIVE));
+  const statusOf = (item: StoredItem) => Number(item.status_id ?? UserStatus.ACTIVE);
+  const holds = (user: StoredItem) => HOLDING.has(statusOf(user));
   const recorded = (user: StoredItem, kind: 'PHONE' | 'EMAIL') => (kind === 'PHONE' ? user.phone_e164 : user.email) as string | undefined;
 
   const claims = new Map<string, StoredItem>();
@@ -48,6 +51,10 @@ export function claimCheck(items: StoredItem[], companyId: string): ClaimCheck {
     else if (recorded(holder, kind) !== value || String(holder.user_type) !== type)
       problems.push(`${what} is claimed by user ${claim.user_id}, whose record has ${recorded(holder, kind) ?? 'none'}`);
     else if (!holds(holder)) problems.push(`${what} is claimed by user ${claim.user_id} of status ${holder.status_id}`);
+    // A phone claim carries its holder's status, which login_phone reads: one marked active while
+    // its holder is disabled (a change that raced the disable) sends that user login codes.
+    else if (kind === 'PHONE' && statusOf(claim) !== statusOf(holder))
+      problems.push(`${what} is marked status ${statusOf(claim)}, but its holder ${claim.user_id} is of status ${statusOf(holder)}`);
   }
 
   const recordedBy = new Map<string, string[]>();

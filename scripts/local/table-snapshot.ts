@@ -73,16 +73,24 @@ export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotDiff {
 
 export const isUnchanged = (diff: SnapshotDiff) => !diff.added.length && !diff.removed.length && !diff.changed.length;
 
-/** The statuses whose users hold no claim and no live session, named as a problem names them. */
+/** The statuses whose users hold no claim (and no live session), named as a problem names them. */
 const RELEASED_STATUSES: Record<number, string> = {
   [UserStatus.PHONE_RECLAIMED]: 'reclaimed',
   [UserStatus.DELETION_REQUESTED]: 'deleted',
 };
 
+/** Every status but active, whose users have no live session, named as a problem names them. */
+const INACTIVE_STATUSES: Record<number, string> = {
+  ...RELEASED_STATUSES,
+  [UserStatus.DISABLED]: 'disabled',
+  [UserStatus.ERASED]: 'erased',
+};
+
 /**
  * What must hold for every company after any sequence of requests, failed or not: no user
  * without its phone, email and referral-code claims (but a user whose phone was reclaimed or whose
- * deletion was asked for, who holds neither phone nor email claim, and no live session), no claim
+ * deletion was asked for, who holds neither phone nor email claim), no live session of a user
+ * who is not active (disabled, reclaimed, deleted or erased), no claim
  * without its user, every session a user's, and every referral counted exactly once (the count
  * equals the notifications in the referrer's list).
  * Returns a description of each broken rule; empty when all hold.
@@ -102,13 +110,18 @@ export function identityProblems(items: StoredItem[], companyId: string): string
     // A reclaimed user and one whose deletion was asked for (lib/account/delete.ts) gave their phone
     // and email claims up and had every session ended; the record keeps the phone and email.
     const released = RELEASED_STATUSES[user.status_id as number];
-    if (released) {
-      if (phoneClaim?.user_id === id || emailClaim?.user_id === id) problems.push(`${released} user ${id} still holds a claim`);
-      // An ended session's item stays until its TTL, marked (lib/store/session-store.ts): it is none.
+    // A user who is not active has had every session ended with the change of status (a disable,
+    // a reclaim, a deletion), and none is granted after it. An ended session's item stays until its
+    // TTL, marked (lib/store/session-store.ts): it is none.
+    const inactive = INACTIVE_STATUSES[user.status_id as number];
+    if (inactive) {
       const sessions = items.filter(
         (item) => item.pk === userKey(companyId, id).pk && item.sk.startsWith(SESSION_PREFIX) && item.ended_reason === undefined,
       );
-      if (sessions.length) problems.push(`${released} user ${id} still has ${sessions.length} session(s)`);
+      if (sessions.length) problems.push(`${inactive} user ${id} still has ${sessions.length} session(s)`);
+    }
+    if (released) {
+      if (phoneClaim?.user_id === id || emailClaim?.user_id === id) problems.push(`${released} user ${id} still holds a claim`);
     } else {
       if (phoneClaim?.user_id !== id) problems.push(`user ${id} lacks its phone claim`);
       if (user.email && emailClaim?.user_id !== id) problems.push(`user ${id} lacks its email claim`);
