@@ -12,12 +12,16 @@ import { referralCountIn } from '../../lib/store/referral-store.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import { AdjustableClock } from './adjustable-clock.js';
 import { type AccountChange, type ChaosContext, type Registered, sleep } from './chaos/context.js';
-import { emptyRaceReport, oneAccountRace, type RaceReport } from './chaos/one-account-race.js';
+
+export type { ChaosReport };
+
+import { oneAccountRace } from './chaos/one-account-race.js';
+import { type ChaosReport, emptyRaceReport } from './chaos/report.js';
 import { claimCheck } from './claim-check.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from './device-keys.js';
 import { createOwnTable, localClient } from './dynamodb-local.js';
 import { localEnvironment } from './environment.js';
-import { eventCheck, type Proven, seenEvents } from './event-check.js';
+import { eventCheck, seenEvents } from './event-check.js';
 import { startFakeEventBridge } from './eventbridge-fake.js';
 import { SHARED_FAULTS, startFaultProxy } from './fault-proxy.js';
 import {
@@ -73,77 +77,6 @@ export interface ChaosOptions {
    * account is free for one), beyond those drawn as one flow among the others: a short run has few.
    */
   races?: number;
-}
-
-export interface ChaosReport {
-  requests: number;
-  byStatus: Record<string, number>;
-  faultsByKind: Record<string, number>;
-  smsAnswersDropped: number;
-  registrations: number;
-  ambiguousRetried: number;
-  verified: number;
-  pinLogins: number;
-  marksRead: number;
-  /** Profile updates answered 200 (names, with or without a new email), and those with a new email. */
-  profileUpdates: number;
-  emailChanges: number;
-  /** Races of 2 or 3 users for one free email, and asks for an email another user holds (each refused). */
-  emailRaces: number;
-  takenEmailRefusals: number;
-  /** Phone changes sent with both proofs, those answered 200, and races of 2 or 3 users (each with both proofs) for one new number. */
-  phoneChangesSent: number;
-  phoneChanges: number;
-  phoneRaces: number;
-  /**
-   * Phone changes retried with their key after a 503 that had in fact committed, answered "already
-   * this account's number" (400 code 1) rather than their first outcome: a change run twice.
-   */
-  phoneChangesRerun: number;
-  /** Ambiguous profile updates and phone changes, retried with their key once faults are off. */
-  accountChangesRetried: number;
-  /** Users disabled as user:disable does (their sessions ended with it), and those whose disable failed under faults and was run again after. */
-  disabled: number;
-  disablesRetried: number;
-  /** Deletions asked for on a fresh OTP login and found done (status 4), and those answered 503 and sent again with their key after. */
-  deletions: number;
-  deletionsRetried: number;
-  /** Devices removed by their user, and removals answered 503 and sent again with their key after. */
-  devicesRemoved: number;
-  deviceRemovalsRetried: number;
-  /** Login PINs locked by wrong PINs (the lock answered 18, the right PIN refused too), and locks sought again after the faults. */
-  pinLocks: number;
-  pinLocksRetried: number;
-  /** Races on one account (scripts/local/chaos/one-account-race.ts): its end, its move, a new email and logins to the number it leaves, at once. */
-  race: RaceReport;
-  /** The claims checked afterwards (scripts/local/claim-check.ts) and the problems found. */
-  claims: { phoneClaims: number; emailClaims: number; holders: number; problems: number };
-  /**
-   * The sessions of the OTP logins answered, checked afterwards (scripts/local/session-check.ts):
-   * those still live, and those live though begun by a code to a number their user has left.
-   */
-  sessions: { otpLogins: number; live: number; problems: number };
-  /**
-   * The events (issue 31): the bus's faults, the publisher's calls, the stream batches handed again
-   * (a batch item failure or a thrown batch), and the check over the table afterwards.
-   */
-  events: {
-    putEventsCalls: number;
-    deadLetterCalls: number;
-    faults: { calls: number; entries: number; deadLetterCalls: number };
-    batches: number;
-    batchesHandedAgain: number;
-    givenUp: number;
-    /** Seconds from faults off to the last record answered. */
-    drainSeconds: number;
-    received: number;
-    distinct: number;
-    deadLettered: number;
-    byType: Record<string, number>;
-    proven: Proven;
-    problems: number;
-  };
-  wrong: string[];
 }
 
 /** Documented statuses (contract section 4). */

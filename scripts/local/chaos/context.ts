@@ -1,9 +1,9 @@
 import type { KeyObject } from 'node:crypto';
 import type { Config } from '../../../lib/config.js';
-import type { ChaosReport } from '../chaos-run.js';
 import type { Answer, EndpointName, InProcessService } from '../in-process-service.js';
 import type { OtpLogin, PhoneChangeSent } from '../session-check.js';
 import type { FakeSns } from '../sns-fake.js';
+import type { ChaosReport } from './report.js';
 
 // What the chaos run's flows share (scripts/local/chaos-run.ts): the accounts answered, the way
 // requests are sent and judged, and what is left to retry once the faults are off. A flow in a

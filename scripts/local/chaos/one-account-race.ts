@@ -1,6 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { type Answer, type InProcessService, randomPhoneNumber, sessionIdOf } from '../in-process-service.js';
 import { type ChaosContext, type Registered, sleep } from './context.js';
+import type { RaceEnding } from './report.js';
 
 // A race on one account (issue 37): a fresh OTP login and a proof of a new number, then at once
 // the account's end (its deletion on that session, or an operator's disable; now and then
@@ -10,37 +11,8 @@ import { type ChaosContext, type Registered, sleep } from './context.js';
 // logins to the old number were answered and which session made the change, for the session
 // check (scripts/local/session-check.ts); the claim check finds a claim its ended user still holds.
 
-/** How the account ends while it moves. */
-export type RaceEnding = 'deletion' | 'disable' | 'none';
+/** The endings a race draws from: a deletion or a disable, each twice as often as neither. */
 const ENDINGS: RaceEnding[] = ['deletion', 'disable', 'deletion', 'disable', 'none'];
-
-export interface RaceReport {
-  /** Accounts picked for a race, and races fired (their login and proof answered), by how the account ended. */
-  attempts: number;
-  flows: number;
-  byEnding: Record<RaceEnding, number>;
-  /** OTP logins to the number being left: codes sent (an SMS went), logins answered 200, refused (the code gone or the user ended). */
-  loginCodes: number;
-  loginsAnswered: number;
-  loginsRefused: number;
-  /** Racing phone changes and emails answered 200 (in the run or on their retry after the faults). */
-  phoneChanged: number;
-  emailChanged: number;
-  /** OTP logins to the old number still ambiguous in the run, sent again with their key after the faults. */
-  loginsRetried: number;
-}
-
-export const emptyRaceReport = (): RaceReport => ({
-  attempts: 0,
-  flows: 0,
-  byEnding: { deletion: 0, disable: 0, none: 0 },
-  loginCodes: 0,
-  loginsAnswered: 0,
-  loginsRefused: 0,
-  phoneChanged: 0,
-  emailChanged: 0,
-  loginsRetried: 0,
-});
 
 /** How many times again a request before the race is sent with its key while its answers are ambiguous. */
 const PREPARE_ROUNDS = 5;
