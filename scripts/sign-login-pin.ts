@@ -1,4 +1,4 @@
-// A phone's keystore, for trying PIN login with curl (README, "Trusted devices and PIN login"):
+// A phone's keystore, for trying PIN login with curl (docs/walkthrough.md, "Trusted devices and PIN login"):
 //   key                                         makes a P-256 key pair, prints device_public_key
 //   sign <company id> <device_key> <timestamp> <nonce>   prints the login_pin signature (base64 DER)
 // The private key stays in DEVICE_KEY_FILE (default .data/device-key.pem), never on the command line.

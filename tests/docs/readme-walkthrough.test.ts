@@ -11,13 +11,13 @@ import { type StreamPoller, startStreamPoller } from '../../scripts/local/stream
 import { useOfflineService } from '../e2e/offline-server.js';
 import { differences, documentedAnswers, parseDocumented, walkthroughBlocks } from './walkthrough.js';
 
-// The README's walk-through, run as a reader runs it: its marked ```sh blocks in order, in one
+// The walk-through (docs/walkthrough.md), run as a reader runs it: its marked ```sh blocks in order, in one
 // /bin/sh (with -e and -u, so a failing command or an unset variable stops it), against the real
 // service under serverless-offline (the run's shared one), and the operator commands as npm runs
 // them. Each block must print the answers it documents.
 
 const root = resolve(import.meta.dirname, '../..');
-const blocks = walkthroughBlocks(readFileSync(resolve(root, 'README.md'), 'utf8'));
+const blocks = walkthroughBlocks(readFileSync(resolve(root, 'docs/walkthrough.md'), 'utf8'));
 const blockStart = (index: number) => `::walkthrough block ${index}::`;
 const END = '::walkthrough end::';
 
@@ -86,7 +86,7 @@ describe('a documented answer', () => {
   });
 });
 
-describe('the README walk-through, pasted block by block', () => {
+describe('the walk-through, pasted block by block', () => {
   // The run's shared serverless-offline (stage "test"), with a data folder of the walk-through's own.
   const service = useOfflineService();
   let dataDir = '';
@@ -167,18 +167,18 @@ describe('the README walk-through, pasted block by block', () => {
 
   it('has blocks, each documenting what it prints', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(7);
-    for (const block of blocks) expect(block.answers.length, `README line ${block.line}`).toBeGreaterThan(0);
+    for (const block of blocks) expect(block.answers.length, `walk-through line ${block.line}`).toBeGreaterThan(0);
   });
 
   blocks.forEach(({ heading, line, answers }, index) => {
-    it(`block ${index + 1} (README line ${line}, under "${heading}") prints its documented answers`, () => {
+    it(`block ${index + 1} (walk-through line ${line}, under "${heading}") prints its documented answers`, () => {
       const output = outputOf(run, index);
       if (output === undefined) {
         const stopped = blocks.findLastIndex((_, at) => run.stdout.includes(`${blockStart(at)}\n`));
         expect.fail(
           stopped === index || stopped < 0
             ? `the walk-through stopped in this block (sh exited ${run.exitCode}); stderr:\n${run.stderr.slice(-3000)}`
-            : `not reached: the walk-through stopped in block ${stopped + 1} (README line ${blocks[stopped]?.line})`,
+            : `not reached: the walk-through stopped in block ${stopped + 1} (walk-through line ${blocks[stopped]?.line})`,
         );
       }
       const printed = output!
@@ -188,12 +188,12 @@ describe('the README walk-through, pasted block by block', () => {
       const listing = `printed:\n${printed.map((value) => JSON.stringify(value)).join('\n')}\ndocumented:\n${answers.join('\n')}`;
       expect(
         printed.length,
-        `the block at README line ${line} printed ${printed.length} answers, documents ${answers.length}; ${listing}`,
+        `the block at walk-through line ${line} printed ${printed.length} answers, documents ${answers.length}; ${listing}`,
       ).toBe(answers.length);
       answers.forEach((answer, at) => {
         expect(
           differences(parseDocumented(answer), printed[at]),
-          `answer ${at + 1} of the block at README line ${line}; ${listing}`,
+          `answer ${at + 1} of the block at walk-through line ${line}; ${listing}`,
         ).toEqual([]);
       });
     });

@@ -1,4 +1,4 @@
-// The README's walk-through as a test reads it: the shell blocks marked to run, in order, each
+// The walk-through (docs/walkthrough.md) as a test reads it: the shell blocks marked to run, in order, each
 // with the answers it documents, and the rule by which a documented answer matches a printed one.
 
 /** The HTML comment (invisible on GitHub) on the line before a ```sh block that the walk-through runs. */
@@ -7,7 +7,7 @@ const WALKTHROUGH_MARKER = '<!-- walkthrough -->';
 interface WalkthroughBlock {
   /** The heading the block is under, to name it in the test. */
   heading: string;
-  /** Its first line's number in the README (1-based), for failure messages. */
+  /** Its first line's number in the page (1-based), for failure messages. */
   line: number;
   script: string;
   /** The answers documented in its `# {...}` comments, in order, as written (comment marks removed). */
@@ -26,9 +26,9 @@ export function walkthroughBlocks(markdown: string): WalkthroughBlock[] {
     else if (!inFence && /^#{1,6} /.test(line)) heading = line.replace(/^#+ /, '');
     if (inFence || line.trim() !== WALKTHROUGH_MARKER) continue;
     if (lines[index + 1]?.trim() !== '```sh')
-      throw new Error(`README line ${index + 1}: ${WALKTHROUGH_MARKER} must be followed by a \`\`\`sh block`);
+      throw new Error(`walk-through line ${index + 1}: ${WALKTHROUGH_MARKER} must be followed by a \`\`\`sh block`);
     const end = lines.findIndex((candidate, at) => at > index + 1 && candidate.startsWith('```'));
-    if (end < 0) throw new Error(`README line ${index + 2}: the block is never closed`);
+    if (end < 0) throw new Error(`walk-through line ${index + 2}: the block is never closed`);
     const script = lines.slice(index + 2, end).join('\n');
     blocks.push({ heading, line: index + 3, script, answers: documentedAnswers(script) });
     index = end;
