@@ -1,31 +1,28 @@
 // login_phone's answer time must not tell a registered phone from an unregistered one (ASVS
-// 6.3.8): only the registered one waits for SMS, so the other waits as long. Measured as a client
-// meets it, against a sender that takes 30 to 60 ms, as the bench does (scripts/bench/answer-time.ts).
+// 6.3.8): only the registered one waits for SMS, so the other waits as long. The medians are
+// measured and checked by the bench (npm run bench, scripts/bench/answer-time.ts), where timing
+// belongs; here, that the wait never outlasts the request, and the bench's check itself.
 import { describe, expect, it } from 'vitest';
-import { median } from '../../scripts/bench/stats.js';
-import { loginAnswerTimes, STAND_IN_SNS, slowSender } from '../../scripts/local/login-answer-times.js';
+import { answerTimeEqualized } from '../../scripts/bench/answer-time.js';
 import { invoke, newCompany, randomPhoneNumber, testService } from '../helpers.js';
 
-const { minMs, maxMs, settings } = STAND_IN_SNS;
-
-async function medianDifference(pairs: number, extra: Record<string, string> = {}) {
-  const service = testService({ ...settings, ...extra }, { sms: slowSender(minMs, maxMs) });
-  const times = await loginAnswerTimes(service, await newCompany(service), pairs);
-  return { difference: median(times.registered) - median(times.unregistered), times: JSON.stringify(times) };
-}
+describe('the bench’s answer-time check', () => {
+  const senderMs = { min: 30, max: 60 };
+  const medians = (registeredMs: number, unregisteredMs: number) => ({
+    registeredMs,
+    unregisteredMs,
+    differenceMs: registeredMs - unregisteredMs,
+  });
+  it('passes medians within 10 ms with the wait, apart by the sender’s time without it', () => {
+    expect(answerTimeEqualized({ pairs: 30, senderMs, padded: medians(52, 47), unpadded: medians(50, 5) }, 10)).toBe(true);
+  });
+  it('fails medians 10 ms apart with the wait, or a measurement that cannot see the sender without it', () => {
+    expect(answerTimeEqualized({ pairs: 30, senderMs, padded: medians(57, 47), unpadded: medians(50, 5) }, 10)).toBe(false);
+    expect(answerTimeEqualized({ pairs: 30, senderMs, padded: medians(47, 47), unpadded: medians(6, 5) }, 10)).toBe(false);
+  });
+});
 
 describe('login_phone answer time', () => {
-  it('is the same for registered and unregistered phones, from a fresh container on: medians within 10 ms', async () => {
-    const { difference, times } = await medianDifference(60);
-    expect(Math.abs(difference), times).toBeLessThan(10);
-  });
-
-  it('tells them apart by about the sender’s time without the wait', async () => {
-    const { difference, times } = await medianDifference(16, { SMS_DECOY_WAIT: 'off' });
-    expect(difference, times).toBeGreaterThan(minMs);
-    expect(difference, times).toBeLessThan(maxMs + 20);
-  });
-
   it('never waits past the request’s time: a wait longer than the function has is cut short', async () => {
     // 2 s less a 0.5 s margin leave 1.5 s; the wait ends 0.1 s short of them, and the answer is 200.
     const service = testService({
