@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Call, Principal, RequestKey } from '../call.js';
-import { pinTypeField } from './pin-change.js';
 import { pin } from './pin-field.js';
+import { pinTypeField } from './set-pin.js';
 
 // The change_pin body (API contract 3.7): which PIN, the current one, and a new one that follows
 // the rules of registration (3.1) and differs from the current one.

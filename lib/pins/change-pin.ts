@@ -6,8 +6,8 @@ import { PIN_HASH_ATTRIBUTE, PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js
 import { getUser } from '../store/user-store.js';
 import type { ChangePinCall } from './change-pin-input.js';
 import type { ChangePinResult } from './change-pin-result.js';
-import { setPin } from './pin-change.js';
 import { checkPinRecorded } from './pin-check.js';
+import { setPin } from './set-pin.js';
 
 /**
  * Changes a PIN knowing the current one (API contract 3.7): the current PIN is checked counted,

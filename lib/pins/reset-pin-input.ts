@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Call, Principal } from '../call.js';
-import { pinTypeField } from './pin-change.js';
 import { pin } from './pin-field.js';
+import { pinTypeField } from './set-pin.js';
 
 // The reset_pin body (API contract 3.7): which PIN, the new one, and a proof of the phone (or a
 // session that began by OTP login a short while ago).

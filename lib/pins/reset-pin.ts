@@ -9,8 +9,8 @@ import { phoneProofConsume } from '../store/proof-store.js';
 import { ConditionsFailed, type LabelledItem } from '../store/transactions.js';
 import { getUser } from '../store/user-store.js';
 import type { ChangePinResult } from './change-pin-result.js';
-import { setPin } from './pin-change.js';
 import type { ResetPinCall } from './reset-pin-input.js';
+import { setPin } from './set-pin.js';
 
 const NO_PROOF = 'is required: a proof of this user’s phone (otp_type 2, verified with this user’s token), or a session begun by OTP login';
 
