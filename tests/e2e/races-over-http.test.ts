@@ -8,10 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
-import { companyPrefix, SESSION_PREFIX, sessionKey, USER_SORT_KEY, userPartitionPrefix } from '../../lib/store/keys.js';
 import { UserStatus } from '../../lib/users/user-status.js';
+import { claimCheck } from '../../scripts/local/claim-check.js';
 import { newDeviceKeyPair, signedLoginPin } from '../../scripts/local/device-keys.js';
-import { type StoredItem, scanItems } from '../../scripts/local/table-snapshot.js';
+import { type OtpLogin, type PhoneChangeSent, sessionCheck } from '../../scripts/local/session-check.js';
+import { identityProblems, scanItems } from '../../scripts/local/table-snapshot.js';
 import { codeIn, outboxMessages, randomPhoneNumber, sampleRegistration } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
 import { useOfflineService } from './offline-server.js';
@@ -48,46 +49,11 @@ async function codeAnswer(phone: string, otpType: 2, authorization?: string) {
   return verified.body.data;
 }
 
-/** What the table must not hold after the races, named. */
-function raceProblems(items: StoredItem[], companyId: string, leftBehind: { userId: string; phoneE164: string; sid: string }[]): string[] {
-  const users = new Map(items.filter((item) => item.sk === USER_SORT_KEY).map((item) => [item.user_id as string, item]));
-  const problems: string[] = [];
-  for (const claim of items.filter((item) => item.sk === 'CLAIM' && item.pk.startsWith(`${companyPrefix(companyId)}#`))) {
-    const match = /#(PHONE|EMAIL)#(.+)#TYPE#\d+$/.exec(claim.pk);
-    if (!match) continue;
-    const [, kind, value] = match;
-    const holder = users.get(claim.user_id);
-    const recorded = kind === 'PHONE' ? holder?.phone_e164 : holder?.email;
-    // A disabled user keeps their claims (the number stays barred), their status on the phone's; every other status gave them up.
-    const holds = holder?.status_id === UserStatus.ACTIVE || holder?.status_id === UserStatus.DISABLED;
-    if (!holds) problems.push(`${kind} claim ${value} held by user ${claim.user_id} in status ${holder?.status_id}`);
-    if (kind === 'PHONE' && holds && (claim.status_id ?? UserStatus.ACTIVE) !== holder.status_id) {
-      problems.push(`PHONE claim ${value} says status ${claim.status_id}, its holder ${claim.user_id} is in ${holder.status_id}`);
-    }
-    if (recorded !== value) problems.push(`${kind} claim ${value} held by user ${claim.user_id}, whose record names ${recorded}`);
-  }
-  for (const session of items.filter((item) => item.sk.startsWith(SESSION_PREFIX) && item.ended_reason === undefined)) {
-    const user = users.get(String(session.pk).slice(userPartitionPrefix(companyId).length));
-    if (user && user.status_id !== UserStatus.ACTIVE)
-      problems.push(`live session ${session.sk} of user ${user.user_id} in status ${user.status_id}`);
-  }
-  for (const login of leftBehind) {
-    const user = users.get(login.userId);
-    const session = items.find((item) => {
-      const key = sessionKey(companyId, login.userId, login.sid);
-      return item.pk === key.pk && item.sk === key.sk;
-    });
-    if (user?.phone_e164 !== login.phoneE164 && session && session.ended_reason === undefined) {
-      problems.push(`live session ${login.sid} begun by a code to ${login.phoneE164}, which user ${login.userId} has left`);
-    }
-  }
-  return problems;
-}
-
 describe('races on one account over HTTP', () => {
   it(`deletion or disable, phone change, email change and an OTP login to the old number at once, ${ROUNDS} rounds: nothing half-done`, async () => {
     const companyId = service.company.company_id;
-    const leftBehind: { userId: string; phoneE164: string; sid: string }[] = [];
+    const leftBehind: OtpLogin[] = [];
+    const phoneChanges: PhoneChangeSent[] = [];
     const outcomes: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const keys = newDeviceKeyPair();
@@ -103,6 +69,7 @@ describe('races on one account over HTTP', () => {
       expect(pinLogin.status, JSON.stringify(pinLogin.body)).toBe(200);
       const fresh = `Token ${pinLogin.body.data.token.token}`;
       const newPhone = randomPhoneNumber();
+      phoneChanges.push({ sid: decodeJwt(pinLogin.body.data.token.token).sid as string, userId, toE164: `+1${newPhone}` });
       const proof = (await codeAnswer(newPhone, 2, fresh)).verification_token as string;
       // The SIM swapper's code to the number being left, answered in the race.
       const target = { dial_code: '+1', phone_number: oldPhone, user_type: 2, otp_type: 1 };
@@ -128,6 +95,12 @@ describe('races on one account over HTTP', () => {
       }
     }
     const items = await scanItems(service.server.local.app.table.client, service.server.local.app.table.name, companyId);
-    expect(raceProblems(items, companyId, leftBehind), outcomes.join('; ')).toEqual([]);
+    // The chaos run's checks (scripts/local): claims, every user's identity and sessions, and the sessions begun by a code to a left number.
+    const problems = [
+      ...claimCheck(items, companyId).problems,
+      ...identityProblems(items, companyId),
+      ...sessionCheck(items, companyId, { otpLogins: leftBehind, phoneChanges }, Math.floor(Date.now() / 1000)).problems,
+    ];
+    expect(problems, outcomes.join('; ')).toEqual([]);
   }, 120_000);
 });
