@@ -2,6 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createLocalTable, freePort, startLocalDynamoDb } from '../tests/harness/dynamodb-local.js';
+import { type LocalEnvironmentOptions, localConfig } from '../tests/harness/environment.js';
+import { inProcessService } from '../tests/harness/in-process-service.js';
+import { dropMetricLines } from '../tests/harness/metric-lines.js';
 import { type AnswerTime, answerTimeEqualized, describeAnswerTime, measureAnswerTime } from './bench/answer-time.js';
 import { type ColdInit, measureColdInit } from './bench/cold-init.js';
 import { measurePublisher, RECORD_MIX } from './bench/events-publish.js';
@@ -14,10 +18,6 @@ import { measureSecretCost } from './bench/secret-cost.js';
 import { round } from './bench/stats.js';
 import { type AccessTokenCost, measureAccessTokens, TOKEN_FUNCTION_MEMORY_MB } from './bench/token-cost.js';
 import type { ScenarioResult } from './bench/warm-latency.js';
-import { createLocalTable, freePort, startLocalDynamoDb } from './local/dynamodb-local.js';
-import { type LocalEnvironmentOptions, localConfig } from './local/environment.js';
-import { inProcessService } from './local/in-process-service.js';
-import { dropMetricLines } from './local/metric-lines.js';
 
 // npm run bench: bundle sizes, cold init against an SDK-only floor, warm latency and DynamoDB
 // work per endpoint and outcome, hashing and access token signature cost, and the cost of a

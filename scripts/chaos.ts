@@ -1,22 +1,22 @@
 // npm run chaos [-- --seconds 120 --faults 0.3 --clients 8]
 //
-// Real flows under faults, then a check of everything answered (scripts/local/chaos-run.ts):
+// Real flows under faults, then a check of everything answered (tests/harness/chaos-run.ts):
 // DynamoDB Local on a free loopback port behind the fault proxy, SNS as a loopback fake, the
 // service in this process. Among the flows: profile updates and phone changes (some racing for one
 // email or number), disables, deletions, device removals and login PINs locked by wrong PINs (a few
 // each), races on one account (a deletion or disable, a phone change, an email change and OTP
-// logins to the number being left, at once: scripts/local/chaos/one-account-race.ts), then the
-// claims checked over the table (scripts/local/claim-check.ts): every phone and email claimed by
+// logins to the number being left, at once: tests/harness/chaos/one-account-race.ts), then the
+// claims checked over the table (tests/harness/claim-check.ts): every phone and email claimed by
 // the user whose record has it, none by nobody, none twice, none by a user who gave it up, a phone
-// claim carrying its holder's status; and the sessions (scripts/local/session-check.ts): none live
+// claim carrying its holder's status; and the sessions (tests/harness/session-check.ts): none live
 // of a user who is not active, none begun from a code to a number its user has left. The table's
 // stream feeds the events' publisher, whose loopback EventBridge fails a share of its calls, entries
 // and dead-letter calls; after a drain the events (bus and dead letters, once per event_id) are
-// compared with the table (scripts/local/event-check.ts). Prints the figures; exits 1 on any wrong
+// compared with the table (tests/harness/event-check.ts). Prints the figures; exits 1 on any wrong
 // answer or event problem.
 import { parseArgs } from 'node:util';
-import { runChaos } from './local/chaos-run.js';
-import { freePort, startLocalDynamoDb } from './local/dynamodb-local.js';
+import { runChaos } from '../tests/harness/chaos-run.js';
+import { freePort, startLocalDynamoDb } from '../tests/harness/dynamodb-local.js';
 
 const { values } = parseArgs({
   options: {

@@ -7,14 +7,14 @@
 // refusal changes nothing stored. Runs in process against its own in-memory DynamoDB Local.
 // Prints the outcomes per endpoint; on a failure, the counterexample and the seed to replay it.
 // With --faults S, a share S of the service's DynamoDB requests go wrong in the fault proxy
-// (scripts/local/fault-proxy.ts) as a real network's do: then 503 code 16 with Retry-After is a
+// (tests/harness/fault-proxy.ts) as a real network's do: then 503 code 16 with Retry-After is a
 // documented answer too, and a 503's outcome is unknown (it may have been applied), so it is not
 // held to "a refusal changes nothing". The checks read the table directly, past the proxy.
 // With --clients N, N clients send --total requests side by side, the endpoints in turn: each
 // answer is checked as it comes, and what is stored once at the end (every company's items whole),
 // since one request's changes cannot be told apart from its neighbours'. Every other round a client
 // sends --live requests (per endpoint) of a live account of its own instead, valid but for one part
-// made hostile (scripts/local/live-requests.ts), so each endpoint's success path meets the faults
+// made hostile (tests/harness/live-requests.ts), so each endpoint's success path meets the faults
 // too; the run prints how many of each endpoint's requests reached a 200.
 import { randomBytes, randomInt } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -23,21 +23,27 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { table } from './bench/report.js';
-import { createLocalTable, freePort, localClient, startLocalDynamoDb } from './local/dynamodb-local.js';
-import { localConfig } from './local/environment.js';
-import { SHARED_FAULTS, startFaultProxy } from './local/fault-proxy.js';
-import { acceptedRegistration, type EndpointName, hostileRequest, PATHS, registrationRequest } from './local/hostile-input-arbitraries.js';
+import { createLocalTable, freePort, localClient, startLocalDynamoDb } from '../tests/harness/dynamodb-local.js';
+import { localConfig } from '../tests/harness/environment.js';
+import { SHARED_FAULTS, startFaultProxy } from '../tests/harness/fault-proxy.js';
+import {
+  acceptedRegistration,
+  type EndpointName,
+  hostileRequest,
+  PATHS,
+  registrationRequest,
+} from '../tests/harness/hostile-input-arbitraries.js';
 import {
   concurrentAnswerChecker,
   type FaultedRun,
   type HostileSetup,
   hostileChecker,
   setUpHostileFixture,
-} from './local/hostile-input-property.js';
-import { inProcessService, randomPhoneNumber } from './local/in-process-service.js';
-import { LiveClient, type SendChecked, TextInbox, tallyOf } from './local/live-requests.js';
-import { dropMetricLines } from './local/metric-lines.js';
+} from '../tests/harness/hostile-input-property.js';
+import { inProcessService, randomPhoneNumber } from '../tests/harness/in-process-service.js';
+import { LiveClient, type SendChecked, TextInbox, tallyOf } from '../tests/harness/live-requests.js';
+import { dropMetricLines } from '../tests/harness/metric-lines.js';
+import { table } from './bench/report.js';
 
 const { values } = parseArgs({
   options: {

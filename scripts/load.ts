@@ -21,10 +21,10 @@ import { createCompany } from '../lib/companies/companies.js';
 import { readConfig } from '../lib/config.js';
 import { phoneClaimKey } from '../lib/store/keys.js';
 import { toE164 } from '../lib/users/phone-plan.js';
-import { createLocalTable, freePort, type LocalDynamoDb, localClient, startLocalDynamoDb } from './local/dynamodb-local.js';
-import { localEnvironment } from './local/environment.js';
-import { type OfflineService, startOfflineService } from './local/offline-service.js';
-import { identityProblems, type StoredItem, scanItems } from './local/table-snapshot.js';
+import { createLocalTable, freePort, type LocalDynamoDb, localClient, startLocalDynamoDb } from '../tests/harness/dynamodb-local.js';
+import { localEnvironment } from '../tests/harness/environment.js';
+import { type OfflineService, startOfflineService } from '../tests/harness/offline-service.js';
+import { identityProblems, type StoredItem, scanItems } from '../tests/harness/table-snapshot.js';
 
 const { values } = parseArgs({
   options: {

@@ -5,7 +5,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loginPinText } from '../lib/devices/device-signatures.js';
-import { newDeviceKeyPair, signText } from './local/device-keys.js';
+import { newDeviceKeyPair, signText } from '../tests/harness/device-keys.js';
 
 const file = process.env.DEVICE_KEY_FILE || '.data/device-key.pem';
 const [command, companyId = '', deviceKey = '', timestamp = '', nonce = ''] = process.argv.slice(2);

@@ -11,12 +11,12 @@ import { DUMMY_CREDENTIALS } from '../lib/aws/clients.js';
 import { LOCAL_DYNAMODB_PORT, LOCAL_STAGE, readConfig } from '../lib/config.js';
 import { createLogger } from '../lib/observability/logger.js';
 import { newKeySet } from '../lib/secrets/signing-keys.js';
-import { demoCompanyId } from './local/demo-company.js';
-import { createLocalTable, javaProblem, type LocalDynamoDb, localClient, startLocalDynamoDb } from './local/dynamodb-local.js';
-import { localEnvironment } from './local/environment.js';
-import { type FakeEventBridge, startFakeEventBridge } from './local/eventbridge-fake.js';
-import { startSmsQueueEmulator } from './local/sms-queue-emulator.js';
-import { ensureTableStream, lambdaApiConsumer, type StreamPoller, startStreamPoller } from './local/stream-poller.js';
+import { demoCompanyId } from '../tests/harness/demo-company.js';
+import { createLocalTable, javaProblem, type LocalDynamoDb, localClient, startLocalDynamoDb } from '../tests/harness/dynamodb-local.js';
+import { localEnvironment } from '../tests/harness/environment.js';
+import { type FakeEventBridge, startFakeEventBridge } from '../tests/harness/eventbridge-fake.js';
+import { startSmsQueueEmulator } from '../tests/harness/sms-queue-emulator.js';
+import { ensureTableStream, lambdaApiConsumer, type StreamPoller, startStreamPoller } from '../tests/harness/stream-poller.js';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = resolve(root, '.data');

@@ -7,17 +7,10 @@ import { type Environment, readConfig } from '../lib/config.js';
 import { StatusNames } from '../lib/errors.js';
 import type { HashCost } from '../lib/secrets/hashing.js';
 import { companySendLimitKey } from '../lib/store/keys.js';
-import type { LocalEnvironmentOptions } from '../scripts/local/environment.js';
-import {
-  type Answer,
-  codeIn,
-  type InProcessService,
-  inProcessService,
-  invoke,
-  outboxMessages,
-} from '../scripts/local/in-process-service.js';
+import type { LocalEnvironmentOptions } from './harness/environment.js';
+import { type Answer, codeIn, type InProcessService, inProcessService, invoke, outboxMessages } from './harness/in-process-service.js';
 
-export * from '../scripts/local/in-process-service.js';
+export * from './harness/in-process-service.js';
 
 import type { OperatorMain } from '../scripts/operator-app.js';
 import { serviceEnvironment, TEST_TABLE } from './setup/test-environment.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { type EventInput, httpEvent, type InProcessService, lambdaContext } from '../local/in-process-service.js';
+import { type EventInput, httpEvent, type InProcessService, lambdaContext } from '../../tests/harness/in-process-service.js';
 import type { Answer, ScenarioSpec } from './warm-latency.js';
 
 // The warm-call scenarios of a new phone number and of deletion (API contract 3.11). Both take

@@ -1,5 +1,5 @@
 import type { Company } from '../../lib/companies/companies.js';
-import type { InProcessService } from '../local/in-process-service.js';
+import type { InProcessService } from '../../tests/harness/in-process-service.js';
 import type { ScenarioSpec } from './warm-latency.js';
 
 // The warm-call scenarios of the account (API contract 3.11): the profile, its update (names

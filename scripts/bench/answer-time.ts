@@ -1,7 +1,7 @@
 import type { Environment } from '../../lib/config.js';
-import { type LocalEnvironmentOptions, localConfig } from '../local/environment.js';
-import { inProcessService, newCompany } from '../local/in-process-service.js';
-import { loginAnswerTimes, STAND_IN_SNS, slowSender } from '../local/login-answer-times.js';
+import { type LocalEnvironmentOptions, localConfig } from '../../tests/harness/environment.js';
+import { inProcessService, newCompany } from '../../tests/harness/in-process-service.js';
+import { loginAnswerTimes, STAND_IN_SNS, slowSender } from '../../tests/harness/login-answer-times.js';
 import { median, round } from './stats.js';
 
 // login_phone's answer time for registered and unregistered phones (docs/security.md): the two

@@ -1,7 +1,7 @@
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { newDeviceKeyPair, signedLoginPin } from '../local/device-keys.js';
-import { codeIn, httpEvent, type InProcessService, lambdaContext, outboxMessages } from '../local/in-process-service.js';
+import { newDeviceKeyPair, signedLoginPin } from '../../tests/harness/device-keys.js';
+import { codeIn, httpEvent, type InProcessService, lambdaContext, outboxMessages } from '../../tests/harness/in-process-service.js';
 import type { Answer, ScenarioSpec } from './warm-latency.js';
 
 // The warm-call scenarios of trusted devices and PINs (API contract 3.6, 3.7), in an order where

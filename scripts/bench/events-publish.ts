@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { type LocalEnvironmentOptions, localConfig } from '../local/environment.js';
-import { type FakeEventBridge, startFakeEventBridge } from '../local/eventbridge-fake.js';
-import { inProcessService, lambdaContext } from '../local/in-process-service.js';
+import { type LocalEnvironmentOptions, localConfig } from '../../tests/harness/environment.js';
+import { type FakeEventBridge, startFakeEventBridge } from '../../tests/harness/eventbridge-fake.js';
+import { inProcessService, lambdaContext } from '../../tests/harness/in-process-service.js';
 import { PRICES } from './prices.js';
 import { mean, median, round } from './stats.js';
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 import { createCompany } from '../../lib/companies/companies.js';
 import { toE164 } from '../../lib/users/phone-plan.js';
-import { codeIn, httpEvent, type InProcessService, lambdaContext } from '../local/in-process-service.js';
+import { codeIn, httpEvent, type InProcessService, lambdaContext } from '../../tests/harness/in-process-service.js';
 import { runAccountChangeScenarios } from './account-change-scenarios.js';
 import { runAccountScenarios } from './account-scenarios.js';
 import { runDeviceScenarios } from './device-scenarios.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { startFakeSsm } from '../local/ssm-fake.js';
+import { startFakeSsm } from '../../tests/harness/ssm-fake.js';
 import { buildFloor, esbuildOptions, type Timing, timeImport } from './cold-init.js';
 import { median, round } from './stats.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
-import type { InProcessService } from '../local/in-process-service.js';
+import type { InProcessService } from '../../tests/harness/in-process-service.js';
 import type { ScenarioSpec } from './warm-latency.js';
 
 // The warm-call scenarios of POST /wallet/v3/auth/token/refresh (API contract 3.12), on sessions

@@ -1,6 +1,6 @@
 import type { FunctionName } from '../../lib/api/endpoints.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
-import { type EventInput, httpEvent, lambdaContext } from '../local/in-process-service.js';
+import { type EventInput, httpEvent, lambdaContext } from '../../tests/harness/in-process-service.js';
 import { MINIMUM_ROUND_TRIPS, type Minimum } from './minimum-round-trips.js';
 import type { CallUsage, RoundTripCounter } from './round-trips.js';
 import { mean, percentile, round } from './stats.js';

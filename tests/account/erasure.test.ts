@@ -11,9 +11,9 @@ import { markErasing } from '../../lib/store/erasure-store.js';
 import { userKey } from '../../lib/store/keys.js';
 import { getUserWithReferralCount } from '../../lib/store/referral-store.js';
 import { main as eraseAccounts } from '../../scripts/erase-accounts.js';
-import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
 import { main as restoreUser } from '../../scripts/restore-user.js';
 import { PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
+import { createOwnTable } from '../harness/dynamodb-local.js';
 import {
   type Account,
   expectFailure,

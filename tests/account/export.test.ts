@@ -30,7 +30,7 @@ describe('GET /wallet/v3/user/export', () => {
     await signUp(service, company, { referral_code: account.referralCode });
     await signUp(service, company, { referral_code: account.referralCode });
     const login = await otpLogin(service, company, account, {
-      device_public_key: (await import('../../scripts/local/device-keys.js')).newDeviceKeyPair().publicKey,
+      device_public_key: (await import('../harness/device-keys.js')).newDeviceKeyPair().publicKey,
     });
     expect(login.status, JSON.stringify(login.body)).toBe(200);
 

@@ -12,8 +12,8 @@ import { hashToken } from '../../lib/secrets/hashing.js';
 import { authorizationKey, userKey } from '../../lib/store/keys.js';
 import { pinTriesClear, takePinTry } from '../../lib/store/pin-store.js';
 import { MINIMUM_ROUND_TRIPS } from '../../scripts/bench/minimum-round-trips.js';
-import { scanItems } from '../../scripts/local/table-snapshot.js';
 import { captureLogs } from '../hardening/log-capture.js';
+import { scanItems } from '../harness/table-snapshot.js';
 import {
   type Account,
   expectFailure,

@@ -12,11 +12,11 @@ import { main as copyTable } from '../../scripts/copy-table.js';
 import { main as createCompany } from '../../scripts/create-company.js';
 import { main as createEmployee } from '../../scripts/create-employee.js';
 import { main as disableUser } from '../../scripts/disable-user.js';
-import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
-import { startFakeSsm } from '../../scripts/local/ssm-fake.js';
 import type { OperatorMain } from '../../scripts/operator-app.js';
 import { main as secretVersions } from '../../scripts/secret-versions.js';
 import { main as updateCompany } from '../../scripts/update-company.js';
+import { createOwnTable } from '../harness/dynamodb-local.js';
+import { startFakeSsm } from '../harness/ssm-fake.js';
 import {
   inProcessService,
   invoke,

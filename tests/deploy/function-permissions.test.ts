@@ -56,11 +56,11 @@ import {
   userKey,
 } from '../../lib/store/keys.js';
 import { pinTriesClear } from '../../lib/store/pin-store.js';
-import { AdjustableClock } from '../../scripts/local/adjustable-clock.js';
-import { newDeviceKeyPair } from '../../scripts/local/device-keys.js';
-import { startFakeEventBridge } from '../../scripts/local/eventbridge-fake.js';
-import { type StreamPoller, startStreamPoller } from '../../scripts/local/stream-poller.js';
 import { otpLogin, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
+import { AdjustableClock } from '../harness/adjustable-clock.js';
+import { newDeviceKeyPair } from '../harness/device-keys.js';
+import { startFakeEventBridge } from '../harness/eventbridge-fake.js';
+import { type StreamPoller, startStreamPoller } from '../harness/stream-poller.js';
 import {
   type Account,
   codeIn,

@@ -21,7 +21,7 @@ import { clearPinTries, markPinLocked, takePinTry } from '../../lib/store/pin-st
 import { endSession, touchSession } from '../../lib/store/session-store.js';
 import type { Table } from '../../lib/store/table.js';
 import { tableDefinition } from '../../lib/store/table-definition.js';
-import { localClient } from '../../scripts/local/dynamodb-local.js';
+import { localClient } from '../harness/dynamodb-local.js';
 import { sharedPackage } from './packaged-stage.js';
 
 type Pattern = { [key: string]: Pattern | unknown[] };

@@ -6,7 +6,7 @@ import type { Company } from '../../lib/companies/companies.js';
 import { NOTIFICATION_PREFIX, pinTriesKey, sessionKey, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import type { SessionRecord } from '../../lib/store/session-store.js';
-import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from '../../scripts/local/device-keys.js';
+import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from '../harness/device-keys.js';
 import { type Account, codeIn, type InProcessService, invoke, outboxMessages, sessionIdOf, signUp } from '../helpers.js';
 
 export const PINS = { login_pin: '2580', transaction_pin: '1397' };

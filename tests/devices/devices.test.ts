@@ -9,7 +9,7 @@ import { USER_DEVICE_PREFIX, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { querySessions } from '../../lib/store/session-store.js';
 import { getUser } from '../../lib/store/user-store.js';
-import { newDeviceKeyPair } from '../../scripts/local/device-keys.js';
+import { newDeviceKeyPair } from '../harness/device-keys.js';
 import { expectFailure, invoke, newCompany, sampleRegistration, signUp, testService } from '../helpers.js';
 import {
   type Device,

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/config.js';
-import { demoCompanyId } from '../../scripts/local/demo-company.js';
-import { type FakeEventBridge, startFakeEventBridge } from '../../scripts/local/eventbridge-fake.js';
-import { inProcessService, lambdaContext } from '../../scripts/local/in-process-service.js';
-import { type StreamPoller, startStreamPoller } from '../../scripts/local/stream-poller.js';
 import { useOfflineService } from '../e2e/offline-server.js';
+import { demoCompanyId } from '../harness/demo-company.js';
+import { type FakeEventBridge, startFakeEventBridge } from '../harness/eventbridge-fake.js';
+import { inProcessService, lambdaContext } from '../harness/in-process-service.js';
+import { type StreamPoller, startStreamPoller } from '../harness/stream-poller.js';
 import { differences, documentedAnswers, parseDocumented, walkthroughBlocks } from './walkthrough.js';
 
 // The walk-through (docs/walkthrough.md), run as a reader runs it: its marked ```sh blocks in order, in one

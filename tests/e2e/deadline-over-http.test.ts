@@ -3,7 +3,7 @@
 // finish. The answer must be the 503 envelope with code 16 and Retry-After, before the
 // function's 10 s timeout, never serverless-offline's HTTP 200 with errorMessage and stackTrace.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type FaultProxy, startFaultProxy } from '../../scripts/local/fault-proxy.js';
+import { type FaultProxy, startFaultProxy } from '../harness/fault-proxy.js';
 import { newCompany } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
 import { type OfflineServer, startOffline } from './offline-server.js';

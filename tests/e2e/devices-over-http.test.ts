@@ -2,7 +2,7 @@
 // at registration, PIN login, the list, removal, and the races the contract names, each answer
 // checked against the API document.
 import { describe, expect, it } from 'vitest';
-import { newDeviceKeyPair, newNonce, signedLoginPin } from '../../scripts/local/device-keys.js';
+import { newDeviceKeyPair, newNonce, signedLoginPin } from '../harness/device-keys.js';
 import { expectFiveComparedFiveRefused, sampleRegistration } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
 import { useOfflineService } from './offline-server.js';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { expect } from 'vitest';
-import { freePort } from '../../scripts/local/dynamodb-local.js';
+import { freePort } from '../harness/dynamodb-local.js';
 
 // An independent check of docs/openapi.json: Stoplight Prism as a proxy in front of the
 // service validates each request against the document before forwarding it, and each answer

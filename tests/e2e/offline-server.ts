@@ -3,7 +3,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { type Environment, readConfig } from '../../lib/config.js';
 import { PIN_SCRYPT } from '../../lib/secrets/hashing.js';
-import type { OfflineService } from '../../scripts/local/offline-service.js';
+import type { OfflineService } from '../harness/offline-service.js';
 import { type InProcessService, inProcessService, newCompany, TEST_HASH_COST } from '../helpers.js';
 import type { SharedOffline } from '../setup/shared-offline.js';
 import { type SecretPlacement, startTestOffline } from '../setup/test-environment.js';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { type FakeSsm, startFakeSsm } from '../../scripts/local/ssm-fake.js';
+import { type FakeSsm, startFakeSsm } from '../harness/ssm-fake.js';
 import { lastCodeSentTo, newCompany, sampleRegistration, standalone } from '../helpers.js';
 import { type OfflineServer, startOffline } from './offline-server.js';
 

@@ -9,10 +9,10 @@ import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { UserStatus } from '../../lib/users/user-status.js';
-import { claimCheck } from '../../scripts/local/claim-check.js';
-import { newDeviceKeyPair, signedLoginPin } from '../../scripts/local/device-keys.js';
-import { type OtpLogin, type PhoneChangeSent, sessionCheck } from '../../scripts/local/session-check.js';
-import { identityProblems, scanItems } from '../../scripts/local/table-snapshot.js';
+import { claimCheck } from '../harness/claim-check.js';
+import { newDeviceKeyPair, signedLoginPin } from '../harness/device-keys.js';
+import { type OtpLogin, type PhoneChangeSent, sessionCheck } from '../harness/session-check.js';
+import { identityProblems, scanItems } from '../harness/table-snapshot.js';
 import { codeIn, outboxMessages, randomPhoneNumber, sampleRegistration } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
 import { useOfflineService } from './offline-server.js';
@@ -95,7 +95,7 @@ describe('races on one account over HTTP', () => {
       }
     }
     const items = await scanItems(service.server.local.app.table.client, service.server.local.app.table.name, companyId);
-    // The chaos run's checks (scripts/local): claims, every user's identity and sessions, and the sessions begun by a code to a left number.
+    // The chaos run's checks (tests/harness): claims, every user's identity and sessions, and the sessions begun by a code to a left number.
     const problems = [
       ...claimCheck(items, companyId).problems,
       ...identityProblems(items, companyId),

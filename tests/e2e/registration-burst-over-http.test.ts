@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { userKey } from '../../lib/store/keys.js';
 import { referralCountIn } from '../../lib/store/referral-store.js';
-import { scanItems } from '../../scripts/local/table-snapshot.js';
+import { scanItems } from '../harness/table-snapshot.js';
 import { sampleRegistration, signUp } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
 import { useOfflineService } from './offline-server.js';

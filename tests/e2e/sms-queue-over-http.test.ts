@@ -1,13 +1,13 @@
 // The SMS queue as deployed, over HTTP: serverless-offline's login_phone queues each text with the
 // real SQS client into a loopback SQS, whose event source hands batches to the smsSend function
-// through serverless-offline's Lambda API, at most 2 at once (scripts/local/sms-queue-emulator.ts).
+// through serverless-offline's Lambda API, at most 2 at once (tests/harness/sms-queue-emulator.ts).
 // A pool of 2 parts a second: 10 sends at once are all answered 200 at once, and their texts
 // leave at the pool's pace (4 s for the 8 after the consumers' first; a pool that did not pace
 // would send all 10 within a second, twice what any second may hold).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import { type SmsQueueEmulator, startSmsQueueEmulator } from '../../scripts/local/sms-queue-emulator.js';
+import { type SmsQueueEmulator, startSmsQueueEmulator } from '../harness/sms-queue-emulator.js';
 import { codeIn, newCompany, outboxEntries, outboxMessages, randomPhoneNumber } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
 import { type OfflineServer, startOffline } from './offline-server.js';

@@ -13,11 +13,11 @@ import { eventsOfRecord } from '../../lib/events/stream-events.js';
 import { sessionKey } from '../../lib/store/keys.js';
 import { touchSession } from '../../lib/store/session-store.js';
 import { main as disableUser } from '../../scripts/disable-user.js';
-import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
-import { type DeliveredEvent, type FakeEventBridge, startFakeEventBridge } from '../../scripts/local/eventbridge-fake.js';
-import { type StreamPoller, startStreamPoller } from '../../scripts/local/stream-poller.js';
 import { main as restoreUser } from '../../scripts/restore-user.js';
 import { freshOtpSession, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
+import { createOwnTable } from '../harness/dynamodb-local.js';
+import { type DeliveredEvent, type FakeEventBridge, startFakeEventBridge } from '../harness/eventbridge-fake.js';
+import { type StreamPoller, startStreamPoller } from '../harness/stream-poller.js';
 import {
   type Account,
   type InProcessService,

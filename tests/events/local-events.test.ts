@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DUMMY_CREDENTIALS } from '../../lib/aws/clients.js';
 import { tableDefinition } from '../../lib/store/table-definition.js';
 import { main as listEvents } from '../../scripts/list-events.js';
-import { localClient } from '../../scripts/local/dynamodb-local.js';
-import { type DeliveredEvent, type FakeEventBridge, startFakeEventBridge } from '../../scripts/local/eventbridge-fake.js';
-import { listenOnLoopback } from '../../scripts/local/loopback-server.js';
+import { localClient } from '../harness/dynamodb-local.js';
+import { type DeliveredEvent, type FakeEventBridge, startFakeEventBridge } from '../harness/eventbridge-fake.js';
+import { listenOnLoopback } from '../harness/loopback-server.js';
 import {
   ConsumerUnavailableError,
   ensureTableStream,
@@ -21,7 +21,7 @@ import {
   type StreamConsumer,
   type StreamPollerOptions,
   startStreamPoller,
-} from '../../scripts/local/stream-poller.js';
+} from '../harness/stream-poller.js';
 import { runOperator } from '../helpers.js';
 
 // The local stand-ins of issue 31 point 3: the stream poller (Lambda's DynamoDB event source on

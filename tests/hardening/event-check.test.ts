@@ -1,10 +1,10 @@
-// The check `npm run chaos` ends with for the events (scripts/local/event-check.ts), on tables and
+// The check `npm run chaos` ends with for the events (tests/harness/event-check.ts), on tables and
 // events built by hand: a sound pair passes, and each broken rule, either way, is named.
 import { describe, expect, it } from 'vitest';
 import { pinTriesKey, sessionKey, userDeviceKey, userKey } from '../../lib/store/keys.js';
 import { UserStatus } from '../../lib/users/user-status.js';
-import { eventCheck, type SeenEvent, seenEvents } from '../../scripts/local/event-check.js';
-import type { StoredItem } from '../../scripts/local/table-snapshot.js';
+import { eventCheck, type SeenEvent, seenEvents } from '../harness/event-check.js';
+import type { StoredItem } from '../harness/table-snapshot.js';
 
 const company = 'c1';
 const [SID1, SID2, SID3] = ['a1', 'b2', 'c3'].map((start) => start.padEnd(32, '0')) as [string, string, string];

@@ -8,12 +8,12 @@ import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey, SESSION_PREFIX } from '../../lib/store/keys.js';
-import { newDeviceKeyPair, signedLoginPin } from '../../scripts/local/device-keys.js';
-import { createOwnTable, localClient } from '../../scripts/local/dynamodb-local.js';
-import { type DynamoRequest, type FaultMode, type FaultProxy, faultWhen, startFaultProxy } from '../../scripts/local/fault-proxy.js';
-import { type FakeSns, startFakeSns } from '../../scripts/local/sns-fake.js';
-import { diffSnapshots, identityProblems, type StoredItem, scanItems, snapshotOf } from '../../scripts/local/table-snapshot.js';
 import { PINS, signUpWithDevice } from '../devices/device-helpers.js';
+import { newDeviceKeyPair, signedLoginPin } from '../harness/device-keys.js';
+import { createOwnTable, localClient } from '../harness/dynamodb-local.js';
+import { type DynamoRequest, type FaultMode, type FaultProxy, faultWhen, startFaultProxy } from '../harness/fault-proxy.js';
+import { type FakeSns, startFakeSns } from '../harness/sns-fake.js';
+import { diffSnapshots, identityProblems, type StoredItem, scanItems, snapshotOf } from '../harness/table-snapshot.js';
 import {
   type Account,
   type Answer,

@@ -7,8 +7,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { getPhoneClaim, getUser, type UserRecord } from '../../lib/store/user-store.js';
-import { createOwnTable, localClient } from '../../scripts/local/dynamodb-local.js';
-import { type FaultMode, type FaultProxy, startFaultProxy } from '../../scripts/local/fault-proxy.js';
+import { createOwnTable, localClient } from '../harness/dynamodb-local.js';
+import { type FaultMode, type FaultProxy, startFaultProxy } from '../harness/fault-proxy.js';
 import {
   acceptedRegistration,
   type EndpointName,
@@ -16,8 +16,8 @@ import {
   hostileRequestsByGenerator,
   PATHS,
   registrationRequest,
-} from '../../scripts/local/hostile-input-arbitraries.js';
-import { type HostileChecker, hostileChecker, setUpHostileFixture } from '../../scripts/local/hostile-input-property.js';
+} from '../harness/hostile-input-arbitraries.js';
+import { type HostileChecker, hostileChecker, setUpHostileFixture } from '../harness/hostile-input-property.js';
 import { randomPhoneNumber, testService } from '../helpers.js';
 
 // A table of the file's own: a check scans it after every request that wrote.

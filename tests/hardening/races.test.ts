@@ -2,8 +2,8 @@ import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey, userKey } from '../../lib/store/keys.js';
 import { referralCountIn } from '../../lib/store/referral-store.js';
-import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
-import { identityProblems, type StoredItem, scanItems } from '../../scripts/local/table-snapshot.js';
+import { createOwnTable } from '../harness/dynamodb-local.js';
+import { identityProblems, type StoredItem, scanItems } from '../harness/table-snapshot.js';
 import {
   type Answer,
   companyHourSent,

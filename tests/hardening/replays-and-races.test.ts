@@ -13,8 +13,8 @@ import { hashToken } from '../../lib/secrets/hashing.js';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { emailClaimKey, phoneClaimKey, SESSION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
 import { UserStatus } from '../../lib/users/user-status.js';
-import { createOwnTable } from '../../scripts/local/dynamodb-local.js';
-import { scanItems } from '../../scripts/local/table-snapshot.js';
+import { createOwnTable } from '../harness/dynamodb-local.js';
+import { scanItems } from '../harness/table-snapshot.js';
 import {
   type Account,
   codeIn,

@@ -9,9 +9,9 @@ import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { operatorRegistration, userRegister } from '../../lib/registration/user-register.js';
 import { userRegisterBody } from '../../lib/registration/user-register-input.js';
 import { getUser } from '../../lib/store/user-store.js';
-import { newDeviceKeyPair, signedLoginPin } from '../../scripts/local/device-keys.js';
-import { type FaultProxy, faultWhen, startFaultProxy } from '../../scripts/local/fault-proxy.js';
-import { type FakeSns, startFakeSns } from '../../scripts/local/sns-fake.js';
+import { newDeviceKeyPair, signedLoginPin } from '../harness/device-keys.js';
+import { type FaultProxy, faultWhen, startFaultProxy } from '../harness/fault-proxy.js';
+import { type FakeSns, startFakeSns } from '../harness/sns-fake.js';
 import {
   type Answer,
   codeIn,

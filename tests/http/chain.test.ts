@@ -6,7 +6,7 @@ import { AppError } from '../../lib/errors.js';
 import { apiHandler } from '../../lib/http/api-handler.js';
 import type { Endpoint } from '../../lib/http/endpoint.js';
 import { companyKey } from '../../lib/store/keys.js';
-import { type FaultProxy, startFaultProxy } from '../../scripts/local/fault-proxy.js';
+import { type FaultProxy, startFaultProxy } from '../harness/fault-proxy.js';
 import {
   expectFailure,
   expectUnavailable,

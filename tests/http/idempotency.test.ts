@@ -8,7 +8,7 @@ import type { Company } from '../../lib/companies/companies.js';
 import { PRODUCTION_HASH_COST } from '../../lib/secrets/hashing.js';
 import { claimIdempotencyRecord, releaseIdempotencyRecord } from '../../lib/store/idempotency-store.js';
 import { companyPrefix, idempotencyRecordKey, phoneClaimKey } from '../../lib/store/keys.js';
-import { scanItems } from '../../scripts/local/table-snapshot.js';
+import { scanItems } from '../harness/table-snapshot.js';
 import {
   type Answer,
   codeIn,

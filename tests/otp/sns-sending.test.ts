@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
-import { type FakeSns, startFakeSns } from '../../scripts/local/sns-fake.js';
+import { type FakeSns, startFakeSns } from '../harness/sns-fake.js';
 import {
   codeIn,
   expectUnavailable,

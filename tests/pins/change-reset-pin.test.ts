@@ -9,8 +9,8 @@ import type { Company } from '../../lib/companies/companies.js';
 import { checkPinCounted, PinRefused } from '../../lib/pins/pin-attempts.js';
 import { pinTriesKey } from '../../lib/store/keys.js';
 import { getUser } from '../../lib/store/user-store.js';
-import { newDeviceKeyPair } from '../../scripts/local/device-keys.js';
 import { otpLogin, PINS, pinLogin, noticeEvents as sharedNoticeEvents, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
+import { newDeviceKeyPair } from '../harness/device-keys.js';
 import { type Account, expectFailure, invoke, newCompany, provePhone, testService } from '../helpers.js';
 
 const service = testService();

@@ -3,7 +3,6 @@ import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { UserStatus } from '../../lib/users/user-status.js';
-import { newDeviceKeyPair, newNonce } from '../../scripts/local/device-keys.js';
 import {
   loginPinTries,
   noticeEvents,
@@ -14,6 +13,7 @@ import {
   signUpWithDevice,
   tokenWorks,
 } from '../devices/device-helpers.js';
+import { newDeviceKeyPair, newNonce } from '../harness/device-keys.js';
 import { expectFailure, expectFiveComparedFiveRefused, invoke, newCompany, testService } from '../helpers.js';
 
 const service = testService();

@@ -9,10 +9,10 @@ import { IDEMPOTENCY_WINDOW_SECONDS } from '../../lib/call.js';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { pinTriesKey } from '../../lib/store/keys.js';
-import { signedLoginPin } from '../../scripts/local/device-keys.js';
-import { type FaultProxy, faultWhen, startFaultProxy } from '../../scripts/local/fault-proxy.js';
 import { type Device, noticeEvents, PINS, signUpWithDevice } from '../devices/device-helpers.js';
 import { captureLogs } from '../hardening/log-capture.js';
+import { signedLoginPin } from '../harness/device-keys.js';
+import { type FaultProxy, faultWhen, startFaultProxy } from '../harness/fault-proxy.js';
 import { type Account, expectFailure, type InProcessService, invoke, newCompany, signUp, testService } from '../helpers.js';
 
 const PIN_LOCKED_EVENT = 5;

@@ -4,7 +4,7 @@ import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type Company, updateCompanySettings } from '../../lib/companies/companies.js';
 import { shardCeiling } from '../../lib/otp/send-limits.js';
-import { scanItems } from '../../scripts/local/table-snapshot.js';
+import { scanItems } from '../harness/table-snapshot.js';
 import { type Account, companyHourShards, expectFailure, invoke, newCompany, outboxMessages, signUp, testService } from '../helpers.js';
 
 const service = testService();

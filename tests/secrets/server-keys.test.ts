@@ -4,7 +4,7 @@
 import { hkdfSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ServerKeys } from '../../lib/secrets/server-keys.js';
-import { AdjustableClock } from '../../scripts/local/adjustable-clock.js';
+import { AdjustableClock } from '../harness/adjustable-clock.js';
 import { versionedSecret } from './versioned-secret.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);

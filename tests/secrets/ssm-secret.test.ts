@@ -9,8 +9,8 @@ import { readConfig } from '../../lib/config.js';
 import { verifyPin } from '../../lib/secrets/hashing.js';
 import { userKey } from '../../lib/store/keys.js';
 import { getUser } from '../../lib/store/user-store.js';
-import { type FakeSsm, startFakeSsm } from '../../scripts/local/ssm-fake.js';
 import { captureLogs } from '../hardening/log-capture.js';
+import { type FakeSsm, startFakeSsm } from '../harness/ssm-fake.js';
 import {
   expectUnavailable,
   type InProcessService,

@@ -10,9 +10,9 @@ import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/config.js';
 import { NEW_KEY_LEAD_SECONDS } from '../../lib/secrets/signing-keys.js';
-import { startFakeSsm } from '../../scripts/local/ssm-fake.js';
 import type { OperatorMain } from '../../scripts/operator-app.js';
 import { main as rotate } from '../../scripts/rotate-signing-key.js';
+import { startFakeSsm } from '../harness/ssm-fake.js';
 import { inProcessService, invoke, newCompany, runOperator, signUp, TEST_HASH_COST, testEnvironment } from '../helpers.js';
 
 const run = (main: OperatorMain, args: string[], env: Record<string, string | undefined>) => runOperator(main, args, env);

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { createLocalTable, freePort, startLocalDynamoDb } from '../../scripts/local/dynamodb-local.js';
+import { createLocalTable, freePort, startLocalDynamoDb } from '../harness/dynamodb-local.js';
 import { TEST_TABLE } from './test-environment.js';
 
 declare module 'vitest' {

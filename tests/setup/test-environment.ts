@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment } from '../../lib/config.js';
 import { newKeySet } from '../../lib/secrets/signing-keys.js';
-import { freePort } from '../../scripts/local/dynamodb-local.js';
-import { type LocalEnvironmentOptions, localEnvironment } from '../../scripts/local/environment.js';
-import { type OfflineService, startOfflineService } from '../../scripts/local/offline-service.js';
+import { freePort } from '../harness/dynamodb-local.js';
+import { type LocalEnvironmentOptions, localEnvironment } from '../harness/environment.js';
+import { type OfflineService, startOfflineService } from '../harness/offline-service.js';
 
 // The service's environment in the tests, and serverless-offline started with it: for the test
 // files and for the global setup, which runs outside vitest's workers (so no vitest import here).

@@ -15,7 +15,7 @@ import { SendPacer } from '../../lib/sms/send-pacer.js';
 import { InProcessQueue } from '../../lib/sms/sms-queue.js';
 import type { TextMessage } from '../../lib/sms/sms-sender.js';
 import { otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
-import { type FakeSqs, startFakeSqs } from '../../scripts/local/sqs-fake.js';
+import { type FakeSqs, startFakeSqs } from '../harness/sqs-fake.js';
 import {
   codeIn,
   expectUnavailable,

@@ -1,6 +1,6 @@
 import type { Proven } from '../event-check.js';
 
-// What a chaos run reports (scripts/local/chaos-run.ts), and the share of it its race flow keeps
+// What a chaos run reports (tests/harness/chaos-run.ts), and the share of it its race flow keeps
 // (one-account-race.ts): below both, so that neither imports the other for it.
 
 /** How the account ends while it moves. */
@@ -73,12 +73,12 @@ export interface ChaosReport {
   /** Login PINs locked by wrong PINs (the lock answered 18, the right PIN refused too), and locks sought again after the faults. */
   pinLocks: number;
   pinLocksRetried: number;
-  /** Races on one account (scripts/local/chaos/one-account-race.ts): its end, its move, a new email and logins to the number it leaves, at once. */
+  /** Races on one account (tests/harness/chaos/one-account-race.ts): its end, its move, a new email and logins to the number it leaves, at once. */
   race: RaceReport;
-  /** The claims checked afterwards (scripts/local/claim-check.ts) and the problems found. */
+  /** The claims checked afterwards (tests/harness/claim-check.ts) and the problems found. */
   claims: { phoneClaims: number; emailClaims: number; holders: number; problems: number };
   /**
-   * The sessions of the OTP logins answered, checked afterwards (scripts/local/session-check.ts):
+   * The sessions of the OTP logins answered, checked afterwards (tests/harness/session-check.ts):
    * those still live, and those live though begun by a code to a number their user has left.
    */
   sessions: { otpLogins: number; live: number; problems: number };

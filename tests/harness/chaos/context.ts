@@ -5,9 +5,9 @@ import type { OtpLogin, PhoneChangeSent } from '../session-check.js';
 import type { FakeSns } from '../sns-fake.js';
 import type { ChaosReport } from './report.js';
 
-// What the chaos run's flows share (scripts/local/chaos-run.ts): the accounts answered, the way
+// What the chaos run's flows share (tests/harness/chaos-run.ts): the accounts answered, the way
 // requests are sent and judged, and what is left to retry once the faults are off. A flow in a
-// module of its own (scripts/local/chaos/<flow>.ts) is built from this.
+// module of its own (tests/harness/chaos/<flow>.ts) is built from this.
 
 /** A registered account as the run knows it from the answers. */
 export interface Registered {
@@ -95,7 +95,7 @@ export interface ChaosContext {
   loggedInByOtp: (account: Registered, login: Answer) => void;
   /** An OTP login answered 200, recorded for the session check: its session and the number its code went to. */
   recordOtpLogin: (login: Answer, phoneE164: string) => void;
-  /** What the session check needs from the answers (scripts/local/session-check.ts). */
+  /** What the session check needs from the answers (tests/harness/session-check.ts). */
   answered: { otpLogins: OtpLogin[]; phoneChanges: PhoneChangeSent[] };
   freshEmail: () => string;
   /** Users answered 200 to a profile update (each has its user.profile_updated). */

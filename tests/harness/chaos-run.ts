@@ -49,7 +49,7 @@ import { identityProblems, itemId, scanItems } from './table-snapshot.js';
 // remove their device, lock their login PIN with wrong PINs, ask for their account's deletion on a
 // fresh OTP login (a few each), race on one account (issue 37: its deletion or disable, its move to
 // a new number, a new email and OTP logins to the number it leaves, all at once;
-// scripts/local/chaos/one-account-race.ts), and send hostile requests for a bounded time
+// tests/harness/chaos/one-account-race.ts), and send hostile requests for a bounded time
 // while a share of DynamoDB and SNS requests fail in every way the local tools can make. Then
 // faults off, and a check of everything answered: each ambiguous request retried with its
 // Idempotency-Key must come back with a definite first outcome, and the table must hold no
@@ -57,11 +57,11 @@ import { identityProblems, itemId, scanItems } from './table-snapshot.js';
 // every phone and email claim held by the user whose record has it and who holds claims (active,
 // or disabled with the claim marked so), and every user's claimed; no live session of a user who
 // is not active, nor one begun by an OTP login to a number its user has left but the one that
-// moved it (scripts/local/session-check.ts).
+// moved it (tests/harness/session-check.ts).
 // Meanwhile the table's stream feeds the events' publisher, whose bus (a loopback EventBridge)
 // fails a share of its calls, of its entries and of its dead-letter calls: after a drain, every
 // change the table proves has its event on the bus or in the dead-letter queue, and no event names
-// a change the table does not hold (scripts/local/event-check.ts).
+// a change the table does not hold (tests/harness/event-check.ts).
 
 export interface ChaosOptions {
   dynamodbEndpoint: string;

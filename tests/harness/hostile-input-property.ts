@@ -321,7 +321,7 @@ export interface HostileChecker {
   check(request: HostileRequest, options?: { mayRegister?: boolean }): Promise<void>;
 }
 
-/** A run whose service reaches DynamoDB through the fault proxy (scripts/local/fault-proxy.ts). */
+/** A run whose service reaches DynamoDB through the fault proxy (tests/harness/fault-proxy.ts). */
 export interface FaultedRun {
   /** A client that reaches DynamoDB directly, for the checks' own reads. */
   direct: DynamoDBDocumentClient;

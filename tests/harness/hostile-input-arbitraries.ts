@@ -813,7 +813,7 @@ export function acceptedRegistration(newPhoneNumber: () => string): fc.Arbitrary
     .filter((body) => Buffer.byteLength(body, 'utf8') <= MAX_BODY_BYTES);
 }
 
-/** A valid request of a live account (scripts/local/live-requests.ts), before one part of it is made hostile. */
+/** A valid request of a live account (tests/harness/live-requests.ts), before one part of it is made hostile. */
 export interface ValidRequest {
   endpoint: EndpointName;
   /** CompanyID, and Authorization where the endpoint takes a token. */

@@ -9,7 +9,7 @@ import type { RaceEnding } from './report.js';
 // new number, a new email, and 1 to 3 OTP logins to the number being left. Each request is sent
 // with its Idempotency-Key and retried with it after faults. The run records which sessions the
 // logins to the old number were answered and which session made the change, for the session
-// check (scripts/local/session-check.ts); the claim check finds a claim its ended user still holds.
+// check (tests/harness/session-check.ts); the claim check finds a claim its ended user still holds.
 
 /** The endings a race draws from: a deletion or a disable, each twice as often as neither. */
 const ENDINGS: RaceEnding[] = ['deletion', 'disable', 'deletion', 'disable', 'none'];

@@ -41,7 +41,7 @@ export function isLiveSession(item: StoredItem | undefined, nowSeconds: number):
  * No live session answered by an OTP login to a number other than its user's phone as stored
  * (phone_e164), unless that session presented the change to the user's current number (a change
  * keeps its own presenting session). Sessions whose user is not stored are left to
- * identityProblems (scripts/local/table-snapshot.ts), as are the live sessions of a user who is
+ * identityProblems (tests/harness/table-snapshot.ts), as are the live sessions of a user who is
  * not active.
  */
 export function sessionCheck(
