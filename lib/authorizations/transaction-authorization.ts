@@ -2,8 +2,8 @@ import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError, fieldError } from '../errors.js';
 import { audit } from '../observability/audit.js';
+import { checkPinAndAudit } from '../pins/check-pin-and-audit.js';
 import { PinRefused } from '../pins/pin-attempts.js';
-import { checkPinRecorded } from '../pins/pin-check.js';
 import { hashToken, randomToken } from '../secrets/hashing.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { authorizationPut, referenceClaimPut } from '../store/authorization-store.js';
@@ -15,9 +15,10 @@ import type { TransactionAuthorizationResult } from './transaction-authorization
 
 /**
  * The transaction PIN approves one exact payment (API contract 3.8, PSD2 dynamic linking): a
- * counted PIN check, the one login and change use (lib/pins/pin-check.ts), then one transaction that stores the
- * authorization (its token only hashed), claims the user's payment reference while it lives and
- * clears the PIN's tries. The payment service redeems it once (redeem-authorization.ts).
+ * counted PIN check, the one login and change use (lib/pins/check-pin-and-audit.ts), then one
+ * transaction that stores the authorization (its token only hashed), claims the user's payment
+ * reference while it lives and clears the PIN's tries. The payment service redeems it once
+ * (redeem-authorization.ts).
  */
 export async function transactionAuthorization(
   app: App,
@@ -31,7 +32,7 @@ export async function transactionAuthorization(
     audit(app, origin, 'transaction_authorization_refused', { company_id: companyId, user_id: userId, outcome, ...details });
 
   const check = { ...pin, pin: payment.transaction_pin, storedHash: user.transaction_pin_hash };
-  const { clearTries, triesTaken } = await checkPinRecorded(app, origin, check, 'transaction_authorization').catch((error: unknown) => {
+  const { clearTries, triesTaken } = await checkPinAndAudit(app, origin, check, 'transaction_authorization').catch((error: unknown) => {
     if (error instanceof PinRefused) {
       const outcome = error.outcome === 'wrong' ? 'wrong_pin' : 'pin_locked';
       refused(outcome, { attempts_left: error.data?.attempts_left, locked_now: error.lockedNow });

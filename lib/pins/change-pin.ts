@@ -6,7 +6,7 @@ import { PIN_HASH_ATTRIBUTE, PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js
 import { getUser } from '../store/user-store.js';
 import type { ChangePinCall } from './change-pin-input.js';
 import type { ChangePinResult } from './change-pin-result.js';
-import { checkPinRecorded } from './pin-check.js';
+import { checkPinAndAudit } from './check-pin-and-audit.js';
 import { setPin } from './set-pin.js';
 
 /**
@@ -28,7 +28,7 @@ export async function changePin(app: App, { body: input, principal, origin, idem
     attemptId: attemptIdOf(idempotencyRef),
   };
   // The count is cleared by setPin's own transaction.
-  await checkPinRecorded(app, origin, check, 'change_pin');
+  await checkPinAndAudit(app, origin, check, 'change_pin');
   const revoked = await setPin(app, principal, {
     pinType,
     newPin: input.new_pin,

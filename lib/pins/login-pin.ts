@@ -9,9 +9,9 @@ import { deviceUseWrite, getDevice, takeNonce } from '../store/device-store.js';
 import { givePinTryBack, PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
 import { getUser } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
+import { checkPinAndAudit } from './check-pin-and-audit.js';
 import type { LoginPinCall } from './login-pin-input.js';
 import type { LoginPinResult } from './login-pin-result.js';
-import { checkPinRecorded } from './pin-check.js';
 
 /** Why a PIN login was refused before its PIN was looked at: each is 401 code 4 to the client, and costs the PIN nothing. */
 type DeviceRefusal = 'stale_timestamp' | 'unknown_device' | 'bad_signature' | 'replayed_nonce' | 'user_not_active' | 'device_removed';
@@ -19,9 +19,10 @@ type DeviceRefusal = 'stale_timestamp' | 'unknown_device' | 'bad_signature' | 'r
 /**
  * Logs in by PIN on a bound device (API contract 3.6). The device proves itself first: the
  * timestamp in the window, the device known in this company, its signature, then the nonce taken
- * once; any of these failing is 401 and nothing counts against the PIN. Then the PIN, counted
- * (pin-attempts.ts). The session is granted only while the device is still bound and the login
- * PIN is still the one compared: a removal or a PIN change that committed first refuses it.
+ * once; any of these failing is 401 and nothing counts against the PIN. Then the PIN, counted and
+ * audited (check-pin-and-audit.ts). The session is granted only while the device is still bound
+ * and the login PIN is still the one compared: a removal or a PIN change that committed first
+ * refuses it.
  */
 export async function loginPin(app: App, { body: input, company, origin, idempotencyRef }: LoginPinCall): Promise<LoginPinResult> {
   const companyId = company.company_id;
@@ -48,7 +49,7 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
 
   const userId = user.user_id;
   const check = { companyId, userId, pinType: 'login' as const, pin: input.login_pin, storedHash: user.login_pin_hash, attemptId };
-  const { clearTries } = await checkPinRecorded(app, origin, check, 'login_pin');
+  const { clearTries } = await checkPinAndAudit(app, origin, check, 'login_pin');
   const use = deviceUseWrite(app.table, companyId, userId, input.device_key, now);
   let tokens: SessionTokens;
   try {

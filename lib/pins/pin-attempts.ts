@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { markPinLocked, pinTriesClear, takePinTry } from '../store/pin-store.js';
 import type { TransactItem } from '../store/transactions.js';
-import { checkPin, type PinCheck } from './pin-hashes.js';
+import { type PinCheck, pinMatches } from './pin-hashes.js';
 
 // One mechanism for both PINs (API contract 3.6-3.8): a PIN is compared only after the attempt
 // has taken one of its tries (count first, compare second), so however many wrong PINs arrive at
@@ -52,11 +52,12 @@ async function markLocked(app: App, check: PinCheck, lock: { maxTries: number; n
 }
 
 /**
- * Checks a PIN, counted: takes a try first (refused: PIN_LOCKED), then compares. A wrong PIN
- * keeps its try and throws PIN_INVALID with the tries left. A right one returns the write that
- * clears the count, for the caller to make with its own change in one transaction.
+ * Counts a try, then compares the PIN: takes a try first (refused: PIN_LOCKED), then compares. A
+ * wrong PIN keeps its try and throws PIN_INVALID with the tries left. A right one returns the write
+ * that clears the count, for the caller to make with its own change in one transaction. Audits
+ * nothing: the endpoints call checkPinAndAudit (check-pin-and-audit.ts), which does.
  */
-export async function checkPinCounted(app: App, check: PinCheck): Promise<{ clearTries: TransactItem; triesTaken: number }> {
+export async function countThenComparePin(app: App, check: PinCheck): Promise<{ clearTries: TransactItem; triesTaken: number }> {
   const max = app.config.pinMaxFailures;
   const nowSeconds = epochSeconds(app.clock);
   const attemptId = check.attemptId ?? attemptIdOf(undefined);
@@ -69,7 +70,7 @@ export async function checkPinCounted(app: App, check: PinCheck): Promise<{ clea
     const markedNow = taken.refused === 'unmarked' && (await markLocked(app, check, { maxTries: max, nowSeconds }));
     throw new PinRefused('locked', 0, markedNow);
   }
-  if (!(await checkPin(app, check))) {
+  if (!(await pinMatches(app, check))) {
     // The wrong PIN that spent the last try marks the lock: from now on 18 at once, not "busy".
     // Its refusal stands whatever the mark does: a lost mark is found once the tries are old.
     const lockedNow = taken.tries >= max && (await markLocked(app, check, { maxTries: max, nowSeconds }));

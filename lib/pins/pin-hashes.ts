@@ -24,7 +24,7 @@ export interface PinCheck {
  * (or the scheme before versions) is hashed again under the current one, replacing the stored
  * hash only while it is still the one checked, so a change made meanwhile stands.
  */
-export async function checkPin(app: App, check: PinCheck): Promise<boolean> {
+export async function pinMatches(app: App, check: PinCheck): Promise<boolean> {
   if (!(await verifyPin(app.keys, check.pin, check.storedHash))) return false;
   const { version } = await app.keys.current('pin-pepper');
   if (pinHashIsStale(check.storedHash, version, app.hashCost.pin)) await rehashPin(app, check);

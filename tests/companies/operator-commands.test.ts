@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { readConfig } from '../../lib/config.js';
-import { checkPin } from '../../lib/pins/pin-hashes.js';
+import { pinMatches } from '../../lib/pins/pin-hashes.js';
 import { authenticate } from '../../lib/sessions/access-tokens.js';
 import { getCompany } from '../../lib/store/company-store.js';
 import { getUser } from '../../lib/store/user-store.js';
@@ -473,7 +473,7 @@ describe('npm run secret:versions', () => {
         pin,
         storedHash: user.login_pin_hash,
       };
-      expect(await checkPin(after.app, check)).toBe(true);
+      expect(await pinMatches(after.app, check)).toBe(true);
       expect(await versions()).toEqual({ pin_hashes: { 1: 3, 2: 3 }, current_version: 2, oldest_kept: 1, oldest_in_use: 1 });
       expect((await run(secretVersions, ['--company', 'nope'], ssmEnv)).code).toBe(2);
     } finally {

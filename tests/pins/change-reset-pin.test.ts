@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { checkPinCounted, PinRefused } from '../../lib/pins/pin-attempts.js';
+import { countThenComparePin, PinRefused } from '../../lib/pins/pin-attempts.js';
 import { pinTriesKey } from '../../lib/store/keys.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { otpLogin, PINS, pinLogin, noticeEvents as sharedNoticeEvents, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
@@ -50,7 +50,7 @@ async function transactionPin(account: Account, pin: string): Promise<'right' | 
   const user = (await getUser(service.app.table, company.company_id, account.userId, true))!;
   const check = { companyId: company.company_id, userId: account.userId, pinType: 'transaction' as const, pin };
   try {
-    await checkPinCounted(service.app, { ...check, storedHash: user.transaction_pin_hash });
+    await countThenComparePin(service.app, { ...check, storedHash: user.transaction_pin_hash });
     return 'right';
   } catch (error) {
     if (error instanceof PinRefused) return error.code;

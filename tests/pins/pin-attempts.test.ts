@@ -1,10 +1,10 @@
-// The counted PIN check both PINs share, against DynamoDB Local: a try is taken before a PIN is
-// compared, so 10 wrong PINs at once compare 5 and lock the PIN; a right one clears the count;
-// the two PINs count apart.
+// countThenComparePin, the counted PIN check both PINs share, against DynamoDB Local: a try is
+// taken before a PIN is compared, so 10 wrong PINs at once compare 5 and lock the PIN; a right one
+// clears the count; the two PINs count apart.
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { checkPinCounted, PinBusy, PinRefused } from '../../lib/pins/pin-attempts.js';
+import { countThenComparePin, PinBusy, PinRefused } from '../../lib/pins/pin-attempts.js';
 import type { PinType } from '../../lib/pins/pin-hashes.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { type Account, newCompany, signUp, testService } from '../helpers.js';
@@ -21,7 +21,7 @@ async function attempt(account: Account, pinType: PinType, pin: string) {
   const user = (await getUser(service.app.table, company.company_id, account.userId, true))!;
   const storedHash = pinType === 'login' ? user.login_pin_hash : user.transaction_pin_hash;
   try {
-    const { clearTries } = await checkPinCounted(service.app, {
+    const { clearTries } = await countThenComparePin(service.app, {
       companyId: company.company_id,
       userId: account.userId,
       pinType,
@@ -37,7 +37,7 @@ async function attempt(account: Account, pinType: PinType, pin: string) {
   }
 }
 
-describe('checkPinCounted', () => {
+describe('countThenComparePin', () => {
   it('compares 5 of 10 wrong PINs sent at once (17 with 4..0 tries left) and locks the PIN (18, marked by the fifth), the right PIN included', async () => {
     const account = await signUp(service, company, PINS);
     const answers = await Promise.all(Array.from({ length: 10 }, () => attempt(account, 'login', '1357')));

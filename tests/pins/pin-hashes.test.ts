@@ -1,4 +1,4 @@
-// checkPin against DynamoDB Local: a right PIN whose hash names an older version of the server
+// pinMatches against DynamoDB Local: a right PIN whose hash names an older version of the server
 // secret is hashed again under the current one, by a conditional write of that one attribute.
 // The source of the secret is a versioned one in memory, shared by two "containers": one
 // before the rotation, one after.
@@ -6,7 +6,7 @@ import { createHmac, hkdfSync, randomBytes, scryptSync } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { checkPin } from '../../lib/pins/pin-hashes.js';
+import { pinMatches } from '../../lib/pins/pin-hashes.js';
 import { hashPin, PRODUCTION_HASH_COST, verifyPin } from '../../lib/secrets/hashing.js';
 import { userKey } from '../../lib/store/keys.js';
 import { getUser } from '../../lib/store/user-store.js';
@@ -29,9 +29,9 @@ beforeAll(async () => {
 
 const stored = async (account: Account) => (await getUser(after.app.table, company.company_id, account.userId, true))!;
 const check = (account: Account, pinType: 'login' | 'transaction', pin: string, storedHash: string) =>
-  checkPin(after.app, { companyId: company.company_id, userId: account.userId, pinType, pin, storedHash });
+  pinMatches(after.app, { companyId: company.company_id, userId: account.userId, pinType, pin, storedHash });
 
-describe('checkPin', () => {
+describe('pinMatches', () => {
   it('hashes a right PIN of an older version again under the current one; the new hash verifies', async () => {
     const account = await signUp(before, company, PINS);
     const old = await stored(account);

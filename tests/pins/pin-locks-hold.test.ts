@@ -99,7 +99,7 @@ describe('the transaction PIN with its lock notice failing', () => {
     }
     expectFailure(locking, 400, 17);
     expect(locking.body.data.attempts_left).toBe(0);
-    // The one recorded check: the transaction PIN's tries are audited as login and change PIN's are.
+    // The one audited check (checkPinAndAudit): the transaction PIN's tries are audited as login and change PIN's are.
     const audited = logs.text();
     for (const event of ['pin_failed', 'pin_locked']) expect(audited).toContain(`"audit_event":"${event}"`);
     expect(audited).toContain('PIN lock notice not written');

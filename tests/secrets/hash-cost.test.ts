@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/app.js';
 import { readConfig } from '../../lib/config.js';
-import { checkPin } from '../../lib/pins/pin-hashes.js';
+import { pinMatches } from '../../lib/pins/pin-hashes.js';
 import { PRODUCTION_HASH_COST, verifyPassword, verifyPin } from '../../lib/secrets/hashing.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { newCompany, signUp, TEST_HASH_COST, testEnvironment, testService } from '../helpers.js';
@@ -37,9 +37,9 @@ describe('the hash cost', () => {
 
     // A right PIN whose hash names another setting is made again at the checking app's.
     const check = { companyId: company.company_id, userId: account.userId, pinType: 'login' as const, pin: '4826' };
-    expect(await checkPin(cheap.app, { ...check, storedHash: user.login_pin_hash })).toBe(true);
+    expect(await pinMatches(cheap.app, { ...check, storedHash: user.login_pin_hash })).toBe(true);
     expect((await getUser(cheap.app.table, company.company_id, account.userId, true))?.login_pin_hash).toBe(user.login_pin_hash);
-    expect(await checkPin(production.app, { ...check, storedHash: user.login_pin_hash })).toBe(true);
+    expect(await pinMatches(production.app, { ...check, storedHash: user.login_pin_hash })).toBe(true);
     const renewed = (await getUser(cheap.app.table, company.company_id, account.userId, true))!.login_pin_hash;
     expect(renewed).toMatch(/^hmac-scrypt\$1\$4096\$8\$1\$/);
     expect(await verifyPin(cheap.app.keys, '4826', renewed)).toBe(true);

@@ -4,7 +4,7 @@ import { audit, type RequestOrigin } from '../observability/audit.js';
 import type { PinType } from '../store/pin-store.js';
 import type { TransactItem } from '../store/transactions.js';
 import { writeTransaction } from '../store/transactions.js';
-import { checkPinCounted, PinRefused } from './pin-attempts.js';
+import { countThenComparePin, PinRefused } from './pin-attempts.js';
 import type { PinCheck } from './pin-hashes.js';
 
 /** The attempt that locked a PIN: a PIN_LOCKED notice in the user's list, once. */
@@ -22,12 +22,13 @@ async function writePinLocked(app: App, target: { companyId: string; userId: str
 }
 
 /**
- * The one PIN check of login, change and transaction authorization: counted (pin-attempts.ts),
- * with what it is recorded as: an audit event for each outcome, and when this attempt locked the
- * PIN, a PIN_LOCKED notice in the user's list, best effort (the refusal stands either way).
+ * The one PIN check of login, change and transaction authorization: countThenComparePin
+ * (pin-attempts.ts), then what its outcome is recorded as: an audit event for each outcome, and
+ * when this attempt locked the PIN, a PIN_LOCKED notice in the user's list, best effort (the
+ * refusal stands either way).
  * Returns the write that clears the count, for the caller's transaction, and the tries taken.
  */
-export async function checkPinRecorded(
+export async function checkPinAndAudit(
   app: App,
   origin: RequestOrigin | undefined,
   check: PinCheck,
@@ -35,7 +36,7 @@ export async function checkPinRecorded(
 ): Promise<{ clearTries: TransactItem; triesTaken: number }> {
   const event = { company_id: check.companyId, user_id: check.userId, pin_type: check.pinType, action };
   try {
-    const counted = await checkPinCounted(app, check);
+    const counted = await countThenComparePin(app, check);
     audit(app, origin, 'pin_verified', { ...event, outcome: 'right' });
     return counted;
   } catch (error) {
