@@ -4,22 +4,12 @@
 // stage with one of them set refuses, naming them; on such a stage each is empty in every function's
 // environment (serverless.yml), so the functions use AWS itself.
 
+const { STAND_IN_SETTINGS } = require('./settings.cjs');
+
 /** npm start (local), the tests (test) and npm run load (load) run serverless-offline on this machine. */
 const LOCAL_STAGES = ['local', 'test', 'load'];
-const LOCAL_SETTINGS = [
-  'DYNAMODB_ENDPOINT',
-  'SNS_ENDPOINT',
-  'SQS_ENDPOINT',
-  'SSM_ENDPOINT',
-  'SMS_SENDER',
-  'SMS_OUTBOX_FILE',
-  'SMS_DELIVERY',
-  'SMS_QUEUE_URL',
-  'EVENTBRIDGE_ENDPOINT',
-  'EVENTS_DLQ_URL',
-  'SERVER_SECRET_FILE',
-  'SIGNING_KEYS_FILE',
-];
+/** The stand-ins' settings (lib/settings.ts). */
+const LOCAL_SETTINGS = STAND_IN_SETTINGS;
 /**
  * What a local stage has unless the shell says otherwise: codes published in the request (SMS_DELIVERY=queue
  * queues them in the process instead), no URL of the deployed queue, which exists only in AWS, and

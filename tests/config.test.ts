@@ -1,7 +1,11 @@
 // lib/config.ts's bounds on the security limits (issue 32.4): a deployed stage (AWS's table) refuses
 // a limit past its bound when the configuration is read; DynamoDB Local's stages may pass them.
+
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEPLOYED_BOUNDS, readConfig } from '../lib/config.js';
+import { SETTINGS, type SettingName, sourceOf } from '../lib/settings.js';
+import { renderedPages } from '../scripts/settings-docs.js';
 
 /** A deployed stage's environment: AWS's table (no DYNAMODB_ENDPOINT), the SMS queue's URL as CloudFormation sets it. */
 const deployed = (settings: Record<string, string>) =>
@@ -143,5 +147,27 @@ describe('the security limits on DynamoDB Local', () => {
 
   it('still refuses what no stage can run with', () => {
     expect(problemsOf(() => onLocalTable({ PIN_MAX_FAILURES: '0' }))).toEqual(['PIN_MAX_FAILURES must be a whole number of at least 1']);
+  });
+});
+
+describe('the settings’ one declaration (lib/settings.ts)', () => {
+  it('is what docs/configuration.md and docs/security.md show (run `npm run docs` after changing it)', () => {
+    for (const [file, text] of renderedPages()) expect(readFileSync(file, 'utf8'), file).toBe(text);
+  });
+
+  it('declares every setting the functions read, and each one they read is declared', () => {
+    const read = new Set<string>();
+    const recording = new Proxy({} as Record<string, string | undefined>, {
+      get: (_target, name) => {
+        if (typeof name === 'string') read.add(name);
+        return undefined;
+      },
+    });
+    readConfig(recording);
+    // What a function reads: every declared setting but the deploy's own parameters and npm start's ports (PORT names the local issuer).
+    const functionSettings = (Object.keys(SETTINGS) as SettingName[]).filter(
+      (name) => !['parameter', 'start'].includes(sourceOf(name)) || name === 'PORT',
+    );
+    expect([...read].filter((name) => name !== 'AWS_DEFAULT_REGION').sort()).toEqual(functionSettings.sort());
   });
 });

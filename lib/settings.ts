@@ -1,0 +1,381 @@
+// Every setting of the service, declared once: its environment name, its default, its bounds on a
+// deployed stage and what it means. lib/config.ts reads the functions' settings by these rules; the
+// deploy passes them (serverless/environment.cjs) and takes its own parameters from here
+// (serverless/parameters.cjs); docs/configuration.md's table and docs/security.md's bounds are
+// written from here by `npm run docs` and checked by tests/config.test.ts.
+
+/** A security limit's bounds on a deployed stage (AWS's table); with `off`, 0 too (the limit turned off). */
+export interface DeployedBounds {
+  min?: number;
+  max?: number;
+  off?: true;
+  /** Why the bound: docs/security.md's "Bounds on a deployed stage". */
+  why: string;
+}
+
+/**
+ * Who gives a setting its value on a deployed stage:
+ * - operator: the deployer's shell, passed to every function (unset: the default);
+ * - stack: the deploy itself, from the stack's own names and resources (serverless.yml, custom.stackSettings);
+ * - operator or stack: the shell's if set, else the stack's;
+ * - stand-in: nobody: npm start and the tests point it at this machine's stand-in (DynamoDB Local,
+ *   a loopback SNS...), and any other stage refuses to package with it set (serverless/local-endpoints.cjs);
+ * - tests: tests and scripts only, never the deploy;
+ * - aws: Lambda's own environment;
+ * - parameter: the deployer's shell, read by the deploy (serverless/parameters.cjs) and by no function;
+ * - start: npm start's own.
+ */
+export type SettingSource = 'operator' | 'stack' | 'operator or stack' | 'stand-in' | 'tests' | 'aws' | 'parameter' | 'start';
+
+export interface Setting {
+  /** What it means, one line (docs/configuration.md). */
+  means: string;
+  /** Its value when unset; none: unset. */
+  default?: number | string;
+  /** The default as the docs say it, where it depends on the stage or is not a plain value. */
+  defaultText?: string;
+  /** Least value any stage takes (integers). */
+  min?: number;
+  deployed?: DeployedBounds;
+  /** Who sets it on a deployed stage; "operator" unless said. */
+  source?: SettingSource;
+  /** A stack's setting that npm start and the tests may still point at a stand-in (as "stand-in" settings are). */
+  standIn?: true;
+  /** Given to this function alone (serverless.yml), not to every function. */
+  only?: 'eventsPublish';
+}
+
+const DAY = 24 * 3600;
+
+export const SETTINGS = {
+  // The stage and its stand-ins
+  STAGE: { source: 'stack', default: 'local', means: 'the deployment stage' },
+  TABLE_NAME: { source: 'stack', defaultText: '`wallet-auth-<stage>`', means: 'the DynamoDB table' },
+  DYNAMODB_ENDPOINT: {
+    source: 'stand-in',
+    defaultText: 'local stage: `http://127.0.0.1:8000`; others: AWS',
+    means: 'another DynamoDB endpoint (DynamoDB Local); unset on a deployed stage, which is how the service knows it is one',
+  },
+  DYNAMODB_TIMEOUT_MS: { default: 1000, min: 1, means: 'timeout of each attempt of a DynamoDB call, so a slow table fails fast' },
+  DYNAMODB_MAX_ATTEMPTS: { default: 3, min: 1, means: 'attempts of each DynamoDB call, with the SDK’s backoff between them' },
+  AWS_REGION: { source: 'aws', default: 'us-east-1', means: 'the region of every AWS client (or `AWS_DEFAULT_REGION`)' },
+  AWS_ACCESS_KEY_ID: {
+    source: 'aws',
+    means: 'the usual AWS credentials; with a local endpoint and none set, the clients use dummy ones, so nothing reaches AWS',
+  },
+  PORT: { source: 'start', default: 3000, means: 'npm start’s HTTP port, and so the local tokens’ issuer' },
+  LAMBDA_PORT: { source: 'start', default: 3002, means: 'serverless-offline’s Lambda API port (functions with no route)' },
+  DYNAMODB_PORT: { source: 'start', default: 8000, means: 'npm start’s DynamoDB Local port' },
+
+  // The server secret and the signing keys
+  SERVER_SECRET_PARAMETER: {
+    source: 'stack',
+    defaultText: '`/wallet-auth/<stage>/server-secret`',
+    means: 'the SSM SecureString holding the server secret; its version names every hash made with it (operations.md)',
+  },
+  SERVER_SECRET: { source: 'tests', means: 'the server secret itself (at least 32 random bytes, hex or base64): tests and scripts only' },
+  SERVER_SECRET_FILE: {
+    source: 'stand-in',
+    defaultText: 'local stage: `.data/server-secret`',
+    means: 'a file holding the server secret (`npm start` makes it once)',
+  },
+  SSM_ENDPOINT: { source: 'stand-in', means: 'another SSM endpoint (the tests use a loopback one)' },
+  SSM_TIMEOUT_MS: { default: 1000, min: 1, means: 'timeout of each attempt to read a secret from SSM' },
+  SSM_MAX_ATTEMPTS: { default: 3, min: 1, means: 'attempts of one read from SSM' },
+  SECRET_VERSIONS_KEPT: { default: 10, min: 1, means: 'versions of the server secret that still verify, the current one included' },
+  SIGNING_KEYS_PARAMETER: {
+    source: 'stack',
+    defaultText: '`/wallet-auth/<stage>/signing-keys`',
+    means: 'the SSM SecureString of the private signing keys, read only by the functions that answer a session',
+  },
+  SIGNING_PUBLIC_KEYS_PARAMETER: {
+    source: 'stack',
+    defaultText: '`/wallet-auth/<stage>/signing-keys-public`',
+    means: 'the SSM String of the public signing keys, which every function verifies with',
+  },
+  SIGNING_KEYS_FILE: {
+    source: 'stand-in',
+    defaultText: 'local stage: `.data/signing-keys.json`',
+    means: 'a file holding the signing key set (`npm start` makes one key on first start)',
+  },
+  SIGNING_KEYS: { source: 'tests', means: 'the signing key set as JSON: tests and scripts only' },
+
+  // Tokens and sessions
+  TOKEN_ISSUER: {
+    source: 'operator or stack',
+    defaultText: 'local stages: `http://localhost:<PORT>`; deployed: the HTTP API’s URL',
+    means: 'the access tokens’ `iss`, under which the discovery document and JWKS are served; https on a deployed stage',
+  },
+  TOKEN_AUDIENCE: { default: 'wallet', means: 'the access tokens’ `aud`' },
+  ACCESS_TOKEN_TTL_SECONDS: {
+    default: 900,
+    min: 1,
+    deployed: { min: 60, max: 3600, why: 'how long a service that checks tokens offline takes one after its session ended' },
+    means: 'an access token’s lifetime',
+  },
+  TOKEN_TTL_SECONDS: {
+    default: 30 * DAY,
+    min: 1,
+    deployed: { max: 90 * DAY, why: 'a stolen token’s life' },
+    means: 'a session’s lifetime, and so its refresh tokens’',
+  },
+  SESSION_IDLE_SECONDS: {
+    default: 14 * DAY,
+    min: 1,
+    deployed: { max: 30 * DAY, why: 'the same for an unused session' },
+    means: 'a session unused this long is over',
+  },
+  REFRESH_REUSE_GRACE_SECONDS: {
+    default: 10,
+    deployed: { max: 60, why: 'how long a copy of a just-spent refresh token still gets its successor instead of being taken for theft' },
+    means: 'a refresh token just spent, presented again this soon, gets the same successor (a lost answer, two refreshes at once); 0: off',
+  },
+  SESSION_TOUCH_SECONDS: { default: 3600, means: 'a session’s last use is recorded at most this often' },
+  VERIFICATION_TOKEN_TTL_SECONDS: {
+    default: 900,
+    min: 1,
+    deployed: { max: 3600, why: 'a phone proof registers or resets a PIN once' },
+    means: 'lifetime of a phone proof (`verification_token`)',
+  },
+  AUTHORIZATION_TTL_SECONDS: {
+    default: 120,
+    min: 1,
+    deployed: { max: 300, why: 'PSD2’s RTS allow 5 minutes without activity after authentication' },
+    means: 'how long a transaction authorization can be redeemed',
+  },
+
+  // Requests
+  FUNCTION_TIMEOUT_SECONDS: { source: 'stack', default: 10, min: 1, means: 'the Lambda timeout each request is measured against' },
+  DEADLINE_MARGIN_MS: {
+    default: 1000,
+    means: 'a request still at work this long before that timeout is answered 503, code 16',
+  },
+  MAX_BODY_BYTES: { default: 16 * 1024, min: 1, means: 'largest request body' },
+  COMPANY_CACHE_SECONDS: {
+    default: 30,
+    deployed: { max: 30, why: 'contract 6: a company’s setting (a disable) is in force within 30 seconds' },
+    means: 'how long a warm container reuses an active company record',
+  },
+  LOG_LEVEL: {
+    default: 'INFO',
+    means:
+      'the logger’s level: DEBUG, INFO, WARN, ERROR or SILENT; INFO or DEBUG on a deployed stage (above INFO the audit events are lost)',
+  },
+  REFERRAL_COUNT_SHARDS: {
+    source: 'tests',
+    default: 10,
+    min: 1,
+    means: 'the items a user’s referral count is kept in (fixed: a stage that changed it would lose the counts of the shards it drops)',
+  },
+
+  // PINs, devices, the account
+  PIN_MAX_FAILURES: {
+    default: 5,
+    min: 1,
+    deployed: {
+      max: 10,
+      why: '10 guesses of a 4-digit PIN’s 10,000 is a 0.1 % chance before the lock that only an OTP login or reset opens',
+    },
+    means: 'wrong PINs in a row (each PIN on its own, over all the user’s devices) before that PIN locks (code 18)',
+  },
+  MAX_DEVICES_PER_USER: {
+    default: 10,
+    min: 1,
+    deployed: { max: 20, why: 'device keys that may each log in with the PIN' },
+    means: 'devices bound to one user; binding one more removes the least recently used, with its sessions',
+  },
+  PIN_LOGIN_WINDOW_SECONDS: {
+    default: 300,
+    min: 1,
+    deployed: { max: 600, why: 'how old a PIN login’s signed timestamp may be' },
+    means: 'how far a PIN login’s signed `timestamp` may lie from the server’s clock, either way',
+  },
+  PIN_RESET_OTP_SESSION_SECONDS: {
+    default: 600,
+    min: 1,
+    deployed: { max: 900, why: 'how long an OTP login may reset a PIN without another proof (contract 3.7: 10 minutes)' },
+    means: 'how long after an OTP login its session may reset a PIN without a phone proof',
+  },
+  ACCOUNT_ERASE_AFTER_DAYS: {
+    default: 30,
+    means: 'days between a deletion request and the erasure (0: the eraser’s next run); `npm run user:restore` undoes it until then',
+  },
+
+  // Login codes
+  OTP_TTL_SECONDS: {
+    default: 300,
+    min: 1,
+    deployed: { max: 600, why: 'NIST SP 800-63B: a code sent out of band is valid at most 10 minutes' },
+    means: 'how long a code is valid',
+  },
+  OTP_MAX_ATTEMPTS: {
+    default: 5,
+    min: 1,
+    deployed: { max: 10, why: 'guesses compared with one 6-digit code' },
+    means: 'wrong tries a code survives',
+  },
+  OTP_SEND_INTERVAL_SECONDS: {
+    default: 60,
+    deployed: { min: 30, why: 'fresh codes (and so fresh tries) for one phone' },
+    means: 'least time between two sends to one phone',
+  },
+  OTP_SENDS_PER_PHONE_PER_HOUR: {
+    default: 5,
+    min: 1,
+    deployed: { max: 20, why: 'the same, and texts a stranger can make a phone receive' },
+    means: 'sends to one phone within an hour',
+  },
+  OTP_SENDS_PER_COMPANY_PER_HOUR: {
+    default: 1000,
+    min: 1,
+    deployed: {
+      max: 100_000,
+      why: 'above SNS’s default account rate (72,000 an hour) a default ceiling stops nothing; a company’s own (`company:update --sms-per-hour`) is the operator’s choice',
+    },
+    means: 'a company’s sends per clock hour, unless the company has its own',
+  },
+  OTP_COMPANY_SEND_SHARDS: {
+    default: 10,
+    min: 1,
+    means: 'the counters a company’s hour is split over, each an equal share of its ceiling (scaling.md)',
+  },
+  OTP_SENDS_PER_PREFIX_PER_HOUR: {
+    default: 20,
+    deployed: { max: 1000, off: true, why: 'a bigger number is the limit off in disguise' },
+    means: 'a company’s sends per clock hour to one number range (0: off)',
+  },
+  OTP_PREFIX_DIGITS: {
+    default: 6,
+    min: 1,
+    deployed: { max: 8, why: 'more digits make a range smaller, and a pumping run spreads over more of them' },
+    means: 'national digits, after the country code, that name a number range',
+  },
+  OTP_SENDS_PER_ADDRESS_PER_HOUR: {
+    default: 30,
+    deployed: { max: 1000, off: true, why: 'a bigger number is the limit off in disguise' },
+    means: 'send requests per clock hour from one source address (IPv6: its /64; 0: off)',
+  },
+  OTP_VERIFIES_PER_ADDRESS: {
+    default: 30,
+    deployed: { max: 1000, off: true, why: 'a bigger number is the limit off in disguise' },
+    means: 'verify attempts per window from one source address (0: off)',
+  },
+  OTP_VERIFY_ADDRESS_WINDOW_SECONDS: {
+    default: 300,
+    min: 1,
+    deployed: { min: 60, why: 'as the failure window' },
+    means: 'that window',
+  },
+  OTP_FAILURES_PER_PHONE: {
+    default: 10,
+    min: 1,
+    deployed: { max: 20, why: 'wrong codes for a phone across codes, within the window below' },
+    means: 'wrong codes for one phone, across codes, before it locks',
+  },
+  OTP_FAILURE_WINDOW_SECONDS: {
+    default: DAY,
+    min: 1,
+    deployed: { min: 3600, why: 'a shorter window gives a phone’s guesses back sooner' },
+    means: 'the window those are counted in, opened by the first',
+  },
+
+  // SMS
+  SMS_SENDER: { source: 'stand-in', defaultText: 'local stage: `outbox`; others: `sns`', means: 'where texts go: `sns` or `outbox`' },
+  SMS_OUTBOX_FILE: { source: 'stand-in', default: '.data/sms-outbox.jsonl', means: 'the local outbox' },
+  SNS_ENDPOINT: { source: 'stand-in', means: 'another SNS endpoint (the tests use a loopback one)' },
+  SMS_SENDER_ID: { means: 'alphanumeric sender id, in countries that support one' },
+  SMS_ORIGINATION_NUMBER: { means: 'an origination number (E.164) registered in the account' },
+  SMS_TIMEOUT_MS: { default: 2000, min: 1, means: 'timeout of each attempt to queue a text or publish it' },
+  SMS_MAX_ATTEMPTS: { default: 2, min: 1, means: 'attempts of queuing a text (login_phone) or publishing it (smsSend)' },
+  SMS_DELIVERY: {
+    source: 'stack',
+    standIn: true,
+    defaultText: 'local stages: `direct`; others: `queue`',
+    means: '`queue`: login_phone queues the sealed text and smsSend sends it at the pools’ pace; `direct`: published in the request',
+  },
+  SMS_QUEUE_URL: { source: 'stack', standIn: true, defaultText: 'the stack’s `SmsQueue`', means: 'the SQS queue of texts' },
+  SQS_ENDPOINT: { source: 'stand-in', means: 'another SQS endpoint (the tests use a loopback one)' },
+  SMS_POOLS: {
+    defaultText: 'one pool, every country, 20 parts/s',
+    means: 'sending pools as JSON: `[{"name", "countries": ["US", ...] or ["*"], "partsPerSecond", "originationNumber"?}]`',
+  },
+  SMS_COUNTRY_PARTS_PER_SECOND: { means: 'per-country caps on top of the pools, JSON: `{"IN": 10}`' },
+  SMS_QUEUE_CONSUMERS: {
+    default: 2,
+    min: 1,
+    means: 'smsSends at once (each sends at rate / consumers): the queue’s event source and the pacing both read it',
+  },
+  SMS_QUEUE_BATCH_SIZE: { source: 'parameter', default: 10, means: 'texts a batch of the SMS queue' },
+  SMS_DECOY_WAIT: {
+    source: 'tests',
+    default: 'on',
+    means: 'a login code for a phone with no account is answered after a send’s time; `off` only for measuring',
+  },
+  SMS_DECOY_PRIOR_MEDIAN_MS: { default: 100, min: 1, means: 'that wait’s median in a container that has timed fewer than 20 sends' },
+  SMS_DECOY_PRIOR_P90_MS: { default: 250, min: 1, means: 'and its 90th percentile' },
+
+  // Events
+  EVENT_BUS_NAME: {
+    source: 'stack',
+    only: 'eventsPublish',
+    defaultText: 'deployed: the stack’s `EventBus`; local stages: `wallet-auth-<stage>`',
+    means: 'the EventBridge bus the events’ publisher puts the events on',
+  },
+  EVENTBRIDGE_ENDPOINT: {
+    source: 'stand-in',
+    only: 'eventsPublish',
+    means: 'another endpoint for the publisher’s EventBridge and dead-letter queue',
+  },
+  EVENTS_DLQ_URL: {
+    source: 'stack',
+    standIn: true,
+    only: 'eventsPublish',
+    defaultText: 'the stack’s `EventsDeadLetterQueue`',
+    means: 'where the publisher sets aside events EventBridge kept refusing',
+  },
+  EVENTS_TIMEOUT_MS: { default: 2000, min: 1, means: 'timeout of each PutEvents attempt' },
+  EVENTS_MAX_ATTEMPTS: { default: 5, min: 1, means: 'puts of one event (with backoff) before it goes to the dead-letter queue' },
+
+  // The deploy's own parameters
+  API_RATE_LIMIT: { source: 'parameter', default: 500, means: 'API Gateway’s steady requests per second for the whole stage' },
+  API_BURST_LIMIT: { source: 'parameter', default: 1000, means: 'and its burst' },
+  REGISTER_RATE_LIMIT: {
+    source: 'parameter',
+    default: 50,
+    means: 'the same for `user_register`, whose scrypt hashes any client can make us compute',
+  },
+  REGISTER_BURST_LIMIT: { source: 'parameter', default: 100, means: 'and its burst' },
+  REGISTER_RESERVED_CONCURRENCY: {
+    source: 'parameter',
+    default: 20,
+    means: '`user_register`’s reserved concurrency, its own share of the account’s and its ceiling (the account must keep 100 unreserved)',
+  },
+  PAYMENT_SERVICE_ROLE_ARN: {
+    source: 'parameter',
+    default: '',
+    means: 'the IAM role ARN of the payment service, the one principal that may invoke `redeemAuthorization`; none: no grant',
+  },
+  ALARM_EMAIL: {
+    source: 'parameter',
+    default: '',
+    means: 'the address the alarm topic mails; none: subscribe to the `AlarmTopicArn` output',
+  },
+  SMS_SPEND_ALARM_USD: { source: 'parameter', default: 50, means: 'the month’s SMS spend that raises an alarm' },
+  SMS_ALARM_COUNTRIES: {
+    source: 'parameter',
+    default: 'US',
+    means: 'the countries (ISO codes, comma-separated) whose SMS delivery rate has an alarm',
+  },
+} as const satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+export const settingOf = (name: SettingName): Setting => SETTINGS[name];
+
+/** Its source: "operator" unless declared. */
+export const sourceOf = (name: SettingName): SettingSource => settingOf(name).source ?? 'operator';
+
+/** The settings npm start and the tests may point at this machine's stand-ins, and no other stage may take from a shell. */
+export const STAND_IN_SETTINGS = (Object.keys(SETTINGS) as SettingName[]).filter(
+  (name) => sourceOf(name) === 'stand-in' || settingOf(name).standIn,
+);
