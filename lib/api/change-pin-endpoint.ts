@@ -12,6 +12,9 @@ export const changePinEndpoint = {
     'Changes the login PIN (pin_type 1) or the transaction PIN (2). A wrong current_pin is 400 code 17 with attempts_left and ' +
     `counts toward that PIN's lock (${pinMaxFailures} in a row: code 18). new_pin follows the rules of registration and differs ` +
     'from current_pin. Every other session of the user ends; a PIN login that compared the old PIN gets no session.',
+  // A PIN checked against its scrypt hash is CPU-bound: 1,024 MB buys the CPU share its figures
+  // in docs/performance.md were measured at.
+  memorySize: 1024,
   auth: 'required',
   body: changePinBody,
   result: changePinResult,

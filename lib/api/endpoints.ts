@@ -1,4 +1,5 @@
 import type { Endpoint } from '../http/endpoint.js';
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../sessions/discovery.js';
 import { changePinEndpoint } from './change-pin-endpoint.js';
 import { devicesEndpoint } from './devices-endpoint.js';
 import { devicesRemoveEndpoint } from './devices-remove-endpoint.js';
@@ -20,30 +21,9 @@ import { userRegisterEndpoint } from './user-register-endpoint.js';
 import { verifyOtpEndpoint } from './verify-otp-endpoint.js';
 
 // The route table: every operation of the API by its one name, in the order the document lists
-// them. The name is the operationId, the function's key in serverless.yml and serverless/
-// permissions.cjs, and in kebab case its files: functions/login-phone.ts, lib/api/login-phone-endpoint.ts.
-//
-//   userRegister              POST /wallet/v3/auth/user_register                 lib/registration
-//   loginPhone                POST /wallet/v3/auth/login_phone                   lib/otp
-//   verifyOtp                 POST /wallet/v3/auth/verify_otp                    lib/otp
-//   loginPin                  POST /wallet/v3/auth/login_pin                     lib/pins
-//   devices                   GET  /wallet/v3/auth/devices                       lib/devices
-//   devicesRemove             POST /wallet/v3/auth/devices/remove                lib/devices
-//   changePin                 POST /wallet/v3/auth/change_pin                    lib/pins
-//   resetPin                  POST /wallet/v3/auth/reset_pin                     lib/pins
-//   tokenRefresh              POST /wallet/v3/auth/token/refresh                 lib/sessions
-//   logout                    POST /wallet/v3/auth/logout                        lib/sessions
-//   referralProgram           GET  /wallet/v3/reward_promotion/referral_program  lib/referrals
-//   notifications             GET  /wallet/v3/notifications                      lib/notifications
-//   notificationsRead         POST /wallet/v3/notifications/read                 lib/notifications
-//   transactionAuthorization  POST /wallet/v3/auth/transaction_authorization     lib/authorizations
-//   userProfile               GET  /wallet/v3/user/profile                       lib/account
-//   userProfileUpdate         POST /wallet/v3/user/profile/update                lib/account
-//   userExport                GET  /wallet/v3/user/export                        lib/account
-//   userPhoneChange           POST /wallet/v3/user/phone/change                  lib/account
-//   userDelete                POST /wallet/v3/user/delete                        lib/account
-//
-// Any other route is notFound (functions/not-found.ts), which has no endpoint of its own.
+// them. The name is the operationId, the function's key in the deploy (serverless/functions.cjs
+// builds each function and its route from this table) and in serverless/permissions.cjs, and in
+// kebab case its files: functions/login-phone.ts, lib/api/login-phone-endpoint.ts.
 // redeemAuthorization has no route at all: the payment service invokes it through the Lambda API
 // (functions/redeem-authorization.ts, its payload in lib/authorizations/redeem-authorization-payload.ts).
 
@@ -71,7 +51,36 @@ export const endpoints = {
 
 export type OperationName = keyof typeof endpoints;
 
-/** Every function behind HTTP: each operation, and the one that answers any other route. */
+/** A function behind HTTP that is not an operation of the API: its routes, memory and purpose. */
+export interface PageFunction {
+  /** Each route as API Gateway's route key ("GET /path"), or "*": every route no other function has. */
+  routes: string[] | '*';
+  description: string;
+  /** MB, 512 unless set. */
+  memorySize?: number;
+  /** Served by npm start and the tests only: a deployed stage has no such function. */
+  localOnly?: true;
+}
+
+/**
+ * The other functions behind HTTP, by the same one name (functions/<kebab>.ts): the issuer's public
+ * documents (API contract 3.12), the interactive reference, and the one that answers any other route.
+ */
+export const pages = {
+  wellKnown: {
+    routes: [`GET ${OPENID_CONFIGURATION_PATH}`, `GET ${JWKS_PATH}`],
+    description: "The issuer's discovery document and its keys (API contract 3.12): public, cacheable",
+    memorySize: 256,
+  },
+  apiDocs: {
+    routes: ['GET /docs', 'GET /docs/{asset}'],
+    description: 'The interactive API reference of docs/openapi.json',
+    localOnly: true,
+  },
+  notFound: { routes: '*', description: 'Every unknown route, answered 404 in the envelope', memorySize: 256 },
+} as const satisfies Record<string, PageFunction>;
+
+/** What the in-process service, the fuzz and the bench call: each operation, and the one that answers any other route. */
 export type FunctionName = OperationName | 'notFound';
 
 /** The functions other services invoke through the Lambda API, with no HTTP route. */

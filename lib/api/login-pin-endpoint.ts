@@ -15,6 +15,9 @@ export const loginPinEndpoint = {
     'a nonce used before on the device: 401, and the PIN is not looked at. A wrong PIN: 400 code 17 with attempts_left; ' +
     `after ${pinMaxFailures} wrong login PINs in a row (over all the user's devices): 400 code 18 until an OTP login or reset_pin. ` +
     'The session is bound to the device: removing the device ends it.',
+  // A PIN checked against its scrypt hash is CPU-bound: 1,024 MB buys the CPU share its figures
+  // in docs/performance.md were measured at.
+  memorySize: 1024,
   auth: 'none',
   body: loginPinBody,
   result: loginPinResult,

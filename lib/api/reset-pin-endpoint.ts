@@ -13,6 +13,9 @@ export const resetPinEndpoint = {
     'phone_verification_token (otp_type 2) verified while presenting this user’s token, or a presenting session that began by ' +
     `OTP login less than ${duration(pinResetOtpSessionSeconds)} ago. Without either: 400 code 14. Clears that PIN's count and ` +
     'lock; every other session of the user ends.',
+  // A PIN checked against its scrypt hash is CPU-bound: 1,024 MB buys the CPU share its figures
+  // in docs/performance.md were measured at.
+  memorySize: 1024,
   auth: 'required',
   body: resetPinBody,
   result: changePinResult,

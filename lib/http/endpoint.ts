@@ -49,6 +49,11 @@ export interface Endpoint {
    * first outcome from the key's record rather than 401 (lib/http/idempotency.ts).
    */
   endsOwnSession?: true;
+  /**
+   * Its function's memory in MB, 512 unless set here: Lambda's CPU grows with it, so a call that
+   * hashes (a PIN, a code, a password) takes 1,024 or more (docs/performance.md).
+   */
+  memorySize?: number;
   examples: { request?: unknown; result: unknown };
 }
 

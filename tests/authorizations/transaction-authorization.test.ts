@@ -404,7 +404,7 @@ describe('DynamoDB requests per outcome (scripts/bench/minimum-round-trips.ts)',
   it('makes the documented minimum for each outcome of both functions', async () => {
     const account = await signUp(warm, company);
     const minimum = (name: 'transactionAuthorization' | 'redeemAuthorization', outcome: string) =>
-      MINIMUM_ROUND_TRIPS[name][outcome]!.requests;
+      MINIMUM_ROUND_TRIPS[name]![outcome]!.requests;
     const body = payment();
     const authorizeRight = async () => (await authorize(account, body, company, warm)).body.data.authorization_token as string;
     let token = '';

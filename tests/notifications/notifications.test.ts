@@ -365,7 +365,7 @@ describe('DynamoDB requests per call (scripts/bench/minimum-round-trips.ts)', ()
       (['notifications', 'notificationsRead'] as const).map((endpoint) => [
         endpoint,
         Object.fromEntries(
-          Object.entries(MINIMUM_ROUND_TRIPS[endpoint]).map(([outcome, { requests, sequential }]) => [outcome, { requests, sequential }]),
+          Object.entries(MINIMUM_ROUND_TRIPS[endpoint]!).map(([outcome, { requests, sequential }]) => [outcome, { requests, sequential }]),
         ),
       ]),
     );
