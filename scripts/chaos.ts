@@ -1,6 +1,6 @@
 // npm run chaos [-- --seconds 120 --faults 0.3 --clients 8]
 //
-// Real flows under faults, then a check of everything answered (tests/harness/chaos-run.ts):
+// Real flows under faults, then a check of everything answered (tests/harness/chaos/run.ts):
 // DynamoDB Local on a free loopback port behind the fault proxy, SNS as a loopback fake, the
 // service in this process. Among the flows: profile updates and phone changes (some racing for one
 // email or number), disables, deletions, device removals and login PINs locked by wrong PINs (a few
@@ -15,7 +15,7 @@
 // compared with the table (tests/harness/event-check.ts). Prints the figures; exits 1 on any wrong
 // answer or event problem.
 import { parseArgs } from 'node:util';
-import { runChaos } from '../tests/harness/chaos-run.js';
+import { runChaos } from '../tests/harness/chaos/run.js';
 import { freePort, startLocalDynamoDb } from '../tests/harness/dynamodb-local.js';
 
 const { values } = parseArgs({

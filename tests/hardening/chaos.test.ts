@@ -1,5 +1,5 @@
 // A short `npm run chaos`: real flows for a few seconds with 30 % of DynamoDB and SNS requests
-// faulted, then the check of everything answered (tests/harness/chaos-run.ts). The full run is
+// faulted, then the check of everything answered (tests/harness/chaos/run.ts). The full run is
 // `npm run chaos` (120 s, production's hash cost). The flows mostly wait on faults, not on the
 // CPU: 8 clients hashing cheaply send in 5 s about twice what 4 sent in 10 s at production's cost
 // (80 requests and 14 registrations against 40 and 9, measured on 2 loaded cores). Two races on
@@ -8,7 +8,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { emailClaimKey, phoneClaimKey, referralCodeKey, sessionKey, userKey } from '../../lib/store/keys.js';
 import { UserStatus } from '../../lib/users/user-status.js';
-import { runChaos } from '../harness/chaos-run.js';
+import { runChaos } from '../harness/chaos/run.js';
 import { claimCheck } from '../harness/claim-check.js';
 import { sessionCheck } from '../harness/session-check.js';
 import { identityProblems, type StoredItem } from '../harness/table-snapshot.js';

@@ -1,13 +1,16 @@
-import type { KeyObject } from 'node:crypto';
+import { type KeyObject, randomInt, randomUUID } from 'node:crypto';
 import type { Config } from '../../../lib/config.js';
-import type { Answer, EndpointName, InProcessService } from '../in-process-service.js';
+import { setStatusEndingSessions } from '../../../lib/sessions/end-sessions.js';
+import { UserStatus } from '../../../lib/users/user-status.js';
+import { type Answer, codeIn, type EndpointName, type InProcessService, invoke, sessionIdOf } from '../in-process-service.js';
 import type { OtpLogin, PhoneChangeSent } from '../session-check.js';
 import type { FakeSns } from '../sns-fake.js';
 import type { ChaosReport } from './report.js';
 
-// What the chaos run's flows share (tests/harness/chaos-run.ts): the accounts answered, the way
-// requests are sent and judged, and what is left to retry once the faults are off. A flow in a
-// module of its own (tests/harness/chaos/<flow>.ts) is built from this.
+// What the chaos run's flows share (tests/harness/chaos/run.ts): the accounts answered, the way
+// requests are sent and judged, and what is left to retry once the faults are off; and how the
+// run makes it (chaosContext). Each flow (tests/harness/chaos/<flow>.ts) is built from this, and
+// none imports the run.
 
 /** A registered account as the run knows it from the answers. */
 export interface Registered {
@@ -81,6 +84,12 @@ export interface ChaosContext {
   isFree: (account: Registered) => boolean;
   /** An account no other client is using, marked as in use until `flow` ends. */
   withAccount: (eligible: (account: Registered) => boolean, flow: (account: Registered) => Promise<void>) => Promise<void>;
+  /** Up to `count` (at least 1) accounts no other client is using, held until `flow` ends. */
+  withAccounts: (
+    count: number,
+    eligible: (account: Registered) => boolean,
+    flow: (accounts: Registered[]) => Promise<void>,
+  ) => Promise<void>;
   /**
    * A code sent to a number and verified, each retried with its key (`rounds` times again, 2 unless
    * told): the verification's answer, or undefined. None is sent past the run's end, unless told.
@@ -106,6 +115,166 @@ export interface ChaosContext {
   pendingDeletions: { account: Registered; key: string; authorization: string }[];
   /** Disables the user as user:disable does (status 2, sessions ended): true when done; one that fails under faults is run again after. */
   disableUser: (account: Registered, via?: InProcessService) => Promise<boolean>;
+  /** Disables that failed under faults, run again once they are off. */
+  pendingDisables: Registered[];
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What the run sets up before the flows: the service and its containers, the SNS fake, the report, the end. */
+export type ChaosSetup = Pick<
+  ChaosContext,
+  'config' | 'companyId' | 'service' | 'ahead' | 'slow' | 'interval' | 'sns' | 'report' | 'endAt' | 'log'
+>;
+
+/** Documented statuses (contract section 4). */
+const DOCUMENTED = new Set([200, 400, 401, 403, 404, 409, 413, 429, 503]);
+
+export function chaosContext(setup: ChaosSetup): ChaosContext {
+  const { companyId, service, sns, report, endAt, log } = setup;
+  const wrong = (what: string, answer?: Answer) => {
+    report.wrong.push(`${what}${answer ? `: ${answer.status} ${JSON.stringify(answer.body)}` : ''}`);
+    log(`WRONG ${report.wrong.at(-1)}`);
+  };
+
+  /** Every answer is counted, and judged against the envelope and the documented statuses. */
+  const call = async (
+    name: EndpointName,
+    body: unknown,
+    headers: Record<string, string> = {},
+    method = 'POST',
+    via: InProcessService = service,
+  ): Promise<Answer> => {
+    const answer = await invoke(via.handlers[name], {
+      method,
+      path: `/${name}`,
+      headers: { CompanyID: companyId, ...headers },
+      body,
+    });
+    report.requests++;
+    report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
+    const envelope = answer.body && (answer.body.success === 1 || answer.body.success === 0) && Array.isArray(answer.body.error);
+    if (!DOCUMENTED.has(answer.status) || !envelope) wrong(`${name} answered outside the envelope or documented statuses`, answer);
+    return answer;
+  };
+  const isAmbiguous = (answer: Answer) => answer.status === 503 || (answer.status === 409 && answer.body.error[0] === 20);
+  const untilDefinite = async (send: () => Promise<Answer>, rounds: number): Promise<Answer> => {
+    let answer = await send();
+    for (let round = 0; round < rounds && isAmbiguous(answer); round++) {
+      await sleep(Math.max(200, Number(answer.headers['retry-after'] ?? 0) * 1000 * Math.random()));
+      answer = await send();
+    }
+    return answer;
+  };
+
+  const registered: Registered[] = [];
+  const isFree = (account: Registered) => !account.inUse && !account.parked && !account.disabled && !account.deleted;
+  const withAccount = async (eligible: (account: Registered) => boolean, flow: (account: Registered) => Promise<void>) => {
+    const free = registered.filter((account) => isFree(account) && eligible(account));
+    const picked = free[randomInt(Math.max(1, free.length))];
+    if (!picked) return;
+    picked.inUse = true;
+    try {
+      await flow(picked);
+    } finally {
+      picked.inUse = false;
+    }
+  };
+  const withAccounts = async (
+    count: number,
+    eligible: (account: Registered) => boolean,
+    flow: (accounts: Registered[]) => Promise<void>,
+  ) => {
+    const free = registered.filter((account) => isFree(account) && eligible(account));
+    const picked: Registered[] = [];
+    while (picked.length < count && free.length) picked.push(free.splice(randomInt(free.length), 1)[0]!);
+    if (!picked.length) return;
+    for (const account of picked) account.inUse = true;
+    try {
+      await flow(picked);
+    } finally {
+      for (const account of picked) account.inUse = false;
+    }
+  };
+
+  /** The code last sent to a number, through the SNS fake. */
+  const lastCode = (phone: string) => sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message;
+  const sendAndCheck = async (
+    target: Record<string, unknown>,
+    headers: Record<string, string>,
+    via: InProcessService,
+    { pastTheEnd = false, rounds = 2 }: { pastTheEnd?: boolean; rounds?: number } = {},
+  ) => {
+    if (Date.now() >= endAt && !pastTheEnd) return undefined;
+    const sendKey = randomUUID();
+    const sent = await untilDefinite(() => call('loginPhone', target, { ...headers, 'Idempotency-Key': sendKey }, 'POST', via), rounds);
+    if (sent.status !== 200) {
+      if (sent.status !== 429 && !isAmbiguous(sent)) wrong(`a code (otp_type ${target.otp_type}) was not sent`, sent);
+      return undefined;
+    }
+    const message = lastCode(String(target.phone_number));
+    if (!message) return void wrong('a send answered 200 with no SMS');
+    const verifyKey = randomUUID();
+    const verified = await untilDefinite(
+      () => call('verifyOtp', { ...target, otp: codeIn(message) }, { ...headers, 'Idempotency-Key': verifyKey }, 'POST', via),
+      rounds,
+    );
+    if (verified.status === 200) return verified;
+    if (verified.status === 400) wrong(`the right code (otp_type ${target.otp_type}) was refused`, verified);
+    return undefined;
+  };
+
+  /** Which sessions OTP logins were answered, with the number each logged in to, and which session sent each phone change. */
+  const answered: ChaosContext['answered'] = { otpLogins: [], phoneChanges: [] };
+  const recordOtpLogin = (login: Answer, phoneE164: string) => {
+    const sid = sessionIdOf(`Token ${login.body.data.token.token}`);
+    answered.otpLogins.push({ sid, userId: login.body.data.user_id, phoneE164 });
+  };
+  /** A token bound to no device, and the login PIN's tries cleared (a lock opened). */
+  const loggedInByOtp = (account: Registered, login: Answer) => {
+    recordOtpLogin(login, `+1${account.phone}`);
+    account.token = login.body.data.token.token;
+    account.tokenOnDevice = false;
+    account.loggedOut = false;
+    account.pinLocked = false;
+    account.wrongPins = 0;
+  };
+
+  // Shared with the race on one account, which ends accounts the same ways (one-account-race.ts).
+  const pendingDisables: Registered[] = [];
+  const disableUser = async (account: Registered, via = service) => {
+    account.disabled = true;
+    account.loggedOut = true;
+    try {
+      await setStatusEndingSessions(via.app, companyId, account.userId, UserStatus.DISABLED);
+      report.disabled++;
+      return true;
+    } catch {
+      pendingDisables.push(account);
+      return false;
+    }
+  };
+
+  return {
+    ...setup,
+    registered,
+    wrong,
+    call,
+    isAmbiguous,
+    untilDefinite,
+    isFree,
+    withAccount,
+    withAccounts,
+    sendAndCheck,
+    loggedInByOtp,
+    recordOtpLogin,
+    answered,
+    freshEmail: () => `chaos.${randomUUID().slice(0, 13)}@example.com`,
+    profileUpdated: new Set<string>(),
+    pendingChanges: [],
+    deletions: [],
+    pendingDeletions: [],
+    disableUser,
+    pendingDisables,
+  };
+}

@@ -1,6 +1,6 @@
 import type { Proven } from '../event-check.js';
 
-// What a chaos run reports (tests/harness/chaos-run.ts), and the share of it its race flow keeps
+// What a chaos run reports (tests/harness/chaos/run.ts), and the share of it its race flow keeps
 // (one-account-race.ts): below both, so that neither imports the other for it.
 
 /** How the account ends while it moves. */
@@ -104,3 +104,52 @@ export interface ChaosReport {
   };
   wrong: string[];
 }
+
+/** A report before the run: every figure 0. */
+export const emptyReport = (): ChaosReport => ({
+  requests: 0,
+  byStatus: {},
+  faultsByKind: {},
+  smsAnswersDropped: 0,
+  registrations: 0,
+  ambiguousRetried: 0,
+  verified: 0,
+  pinLogins: 0,
+  marksRead: 0,
+  profileUpdates: 0,
+  emailChanges: 0,
+  emailRaces: 0,
+  takenEmailRefusals: 0,
+  phoneChangesSent: 0,
+  phoneChanges: 0,
+  phoneRaces: 0,
+  phoneChangesRerun: 0,
+  accountChangesRetried: 0,
+  disabled: 0,
+  disablesRetried: 0,
+  deletions: 0,
+  deletionsRetried: 0,
+  devicesRemoved: 0,
+  deviceRemovalsRetried: 0,
+  pinLocks: 0,
+  pinLocksRetried: 0,
+  race: emptyRaceReport(),
+  claims: { phoneClaims: 0, emailClaims: 0, holders: 0, problems: 0 },
+  sessions: { otpLogins: 0, live: 0, problems: 0 },
+  events: {
+    putEventsCalls: 0,
+    deadLetterCalls: 0,
+    faults: { calls: 0, entries: 0, deadLetterCalls: 0 },
+    batches: 0,
+    batchesHandedAgain: 0,
+    givenUp: 0,
+    drainSeconds: 0,
+    received: 0,
+    distinct: 0,
+    deadLettered: 0,
+    byType: {},
+    proven: { users: 0, sessionsEnded: 0, devices: 0, phoneChanges: 0, statuses: 0, profileUpdates: 0, pinLocks: 0 },
+    problems: 0,
+  },
+  wrong: [],
+});

@@ -1,0 +1,80 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { type DeviceKeyPair, newDeviceKeyPair } from '../device-keys.js';
+import { sampleRegistration } from '../in-process-service.js';
+import type { ChaosContext, Registered } from './context.js';
+
+// Registrations: half referred by an account already answered, half binding a device (for PIN
+// logins later). Each answered 200 is sent again without a key, which must never make a second
+// user; each answered ambiguously is sent again with its key once the faults are off, and must
+// come back with its first outcome.
+
+/** A registered account from its registration's answer. */
+function registeredAccount(
+  data: any,
+  body: Record<string, unknown>,
+  referredBy: string | undefined,
+  keys: DeviceKeyPair | undefined,
+): Registered {
+  return {
+    userId: data.user_id,
+    referralCode: data.referral_code,
+    token: data.token.token,
+    referredBy,
+    loggedOut: false,
+    device: keys && data.device_key ? { privateKey: keys.privateKey, deviceKey: data.device_key } : undefined,
+    loginPin: String(body.login_pin),
+    wrongPins: 0,
+    tokenOnDevice: Boolean(keys && data.device_key),
+    phone: String(body.phone_number),
+    email: typeof body.email === 'string' ? body.email.toLowerCase() : undefined,
+    quietAfter: 0,
+  };
+}
+
+export function registrations(ctx: ChaosContext) {
+  const { registered, report, wrong, call } = ctx;
+  const ambiguous: { body: Record<string, unknown>; key: string; referredBy?: string; keys?: DeviceKeyPair }[] = [];
+
+  const register = async () => {
+    const referrer = registered.length && Math.random() < 0.5 ? registered[randomInt(registered.length)] : undefined;
+    const keys = Math.random() < 0.5 ? newDeviceKeyPair() : undefined;
+    const body = sampleRegistration({
+      referral_code: referrer?.referralCode,
+      parent_user_id: undefined,
+      ...(keys ? { device_public_key: keys.publicKey } : {}),
+    });
+    const key = randomUUID();
+    const answer = await call('userRegister', body, { 'Idempotency-Key': key });
+    report.registrations++;
+    if (answer.status === 200) {
+      // Sent before the account is shared with the other clients: a deletion of it in between
+      // would free its phone for the duplicate.
+      const duplicate = await call('userRegister', body);
+      if (duplicate.status !== 409 && duplicate.status !== 503) wrong('a duplicate registration was not refused', duplicate);
+      registered.push(registeredAccount(answer.body.data, body, referrer?.userId, keys));
+    } else if (ctx.isAmbiguous(answer)) {
+      ambiguous.push({ body, key, referredBy: referrer?.userId, keys });
+    } else {
+      wrong('a fresh registration was refused', answer);
+    }
+  };
+
+  /** Every ambiguous registration, retried with its key (faults off), registers, and a replay answers the same user. */
+  const afterFaults = async () => {
+    for (const { body, key, referredBy, keys } of ambiguous) {
+      report.ambiguousRetried++;
+      const answer = await ctx.untilDefinite(() => call('userRegister', body, { 'Idempotency-Key': key }), 20);
+      if (answer.status !== 200) {
+        wrong('an ambiguous registration retried with its key did not register', answer);
+        continue;
+      }
+      const retried = registeredAccount(answer.body.data, body, referredBy, keys);
+      registered.push(retried);
+      if (keys && !retried.device) wrong('an ambiguous registration with a device came back without its device_key', answer);
+      const again = await call('userRegister', body, { 'Idempotency-Key': key });
+      if (again.body.data?.user_id !== retried.userId) wrong('a replay answered another user', again);
+    }
+  };
+
+  return { register, afterFaults };
+}
