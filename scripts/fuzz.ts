@@ -26,13 +26,9 @@ import fc from 'fast-check';
 import { createLocalTable, freePort, localClient, startLocalDynamoDb } from '../tests/harness/dynamodb-local.js';
 import { localConfig } from '../tests/harness/environment.js';
 import { SHARED_FAULTS, startFaultProxy } from '../tests/harness/fault-proxy.js';
-import {
-  acceptedRegistration,
-  type EndpointName,
-  hostileRequest,
-  PATHS,
-  registrationRequest,
-} from '../tests/harness/hostile-input-arbitraries.js';
+import { acceptedRegistration } from '../tests/harness/hostile-input/bodies.js';
+import { hostileRequest, registrationRequest } from '../tests/harness/hostile-input/requests.js';
+import { type EndpointName, PATHS } from '../tests/harness/hostile-input/routes.js';
 import {
   concurrentAnswerChecker,
   type FaultedRun,

@@ -9,14 +9,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { getPhoneClaim, getUser, type UserRecord } from '../../lib/store/user-store.js';
 import { createOwnTable, localClient } from '../harness/dynamodb-local.js';
 import { type FaultMode, type FaultProxy, startFaultProxy } from '../harness/fault-proxy.js';
-import {
-  acceptedRegistration,
-  type EndpointName,
-  hostileRequest,
-  hostileRequestsByGenerator,
-  PATHS,
-  registrationRequest,
-} from '../harness/hostile-input-arbitraries.js';
+import { acceptedRegistration } from '../harness/hostile-input/bodies.js';
+import { hostileRequest, hostileRequestsByGenerator, registrationRequest } from '../harness/hostile-input/requests.js';
+import { type EndpointName, PATHS } from '../harness/hostile-input/routes.js';
 import { type HostileChecker, hostileChecker, setUpHostileFixture } from '../harness/hostile-input-property.js';
 import { randomPhoneNumber, testService } from '../helpers.js';
 

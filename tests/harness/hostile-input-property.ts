@@ -5,7 +5,8 @@ import { type Company, createCompany } from '../../lib/companies/companies.js';
 import { ErrorCodes, StatusNames } from '../../lib/errors.js';
 import { HEX_ID_PATTERN } from '../../lib/ids.js';
 import { encodeCursor } from '../../lib/paging/list-cursor.js';
-import type { HostileFixture, HostileRequest } from './hostile-input-arbitraries.js';
+import type { HostileFixture } from './hostile-input/fixture.js';
+import type { HostileRequest } from './hostile-input/requests.js';
 import {
   type Account,
   type EndpointName,

@@ -3,14 +3,8 @@ import fc from 'fast-check';
 import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 import type { SendText } from '../../lib/sms/sms-sender.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from './device-keys.js';
-import {
-  type HostileFixture,
-  type HostilePart,
-  type HostileRequest,
-  requestOf,
-  type ValidRequest,
-  withOneHostilePart,
-} from './hostile-input-arbitraries.js';
+import type { HostileFixture } from './hostile-input/fixture.js';
+import { type HostilePart, type HostileRequest, requestOf, type ValidRequest, withOneHostilePart } from './hostile-input/requests.js';
 import { codeIn, type EndpointName, randomPhoneNumber } from './in-process-service.js';
 
 // Valid requests of a live account with one part made hostile, for npm run fuzz's long run: a
