@@ -1,14 +1,15 @@
 import fc from 'fast-check';
-import { endpoints } from '../../../lib/api/endpoints.js';
+import { endpoints, type OperationName } from '../../../lib/api/endpoints.js';
 import { userRegisterEndpoint } from '../../../lib/api/user-register-endpoint.js';
+import type { Endpoint } from '../../../lib/http/endpoint.js';
 import { OTP_CODE_PATTERN } from '../../../lib/otp/otp-codes.js';
 import type { HostileFixture } from './fixture.js';
 import { type EndpointName, FIELDS, isGet } from './routes.js';
 import { hostileKey, hostileString, hostileValue, jsonObject, PRIVILEGED_KEYS, PROTO_KEYS, type RawJson } from './values.js';
 
 // Hostile bodies: near misses for each field, a field dropped, set, repeated or added, text that
-// is not a JSON object, and each endpoint's base before any change; and valid registrations
-// carrying hostile extras.
+// is not a JSON object, and each endpoint's base before any change (its own where a run must be
+// kept from succeeding, else its example request); and valid registrations carrying hostile extras.
 
 /** The service's body limit (MAX_BODY_BYTES default): an accepted body must fit in it. */
 const MAX_BODY_BYTES = 16 * 1024;
@@ -189,68 +190,58 @@ const keepsZeroAmount = (mutations: Mutation[]) =>
     (change) => change.kind === 'add' || change.field !== 'amount' || change.kind === 'drop' || change.value === AUTHORIZATION_BASE.amount,
   );
 
-/** The endpoint's body before any change, and the changes a run may not make to it (they would make it succeed). */
-export function baseBody(
-  endpoint: Exclude<EndpointName, 'notFound'>,
-  fixture: HostileFixture,
-): { base: fc.Arbitrary<Record<string, unknown>>; keep?: (mutations: Mutation[]) => boolean } {
-  switch (endpoint) {
-    case 'userRegister':
-      return { base: registrationBase(fixture), keep: keepsUnknownReferralCode };
-    case 'referralProgram':
-      return { base: fc.constantFrom(...fixture.userIds).map((userId) => ({ user_id: userId })) };
-    case 'logout':
-      return { base: fc.constantFrom<Record<string, unknown>>({}, { scope: 'current' }, { scope: 'others' }, { scope: 'all' }) };
-    case 'loginPin':
-      return { base: loginPinBase() };
-    case 'tokenRefresh':
-      // Shaped as a refresh token of a fixture user, for a session no one has: refused 401, nothing written.
-      return {
-        base: fc
-          .record({
-            userId: fc.constantFrom(...fixture.userIds),
-            sessionId: fc.stringMatching(/^[0-9a-f]{32}$/),
-            random: fc.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-          })
-          .map(({ userId, sessionId, random }) => ({ refresh_token: `${userId}.${sessionId}.1.1.${random}.${random}` })),
-      };
-    case 'devices':
-    case 'notifications':
-    case 'userProfile':
-    case 'userExport':
-    case 'userDelete':
-      return { base: fc.constant({}) };
-    case 'userProfileUpdate':
-      // A body with a field the user may not change: refused 400 naming it, whatever else a run changes, never written.
-      return {
-        base: fc.constant<Record<string, unknown>>({ first_name: 'Ada', status_id: 1 }),
-        keep: (mutations) => mutations.every((change) => change.kind === 'add' || change.field !== 'status_id'),
-      };
-    case 'devicesRemove':
-      return { base: fc.stringMatching(/^[0-9a-f]{32}$/).map((deviceKey) => ({ device_key: deviceKey })) };
-    case 'changePin':
-      // A current PIN no fixture user has: a change is refused (17, then 18), never made.
-      return { base: fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, current_pin: '8642', new_pin: '7153' })) };
-    case 'userPhoneChange':
-      // The fixture's sessions began by registration: not fresh, 14, never made.
-      return {
-        base: fc.constant<Record<string, unknown>>({
-          dial_code: '+1',
-          phone_number: '2025550143',
-          phone_verification_token: 'q3Zk0uJ8yVtq0l2b6c9X1sFhR4mN7pWd',
-        }),
-      };
-    case 'resetPin':
-      // The fixture's sessions began by registration: without a valid proof, 14, never made.
-      return { base: fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, new_pin: '7153' })) };
-    case 'notificationsRead':
-      return { base: fc.constantFrom<Record<string, unknown>>({ all: 1 }, { all: 1, before: 1_795_000_000 }, { ids: fixture.userIds }) };
-    case 'transactionAuthorization':
-      return { base: fc.constant<Record<string, unknown>>(AUTHORIZATION_BASE), keep: keepsZeroAmount };
-    case 'loginPhone':
-    case 'verifyOtp':
-      return { base: codeTargetBase(fixture, endpoint === 'verifyOtp') };
-  }
+/** An endpoint's body before any change, and the changes a run may not make to it (they would make it succeed). */
+interface BaseBody {
+  base: fc.Arbitrary<Record<string, unknown>>;
+  keep?: (mutations: Mutation[]) => boolean;
+}
+
+/**
+ * The bases of the endpoints that need one of their own: to keep a run from succeeding and
+ * writing, or to name the fixture's users and numbers. Any other endpoint starts from its example
+ * request in the route table, or {} (baseBody): a new one needs an entry only if it must be kept
+ * from succeeding. userPhoneChange's example is refused the fixture's sessions (not fresh, 14).
+ */
+const BASE_BODIES: Partial<Record<OperationName, (fixture: HostileFixture) => BaseBody>> = {
+  userRegister: (fixture) => ({ base: registrationBase(fixture), keep: keepsUnknownReferralCode }),
+  referralProgram: (fixture) => ({ base: fc.constantFrom(...fixture.userIds).map((userId) => ({ user_id: userId })) }),
+  logout: () => ({ base: fc.constantFrom<Record<string, unknown>>({}, { scope: 'current' }, { scope: 'others' }, { scope: 'all' }) }),
+  loginPin: () => ({ base: loginPinBase() }),
+  // Shaped as a refresh token of a fixture user, for a session no one has: refused 401, nothing written.
+  tokenRefresh: (fixture) => ({
+    base: fc
+      .record({
+        userId: fc.constantFrom(...fixture.userIds),
+        sessionId: fc.stringMatching(/^[0-9a-f]{32}$/),
+        random: fc.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      })
+      .map(({ userId, sessionId, random }) => ({ refresh_token: `${userId}.${sessionId}.1.1.${random}.${random}` })),
+  }),
+  // A body with a field the user may not change: refused 400 naming it, whatever else a run changes, never written.
+  userProfileUpdate: () => ({
+    base: fc.constant<Record<string, unknown>>({ first_name: 'Ada', status_id: 1 }),
+    keep: (mutations) => mutations.every((change) => change.kind === 'add' || change.field !== 'status_id'),
+  }),
+  // A device no one bound: nothing removed.
+  devicesRemove: () => ({ base: fc.stringMatching(/^[0-9a-f]{32}$/).map((deviceKey) => ({ device_key: deviceKey })) }),
+  // A current PIN no fixture user has: a change is refused (17, then 18), never made.
+  changePin: () => ({ base: fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, current_pin: '8642', new_pin: '7153' })) }),
+  // The fixture's sessions began by registration: without a valid proof, 14, never made.
+  resetPin: () => ({ base: fc.constantFrom(1, 2).map((pinType) => ({ pin_type: pinType, new_pin: '7153' })) }),
+  notificationsRead: (fixture) => ({
+    base: fc.constantFrom<Record<string, unknown>>({ all: 1 }, { all: 1, before: 1_795_000_000 }, { ids: fixture.userIds }),
+  }),
+  transactionAuthorization: () => ({ base: fc.constant<Record<string, unknown>>(AUTHORIZATION_BASE), keep: keepsZeroAmount }),
+  loginPhone: (fixture) => ({ base: codeTargetBase(fixture, false) }),
+  verifyOtp: (fixture) => ({ base: codeTargetBase(fixture, true) }),
+};
+
+/** The endpoint's own base, else its example request as the route table gives it, else {}. */
+export function baseBody(endpoint: OperationName, fixture: HostileFixture): BaseBody {
+  const own = BASE_BODIES[endpoint];
+  if (own) return own(fixture);
+  const { examples }: Endpoint = endpoints[endpoint];
+  return { base: fc.constant((examples.request ?? {}) as Record<string, unknown>) };
 }
 
 export function bodyFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<string | undefined> {

@@ -10,7 +10,7 @@ import {
   wrongAuthorization,
   wrongCompanyId,
 } from './headers.js';
-import { type EndpointName, FIELDS, PATHS } from './routes.js';
+import { type EndpointName, FIELDS, PATHS, QUERY_FIELDS, takesQuery } from './routes.js';
 import { hostileString, PROTO_KEYS } from './values.js';
 
 // Generators of hostile requests for every endpoint: wrong types, missing and extra fields,
@@ -18,7 +18,7 @@ import { hostileString, PROTO_KEYS } from './values.js';
 // objects, __proto__ and constructor keys, duplicate keys, malformed JSON, wrong content
 // types, non-hex and over-long CompanyID, and forged tokens and cursors. Shared by
 // tests/hardening/hostile-input.test.ts (a bounded run) and scripts/fuzz.ts (a long one).
-// No vitest here.
+// No vitest here. What they know of the endpoints they read from the route table (routes.ts).
 
 /** An API Gateway request before it becomes an event: everything a client controls. */
 export interface HostileRequest {
@@ -31,7 +31,7 @@ export interface HostileRequest {
   isBase64Encoded: boolean;
 }
 
-/** Query entries of names the lists take, prototype keys and junk, with ids, cursors (forged too), numbers and junk as values. */
+/** Query entries of names the endpoints take (QUERY_FIELDS), prototype keys and junk, with ids, cursors (forged too), numbers and junk as values. */
 function queryEntries(fixture: HostileFixture, minLength: number): fc.Arbitrary<Record<string, string>> {
   const value = fc.oneof(
     hostileString,
@@ -40,19 +40,13 @@ function queryEntries(fixture: HostileFixture, minLength: number): fc.Arbitrary<
     fc.constantFrom(...fixture.cursors).map((cursor) => `${cursor.slice(0, -2)}AA`),
     fc.constantFrom(...fixture.cursors).map((cursor) => cursor.split('.').reverse().join('.')),
   );
-  const key = fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom('user_id', 'limit', 'cursor', 'unread') },
-    fc.constantFrom(...PROTO_KEYS),
-    hostileString,
-  );
+  const key = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...QUERY_FIELDS) }, fc.constantFrom(...PROTO_KEYS), hostileString);
   return fc.array(fc.tuple(key, value), { minLength, maxLength: 4 }).map((entries) => Object.fromEntries(entries));
 }
 
 function queryFor(endpoint: EndpointName, fixture: HostileFixture): fc.Arbitrary<Record<string, string> | undefined> {
   const query = queryEntries(fixture, 0);
-  return endpoint === 'referralProgram' || endpoint === 'notifications'
-    ? fc.oneof(query, fc.constant(undefined))
-    : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, query);
+  return takesQuery(endpoint) ? fc.oneof(query, fc.constant(undefined)) : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, query);
 }
 
 /** Everything a client controls in a request, as the generators build it. */
