@@ -6,7 +6,7 @@ import { createBoundSession, deviceBindingOf } from '../devices/device-binding.j
 import { AppError, fieldError } from '../errors.js';
 import { audit, phoneRef } from '../observability/audit.js';
 import type { VersionedKey } from '../secrets/server-keys.js';
-import { createSession } from '../sessions/access-tokens.js';
+import { createSession } from '../sessions/session-grant.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { consumeCode, giveCodeTryBack, type OtpRecord, takeCodeTry } from '../store/otp-store.js';
 import { pinTriesClear } from '../store/pin-store.js';

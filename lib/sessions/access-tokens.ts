@@ -1,29 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import type { App } from '../app-context.js';
 import type { Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { hashToken } from '../secrets/hashing.js';
 import { sessionKey } from '../store/keys.js';
-import {
-  type GrantTerms,
-  getSession,
-  type SessionRecord,
-  type SessionStart,
-  sessionGrant,
-  sessionPut,
-  touchSession,
-} from '../store/session-store.js';
-import { ConditionsFailed, type LabelledItem, type TransactItem, writeTransaction } from '../store/transactions.js';
+import { getSession, touchSession } from '../store/session-store.js';
 import { type AccessClaims, looksLikeJwt, signAccessToken, verifyAccessToken } from './jwt.js';
-import { newRefreshToken } from './refresh-tokens.js';
-
-export type { SessionStart };
 
 // A session is one item in its user's partition, keyed by its id (the access token's `sid`),
-// bound to one user of one company. A login answers a signed access token over it (jwt.ts, short
-// lived) and a refresh token (refresh-tokens.ts) that renews the access token while the session
-// lives. A session is over after config.tokenTtlSeconds (expires_at, the table's TTL attribute),
+// bound to one user of one company, begun by session-grant.ts. A login answers a signed access
+// token over it (jwt.ts, short lived) and a refresh token (refresh-tokens.ts) that renews the
+// access token while the session lives. A session is over after config.tokenTtlSeconds (expires_at, the table's TTL attribute),
 // after config.sessionIdleSeconds unused (counted from last_used_at, the one attribute a use
 // writes, so referral_program's role may write nothing else), when it is logged out, or when its
 // user stops being active. Opaque tokens from before signed access tokens ("<user id>.<256 random
@@ -31,30 +18,12 @@ export type { SessionStart };
 
 export const TOKEN_TYPE = 'Token';
 
-/** How a new session begins: by registration, OTP login or PIN login, on a bound device or none. */
-export interface SessionOrigin {
-  began: SessionStart;
-  deviceKey?: string | undefined;
-}
-
 /** What a login answers (API contract 3.12): the access token, the refresh token, the access token's lifetime. */
 export interface SessionTokens {
   token: { type: typeof TOKEN_TYPE; token: string };
   refresh_token: string;
   expires_in: number;
 }
-
-interface IssuedSession {
-  /** The values for the client; they exist only in this answer. */
-  tokens: SessionTokens;
-  /** The transaction item that stores the session. */
-  write: TransactItem;
-}
-
-type SessionParts = Pick<App, 'table' | 'clock' | 'config' | 'keys' | 'signingKeys'>;
-
-/** A new session's id: the `sid` of its access tokens, not a secret (other services see it). */
-const newSessionId = () => randomBytes(16).toString('hex');
 
 /** The answer's tokens for a session: a new access token and the given refresh token. */
 export async function sessionTokens(
@@ -65,79 +34,6 @@ export async function sessionTokens(
 ): Promise<SessionTokens> {
   const access = await signAccessToken(app, claims, sessionEndsAt);
   return { token: { type: TOKEN_TYPE, token: access.token }, refresh_token: refreshToken, expires_in: access.expiresIn };
-}
-
-/** A new session's tokens and the transaction item that stores it, for a write that creates its user too. */
-export async function issueSession(
-  app: SessionParts,
-  companyId: string,
-  userId: string,
-  userType: number,
-  start: SessionOrigin,
-): Promise<IssuedSession> {
-  const now = epochSeconds(app.clock);
-  const sessionId = newSessionId();
-  const refresh = await newRefreshToken(app, companyId, { userId, sessionId }, 1);
-  const record: SessionRecord = {
-    user_type: userType,
-    began: start.began,
-    ...(start.deviceKey ? { device_key: start.deviceKey } : {}),
-    created_at: now,
-    last_used_at: now,
-    expires_at: now + app.config.tokenTtlSeconds,
-    refresh_hash: refresh.hash,
-    refresh_gen: 1,
-  };
-  const claims = { companyId, userId, sessionId, userType, began: start.began, authTime: now };
-  return {
-    tokens: await sessionTokens(app, claims, record.expires_at, refresh.token),
-    write: sessionPut(app.table, companyId, userId, sessionId, record),
-  };
-}
-
-/** What else a session grant writes or requires, in its one transaction (a device bound or used, a PIN's count cleared). */
-export interface GrantWith<Label extends string> {
-  terms?: GrantTerms;
-  items?: LabelledItem<Label>[];
-}
-
-/** A grant refused by a condition other than the user's: the labels of the items it guarded. */
-export class GrantRefused<Label extends string> extends Error {
-  constructor(readonly labels: Label[]) {
-    super(`session grant refused: ${labels.join(', ')}`);
-    this.name = 'GrantRefused';
-  }
-}
-
-/**
- * A new session for an existing user, granted only while the user is active (one transaction:
- * the session, the user's session count and whatever else the grant comes with). Refused with
- * UNAUTHORIZED when the user's conditions fail (not active, a PIN changed since compared, the
- * device count reached), with GrantRefused naming the other items whose conditions failed.
- */
-export async function createSession<Label extends string>(
-  app: SessionParts,
-  companyId: string,
-  userId: string,
-  userType: number,
-  start: SessionOrigin,
-  grant: GrantWith<Label> = {},
-): Promise<SessionTokens> {
-  const { tokens, write } = await issueSession(app, companyId, userId, userType, start);
-  try {
-    await writeTransaction<string>(app.table, [
-      { label: 'session', item: write },
-      { label: 'user', item: sessionGrant(app.table, companyId, userId, grant.terms) },
-      ...(grant.items ?? []),
-    ]);
-  } catch (error) {
-    if (!(error instanceof ConditionsFailed)) throw error;
-    // With a device counted, the user's condition may be the count raced by another binding: the caller reads again.
-    if (error.labels.includes('user') && grant.terms?.deviceCount?.max === undefined)
-      throw new AppError('UNAUTHORIZED', { detail: 'the user is not active, or changed meanwhile' });
-    throw new GrantRefused(error.labels as Label[]);
-  }
-  return tokens;
 }
 
 /**

@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import type { App } from '../app-context.js';
+import { epochSeconds } from '../clock.js';
+import { AppError } from '../errors.js';
+import { type GrantTerms, type SessionRecord, type SessionStart, sessionGrant, sessionPut } from '../store/session-store.js';
+import { ConditionsFailed, type LabelledItem, type TransactItem, writeTransaction } from '../store/transactions.js';
+import { type SessionTokens, sessionTokens } from './access-tokens.js';
+import { newRefreshToken } from './refresh-tokens.js';
+
+export type { SessionStart };
+
+// Beginning a session (registration, OTP login, PIN login): its id, item and first tokens made
+// together, and granted in one transaction only while the user is active. How a request presents
+// a session, and when one is over: access-tokens.ts.
+
+/** How a new session begins: by registration, OTP login or PIN login, on a bound device or none. */
+export interface SessionOrigin {
+  began: SessionStart;
+  deviceKey?: string | undefined;
+}
+
+interface IssuedSession {
+  /** The values for the client; they exist only in this answer. */
+  tokens: SessionTokens;
+  /** The transaction item that stores the session. */
+  write: TransactItem;
+}
+
+type SessionParts = Pick<App, 'table' | 'clock' | 'config' | 'keys' | 'signingKeys'>;
+
+/** A new session's id: the `sid` of its access tokens, not a secret (other services see it). */
+const newSessionId = () => randomBytes(16).toString('hex');
+
+/** A new session's tokens and the transaction item that stores it, for a write that creates its user too. */
+export async function issueSession(
+  app: SessionParts,
+  companyId: string,
+  userId: string,
+  userType: number,
+  start: SessionOrigin,
+): Promise<IssuedSession> {
+  const now = epochSeconds(app.clock);
+  const sessionId = newSessionId();
+  const refresh = await newRefreshToken(app, companyId, { userId, sessionId }, 1);
+  const record: SessionRecord = {
+    user_type: userType,
+    began: start.began,
+    ...(start.deviceKey ? { device_key: start.deviceKey } : {}),
+    created_at: now,
+    last_used_at: now,
+    expires_at: now + app.config.tokenTtlSeconds,
+    refresh_hash: refresh.hash,
+    refresh_gen: 1,
+  };
+  const claims = { companyId, userId, sessionId, userType, began: start.began, authTime: now };
+  return {
+    tokens: await sessionTokens(app, claims, record.expires_at, refresh.token),
+    write: sessionPut(app.table, companyId, userId, sessionId, record),
+  };
+}
+
+/** What else a session grant writes or requires, in its one transaction (a device bound or used, a PIN's count cleared). */
+export interface GrantWith<Label extends string> {
+  terms?: GrantTerms;
+  items?: LabelledItem<Label>[];
+}
+
+/** A grant refused by a condition other than the user's: the labels of the items it guarded. */
+export class GrantRefused<Label extends string> extends Error {
+  constructor(readonly labels: Label[]) {
+    super(`session grant refused: ${labels.join(', ')}`);
+    this.name = 'GrantRefused';
+  }
+}
+
+/**
+ * A new session for an existing user, granted only while the user is active (one transaction:
+ * the session, the user's session count and whatever else the grant comes with). Refused with
+ * UNAUTHORIZED when the user's conditions fail (not active, a PIN changed since compared, the
+ * device count reached), with GrantRefused naming the other items whose conditions failed.
+ */
+export async function createSession<Label extends string>(
+  app: SessionParts,
+  companyId: string,
+  userId: string,
+  userType: number,
+  start: SessionOrigin,
+  grant: GrantWith<Label> = {},
+): Promise<SessionTokens> {
+  const { tokens, write } = await issueSession(app, companyId, userId, userType, start);
+  try {
+    await writeTransaction<string>(app.table, [
+      { label: 'session', item: write },
+      { label: 'user', item: sessionGrant(app.table, companyId, userId, grant.terms) },
+      ...(grant.items ?? []),
+    ]);
+  } catch (error) {
+    if (!(error instanceof ConditionsFailed)) throw error;
+    // With a device counted, the user's condition may be the count raced by another binding: the caller reads again.
+    if (error.labels.includes('user') && grant.terms?.deviceCount?.max === undefined)
+      throw new AppError('UNAUTHORIZED', { detail: 'the user is not active, or changed meanwhile' });
+    throw new GrantRefused(error.labels as Label[]);
+  }
+  return tokens;
+}
