@@ -155,15 +155,18 @@ describe('the settings’ one declaration (lib/settings.ts)', () => {
     for (const [file, text] of renderedPages()) expect(readFileSync(file, 'utf8'), file).toBe(text);
   });
 
-  it('declares every setting the functions read, and each one they read is declared', () => {
+  it('declares every setting the functions read, on the local stage and on a deployed one, and each one they read is declared', () => {
+    // The names come from watching readConfig read an environment, never from a list kept beside it.
     const read = new Set<string>();
-    const recording = new Proxy({} as Record<string, string | undefined>, {
-      get: (_target, name) => {
-        if (typeof name === 'string') read.add(name);
-        return undefined;
-      },
-    });
-    readConfig(recording);
+    const watched = (values: Record<string, string>) =>
+      new Proxy(values, {
+        get: (target, name) => {
+          if (typeof name === 'string') read.add(name);
+          return typeof name === 'string' ? target[name] : undefined;
+        },
+      });
+    readConfig(watched({}));
+    readConfig(watched({ STAGE: 'prod', SMS_QUEUE_URL: 'https://sqs.example/queue' }));
     // What a function reads: every declared setting but the deploy's own parameters and npm start's ports (PORT names the local issuer).
     const functionSettings = (Object.keys(SETTINGS) as SettingName[]).filter(
       (name) => !['parameter', 'start'].includes(sourceOf(name)) || name === 'PORT',
