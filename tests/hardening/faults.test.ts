@@ -123,6 +123,22 @@ async function getItem(key: { pk: string; sk: string }): Promise<StoredItem | un
   return (await scanItems(direct, table)).find((item) => item.pk === key.pk && item.sk === key.sk);
 }
 
+/** Resolves `seen` with the message when the service logs it as a warning, until restored. */
+function logged(target: InProcessService, message: string): { seen: Promise<string>; restore: () => void } {
+  const logger = target.app.logger;
+  const warn = logger.warn;
+  const seen = new Promise<string>((resolve) => {
+    logger.warn = (input, ...extra) => {
+      if (input === message) resolve(message);
+      warn.call(logger, input, ...extra);
+    };
+  });
+  const restore = () => {
+    logger.warn = warn;
+  };
+  return { seen, restore };
+}
+
 /**
  * Runs one call per endpoint at once under a fault, and checks answers, speed and stored data.
  * Returns what reached the proxy.
@@ -413,18 +429,35 @@ describe('work answered 503 for its deadline', () => {
   });
 
   it('writes nothing later: its next DynamoDB call is never sent', async () => {
-    // The company lookup is held past the deadline (1 s), then answered: the work would go on to register.
-    dynamoProxy.lateMs = 1_500;
-    dynamoProxy.rule = onlyFor('GetItem', '"COMPANY"', 'late');
-    const body = sampleRegistration();
-    expectUnavailable(await invoke(slow.handlers.userRegister, { path: '/r', headers: headers(), body }));
-    // Long enough for the held lookup to be answered (half a second after the deadline's answer) and the registration to have been written.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const operations = dynamoProxy.seen.map((request) => request.operation);
+    // The company lookup is held until the request has been answered 503 for its deadline (1 s), then
+    // answered: the work goes on from there and would register.
     dynamoProxy.reset();
-    dynamoProxy.lateMs = 1_500;
-    expect(operations).toEqual(['GetItem']);
-    expect(await getItem(phoneClaimKey(company.company_id, `+1${body.phone_number}`, 2))).toBeUndefined();
+    dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
+    const holdLookup = onlyFor('GetItem', '"COMPANY"', 'late');
+    let released = false;
+    let sent = () => {};
+    const sentAfterRelease = new Promise<string>((resolve) => {
+      sent = () => resolve('a DynamoDB call was sent after the deadline');
+    });
+    dynamoProxy.rule = (request) => {
+      if (released) sent();
+      return holdLookup(request);
+    };
+    const stopped = logged(slow, 'work stopped after the deadline');
+    try {
+      const body = sampleRegistration();
+      expectUnavailable(await invoke(slow.handlers.userRegister, { path: '/r', headers: headers(), body }));
+      released = true;
+      await dynamoProxy.releaseLate();
+      // Then the work ends at its next call, which never leaves (the service says so), or it sends it.
+      expect(await Promise.race([stopped.seen, sentAfterRelease])).toBe('work stopped after the deadline');
+      expect(dynamoProxy.seen.map((request) => request.operation)).toEqual(['GetItem']);
+      expect(await getItem(phoneClaimKey(company.company_id, `+1${body.phone_number}`, 2))).toBeUndefined();
+    } finally {
+      stopped.restore();
+      dynamoProxy.reset();
+      dynamoProxy.lateMs = 1_500;
+    }
   });
 });
 

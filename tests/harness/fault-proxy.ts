@@ -18,7 +18,7 @@ export type FaultMode =
   | 'lose-answer'
   /** Forward to DynamoDB, then reset the client's connection: applied, the answer dropped on the way back. */
   | 'drop-answer'
-  /** Hold the request for lateMs (past the client's timeout), then forward it: applied late, unseen. */
+  /** Hold the request for lateMs (past the client's timeout), or until releaseLate(), then forward it: applied late, unseen. */
   | 'late'
   /** Answer TransactionCanceledException for a conflict with another transaction (TransactWriteItems only). */
   | 'conflict'
@@ -44,11 +44,16 @@ export interface FaultProxy {
   rule: (request: Pick<DynamoRequest, 'operation' | 'body'>) => FaultMode;
   /** Every request received, with what was done to it. */
   seen: DynamoRequest[];
-  /** How long 'late' holds a request before forwarding it. */
+  /** How long 'late' holds a request before forwarding it; Infinity holds it until releaseLate(). */
   lateMs: number;
+  /**
+   * Forwards at once every request 'late' holds, whatever its lateMs. Resolves once DynamoDB has
+   * answered each and the answer has reached its caller (or the caller was gone).
+   */
+  releaseLate(): Promise<void>;
   /** Down: new connections are refused and open ones are cut. Up: listening again on the same port. */
   setReachable(reachable: boolean): Promise<void>;
-  /** Pass everything again and forget what was seen; ends requests left hanging. */
+  /** Pass everything again and forget what was seen; ends requests left hanging (those held until releaseLate() are never forwarded). */
   reset(): void;
   close(): Promise<void>;
 }
@@ -89,8 +94,15 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const agent = new Agent({ keepAlive: true });
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
+  /** Requests 'late' holds: each forwarded when its time comes or releaseLate() is called, whichever is first. */
+  const held = new Map<ServerResponse, { timed: boolean; release: () => Promise<void> }>();
 
-  const forward = (request: IncomingMessage, body: Buffer, answer: (upstreamResponse: IncomingMessage, data: Buffer) => void) => {
+  const forward = (
+    request: IncomingMessage,
+    body: Buffer,
+    answer: (upstreamResponse: IncomingMessage, data: Buffer) => void,
+    failed: () => void = () => {},
+  ) => {
     const outgoing = httpRequest(
       { host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers, agent },
       (upstreamResponse) => {
@@ -99,7 +111,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         upstreamResponse.on('end', () => answer(upstreamResponse, Buffer.concat(chunks)));
       },
     );
-    outgoing.on('error', () => request.socket.destroy());
+    outgoing.on('error', () => {
+      request.socket.destroy();
+      failed();
+    });
     outgoing.end(body);
   };
 
@@ -108,12 +123,16 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     rule: () => 'pass',
     seen: [],
     lateMs: 1_500,
+    releaseLate: async () => {
+      await Promise.all([...held.values()].map((request) => request.release()));
+    },
     setReachable: async () => {},
     reset: () => {
       proxy.rule = () => 'pass';
       proxy.seen = [];
       for (const response of hanging) response.socket?.destroy();
       hanging.clear();
+      for (const [response, request] of held) if (!request.timed) held.delete(response);
     },
     close: async () => {},
   };
@@ -148,15 +167,32 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
           return;
         case 'late': {
           hanging.add(response);
-          const timer = setTimeout(() => {
-            hanging.delete(response);
-            forward(request, body, (upstreamResponse, data) => {
-              if (response.destroyed || response.socket?.destroyed) return;
-              response.writeHead(upstreamResponse.statusCode ?? 500, upstreamResponse.headers);
-              response.end(data);
+          let closed = false;
+          let onClose = () => {};
+          response.once('close', () => {
+            closed = true;
+            onClose();
+          });
+          const release = () =>
+            new Promise<void>((landed) => {
+              clearTimeout(timer);
+              held.delete(response);
+              hanging.delete(response);
+              forward(
+                request,
+                body,
+                (upstreamResponse, data) => {
+                  if (closed || response.destroyed || response.socket?.destroyed) return landed();
+                  onClose = landed;
+                  response.writeHead(upstreamResponse.statusCode ?? 500, upstreamResponse.headers);
+                  response.end(data);
+                },
+                landed,
+              );
             });
-          }, proxy.lateMs);
-          timer.unref();
+          const timed = Number.isFinite(proxy.lateMs);
+          const timer = timed ? setTimeout(release, proxy.lateMs).unref() : undefined;
+          held.set(response, { timed, release });
           return;
         }
         case 'conflict':
