@@ -114,6 +114,7 @@ describe('change_pin', () => {
       const key = randomUUID();
       let changing = true;
       let answered = false;
+      const logins: ReturnType<typeof pinLogin>[] = [];
       const change = (async () => {
         for (let attempt = 1; ; attempt++) {
           changing = true;
@@ -121,12 +122,13 @@ describe('change_pin', () => {
           changing = false;
           if (answer.status !== 503 || attempt === 5) return answer;
           expect(answer.body.error).toEqual([16]);
-          await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after']) * 1000));
+          // The app's wait: the logins in flight, which held the tries, end meanwhile, and the clock moves on by Retry-After.
+          await Promise.allSettled(logins);
+          service.clock.advance(Number(answer.headers['retry-after']));
         }
       })().finally(() => {
         answered = true;
       });
-      const logins: ReturnType<typeof pinLogin>[] = [];
       while (!answered) {
         if (changing) logins.push(pinLogin(service, company, device, PINS.login_pin));
         await new Promise((resolve) => setTimeout(resolve, 3));
