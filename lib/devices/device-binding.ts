@@ -4,7 +4,7 @@ import { SecurityEvent, securityNotificationWrites } from '../notifications/secu
 import { audit, type RequestOrigin } from '../observability/audit.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
-import { createSession, GrantRefused, type GrantWith, type SessionOrigin } from '../sessions/session-grant.js';
+import { GrantRefused, type GrantWith, grantSession, type SessionOrigin } from '../sessions/session-grant.js';
 import { type DeviceLabels, deviceBindWrites, deviceRemoveWrites, getDevice, queryUserDevices } from '../store/device-store.js';
 import { endSessions, querySessions, type StoredSession, sessionEnd } from '../store/session-store.js';
 import type { LabelledItem } from '../store/transactions.js';
@@ -161,7 +161,7 @@ export async function createBoundSession(
       terms = { ...terms, deviceCount: evicted.length ? { add: 1 - evicted.length } : { add: 1, max } };
     }
     try {
-      const tokens = await createSession(app, companyId, userId, userType, { ...start, deviceKey: binding.deviceKey }, { terms, items });
+      const tokens = await grantSession(app, companyId, userId, userType, { ...start, deviceKey: binding.deviceKey }, { terms, items });
       for (const removal of evicted) await removal.endLateSessions();
       const event = { company_id: companyId, user_id: userId };
       if (isNew) audit(app, origin, 'device_bound', { ...event, outcome: 'bound', devices_removed: evicted.length });

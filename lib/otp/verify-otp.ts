@@ -6,7 +6,7 @@ import { createBoundSession, deviceBindingOf } from '../devices/device-binding.j
 import { AppError, fieldError } from '../errors.js';
 import { audit, phoneRef } from '../observability/audit.js';
 import type { VersionedKey } from '../secrets/server-keys.js';
-import { createSession } from '../sessions/session-grant.js';
+import { grantSession } from '../sessions/session-grant.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { consumeCode, giveCodeTryBack, type OtpRecord, takeCodeTry } from '../store/otp-store.js';
 import { pinTriesClear } from '../store/pin-store.js';
@@ -188,7 +188,7 @@ async function checkCode(app: App, { body: input, company, principal, origin, id
   const target = { companyId, userId, userType: input.user_type };
   const tokens = binding
     ? await createBoundSession(app, origin, target, binding, { began: 'otp' }, grant)
-    : await createSession(app, companyId, userId, input.user_type, { began: 'otp' }, grant);
+    : await grantSession(app, companyId, userId, input.user_type, { began: 'otp' }, grant);
   return {
     message: 'Logged in successfully',
     ...tokens,

@@ -4,7 +4,7 @@ import { loginPinText, signatureMatches } from '../devices/device-signatures.js'
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
-import { createSession, GrantRefused } from '../sessions/session-grant.js';
+import { GrantRefused, grantSession } from '../sessions/session-grant.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { deviceUseWrite, getDevice, takeNonce } from '../store/device-store.js';
 import { givePinTryBack, PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
@@ -54,7 +54,7 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
   const use = deviceUseWrite(app.table, companyId, userId, input.device_key, now);
   let tokens: SessionTokens;
   try {
-    tokens = await createSession(
+    tokens = await grantSession(
       app,
       companyId,
       userId,

@@ -11,7 +11,7 @@ import { OtpType } from '../otp/code-target.js';
 import { newReferralCode, requireReferrer } from '../referrals/referral-codes.js';
 import { hashPassword, hashPin, hashToken } from '../secrets/hashing.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
-import { createSession, issueSession } from '../sessions/session-grant.js';
+import { grantSession, issueSession } from '../sessions/session-grant.js';
 import { type ReclaimWrite, RegistrationRefused, writeRegistration } from '../store/registration-store.js';
 import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
 import { requirePastBirthDate } from '../users/profile-fields.js';
@@ -100,7 +100,7 @@ async function registeredByThisRequest(
   if (!registered) return undefined;
   // The device the first run bound in its transaction: its key follows from the user and the public key.
   const binding = deviceBindingOf(user.company_id, registered.user_id, input);
-  const tokens = await createSession(
+  const tokens = await grantSession(
     app,
     user.company_id,
     registered.user_id,

@@ -79,7 +79,7 @@ export class GrantRefused<Label extends string> extends Error {
  * UNAUTHORIZED when the user's conditions fail (not active, a PIN changed since compared, the
  * device count reached), with GrantRefused naming the other items whose conditions failed.
  */
-export async function createSession<Label extends string>(
+export async function grantSession<Label extends string>(
   app: SessionParts,
   companyId: string,
   userId: string,
