@@ -214,6 +214,10 @@ export function readConfig(env: Environment = process.env) {
     pinResetOtpSessionSeconds: read.integer('PIN_RESET_OTP_SESSION_SECONDS'),
     accountEraseAfterDays: read.integer('ACCOUNT_ERASE_AFTER_DAYS'),
     authorizationTtlSeconds: read.integer('AUTHORIZATION_TTL_SECONDS'),
+    admin: {
+      sessionSeconds: read.integer('ADMIN_SESSION_HOURS') * 3600,
+      lookupsPerHour: read.integer('ADMIN_LOOKUPS_PER_HOUR'),
+    },
     otp: {
       ttlSeconds: read.integer('OTP_TTL_SECONDS'),
       maxAttempts: read.integer('OTP_MAX_ATTEMPTS'),

@@ -23,6 +23,7 @@ export const ErrorCodes = {
   PIN_LOCKED: { code: 18, status: 400 },
   AUTHORIZATION_INVALID: { code: 19, status: 400 },
   IDEMPOTENCY_KEY_REUSED: { code: 20, status: 409 },
+  LAST_ADMIN: { code: 21, status: 409 },
   INTERNAL_ERROR: { code: 500, status: 500 },
 } as const;
 

@@ -201,6 +201,20 @@ export const SETTINGS = {
     means: 'days between a deletion request and the erasure (0: the eraser’s next run); `npm run user:restore` undoes it until then',
   },
 
+  // The back office (API contract 3.14)
+  ADMIN_SESSION_HOURS: {
+    default: 12,
+    min: 1,
+    deployed: { max: 24, why: 'how long after a login a staff session may still act on customers’ accounts' },
+    means: 'a staff session acts on the back office only this long after its OTP or PIN login (older: 400 code 14)',
+  },
+  ADMIN_LOOKUPS_PER_HOUR: {
+    default: 120,
+    min: 1,
+    deployed: { max: 1000, why: 'searches and views one insider (or one stolen staff session) can script in an hour' },
+    means: 'searches and views per employee per clock hour (then 429 code 12)',
+  },
+
   // Login codes
   OTP_TTL_SECONDS: {
     default: 300,

@@ -40,4 +40,9 @@ module.exports = {
   // A company's due list of erasures, and the service-wide list of companies with deletions (ids only).
   erasureDue: `${company}#ERASURES`,
   erasureCompany: 'ERASURES',
+  // The back office: a company's count of admins, its log of staff actions by day, and each action
+  // on a user, kept in the user's partition.
+  adminCount: `${company}#ADMINS`,
+  staffLog: `${company}#STAFFLOG#*`,
+  staffAction: userPartition,
 };

@@ -385,6 +385,22 @@ module.exports = {
   // deleted (their partition, their device's nonces, their codes and counters when the phone is no
   // one's, their referral code and claims), a referrer's notice that named them blanked, and the
   // record replaced by what is kept. No secret, no token, no SMS.
+  // The back office (API contract 3.14): reads the acting employee's role on every call, and writes
+  // the record of every action in the company's log and the user's partition.
+  adminEmployeeRole: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      // The role alone of an employee's record, and the company's count of admins.
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ['role', 'updated_at'] },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
   accountsErase: {
     table: [
       { actions: ['Query'], keys: ['erasureCompany', 'erasureDue', 'user', 'notification', 'deviceNonce'] },

@@ -1,5 +1,6 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../sessions/discovery.js';
+import { adminEmployeeRoleEndpoint } from './admin-employee-role-endpoint.js';
 import { changePinEndpoint } from './change-pin-endpoint.js';
 import { devicesEndpoint } from './devices-endpoint.js';
 import { devicesRemoveEndpoint } from './devices-remove-endpoint.js';
@@ -47,6 +48,7 @@ export const endpoints = {
   userExport: userExportEndpoint,
   userPhoneChange: userPhoneChangeEndpoint,
   userDelete: userDeleteEndpoint,
+  adminEmployeeRole: adminEmployeeRoleEndpoint,
 } as const satisfies Record<string, Endpoint>;
 
 export type OperationName = keyof typeof endpoints;

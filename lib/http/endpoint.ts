@@ -15,6 +15,7 @@ export const API_TAGS = {
   notifications: 'Notifications and their read state',
   account: 'The account: its profile and everything held about the user',
   tokens: 'For services that verify access tokens: the issuer and its keys (no CompanyID)',
+  admin: 'The back office: the company’s staff serve its users (employees with a role)',
 } as const;
 
 /** Whether a call needs a token: "optional" still refuses a bad one, since a client that sends one expects it to count. */

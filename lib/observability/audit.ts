@@ -38,7 +38,8 @@ type AuditEventName =
   | 'transaction_authorized'
   | 'transaction_authorization_refused'
   | 'authorization_redeemed'
-  | 'authorization_redeem_refused';
+  | 'authorization_redeem_refused'
+  | 'staff_action';
 
 /** Where a request came from, as API Gateway saw it (never from a header a client can set). */
 export interface RequestOrigin {

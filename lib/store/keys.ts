@@ -201,3 +201,28 @@ export const ERASURE_COMPANIES_PK = 'ERASURES';
 export function erasureCompanyKey(companyId: string): ItemKey {
   return { pk: ERASURE_COMPANIES_PK, sk: companyPrefix(companyId) };
 }
+
+/**
+ * How many admins a company has (API contract 3.14): in a partition of its own, so that a role that
+ * may count admins cannot write the company's record (IAM sees partition keys only).
+ */
+export function adminCountKey(companyId: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#ADMINS`, sk: 'COUNT' };
+}
+
+/** Sort-key prefix of the back-office actions on a user, kept in the user's partition (their export lists them). */
+export const STAFF_ACTION_PREFIX = 'STAFF#';
+
+/** One back-office action on a user, in time order. */
+export function staffActionKey(companyId: string, userId: string, atMs: number, actionId: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: `${STAFF_ACTION_PREFIX}${String(atMs).padStart(15, '0')}#${actionId}` };
+}
+
+/**
+ * One back-office action in its company's log of that UTC day: every search, view and action,
+ * whether it names a user or not (a search that found nobody). `npm run staff:actions` reads it.
+ */
+export function staffLogKey(companyId: string, atMs: number, actionId: string): ItemKey {
+  const day = new Date(atMs).toISOString().slice(0, 10);
+  return { pk: `${companyPrefix(companyId)}#STAFFLOG#${day}`, sk: `${String(atMs).padStart(15, '0')}#${actionId}` };
+}

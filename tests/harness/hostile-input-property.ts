@@ -56,6 +56,7 @@ const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   userPhoneChange: [1, 4, 13, 14],
   userDelete: [1, 4, 13, 14],
   userProfileUpdate: [1, 4, 7, 13],
+  adminEmployeeRole: [1, 4, 5, 6, 13, 14, 21],
   notFound: [6],
 };
 const DOCUMENTED = new Map<number, number>(
@@ -131,6 +132,7 @@ type OutcomeCounts = Record<EndpointName, Record<string, number>>;
 function emptyCounts(): OutcomeCounts {
   return {
     userRegister: {},
+    adminEmployeeRole: {},
     loginPhone: {},
     verifyOtp: {},
     referralProgram: {},

@@ -276,6 +276,12 @@ export class LiveClient {
       case 'userProfile':
       case 'userExport':
         return { valid: { endpoint, headers }, settle: withToken() };
+      case 'adminEmployeeRole':
+        // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
+        return {
+          valid: { endpoint, headers, body: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', role: 'support', reason: 'fuzz' } },
+          settle: withToken(),
+        };
       case 'userDelete':
         // The account's OTP login is fresh: a deletion that succeeds ends it, and the account retires.
         return {

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import type { App } from '../app-context.js';
+import type { RequestOrigin } from '../observability/audit.js';
+import { audit } from '../observability/audit.js';
+import { type StaffActionRecord, staffActionPuts } from '../store/staff-store.js';
+import type { TransactItem } from '../store/transactions.js';
+
+// The record of every back-office search, view and action (API contract 3.14): who, what, on whom,
+// when and why, written in the same transaction as what it records (a search or a view, which
+// write nothing else, write it alone). The table's stream makes each one an admin.action event,
+// without the reason; the reason stays in the record and the audit log.
+
+/** The actions' names, in records and events alike. */
+export const STAFF_ACTIONS = [
+  'search',
+  'view',
+  'sessions_end',
+  'status',
+  'device_remove',
+  'restore',
+  'phone_recover',
+  'phone_approve',
+  'phone_cancel',
+  'role',
+] as const;
+export type StaffAction = (typeof STAFF_ACTIONS)[number];
+
+/** How many of a user's latest back-office actions a view and the user's export show. */
+export const STAFF_ACTIONS_SHOWN = 50;
+
+/** An action about to be recorded: its record and the items that keep it. */
+export function staffActionRecord(
+  app: Pick<App, 'clock' | 'table'>,
+  entry: { companyId: string; actorId: string; action: StaffAction; userId?: string | undefined; reason: string },
+): { record: StaffActionRecord; writes: TransactItem[] } {
+  const record: StaffActionRecord = {
+    action_id: randomBytes(16).toString('hex'),
+    company_id: entry.companyId,
+    actor_id: entry.actorId,
+    action: entry.action,
+    ...(entry.userId ? { user_id: entry.userId } : {}),
+    reason: entry.reason,
+    at_ms: app.clock.now(),
+  };
+  return { record, writes: staffActionPuts(app.table, record) };
+}
+
+/** The audit line of a recorded action: with its reason, as the record has it. */
+export function auditStaffAction(app: App, origin: RequestOrigin | undefined, record: StaffActionRecord, outcome: string): void {
+  audit(app, origin, 'staff_action', {
+    company_id: record.company_id,
+    user_id: record.user_id,
+    actor_id: record.actor_id,
+    action: record.action,
+    action_id: record.action_id,
+    reason: record.reason,
+    outcome,
+  });
+}
