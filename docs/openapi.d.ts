@@ -380,6 +380,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallet/v3/admin/employees/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an employee a back-office role, or take it away (admin)
+         * @description An admin of the company sets the role of one of its active employees: "support" (search, view and act on users), "admin" (also enable users, approve recoveries, set roles and the company’s settings) or "none". The company’s last admin keeps the role (409 code 21). Needs an employee token with the admin role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the action.
+         */
+        post: operations["adminEmployeeRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/openid-configuration": {
         parameters: {
             query?: never;
@@ -434,7 +454,7 @@ export interface components {
         FailureEnvelope: {
             /** @constant */
             success: 0;
-            error: (1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 500)[];
+            error: (1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 500)[];
             data: {
                 /** @enum {unknown} */
                 message: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
@@ -4414,6 +4434,217 @@ export interface operations {
                         /** @constant */
                         success: 0;
                         error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminEmployeeRole: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                 *       "role": "support",
+                 *       "reason": "ticket 4711: new support agent"
+                 *     }
+                 */
+                "application/json": {
+                    user_id: string;
+                    /** @enum {string} */
+                    role: "support" | "admin" | "none";
+                    /** @description Why the employee acts, such as a ticket number: kept in the record of the action, never in an event */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Role set",
+                     *         "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                     *         "role": "support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            user_id: string;
+                            /** @enum {string} */
+                            role: "support" | "admin" | "none";
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 14 PHONE_NOT_VERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2 | 14)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (3 | 6)[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 21 LAST_ADMIN */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (20 | 21)[];
                         data: {
                             /** @constant */
                             message: "CONFLICT";

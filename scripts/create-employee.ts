@@ -1,9 +1,10 @@
 // npm run employee:create -- --company <company id> < employee.json
 // Registers an employee (the registration body of API contract 3.1, read from standard input so
 // that the password and PINs stay out of shell history) as an operator, for a company's first
-// employee. Prints {"user_id": "...", "token": "..."} as its last line. Same configuration as
-// company:create.
+// employee, who is the company's admin of the back office (API contract 3.14: role admin). Prints
+// {"user_id": "...", "token": "...", "role": "admin"} as its last line. Same configuration as company:create.
 import { parseArgs } from 'node:util';
+import { setEmployeeRole } from '../lib/admin/employee-role.js';
 import { AppError } from '../lib/errors.js';
 import { operatorRegistration, userRegister } from '../lib/registration/user-register.js';
 import { userRegisterBody } from '../lib/registration/user-register-input.js';
@@ -25,7 +26,14 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
     const input = await parseInput(userRegisterBody, { ...body, user_type: UserType.EMPLOYEE });
     const company = await app.companies.require(companyId);
     const result = await userRegister(app, operatorRegistration(company, input));
-    io.out(JSON.stringify({ user_id: result.user_id, token: result.token.token }));
+    const { role } = await setEmployeeRole(app, {
+      companyId,
+      actorId: 'operator',
+      userId: result.user_id,
+      role: 'admin',
+      reason: 'npm run employee:create',
+    });
+    io.out(JSON.stringify({ user_id: result.user_id, token: result.token.token, role }));
     return 0;
   } catch (error) {
     if (error instanceof AppError) {

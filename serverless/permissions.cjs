@@ -392,8 +392,8 @@ module.exports = {
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
-      // The role alone of an employee's record, and the company's count of admins.
-      { actions: ['UpdateItem'], keys: ['user'], attributes: ['role', 'updated_at'] },
+      // The role alone of an employee's record (its condition reads the type and status), and the company's count of admins.
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ['role', 'updated_at', 'user_type', 'status_id'] },
       { actions: ['UpdateItem'], keys: ['adminCount'] },
       { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
       recordSessionUse,

@@ -45,6 +45,8 @@ const CAPS: [string, number, number][] = [
   ['OTP_VERIFIES_PER_ADDRESS', 1000, 1001],
   ['OTP_FAILURES_PER_PHONE', 20, 21],
   ['ACCESS_TOKEN_TTL_SECONDS', 3600, 3601],
+  ['ADMIN_SESSION_HOURS', 24, 25],
+  ['ADMIN_LOOKUPS_PER_HOUR', 1000, 1001],
 ];
 /** Windows and intervals, whose shorter values let more through: [setting, the first value taken, the last refused]. */
 const FLOORS: [string, number, number][] = [

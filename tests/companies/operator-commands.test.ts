@@ -379,7 +379,7 @@ function spawnCommand(script: string, args: string[], input: string): Promise<{ 
 
 describe('npm run employee:create', () => {
   // The one command run as its own process: arguments, standard input, stdout, stderr and exit code as an operator sees them.
-  it("registers a company's first employee from standard input and prints a working token, as its own process", async () => {
+  it("registers a company's first employee, its admin, from standard input and prints a working token, as its own process", async () => {
     const { last: created } = await command(createCompany, ['--name', 'Bootstrap']);
     const companyId = created.company_id;
     const [done, refused] = await Promise.all([
@@ -389,8 +389,11 @@ describe('npm run employee:create', () => {
     expect(done.code, done.stderr).toBe(0);
     expect(refused).toMatchObject({ code: 2, stdout: '' });
     expect(refused.stderr).toMatch(/^usage: npm run employee:create/m);
-    const { user_id: userId, token } = JSON.parse(done.stdout.trim().split('\n').at(-1)!);
+    const { user_id: userId, token, role } = JSON.parse(done.stdout.trim().split('\n').at(-1)!);
     expect(userId).toMatch(/^[0-9a-f]{32}$/);
+    // The company's first employee is its back-office admin (API contract 3.14), and counted as one.
+    expect(role).toBe('admin');
+    expect(((await getUser(service.app.table, companyId, userId)) as { role?: string } | undefined)?.role).toBe('admin');
     expect(await authenticate(service.app, companyId, `Token ${token}`)).toEqual({
       companyId,
       userId,

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { BatchWriteCommand, DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { setEmployeeRole } from '../../lib/admin/employee-role.js';
 import type { SigningKeySources } from '../../lib/app.js';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
@@ -24,6 +25,7 @@ import type { SmsQueue } from '../../lib/sms/sms-queue.js';
 import { createSmsSender, type SendText } from '../../lib/sms/sms-sender.js';
 import {
   addressLimitKey,
+  adminCountKey,
   authorizationKey,
   authorizationReferenceKey,
   companyKey,
@@ -48,7 +50,10 @@ import {
   referralCodeKey,
   referralCountKey,
   SESSION_PREFIX,
+  STAFF_ACTION_PREFIX,
   sessionKey,
+  staffActionKey,
+  staffLogKey,
   UNREAD_COUNT_PREFIX,
   USER_DEVICE_PREFIX,
   unreadCountKey,
@@ -224,6 +229,7 @@ const BY_SORT_KEY: [string, (sk: string) => boolean][] = [
   // A Query of a user's whole partition (their export) names no sort key: it is the user's.
   ['user', (sk) => sk === userKey(newId(), newId()).sk || sk === ''],
   ['pinTries', (sk) => sk.startsWith('PINTRIES#')],
+  ['staffAction', (sk) => sk.startsWith(STAFF_ACTION_PREFIX)],
   ['userDevice', (sk) => sk.startsWith(USER_DEVICE_PREFIX)],
   ['deviceIndex', (sk) => sk === deviceIndexKey(newId(), newId()).sk],
   ['deviceNonce', (sk) => sk === deviceNonceKey(newId(), newId(), 'n').sk.slice(0, -1) || sk.startsWith('NONCE#')],
@@ -634,6 +640,7 @@ async function everyFlow(): Promise<void> {
   expect(await invoked.redeemAuthorization(redeem, lambdaContext())).toMatchObject({ success: 1 });
   await deviceFlows();
   await accountFlows();
+  await backOfficeFlows();
   await phoneChangeFlows();
   await pinFlows();
   await deletionFlows();
@@ -745,6 +752,22 @@ async function deviceFlows(): Promise<void> {
   // With its session over, a removal sent with a key looks for a first outcome of that session's: none, 401.
   expect((await invoke(handlers.logout, { path: '/o', headers: headers(token) })).status).toBe(200);
   expect((await remove(third.body.data.device_key)).status).toBe(401);
+}
+
+/**
+ * The back office: an admin (made by the operator) gives an employee a role and takes it back, after
+ * the touch interval; the company's last admin is refused the loss of the role.
+ */
+async function backOfficeFlows(): Promise<void> {
+  const [admin, agent] = [await newEmployee(recorded, company), await newEmployee(recorded, company)];
+  const operator = { companyId: company.company_id, actorId: 'operator', userId: admin.userId, reason: 'flows' };
+  await setEmployeeRole(service.app, { ...operator, role: 'admin' });
+  const session = await logIn(recorded, company, admin);
+  const role = (body: unknown) => invoke(handlers.adminEmployeeRole, { path: '/r', headers: headers(session), body });
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await role({ user_id: agent.userId, role: 'admin', reason: 'deputy' })).status).toBe(200);
+  expect((await role({ user_id: agent.userId, role: 'support', reason: 'back to support' })).status).toBe(200);
+  expect((await role({ user_id: admin.userId, role: 'none', reason: 'leaving' })).status).toBe(409);
 }
 
 /** The profile: read, names changed, an email changed (its claim moved), another user's email refused; each after the touch interval. */
@@ -883,6 +906,9 @@ describe('the kinds of item (serverless/key-kinds.cjs)', () => {
       idempotencyRecord: idempotencyRecordKey(company, hashToken(randomUUID())),
       erasureDue: erasureDueKey(company, 1767225600, user),
       erasureCompany: erasureCompanyKey(company),
+      adminCount: adminCountKey(company),
+      staffLog: staffLogKey(company, Date.now(), newId()),
+      staffAction: staffActionKey(company, user, Date.now(), newId()),
     };
     expect(Object.keys(keys).sort()).toEqual(Object.keys(keyKinds).sort());
     for (const [kind, key] of Object.entries(keys)) expect(kindOf(key), `${key.pk} ${key.sk}`).toBe(kind);
