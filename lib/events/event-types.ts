@@ -33,6 +33,8 @@ export interface EventFields {
   /** `sid` is the access token's claim: a verifier refuses that session's tokens from now on. */
   'session.ended': { sid: string; reason: SessionEndReason };
   'pin.locked': { pin_type: 'login' | 'transaction' };
+  /** A back-office search, view or action (API contract 3.14): who and what; the reason never leaves the record. */
+  'admin.action': { actor_id: string; action: string };
 }
 
 export type EventType = keyof EventFields;
@@ -49,7 +51,14 @@ export const EVENT_TYPES = [
   'device.removed',
   'session.ended',
   'pin.locked',
+  'admin.action',
 ] as const satisfies readonly EventType[];
 
 /** One event as the publisher puts it: its detail-type and detail. */
-export type WalletEvent = { [Type in EventType]: { type: Type; detail: EventBase & EventFields[Type] } }[EventType];
+export type WalletEvent = {
+  [Type in EventType]: {
+    type: Type;
+    // admin.action names a user only when the action did (a search that found nobody names none).
+    detail: (Type extends 'admin.action' ? Omit<EventBase, 'user_id'> & { user_id?: string } : EventBase) & EventFields[Type];
+  };
+}[EventType];

@@ -13,6 +13,8 @@ import type { EventBase, WalletEvent } from './event-types.js';
 
 /** A user's own item, a session or a device of theirs: C#<company>#USER#<user>. */
 const USER_PARTITION = /^C#([^#]+)#USER#([^#]+)$/;
+/** A company's log of back-office actions of one day (lib/store/keys.ts, staffLogKey). */
+const STAFF_LOG_PARTITION = /^C#([^#]+)#STAFFLOG#\d{4}-\d{2}-\d{2}$/;
 const PIN_TRIES = /^PINTRIES#(login|transaction)$/;
 /** The `sid` claim of a signed access token (lib/sessions/jwt.ts): 128 random bits in hex. */
 const ACCESS_TOKEN_SID = /^[0-9a-f]{32}$/;
@@ -36,6 +38,8 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
  */
 export function eventsOfRecord(record: DynamoDBRecord, sessions: SessionLimits): WalletEvent[] {
   const keys = imageOf(record.dynamodb?.Keys);
+  const staffLog = typeof keys?.pk === 'string' ? STAFF_LOG_PARTITION.exec(keys.pk) : null;
+  if (staffLog) return staffActionEvents(record, staffLog[1]!);
   const match = typeof keys?.pk === 'string' ? USER_PARTITION.exec(keys.pk) : null;
   if (!match || typeof keys?.sk !== 'string' || !record.eventID) return [];
   const [, companyId, userId] = match as unknown as [string, string, string];
@@ -140,4 +144,19 @@ function sessionEnded(
   if (typeof before.expires_at === 'number' && before.expires_at * 1000 <= at) return undefined;
   if (typeof before.last_used_at === 'number' && (before.last_used_at + sessionIdleSeconds) * 1000 <= at) return undefined;
   return { reason, at };
+}
+
+/** admin.action: a back-office action recorded in its company's log (an INSERT), without its reason. */
+function staffActionEvents(record: DynamoDBRecord, companyId: string): WalletEvent[] {
+  const after = imageOf(record.dynamodb?.NewImage);
+  if (record.eventName !== 'INSERT' || !record.eventID || !after || typeof after.actor_id !== 'string') return [];
+  const detail = {
+    event_id: record.eventID,
+    company_id: companyId,
+    ...(typeof after.user_id === 'string' ? { user_id: after.user_id } : {}),
+    occurred_at: Number(after.at_ms),
+    actor_id: after.actor_id,
+    action: String(after.action),
+  };
+  return [{ type: 'admin.action', detail }];
 }

@@ -66,7 +66,8 @@ export function adminCountChange(table: Table, companyId: string, by: 1 | -1): T
 
 /** The record of one back-office action: in its company's log of the day, and in the user's partition when it names one. */
 export function staffActionPuts(table: Table, record: StaffActionRecord): TransactItem[] {
-  const log = putIfAbsent(table, staffLogKey(record.company_id, record.at_ms, record.action_id), record);
+  // staff_log marks the log's copy, the one the table's stream makes an admin.action of (serverless.yml's filter).
+  const log = putIfAbsent(table, staffLogKey(record.company_id, record.at_ms, record.action_id), { ...record, staff_log: 1 });
   if (!record.user_id) return [log];
   return [log, putIfAbsent(table, staffActionKey(record.company_id, record.user_id, record.at_ms, record.action_id), record)];
 }

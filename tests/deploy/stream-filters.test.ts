@@ -3,6 +3,7 @@
 // npm start and the other tests hand the publisher every record, so a filter that drops an event's
 // record (a wrong attribute type, a wrong prefix) would be seen nowhere else. Each record below is
 // kept when, and only when, it can be an event (API contract 3.13).
+
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -19,6 +20,7 @@ import { newId } from '../../lib/ids.js';
 import { deviceIndexKey, notificationKey, pinTriesKey, sessionKey, userDeviceKey, userKey } from '../../lib/store/keys.js';
 import { clearPinTries, markPinLocked, takePinTry } from '../../lib/store/pin-store.js';
 import { endSession, touchSession } from '../../lib/store/session-store.js';
+import { staffActionPuts } from '../../lib/store/staff-store.js';
 import type { Table } from '../../lib/store/table.js';
 import { tableDefinition } from '../../lib/store/table-definition.js';
 import { localClient } from '../harness/dynamodb-local.js';
@@ -161,6 +163,19 @@ describe('the stream filters of eventsPublish', () => {
       ],
       ['PIN locked (PINTRIES# MODIFY gaining locked_at)', true, () => markPinLocked(table, tries, { maxTries: 2, nowSeconds: now })],
       ['PIN tries cleared (PINTRIES# REMOVE)', false, () => clearPinTries(table, tries)],
+      ...staffActionPuts(table, {
+        action_id: newId(),
+        company_id: companyId,
+        actor_id: newId(),
+        action: 'view',
+        user_id: userId,
+        reason: 'ticket 1',
+        at_ms: Date.now(),
+      }).map((write, index): [string, boolean, () => Promise<unknown>] => [
+        index === 0 ? 'back-office action logged (STAFFLOG INSERT)' : "its copy in the user's partition (STAFF# INSERT)",
+        index === 0,
+        () => put({}, write.Put!.Item!),
+      ]),
     ];
     for (const [, , write] of steps) await write();
     const records = await streamRecords();

@@ -4,9 +4,11 @@
 // goes with the real SQS client to the dead-letter queue. Every event is the change a committed
 // write made; a refused request has none; a function that dies after its write still has its event.
 
+import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { setEmployeeRole } from '../../lib/admin/employee-role.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { EVENT_TYPES } from '../../lib/events/event-types.js';
 import { eventsOfRecord } from '../../lib/events/stream-events.js';
@@ -25,6 +27,7 @@ import {
   lambdaContext,
   logIn,
   newCompany,
+  newEmployee,
   outboxMessages,
   provePhone,
   randomPhoneNumber,
@@ -222,6 +225,26 @@ describe('the events of a user’s life (API contract 3.13)', () => {
       { type: 'session.ended', sid: sessionIdOf(holder.authorization), reason: 'reclaimed' },
     ]);
     expect(summary(await eventsOf(taker.body.data.user_id))).toEqual([{ type: 'user.registered' }]);
+  });
+
+  it('tells each back-office action by admin.action: who did what to whom, never why', async () => {
+    const [admin, agent] = [await newEmployee(service, company), await newEmployee(service, company)];
+    await setEmployeeRole(service.app, {
+      companyId: company.company_id,
+      actorId: 'operator',
+      userId: admin.userId,
+      role: 'admin',
+      reason: 'bootstrap',
+    });
+    const session = await logIn(service, company, admin);
+    const reason = `ticket ${randomUUID()}`;
+    expect((await post('adminEmployeeRole', session, { user_id: agent.userId, role: 'support', reason })).status).toBe(200);
+    expect(summary(await eventsOf(agent.userId))).toEqual([
+      { type: 'user.registered' },
+      { type: 'admin.action', actor_id: admin.userId, action: 'role' },
+    ]);
+    expect(summary(await eventsOf(admin.userId))).toContainEqual({ type: 'admin.action', actor_id: 'operator', action: 'role' });
+    expect(JSON.stringify(fake.events)).not.toContain(reason);
   });
 
   it('has the event of a change whose function died right after its write, and none for a write refused', async () => {
