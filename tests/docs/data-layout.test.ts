@@ -60,6 +60,7 @@ const PLACEHOLDERS = new Map<string, string>([
   [SAMPLES.device, '<device_key>'],
   [SAMPLES.nonce, '<nonce>'],
   [String(SAMPLES.eraseAfter).padStart(12, '0'), '<erase_after, 12 digits>'],
+  [new Date(SAMPLES.createdAtMs).toISOString().slice(0, 10), '<UTC day, YYYY-MM-DD>'],
 ]);
 
 const { company, user, phone, userType, shard, hour, device } = SAMPLES;
@@ -94,6 +95,9 @@ const BUILT: Record<string, () => ItemKey[]> = {
   userDeviceKey: () => [keys.userDeviceKey(company, user, device)],
   erasureDueKey: () => [keys.erasureDueKey(company, SAMPLES.eraseAfter, user)],
   erasureCompanyKey: () => [keys.erasureCompanyKey(company)],
+  adminCountKey: () => [keys.adminCountKey(company)],
+  staffActionKey: () => [keys.staffActionKey(company, user, SAMPLES.createdAtMs, SAMPLES.notification)],
+  staffLogKey: () => [keys.staffLogKey(company, SAMPLES.createdAtMs, SAMPLES.notification)],
 };
 
 /** A built key as the table writes it: each `#`-separated part that is a sample becomes its placeholder. */
