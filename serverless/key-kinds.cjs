@@ -45,4 +45,6 @@ module.exports = {
   adminCount: `${company}#ADMINS`,
   staffLog: `${company}#STAFFLOG#*`,
   staffAction: userPartition,
+  // An employee's searches and views of an hour (ADMIN_LOOKUPS_PER_HOUR).
+  staffLookups: `${company}#LOOKUPS#*`,
 };

@@ -401,6 +401,19 @@ module.exports = {
     secret: true,
     signingKeys: 'verify',
   },
+  adminUsersSearch: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      // The acting employee; the user an exact key names, through its claim or its id.
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim', 'referralCode'] },
+      { actions: ['UpdateItem'], keys: ['staffLookups'] },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
   accountsErase: {
     table: [
       { actions: ['Query'], keys: ['erasureCompany', 'erasureDue', 'user', 'notification', 'deviceNonce'] },

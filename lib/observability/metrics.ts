@@ -32,7 +32,8 @@ export type LimitName =
   | 'phone_hourly'
   | 'phone_lockout'
   | 'number_range'
-  | 'company_hourly';
+  | 'company_hourly'
+  | 'staff_lookups';
 
 /**
  * A container's metrics: Powertools' EMF writer and the request it is counting for, whose id

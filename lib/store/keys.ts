@@ -226,3 +226,8 @@ export function staffLogKey(companyId: string, atMs: number, actionId: string): 
   const day = new Date(atMs).toISOString().slice(0, 10);
   return { pk: `${companyPrefix(companyId)}#STAFFLOG#${day}`, sk: `${String(atMs).padStart(15, '0')}#${actionId}` };
 }
+
+/** An employee's back-office searches and views of one clock hour (ADMIN_LOOKUPS_PER_HOUR). */
+export function staffLookupsKey(companyId: string, employeeId: string, hour: number): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#LOOKUPS#${employeeId}`, sk: `HOUR#${hour}` };
+}

@@ -1,5 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { adminCountKey, STAFF_ACTION_PREFIX, staffActionKey, staffLogKey, userKey } from './keys.js';
+import { adminCountKey, STAFF_ACTION_PREFIX, staffActionKey, staffLogKey, staffLookupsKey, userKey } from './keys.js';
+import { countInWindow } from './send-limit-store.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
 
@@ -104,4 +105,9 @@ export async function queryStaffLogOfDay(table: Table, companyId: string, day: s
     start = page.LastEvaluatedKey;
   } while (start);
   return records;
+}
+
+/** Counts one back-office lookup (a search or a view) of an employee in its clock hour: false once the hour's ceiling is reached. */
+export function countStaffLookup(table: Table, companyId: string, employeeId: string, hour: number, ceiling: number): Promise<boolean> {
+  return countInWindow(table, staffLookupsKey(companyId, employeeId, hour), 'lookups', ceiling, (hour + 2) * 3600);
 }

@@ -297,3 +297,11 @@ export async function getPhoneClaim(
   );
   return Item as PhoneClaim | undefined;
 }
+
+/** Who holds the claim on (email, user type), if anyone: the user's id. */
+export async function getEmailClaimHolder(table: Table, companyId: string, email: string, userType: number): Promise<string | undefined> {
+  const { Item } = await table.client.send(
+    new GetCommand({ TableName: table.name, Key: emailClaimKey(companyId, email, userType), ProjectionExpression: 'user_id' }),
+  );
+  return Item?.user_id as string | undefined;
+}

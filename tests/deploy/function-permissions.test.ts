@@ -54,6 +54,7 @@ import {
   sessionKey,
   staffActionKey,
   staffLogKey,
+  staffLookupsKey,
   UNREAD_COUNT_PREFIX,
   USER_DEVICE_PREFIX,
   unreadCountKey,
@@ -756,7 +757,7 @@ async function deviceFlows(): Promise<void> {
 
 /**
  * The back office: an admin (made by the operator) gives an employee a role and takes it back, after
- * the touch interval; the company's last admin is refused the loss of the role.
+ * the touch interval; the company's last admin is refused the loss of the role; searches by each key.
  */
 async function backOfficeFlows(): Promise<void> {
   const [admin, agent] = [await newEmployee(recorded, company), await newEmployee(recorded, company)];
@@ -768,6 +769,20 @@ async function backOfficeFlows(): Promise<void> {
   expect((await role({ user_id: agent.userId, role: 'admin', reason: 'deputy' })).status).toBe(200);
   expect((await role({ user_id: agent.userId, role: 'support', reason: 'back to support' })).status).toBe(200);
   expect((await role({ user_id: admin.userId, role: 'none', reason: 'leaving' })).status).toBe(409);
+  // Searches by each exact key, one that finds nobody, after the touch interval.
+  const customer = await signUp(recorded, company);
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  const search = (body: Record<string, unknown>) =>
+    invoke(handlers.adminUsersSearch, { path: '/s', headers: headers(session), body: { ...body, reason: 'call 1' } });
+  for (const key of [
+    { phone: `+1${customer.registration.phone_number}` },
+    { email: customer.registration.email },
+    { user_id: customer.userId },
+    { referral_code: customer.referralCode },
+    { phone: '+12025550100' },
+  ]) {
+    expect((await search(key)).status).toBe(200);
+  }
 }
 
 /** The profile: read, names changed, an email changed (its claim moved), another user's email refused; each after the touch interval. */
@@ -909,6 +924,7 @@ describe('the kinds of item (serverless/key-kinds.cjs)', () => {
       adminCount: adminCountKey(company),
       staffLog: staffLogKey(company, Date.now(), newId()),
       staffAction: staffActionKey(company, user, Date.now(), newId()),
+      staffLookups: staffLookupsKey(company, user, 490_000),
     };
     expect(Object.keys(keys).sort()).toEqual(Object.keys(keyKinds).sort());
     for (const [kind, key] of Object.entries(keys)) expect(kindOf(key), `${key.pk} ${key.sk}`).toBe(kind);

@@ -98,6 +98,7 @@ const BUILT: Record<string, () => ItemKey[]> = {
   adminCountKey: () => [keys.adminCountKey(company)],
   staffActionKey: () => [keys.staffActionKey(company, user, SAMPLES.createdAtMs, SAMPLES.notification)],
   staffLogKey: () => [keys.staffLogKey(company, SAMPLES.createdAtMs, SAMPLES.notification)],
+  staffLookupsKey: () => [keys.staffLookupsKey(company, user, hour)],
 };
 
 /** A built key as the table writes it: each `#`-separated part that is a sample becomes its placeholder. */

@@ -57,6 +57,7 @@ const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   userDelete: [1, 4, 13, 14],
   userProfileUpdate: [1, 4, 7, 13],
   adminEmployeeRole: [1, 4, 5, 6, 13, 14, 21],
+  adminUsersSearch: [1, 4, 5, 12, 13, 14],
   notFound: [6],
 };
 const DOCUMENTED = new Map<number, number>(
@@ -133,6 +134,7 @@ function emptyCounts(): OutcomeCounts {
   return {
     userRegister: {},
     adminEmployeeRole: {},
+    adminUsersSearch: {},
     loginPhone: {},
     verifyOtp: {},
     referralProgram: {},

@@ -276,6 +276,8 @@ export class LiveClient {
       case 'userProfile':
       case 'userExport':
         return { valid: { endpoint, headers }, settle: withToken() };
+      case 'adminUsersSearch':
+        return { valid: { endpoint, headers, body: { phone: `+1${account.phone}`, reason: 'fuzz' } }, settle: withToken() };
       case 'adminEmployeeRole':
         // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
         return {
