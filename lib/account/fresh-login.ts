@@ -10,20 +10,23 @@ import { AppError, ErrorCodes } from '../errors.js';
 /** How recent the login must be, in seconds: 10 minutes. */
 export const FRESH_LOGIN_SECONDS = 600;
 
+/** 400 code 14 on the Authorization: the session did not begin by a login recent enough; `detail` says how recent. */
+export function staleLogin(detail: string): AppError {
+  return new AppError('PHONE_NOT_VERIFIED', {
+    detail: 'a fresh login is required',
+    fields: [{ code: ErrorCodes.PHONE_NOT_VERIFIED.code, field: 'authorization', detail }],
+  });
+}
+
+/** Whether the session began by OTP or PIN login less than `seconds` ago. */
+export function loggedInWithin(app: Pick<App, 'clock'>, principal: Principal, seconds: number): boolean {
+  const session = principal.session;
+  return (session?.began === 'otp' || session?.began === 'pin') && epochSeconds(app.clock) - session.beganAt < seconds;
+}
+
 /** Refuses (400 code 14) a session that did not begin by OTP or PIN login under FRESH_LOGIN_SECONDS ago. */
 export function requireFreshLogin(app: Pick<App, 'clock'>, principal: Principal): void {
-  const session = principal.session;
-  const fresh = (session?.began === 'otp' || session?.began === 'pin') && epochSeconds(app.clock) - session.beganAt < FRESH_LOGIN_SECONDS;
-  if (!fresh) {
-    throw new AppError('PHONE_NOT_VERIFIED', {
-      detail: 'a fresh login is required',
-      fields: [
-        {
-          code: ErrorCodes.PHONE_NOT_VERIFIED.code,
-          field: 'authorization',
-          detail: 'log in again by OTP or PIN: this needs a session begun by one under 10 minutes ago',
-        },
-      ],
-    });
+  if (!loggedInWithin(app, principal, FRESH_LOGIN_SECONDS)) {
+    throw staleLogin('log in again by OTP or PIN: this needs a session begun by one under 10 minutes ago');
   }
 }

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
+import { loggedInWithin, staleLogin } from '../account/fresh-login.js';
 import type { App } from '../app-context.js';
 import type { Principal } from '../call.js';
-import { epochSeconds } from '../clock.js';
-import { AppError, ErrorCodes } from '../errors.js';
+import { AppError } from '../errors.js';
 import type { StaffRole } from '../store/staff-store.js';
 import { getUser, type UserRecord } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
@@ -36,20 +36,9 @@ const forbidden = (detail: string) => new AppError('FORBIDDEN', { detail });
 /** The caller as staff with one of the `allowed` roles; refuses anyone else (403 code 5) and a stale session (400 code 14). */
 export async function requireStaff(app: App, principal: Principal, allowed: readonly StaffRole[]): Promise<Staff> {
   if (principal.userType !== UserType.EMPLOYEE) throw forbidden('the back office is for the company’s employees');
-  const session = principal.session;
-  const fresh =
-    (session?.began === 'otp' || session?.began === 'pin') && epochSeconds(app.clock) - session.beganAt < app.config.admin.sessionSeconds;
-  if (!fresh) {
-    throw new AppError('PHONE_NOT_VERIFIED', {
-      detail: 'a fresh login is required',
-      fields: [
-        {
-          code: ErrorCodes.PHONE_NOT_VERIFIED.code,
-          field: 'authorization',
-          detail: `log in again by OTP or PIN: the back office needs a session begun by one under ${app.config.admin.sessionSeconds / 3600} hours ago`,
-        },
-      ],
-    });
+  const hours = app.config.admin.sessionSeconds / 3600;
+  if (!loggedInWithin(app, principal, app.config.admin.sessionSeconds)) {
+    throw staleLogin(`log in again by OTP or PIN: the back office needs a session begun by one under ${hours} hours ago`);
   }
   const record = (await getUser(app.table, principal.companyId, principal.userId, true)) as (UserRecord & { role?: StaffRole }) | undefined;
   if (record?.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
