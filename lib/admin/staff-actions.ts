@@ -25,9 +25,6 @@ export const STAFF_ACTIONS = [
 ] as const;
 export type StaffAction = (typeof STAFF_ACTIONS)[number];
 
-/** How many of a user's latest back-office actions a view and the user's export show. */
-export const STAFF_ACTIONS_SHOWN = 50;
-
 /** An action about to be recorded: its record and the items that keep it. */
 export function staffActionRecord(
   app: Pick<App, 'clock' | 'table'>,

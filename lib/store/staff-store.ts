@@ -1,5 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { adminCountKey, STAFF_ACTION_PREFIX, staffActionKey, staffLogKey, staffLookupsKey, userKey } from './keys.js';
+import { adminCountKey, staffActionKey, staffLogKey, staffLookupsKey, userKey } from './keys.js';
+import { queryPartitionPrefix } from './partition-query.js';
 import { countInWindow } from './send-limit-store.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
@@ -73,38 +73,10 @@ export function staffActionPuts(table: Table, record: StaffActionRecord): Transa
   return [log, putIfAbsent(table, staffActionKey(record.company_id, record.user_id, record.at_ms, record.action_id), record)];
 }
 
-/** The latest back-office actions on a user, newest first. */
-export async function queryStaffActionsOn(table: Table, companyId: string, userId: string, limit: number): Promise<StaffActionRecord[]> {
-  const { Items = [] } = await table.client.send(
-    new QueryCommand({
-      TableName: table.name,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': userKey(companyId, userId).pk, ':prefix': STAFF_ACTION_PREFIX },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
-  return Items as StaffActionRecord[];
-}
-
 /** A company's back-office actions of one UTC day (YYYY-MM-DD), oldest first. */
 export async function queryStaffLogOfDay(table: Table, companyId: string, day: string): Promise<StaffActionRecord[]> {
   const pk = staffLogKey(companyId, Date.parse(`${day}T00:00:00Z`), '').pk;
-  const records: StaffActionRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table.client.send(
-      new QueryCommand({
-        TableName: table.name,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ExclusiveStartKey: start,
-      }),
-    );
-    records.push(...((page.Items ?? []) as StaffActionRecord[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return records;
+  return (await queryPartitionPrefix(table, pk, '')) as unknown as StaffActionRecord[];
 }
 
 /** Counts one back-office lookup (a search or a view) of an employee in its clock hour: false once the hour's ceiling is reached. */
