@@ -14,6 +14,7 @@ import { tokenRefreshEndpoint } from './token-refresh-endpoint.js';
 import { transactionAuthorizationEndpoint } from './transaction-authorization-endpoint.js';
 import { userDeleteEndpoint } from './user-delete-endpoint.js';
 import { userExportEndpoint } from './user-export-endpoint.js';
+import { userPhoneChangeCancelEndpoint } from './user-phone-change-cancel-endpoint.js';
 import { userPhoneChangeEndpoint } from './user-phone-change-endpoint.js';
 import { userProfileEndpoint } from './user-profile-endpoint.js';
 import { userProfileUpdateEndpoint } from './user-profile-update-endpoint.js';
@@ -46,6 +47,7 @@ export const endpoints = {
   userProfileUpdate: userProfileUpdateEndpoint,
   userExport: userExportEndpoint,
   userPhoneChange: userPhoneChangeEndpoint,
+  userPhoneChangeCancel: userPhoneChangeCancelEndpoint,
   userDelete: userDeleteEndpoint,
 } as const satisfies Record<string, Endpoint>;
 

@@ -201,3 +201,21 @@ export const ERASURE_COMPANIES_PK = 'ERASURES';
 export function erasureCompanyKey(companyId: string): ItemKey {
   return { pk: ERASURE_COMPANIES_PK, sk: companyPrefix(companyId) };
 }
+
+/**
+ * A user's pending phone change (API contract 3.11), in the user's partition: one per user, so a
+ * new request overwrites it. A cancelled or void change stays marked (its stream record is the event).
+ */
+export function pendingPhoneChangeKey(companyId: string, userId: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: PENDING_PHONE_CHANGE_SORT_KEY };
+}
+
+export const PENDING_PHONE_CHANGE_SORT_KEY = 'PHONECHANGE';
+
+/**
+ * A pending change found by its new number (phone, user type): how login_phone and verify_otp
+ * find the user whose change a login to that number completes. One per number.
+ */
+export function phoneChangeIndexKey(companyId: string, phoneE164: string, userType: number): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#NEWPHONE#${phoneE164}#TYPE#${userType}`, sk: 'PENDING' };
+}
