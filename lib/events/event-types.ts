@@ -33,6 +33,10 @@ export interface EventFields {
   /** `sid` is the access token's claim: a verifier refuses that session's tokens from now on. */
   'session.ended': { sid: string; reason: SessionEndReason };
   'pin.locked': { pin_type: 'login' | 'transaction' };
+  /** A phone change that waits until `effective_at` (UNIX seconds); `via` who asked: the user, or support (3.14). */
+  'user.phone_change_pending': { change_id: string; effective_at: number; via: 'user' | 'support' };
+  /** A pending change cancelled, replaced by a newer one, or void (its number taken meanwhile). */
+  'user.phone_change_cancelled': { change_id: string };
 }
 
 export type EventType = keyof EventFields;
@@ -49,6 +53,8 @@ export const EVENT_TYPES = [
   'device.removed',
   'session.ended',
   'pin.locked',
+  'user.phone_change_pending',
+  'user.phone_change_cancelled',
 ] as const satisfies readonly EventType[];
 
 /** One event as the publisher puts it: its detail-type and detail. */

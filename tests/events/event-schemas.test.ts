@@ -19,6 +19,8 @@ const sampleDetail = (type: string): Record<string, unknown> => {
     'user.deleted': { erase_after: 1_795_000_000 },
     'session.ended': { sid: 'ab'.repeat(16), reason: 'logout' },
     'pin.locked': { pin_type: 'transaction' },
+    'user.phone_change_pending': { change_id: '3c'.repeat(16), effective_at: 1_795_086_400, via: 'user' },
+    'user.phone_change_cancelled': { change_id: '3c'.repeat(16) },
   };
   return {
     event_id: 'c4ca4238a0b923820dcc509a6f75849b',
