@@ -21,7 +21,6 @@ import {
   provePhone,
   randomPhoneNumber,
   runOperator,
-  signUp,
   testEnvironment,
   testService,
 } from '../helpers.js';
