@@ -94,6 +94,8 @@ const BUILT: Record<string, () => ItemKey[]> = {
   userDeviceKey: () => [keys.userDeviceKey(company, user, device)],
   erasureDueKey: () => [keys.erasureDueKey(company, SAMPLES.eraseAfter, user)],
   erasureCompanyKey: () => [keys.erasureCompanyKey(company)],
+  pendingPhoneChangeKey: () => [keys.pendingPhoneChangeKey(company, user)],
+  phoneChangeIndexKey: () => [keys.phoneChangeIndexKey(company, phone, userType)],
 };
 
 /** A built key as the table writes it: each `#`-separated part that is a sample becomes its placeholder. */
