@@ -800,7 +800,7 @@ async function phoneChangeFlows(): Promise<void> {
 
   const moved = { ...account, registration: { ...account.registration, phone_number: held } };
   service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
-  const otp = await logIn(recorded, company, moved);
+  let otp = await logIn(recorded, company, moved);
   const pending = async (phoneNumber: string, pin = PINS.login_pin) => {
     service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
     return change(otp, phoneNumber, await provePhone(recorded, company, phoneNumber, { authorization: otp }), pin);
@@ -814,6 +814,9 @@ async function phoneChangeFlows(): Promise<void> {
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
   expect((await cancel(newId())).status).toBe(404);
   expect((await cancel(replacing.body.data.change_id)).status).toBe(200);
+  // The touch interval made that session stale (over 10 minutes): a fresh OTP login for the next change.
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  otp = await logIn(recorded, company, moved);
   const completing = randomPhoneNumber();
   expect((await pending(completing)).body.data.pending).toBe(1);
   expect(
