@@ -289,7 +289,7 @@ export interface paths {
         };
         /**
          * What the wallet holds about the token’s user
-         * @description The token user’s profile: names, email, phone and whether it is proven, birth date, image, KYC state, country, location, referral code, status and dates. Never a password, PIN, hash or key.
+         * @description The token user’s profile: names, email, phone and whether it is proven, birth date, image, KYC state, country, location, referral code, status and dates. Never a password, PIN, hash or key. Beside it, pending_phone_change: the phone change that waits (change_id, effective_at, the new number’s last 4 digits), or null.
          */
         get: operations["userProfile"];
         put?: never;
@@ -351,9 +351,29 @@ export interface paths {
         put?: never;
         /**
          * Move the token user to a new, proven phone number
-         * @description Moves the account to a new number, on two proofs: a phone_verification_token (otp_type 2) for the NEW number, verified while presenting this user’s token, and a presenting session that began by OTP or PIN login less than 10 minutes ago. Without either, or with a proof that is unknown, used, expired, for another number or got without this user’s token: 400 code 14. A number another active user holds: 409 code 7, unless that user never proved it (then it is reclaimed from them, as a registration would). In one write the new number is claimed, the old one freed, phone_verified becomes 1, a security notification (event 6) is written and every other session of the user ends. The old number is then told by SMS that the account moved (a text with no code), and gets no login code any more.
+         * @description Moves the account to a new number, on two proofs: a phone_verification_token (otp_type 2) for the NEW number, verified while presenting this user’s token, and a presenting session that began by OTP or PIN login less than 10 minutes ago. Without either, or with a proof that is unknown, used, expired, for another number or got without this user’s token: 400 code 14. A session begun by PIN login (a bound device and the PIN) moves the account at once: a number another active user holds is 409 code 7, unless that user never proved it (then it is reclaimed from them, as a registration would); in one write the new number is claimed, the old one freed, phone_verified becomes 1, a security notification (event 6) is written and every other session of the user ends; the old number is then told by SMS that the account moved (a text with no code), and gets no login code any more. A session begun by OTP login, which whoever took over the old number by a SIM swap also passes, must send login_pin too (absent: 400 code 14; wrong: 400 code 17, counted toward its lock; locked: 18), and the change then waits PHONE_CHANGE_HOLD_HOURS: the answer is pending 1, change_id and effective_at; the proof is used up, a notification (event 9) is written, the old number is told by SMS, and user.phone_change_pending follows. From effective_at, and for 7 days, the first OTP login (login_phone and verify_otp, otp_type 1) to the new number completes it as the immediate change does, and answers the session; until then any session may cancel it (phone/change/cancel). One pending change per user (a new request replaces it) and per number: a number held, or awaited by another user’s pending change, is 409 code 7.
          */
         post: operations["userPhoneChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/user/phone/change/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel the token user’s pending phone change
+         * @description Cancels the phone change that phone/change made pending (a session begun by OTP login). Any live session of the user may cancel it, however it began. A security notification (event 10) is written and the event user.phone_change_cancelled follows. A change_id that is not the user’s pending change (unknown, another user’s, replaced by a newer request, already cancelled, completed, or void): 404 code 6 naming change_id.
+         */
+        post: operations["userPhoneChangeCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2679,7 +2699,7 @@ export interface operations {
                                 notification_body: string;
                                 /** @description 1 referral, 2 security */
                                 notification_type: number;
-                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused */
+                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused, 9 phone change pending, 10 phone change cancelled */
                                 notification_event_type: number;
                                 /** @description UNIX seconds */
                                 created_date: number;
@@ -2896,7 +2916,7 @@ export interface operations {
                                 notification_body: string;
                                 /** @description 1 referral, 2 security */
                                 notification_type: number;
-                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused */
+                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused, 9 phone change pending, 10 phone change cancelled */
                                 notification_event_type: number;
                                 /** @description UNIX seconds */
                                 created_date: number;
@@ -3464,7 +3484,8 @@ export interface operations {
                      *           "status_id": 1,
                      *           "created_date": 1767225600,
                      *           "updated_date": 1767225600
-                     *         }
+                     *         },
+                     *         "pending_phone_change": null
                      *       }
                      *     }
                      */
@@ -3499,6 +3520,14 @@ export interface operations {
                                 /** @description UNIX seconds */
                                 updated_date: number;
                             };
+                            pending_phone_change: {
+                                /** @description 32 lower-case hex characters */
+                                change_id: string;
+                                /** @description UNIX seconds from which an OTP login to the new number completes it */
+                                effective_at: number;
+                                /** @description the last 4 digits of the new number */
+                                phone_last4: string;
+                            } | null;
                         };
                     };
                 };
@@ -4011,7 +4040,7 @@ export interface operations {
                                 notification_body: string;
                                 /** @description 1 referral, 2 security */
                                 notification_type: number;
-                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused */
+                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused, 9 phone change pending, 10 phone change cancelled */
                                 notification_event_type: number;
                                 /** @description UNIX seconds */
                                 created_date: number;
@@ -4028,7 +4057,7 @@ export interface operations {
                                 notification_body: string;
                                 /** @description 1 referral, 2 security */
                                 notification_type: number;
-                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused */
+                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused, 9 phone change pending, 10 phone change cancelled */
                                 notification_event_type: number;
                                 /** @description UNIX seconds */
                                 created_date: number;
@@ -4177,6 +4206,8 @@ export interface operations {
                     phone_number: string;
                     /** @description Required: a verification_token of an otp_type 2 code sent to the NEW number, verified while presenting this user’s token. */
                     phone_verification_token?: string | "" | null;
+                    /** @description The user’s login PIN: required when the presenting session began by OTP login (the change then waits PHONE_CHANGE_HOLD_HOURS); counted toward its lock. */
+                    login_pin?: string | "" | null;
                 };
             };
         };
@@ -4205,11 +4236,19 @@ export interface operations {
                             message: string;
                             /** @description How many other sessions of the user ended */
                             revoked: number;
+                        } | {
+                            message: string;
+                            /** @constant */
+                            pending: 1;
+                            /** @description The pending change: phone/change/cancel takes it */
+                            change_id: string;
+                            /** @description UNIX seconds from which an OTP login to the new number completes the change (void 7 days later) */
+                            effective_at: number;
                         };
                     };
                 };
             };
-            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 14 PHONE_NOT_VERIFIED */
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 14 PHONE_NOT_VERIFIED, 17 PIN_INVALID, 18 PIN_LOCKED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4218,11 +4257,13 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: 0;
-                        error: (1 | 2 | 14)[];
+                        error: (1 | 2 | 14 | 17 | 18)[];
                         data: {
                             /** @constant */
                             message: "BAD_REQUEST";
                             errors?: components["schemas"]["FieldError"][];
+                            /** @description With code 17: wrong PINs left before the PIN locks */
+                            attempts_left?: number;
                         };
                     };
                 };
@@ -4275,6 +4316,189 @@ export interface operations {
                         /** @constant */
                         success: 0;
                         error: (20 | 7)[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    userPhoneChangeCancel: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "change_id": "6f1c0b7e9a2d4c3b8e5f7a1d2c4b6e8f"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The change_id phone/change answered */
+                    change_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Phone number change cancelled"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (3 | 6)[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
                         data: {
                             /** @constant */
                             message: "CONFLICT";

@@ -213,6 +213,7 @@ export function readConfig(env: Environment = process.env) {
     pinLoginWindowSeconds: read.integer('PIN_LOGIN_WINDOW_SECONDS'),
     pinResetOtpSessionSeconds: read.integer('PIN_RESET_OTP_SESSION_SECONDS'),
     accountEraseAfterDays: read.integer('ACCOUNT_ERASE_AFTER_DAYS'),
+    phoneChangeHoldHours: read.integer('PHONE_CHANGE_HOLD_HOURS'),
     authorizationTtlSeconds: read.integer('AUTHORIZATION_TTL_SECONDS'),
     admin: {
       sessionSeconds: read.integer('ADMIN_SESSION_HOURS') * 3600,

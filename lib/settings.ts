@@ -196,6 +196,15 @@ export const SETTINGS = {
     deployed: { max: 900, why: 'how long an OTP login may reset a PIN without another proof (contract 3.7: 10 minutes)' },
     means: 'how long after an OTP login its session may reset a PIN without a phone proof',
   },
+  PHONE_CHANGE_HOLD_HOURS: {
+    default: 24,
+    min: 0,
+    deployed: {
+      min: 24,
+      why: 'a SIM swapper who passed an OTP login and the login PIN must not move the account before the owner, whose old number goes dead, has had a day to see the SMS and the notice and cancel',
+    },
+    means: 'hours a phone change asked for from an OTP-login session waits before a login to the new number completes it (contract 3.11)',
+  },
   ACCOUNT_ERASE_AFTER_DAYS: {
     default: 30,
     means: 'days between a deletion request and the erasure (0: the eraser’s next run); `npm run user:restore` undoes it until then',

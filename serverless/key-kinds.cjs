@@ -19,6 +19,9 @@ module.exports = {
   referralCount: userPartition,
   unreadCount: userPartition,
   userDevice: userPartition,
+  // A user's pending phone change (one per user), and its index item by the new number.
+  pendingPhoneChange: userPartition,
+  phoneChangeIndex: `${company}#NEWPHONE#*`,
   // A bound device's index item and its nonces share its partition.
   deviceIndex: `${company}#DEVICE#*`,
   deviceNonce: `${company}#DEVICE#*`,

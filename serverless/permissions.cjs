@@ -70,6 +70,8 @@ module.exports = {
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['phoneClaim', 'phoneFailures'] },
+      // A number no one holds: a user's pending phone change to it, once due, gets the code (its index, the user, the change).
+      { actions: ['GetItem'], keys: ['phoneChangeIndex', 'user', 'pendingPhoneChange'] },
       { actions: ['UpdateItem'], keys: ['addressLimit', 'phoneSendLimit', 'companySendLimit', 'prefixSendLimit'] },
       { actions: ['PutItem'], keys: ['otp', 'phoneSendLimit'] },
       // A text that could not be queued gives the phone's count back (its counters as before, or
@@ -95,6 +97,17 @@ module.exports = {
       // Tries taken before a code is compared (the address, the code, the phone's failures), a code
       // used up, and the user's side of a session.
       { actions: ['UpdateItem'], keys: ['addressLimit', 'otp', 'phoneFailures', 'user'] },
+      // A login that completes a pending phone change (contract 3.11): the user and the change read; the
+      // new claim taken, the old released, the change and its index deleted, the old number's code
+      // deleted (the user's record and sessions as above); a change whose number was taken marked void.
+      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
+      { actions: ['PutItem'], keys: ['phoneClaim'] },
+      { actions: ['DeleteItem'], keys: ['phoneClaim', 'otp', 'pendingPhoneChange', 'phoneChangeIndex'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['pendingPhoneChange'],
+        attributes: ['ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
+      },
       // A phone's try given back that leaves its window empty; an OTP login clears the login PIN's tries.
       { actions: ['DeleteItem'], keys: ['phoneFailures', 'pinTries'] },
       { actions: ['PutItem'], keys: ['session', 'phoneProof', 'phoneFailures'] },
@@ -108,6 +121,8 @@ module.exports = {
       recordUseAndEndSessions,
     ],
     secret: true,
+    // The warning to the old number of a completed phone change.
+    queue: 'send',
     signingKeys: 'sign',
   },
   // No token: the device's signature and the PIN are the proof.
@@ -287,9 +302,9 @@ module.exports = {
     secret: true,
     signingKeys: 'verify',
   },
-  // Reads the token user's own record.
+  // Reads the token user's own record and pending phone change.
   userProfile: {
-    table: [readCompanyAndSession, { actions: ['GetItem'], keys: ['user'] }, recordSessionUse],
+    table: [readCompanyAndSession, { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] }, recordSessionUse],
     signingKeys: 'verify',
   },
   // Reads the token user's whole partition (their export), and writes nothing but a session's use.
@@ -334,12 +349,14 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user', 'phoneClaim'] },
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'pendingPhoneChange'] },
       {
         actions: ['UpdateItem'],
-        keys: ['user', 'unreadCount'],
+        keys: ['user', 'unreadCount', 'pinTries'],
         attributes: [
           ...UNREAD,
+          ...PIN_TRIES,
+          ...PIN_REHASH.login,
           'dial_code',
           'phone_number',
           'phone_e164',
@@ -351,14 +368,40 @@ module.exports = {
           'phone_changed_by_request',
           'phone_changed_at',
         ],
+        returns: TRIES_READ_BACK,
       },
       { actions: ['PutItem'], keys: ['phoneClaim', 'notification'] },
       { actions: ['DeleteItem'], keys: ['phoneClaim', 'phoneProof', 'otp', 'emailClaim'] },
       { actions: ['Query'], keys: ['session'] },
       recordUseAndEndSessions,
+      // From a session begun by OTP login (contract 3.11, round 5): the login PIN's try (above) and its
+      // count cleared; the pending change stored, its index by the new number taken (a replaced one's
+      // deleted), the new number's claim checked free.
+      { actions: ['PutItem'], keys: ['pendingPhoneChange', 'phoneChangeIndex'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex', 'pinTries'] },
+      { actions: ['ConditionCheckItem'], keys: ['phoneClaim'] },
     ],
     secret: true,
     queue: 'send',
+    signingKeys: 'verify',
+  },
+  // A pending phone change cancelled: the change marked (and nothing else of the user's partition),
+  // its index item deleted, a notice.
+  userPhoneChangeCancel: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['pendingPhoneChange'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['pendingPhoneChange', 'unreadCount'],
+        attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
+      },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
+      recordSessionUse,
+    ],
+    secret: true,
     signingKeys: 'verify',
   },
   // A deletion: the user's status and erasure time (and no other field of the record), every session

@@ -53,6 +53,7 @@ const FLOORS: [string, number, number][] = [
   ['OTP_SEND_INTERVAL_SECONDS', 30, 29],
   ['OTP_VERIFY_ADDRESS_WINDOW_SECONDS', 60, 59],
   ['OTP_FAILURE_WINDOW_SECONDS', 3600, 3599],
+  ['PHONE_CHANGE_HOLD_HOURS', 24, 23],
 ];
 /** The limits 0 turns off, which a deployed stage may still do. */
 const TURNED_OFF = ['OTP_SENDS_PER_PREFIX_PER_HOUR', 'OTP_SENDS_PER_ADDRESS_PER_HOUR', 'OTP_VERIFIES_PER_ADDRESS'];

@@ -19,6 +19,16 @@ export const userPhoneChangeBody = z.lazy(() =>
           }),
         ),
       ),
+      // Optional in the schema so that its absence answers 400 code 14 (contract 3.11, amended in round 5).
+      login_pin: z.optional(
+        z.string().check(
+          z.regex(/^[0-9]{4,6}$/, 'must be 4 to 6 digits'),
+          z.meta({
+            description:
+              'The user’s login PIN: required when the presenting session began by OTP login (the change then waits PHONE_CHANGE_HOLD_HOURS); counted toward its lock.',
+          }),
+        ),
+      ),
     }),
   ),
 );

@@ -29,11 +29,14 @@ import { UserStatus } from '../users/user-status.js';
 import { requireFreshLogin } from './fresh-login.js';
 import type { UserPhoneChangeCall } from './phone-change-input.js';
 import { warnOldNumber } from './phone-change-notice.js';
+import { invalidProof, requestPendingPhoneChange, taken } from './phone-change-pending.js';
 import type { UserPhoneChangeResult } from './phone-change-result.js';
 
 // A new phone number (API contract 3.11): the classic SIM-swap takeover, so it takes fresh proof
 // of the holder (a session begun by OTP or PIN login a short while ago) and proof of the new number
-// (a type-2 proof verified under this user's token), and the old number is told.
+// (a type-2 proof verified under this user's token), and the old number is told. A session begun
+// by PIN login (device key and PIN) moves it at once, here; one begun by OTP login, which a SIM
+// swapper passes, makes a change that waits (phone-change-pending.ts).
 
 type Label = 'user' | 'phone' | 'old_phone' | 'old_code' | 'proof' | 'notice' | 'session' | 'holder' | 'holder_session';
 
@@ -45,14 +48,6 @@ const MAX_ROUNDS = 5;
  */
 const OWN_SESSIONS_IN_TRANSACTION = 20;
 const HOLDER_SESSIONS_IN_TRANSACTION = MAX_SESSIONS_IN_TRANSACTION - 20;
-
-const invalidProof = () =>
-  fieldError(
-    'PHONE_NOT_VERIFIED',
-    'phone_verification_token',
-    'is not a valid proof of the new number: unknown, expired, used, for another number, or verified without this user’s token',
-  );
-const taken = () => fieldError('ALREADY_REGISTERED', 'phone_number', 'is already registered for this user type');
 
 interface Change {
   user: UserRecord;
@@ -164,6 +159,15 @@ export async function userPhoneChange(
     );
   }
   const proofHash = hashToken(input.phone_verification_token);
+  if (principal.session?.began === 'otp') {
+    // An OTP login is what a SIM swapper passes: the change takes the login PIN, and waits.
+    const user = await getUser(app.table, companyId, userId, true);
+    if (user?.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
+    if (user.phone_e164 === input.phone_e164) {
+      return refuse(fieldError('BAD_REQUEST', 'phone_number', 'is already this account’s number'), 'same_number');
+    }
+    return requestPendingPhoneChange(app, call, texts, { user, proofHash });
+  }
   const kept = sessionKey(companyId, userId, sessionId).sk;
   const others = async (begunBy?: number) =>
     (await querySessions(app.table, companyId, userId))

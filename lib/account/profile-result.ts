@@ -27,7 +27,19 @@ export const profileSchema = () =>
     updated_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
   });
 
-export const userProfileResult = z.lazy(() => z.object({ user: profileSchema() }));
+/** A phone change that waits (contract 3.11, amended in round 5): its id, when it may complete, and the new number's last 4 digits only. */
+const pendingPhoneChangeSchema = () =>
+  z.nullable(
+    z
+      .object({
+        change_id: hexId(),
+        effective_at: z.int().check(z.meta({ description: 'UNIX seconds from which an OTP login to the new number completes it' })),
+        phone_last4: z.string().check(z.meta({ description: 'the last 4 digits of the new number' })),
+      })
+      .check(z.meta({ description: 'the pending phone change; null when there is none (or it ended, or is void)' })),
+  );
+
+export const userProfileResult = z.lazy(() => z.object({ user: profileSchema(), pending_phone_change: pendingPhoneChangeSchema() }));
 export const userProfileUpdateResult = z.lazy(() => z.object({ message: z.string(), user: profileSchema() }));
 
 export type Profile = z.output<ReturnType<typeof profileSchema>>;

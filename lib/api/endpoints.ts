@@ -16,6 +16,7 @@ import { tokenRefreshEndpoint } from './token-refresh-endpoint.js';
 import { transactionAuthorizationEndpoint } from './transaction-authorization-endpoint.js';
 import { userDeleteEndpoint } from './user-delete-endpoint.js';
 import { userExportEndpoint } from './user-export-endpoint.js';
+import { userPhoneChangeCancelEndpoint } from './user-phone-change-cancel-endpoint.js';
 import { userPhoneChangeEndpoint } from './user-phone-change-endpoint.js';
 import { userProfileEndpoint } from './user-profile-endpoint.js';
 import { userProfileUpdateEndpoint } from './user-profile-update-endpoint.js';
@@ -48,6 +49,7 @@ export const endpoints = {
   userProfileUpdate: userProfileUpdateEndpoint,
   userExport: userExportEndpoint,
   userPhoneChange: userPhoneChangeEndpoint,
+  userPhoneChangeCancel: userPhoneChangeCancelEndpoint,
   userDelete: userDeleteEndpoint,
   adminEmployeeRole: adminEmployeeRoleEndpoint,
   adminUsersSearch: adminUsersSearchEndpoint,

@@ -31,9 +31,10 @@ export const userProfileEndpoint = {
   tag: 'account',
   description: () =>
     'The token user’s profile: names, email, phone and whether it is proven, birth date, image, KYC state, country, ' +
-    'location, referral code, status and dates. Never a password, PIN, hash or key.',
+    'location, referral code, status and dates. Never a password, PIN, hash or key. Beside it, pending_phone_change: the ' +
+    'phone change that waits (change_id, effective_at, the new number’s last 4 digits), or null.',
   auth: 'required',
   result: userProfileResult,
   errors: [],
-  examples: { result: { user: sampleProfile } },
+  examples: { result: { user: sampleProfile, pending_phone_change: null } },
 } as const satisfies Endpoint;

@@ -35,6 +35,10 @@ export interface EventFields {
   'pin.locked': { pin_type: 'login' | 'transaction' };
   /** A back-office search, view or action (API contract 3.14): who and what; the reason never leaves the record. */
   'admin.action': { actor_id: string; action: string };
+  /** A phone change that waits until `effective_at` (UNIX seconds); `via` who asked: the user, or support (3.14). */
+  'user.phone_change_pending': { change_id: string; effective_at: number; via: 'user' | 'support' };
+  /** A pending change cancelled, replaced by a newer one, or void (its number taken meanwhile). */
+  'user.phone_change_cancelled': { change_id: string };
 }
 
 export type EventType = keyof EventFields;
@@ -52,6 +56,8 @@ export const EVENT_TYPES = [
   'session.ended',
   'pin.locked',
   'admin.action',
+  'user.phone_change_pending',
+  'user.phone_change_cancelled',
 ] as const satisfies readonly EventType[];
 
 /** One event as the publisher puts it: its detail-type and detail. */

@@ -1,6 +1,6 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, AttributeValue as StreamAttributeValue } from 'aws-lambda';
-import { SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY } from '../store/keys.js';
+import { PENDING_PHONE_CHANGE_SORT_KEY, SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY } from '../store/keys.js';
 import { SESSION_END_REASONS, type SessionEndReason } from '../store/session-store.js';
 import { UserStatus } from '../users/user-status.js';
 import type { EventBase, WalletEvent } from './event-types.js';
@@ -11,7 +11,7 @@ import type { EventBase, WalletEvent } from './event-types.js';
 // ended: the stream holds the write, not the function. Ending a session marks its item with why
 // (lib/store/session-store.ts), which is how session.ended knows its reason.
 
-/** A user's own item, a session or a device of theirs: C#<company>#USER#<user>. */
+/** A user's own item, a session, a device or a pending phone change of theirs: C#<company>#USER#<user>. */
 const USER_PARTITION = /^C#([^#]+)#USER#([^#]+)$/;
 /** A company's log of back-office actions of one day (lib/store/keys.ts, staffLogKey). */
 const STAFF_LOG_PARTITION = /^C#([^#]+)#STAFFLOG#\d{4}-\d{2}-\d{2}$/;
@@ -52,6 +52,8 @@ export function eventsOfRecord(record: DynamoDBRecord, sessions: SessionLimits):
   if (sk === USER_SORT_KEY) {
     const at = userChangeTime(before, after);
     found.push(...userChanges(record.eventName, before, after).map((change) => ({ ...change, at })));
+  } else if (sk === PENDING_PHONE_CHANGE_SORT_KEY) {
+    found.push(...pendingChanges(record.eventName, before, after));
   } else if (sk.startsWith(SESSION_PREFIX)) {
     const sid = sk.slice(SESSION_PREFIX.length);
     const ended = sessionEnded(before, after, sessions);
@@ -122,6 +124,34 @@ function userChanges(
   if (before.phone_e164 !== after.phone_e164) changes.push({ type: 'user.phone_changed' });
   const changed = PROFILE_FIELDS.filter((field) => !same(before[field], after[field]));
   if (changed.length) changes.push({ type: 'user.profile_updated', fields: { changed } });
+  return changes;
+}
+
+/**
+ * What a write of a user's pending phone change means (lib/store/pending-phone-change-store.ts): a
+ * new change is pending; the live one it replaced, or one marked ended (cancelled, void), is
+ * cancelled. A change deleted as it completes tells nothing here: the user's record says
+ * user.phone_changed. (Its TTL deletion, and that completion, are REMOVEs, which the filter drops.)
+ */
+function pendingChanges(
+  eventName: DynamoDBRecord['eventName'],
+  before: Image | undefined,
+  after: Image | undefined,
+): Array<{ type: WalletEvent['type']; fields?: Record<string, unknown>; at?: number }> {
+  if ((eventName !== 'INSERT' && eventName !== 'MODIFY') || !after) return [];
+  const changes: Array<{ type: WalletEvent['type']; fields?: Record<string, unknown>; at?: number }> = [];
+  const replaced = before !== undefined && before.change_id !== after.change_id;
+  if (replaced && before.ended_reason === undefined) {
+    changes.push({ type: 'user.phone_change_cancelled', fields: { change_id: before.change_id }, at: secondsToMs(after.created_at) });
+  }
+  if (!before || replaced) {
+    if (after.ended_reason === undefined) {
+      const fields = { change_id: after.change_id, effective_at: after.effective_at, via: after.via };
+      changes.push({ type: 'user.phone_change_pending', fields, at: secondsToMs(after.created_at) });
+    }
+  } else if (before.ended_reason === undefined && after.ended_reason !== undefined) {
+    changes.push({ type: 'user.phone_change_cancelled', fields: { change_id: after.change_id }, at: secondsToMs(after.ended_at) });
+  }
   return changes;
 }
 

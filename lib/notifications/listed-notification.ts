@@ -15,7 +15,7 @@ export const listedNotification = z.object({
   notification_event_type: z.int().check(
     z.meta({
       description:
-        '1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused',
+        '1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused, 9 phone change pending, 10 phone change cancelled',
     }),
   ),
   created_date: z.int().check(z.meta({ description: 'UNIX seconds' })),

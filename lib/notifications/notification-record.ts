@@ -7,7 +7,7 @@ import type { ListedNotification } from './listed-notification.js';
 export const NotificationType = { REFERRAL: 1, SECURITY: 2 } as const;
 export type NotificationType = (typeof NotificationType)[keyof typeof NotificationType];
 
-/** What happened: event 1 belongs to type 1 (referral), events 2 to 7 to type 2 (security). */
+/** What happened: event 1 belongs to type 1 (referral), events 2 to 10 to type 2 (security). */
 export const NotificationEvent = {
   REFERRED_USER_SIGNED_UP: 1,
   NEW_DEVICE: 2,
@@ -16,6 +16,9 @@ export const NotificationEvent = {
   PIN_LOCKED: 5,
   PHONE_CHANGED: 6,
   REFRESH_TOKEN_REUSED: 7,
+  // 8 is the back office's "changed by support" (contract 3.14).
+  PHONE_CHANGE_PENDING: 9,
+  PHONE_CHANGE_CANCELLED: 10,
 } as const;
 export type NotificationEvent = (typeof NotificationEvent)[keyof typeof NotificationEvent];
 

@@ -13,6 +13,8 @@ export const SecurityEvent = {
   PIN_LOCKED: NotificationEvent.PIN_LOCKED,
   PHONE_CHANGED: NotificationEvent.PHONE_CHANGED,
   REFRESH_TOKEN_REUSED: NotificationEvent.REFRESH_TOKEN_REUSED,
+  PHONE_CHANGE_PENDING: NotificationEvent.PHONE_CHANGE_PENDING,
+  PHONE_CHANGE_CANCELLED: NotificationEvent.PHONE_CHANGE_CANCELLED,
 } as const;
 export type SecurityEvent = (typeof SecurityEvent)[keyof typeof SecurityEvent];
 
@@ -37,6 +39,13 @@ function texts(event: SecurityEvent, pinType: keyof typeof PIN_NAMES | undefined
         title: 'Phone number changed',
         body: 'Your account moved to a new phone number. Your other sessions were signed out. If this was not you, contact support at once.',
       };
+    case SecurityEvent.PHONE_CHANGE_PENDING:
+      return {
+        title: 'Phone number change requested',
+        body: 'A move of your account to a new phone number was asked for. It happens after a waiting time unless you cancel it. If this was not you, cancel it in the app at once and contact support.',
+      };
+    case SecurityEvent.PHONE_CHANGE_CANCELLED:
+      return { title: 'Phone number change cancelled', body: 'The move of your account to a new phone number was cancelled.' };
     case SecurityEvent.REFRESH_TOKEN_REUSED:
       return {
         title: 'Signed out for your safety',

@@ -33,6 +33,8 @@ type AuditEventName =
   | 'phone_changed'
   | 'phone_change_refused'
   | 'phone_change_notice'
+  | 'phone_change_pending'
+  | 'phone_change_cancelled'
   | 'limited'
   | 'destination_refused'
   | 'transaction_authorized'

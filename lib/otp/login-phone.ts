@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { dueChangeFor } from '../account/phone-change-completion.js';
 import type { App } from '../app-context.js';
 import type { RequestTime } from '../call.js';
 import { epochSeconds } from '../clock.js';
@@ -57,9 +58,12 @@ async function sendCode(
     input.otp_type === OtpType.PHONE_VERIFICATION ? undefined : phoneOwnerFor(app.table, companyId, input, principal),
     checkSender(app, company, input.phone_e164, origin.sourceIp),
   ]);
+  // No one holds the number: a user's pending phone change to it, once due, is completed by this login.
+  const due = input.otp_type === OtpType.LOGIN && !ownerId ? await dueChangeFor(app, companyId, input) : undefined;
+  const userId = ownerId ?? due?.userId;
   const reservation = await reserveSend(app, company, input.phone_e164, numberRange(destination, prefixDigits));
-  const noAccount = input.otp_type === OtpType.LOGIN && !ownerId;
-  const event = { company_id: companyId, user_id: ownerId, phone_ref: ref, otp_type: input.otp_type, country: destination.country };
+  const noAccount = input.otp_type === OtpType.LOGIN && !userId;
+  const event = { company_id: companyId, user_id: userId, phone_ref: ref, otp_type: input.otp_type, country: destination.country };
 
   // Stored before its text leaves: a queued text is sent only once its code can be verified.
   const now = epochSeconds(app.clock);
@@ -72,7 +76,8 @@ async function sendCode(
       code_hash: noAccount ? randomBytes(32).toString('base64url') : codeHash,
       key_version: keyVersion,
       send_id: sendId,
-      user_id: ownerId,
+      user_id: userId,
+      pending_change_id: due?.changeId,
       created_at: now,
       expires_at: expiresAt,
     });

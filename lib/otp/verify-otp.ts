@@ -1,3 +1,4 @@
+import { completePendingChange } from '../account/phone-change-completion.js';
 import type { App } from '../app-context.js';
 import type { Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
@@ -7,6 +8,7 @@ import { AppError, fieldError } from '../errors.js';
 import { audit, phoneRef } from '../observability/audit.js';
 import type { VersionedKey } from '../secrets/server-keys.js';
 import { grantSession } from '../sessions/session-grant.js';
+import type { TextDispatch } from '../sms/text-dispatch.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { consumeCode, giveCodeTryBack, type OtpRecord, takeCodeTry } from '../store/otp-store.js';
 import { pinTriesClear } from '../store/pin-store.js';
@@ -62,12 +64,12 @@ async function proveThePhone(
  * guesses arrive at once; a right code gives the phone's try back and is used up once. Every
  * attempt counts against its source address.
  */
-export async function verifyOtp(app: App, call: VerifyOtpCall): Promise<VerifyOtpResult> {
+export async function verifyOtp(app: App, call: VerifyOtpCall, texts: TextDispatch): Promise<VerifyOtpResult> {
   const { body: input, company, principal, origin } = call;
   const ref = await phoneRef(app.keys, input.phone_e164);
   const event = { company_id: company.company_id, phone_ref: ref, otp_type: input.otp_type };
   try {
-    const result = await checkCode(app, call);
+    const result = await checkCode(app, call, texts);
     const userId = 'user_id' in result ? result.user_id : principal?.userId;
     audit(app, origin, 'code_verified', { ...event, user_id: userId, outcome: 'verified' });
     if (input.otp_type === OtpType.LOGIN) audit(app, origin, 'login', { ...event, user_id: userId, outcome: 'session_started' });
@@ -107,7 +109,11 @@ interface TakenTries {
   code?: { sendId: string };
 }
 
-async function checkCode(app: App, { body: input, company, principal, origin, idempotencyRef }: VerifyOtpCall): Promise<VerifyOtpResult> {
+async function checkCode(
+  app: App,
+  { body: input, company, principal, origin, idempotencyRef }: VerifyOtpCall,
+  texts: TextDispatch,
+): Promise<VerifyOtpResult> {
   const companyId = company.company_id;
   if (input.device_public_key && input.otp_type !== OtpType.LOGIN) {
     throw fieldError('BAD_REQUEST', 'device_public_key', 'binds a device with otp_type 1 (login) only');
@@ -177,6 +183,18 @@ async function checkCode(app: App, { body: input, company, principal, origin, id
   if (input.otp_type !== OtpType.LOGIN) return proveThePhone(app, companyId, input, principal, ownerId);
   const userId = record.user_id;
   if (!userId) throw new Error('login code stored without its user');
+  // A login to the new number of the user's pending phone change: the account moves to it first.
+  if (record.pending_change_id) {
+    const completion = {
+      company,
+      origin,
+      userId,
+      changeId: record.pending_change_id,
+      phoneE164: input.phone_e164,
+      requestRef: idempotencyRef,
+    };
+    await completePendingChange(app, texts, completion);
+  }
   // The code reached the phone: the user is phone-verified from this login on, and their login PIN
   // unlocked (contract 3.6: an OTP login clears its wrong tries).
   // Granted only while the number is still the user's: a phone change that commits first leaves this login without a session.

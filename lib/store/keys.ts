@@ -231,3 +231,21 @@ export function staffLogKey(companyId: string, atMs: number, actionId: string): 
 export function staffLookupsKey(companyId: string, employeeId: string, hour: number): ItemKey {
   return { pk: `${companyPrefix(companyId)}#LOOKUPS#${employeeId}`, sk: `HOUR#${hour}` };
 }
+
+/**
+ * A user's pending phone change (API contract 3.11), in the user's partition: one per user, so a
+ * new request overwrites it. A cancelled or void change stays marked (its stream record is the event).
+ */
+export function pendingPhoneChangeKey(companyId: string, userId: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: PENDING_PHONE_CHANGE_SORT_KEY };
+}
+
+export const PENDING_PHONE_CHANGE_SORT_KEY = 'PHONECHANGE';
+
+/**
+ * A pending change found by its new number (phone, user type): how login_phone and verify_otp
+ * find the user whose change a login to that number completes. One per number.
+ */
+export function phoneChangeIndexKey(companyId: string, phoneE164: string, userType: number): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#NEWPHONE#${phoneE164}#TYPE#${userType}`, sk: 'PENDING' };
+}

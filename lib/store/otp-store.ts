@@ -21,6 +21,8 @@ export interface OtpRecord {
   consumed_by?: string | undefined;
   /** For a login code: the user it logs in. */
   user_id?: string | undefined;
+  /** For a login code to the new number of a user's pending phone change: that change, which the login completes. */
+  pending_change_id?: string | undefined;
   created_at: number;
   /** Epoch seconds; also the table's TTL attribute. */
   expires_at: number;

@@ -202,7 +202,8 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
     },
   },
   userProfile: {
-    profile: { requests: 2, sequential: 2, work: 'GetItem session (consistent); GetItem user (consistent)' },
+    // The user and their pending phone change (contract 3.11, round 5) side by side.
+    profile: { requests: 3, sequential: 2, work: 'GetItem session (consistent); GetItem user (consistent) | GetItem pending phone change' },
   },
   // The user is read for the email its change is conditional on, and to answer the whole profile.
   userProfileUpdate: {
@@ -250,6 +251,15 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
       events: 'user.phone_changed, session.ended (phone_changed) per other session',
     },
     'session not fresh (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
+    // A session begun by OTP login (contract 3.11, round 5): the login PIN counted, then the change stored to wait.
+    'change pending': {
+      requests: 5,
+      sequential: 5,
+      work:
+        'GetItem session (consistent); GetItem user (consistent); GetItem pending change (consistent); UpdateItem PIN try (ADD); ' +
+        'TransactWriteItems (pending change, index by the new number, proof used, claim checked free, PIN tries cleared, notice)',
+      events: 'user.phone_change_pending',
+    },
     'number held by a proven user (409, code 7)': {
       requests: 6,
       sequential: 6,

@@ -11,7 +11,7 @@ import { getCompany } from '../../lib/store/company-store.js';
 import { main as createCompany } from '../../scripts/create-company.js';
 import type { OperatorMain } from '../../scripts/operator-app.js';
 import { main as updateCompany } from '../../scripts/update-company.js';
-import { otpLogin } from '../devices/device-helpers.js';
+import { PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
 import {
   codeIn,
   invoke,
@@ -21,7 +21,6 @@ import {
   provePhone,
   randomPhoneNumber,
   runOperator,
-  signUp,
   testEnvironment,
   testService,
 } from '../helpers.js';
@@ -58,9 +57,10 @@ async function namedCompany(name = NAME): Promise<Company> {
 
 /** A customer's phone change sent with this Accept-Language: the text the old number got last. */
 async function warningAfterChange(company: Company, acceptLanguage: string | undefined): Promise<string> {
-  const account = await signUp(service, company);
+  // A session begun by PIN login on a bound device: the number moves at once, and the move's warning goes.
+  const { account, device } = await signUpWithDevice(service, company);
   const oldNumber = String(account.registration.phone_number);
-  const login = await otpLogin(service, company, account);
+  const login = await pinLogin(service, company, device, PINS.login_pin);
   expect(login.status).toBe(200);
   const authorization = `Token ${login.body.data.token.token}`;
   const newNumber = randomPhoneNumber();

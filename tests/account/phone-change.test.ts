@@ -1,7 +1,9 @@
 // A new phone number (API contract 3.11), against DynamoDB Local: fresh proof of the holder and a
-// proof of the new number bound to this user; one transaction moves the claims (reclaiming from an
-// unproven holder, never from a proven one) and ends the other sessions; the notice is listed, the
-// old number is told without a code and gets no login code afterwards, the new one logs in.
+// proof of the new number bound to this user; from a session begun by PIN login, one transaction
+// moves the claims (reclaiming from an unproven holder, never from a proven one) and ends the other
+// sessions; the notice is listed, the old number is told without a code and gets no login code
+// afterwards, the new one logs in. A session begun by OTP login makes a change that waits:
+// phone-change-pending.test.ts.
 
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { userPhoneChange } from '../../lib/account/phone-change.js';
@@ -59,6 +61,14 @@ const outbox = (phoneNumber: string) => outboxMessages(service.app.config.sms.ou
 
 const freshSession = (account: Account) => freshOtpSession(service, company, account);
 
+/** A customer with a bound device and a session begun by PIN login on it just now: it changes the number at once. */
+async function withPinSession(on = service, own = company): Promise<{ account: Account; fresh: string }> {
+  const { account, device } = await signUpWithDevice(on, own);
+  const login = await pinLogin(on, own, device, PINS.login_pin);
+  if (login.status !== 200) throw new Error(`PIN login answered ${login.status}`);
+  return { account, fresh: `Token ${login.body.data.token.token}` };
+}
+
 /** A proof of a number, verified while presenting this token (as phone/change asks). */
 function proofFor(phoneNumber: string, authorization: string): Promise<string> {
   return provePhone(service, company, phoneNumber, { authorization });
@@ -73,9 +83,8 @@ const loginCode = (phoneNumber: string) =>
 
 describe('POST /wallet/v3/user/phone/change', () => {
   it('moves the account: claims, record, proof used, other sessions ended, notice 6; the old number is told and gets no code, the new one logs in', async () => {
-    const account = await signUp(service, company);
+    const { account, fresh } = await withPinSession();
     const oldNumber = String(account.registration.phone_number);
-    const fresh = await freshSession(account);
     const newNumber = randomPhoneNumber();
     const proof = await proofFor(newNumber, fresh);
     const codesToOld = outbox(oldNumber).length;
@@ -128,9 +137,7 @@ describe('POST /wallet/v3/user/phone/change', () => {
       },
     );
     const own = await newCompany(failing);
-    const account = await signUp(failing, own);
-    const login = await otpLogin(failing, own, account);
-    const fresh = `Token ${login.body.data.token.token}`;
+    const { account, fresh } = await withPinSession(failing, own);
     const newNumber = randomPhoneNumber();
     const proof = await provePhone(failing, own, newNumber, { authorization: fresh });
     blocked.add(e164(String(account.registration.phone_number)));
@@ -150,9 +157,8 @@ describe('POST /wallet/v3/user/phone/change', () => {
   });
 
   it('answers a retry of a change whose answer was lost (a 503 after the commit) as the first, and tells the old number', async () => {
-    const account = await signUp(service, company);
+    const { account, fresh } = await withPinSession();
     const oldNumber = String(account.registration.phone_number);
-    const fresh = await freshSession(account);
     const newNumber = randomPhoneNumber();
     const proof = await proofFor(newNumber, fresh);
     // The call as the chain builds it for a request sent with an Idempotency-Key (its ref names key and body).
@@ -177,9 +183,8 @@ describe('POST /wallet/v3/user/phone/change', () => {
   });
 
   it('kills a login code sent to the old number before the change', async () => {
-    const account = await signUp(service, company);
+    const { account, fresh } = await withPinSession();
     const oldNumber = String(account.registration.phone_number);
-    const fresh = await freshSession(account);
     const newNumber = randomPhoneNumber();
     const proof = await proofFor(newNumber, fresh);
     // A SIM-swapper's code, sent to the old number before the change and typed after it.
@@ -223,8 +228,7 @@ describe('POST /wallet/v3/user/phone/change', () => {
   });
 
   it('refuses without a proof, or with a wrong, anonymous, other user’s, other number’s or used one (400, code 14)', async () => {
-    const [account, other] = [await signUp(service, company), await signUp(service, company)];
-    const fresh = await freshSession(account);
+    const [{ account, fresh }, other] = [await withPinSession(), await signUp(service, company)];
     const newNumber = randomPhoneNumber();
     const refused = async (proof: string | undefined) => {
       const answer = await change(fresh, to(newNumber, proof));
@@ -248,9 +252,9 @@ describe('POST /wallet/v3/user/phone/change', () => {
   });
 
   it('refuses a number an active user proved (409, code 7), and reclaims one from a holder who never proved it', async () => {
-    const [account, proven, unproven] = [await signUp(service, company), await signUp(service, company), await signUp(service, company)];
+    const [{ account, fresh }, proven, unproven] = [await withPinSession(), await signUp(service, company), await signUp(service, company)];
     await freshSession(proven); // an OTP login proves the phone
-    const fresh = await freshSession(account);
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
     const provenNumber = String(proven.registration.phone_number);
     const held = await change(fresh, to(provenNumber, await proofFor(provenNumber, fresh)));
     expectFailure(held, 409, 7);
@@ -269,8 +273,7 @@ describe('POST /wallet/v3/user/phone/change', () => {
   });
 
   it('two users moving to one free number at once: one wins, the other 409 code 7', async () => {
-    const [ada, grace] = [await signUp(service, company), await signUp(service, company)];
-    const [adaSession, graceSession] = [await freshSession(ada), await freshSession(grace)];
+    const [{ account: ada, fresh: adaSession }, { account: grace, fresh: graceSession }] = [await withPinSession(), await withPinSession()];
     const number = randomPhoneNumber();
     const adaProof = await proofFor(number, adaSession);
     service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);

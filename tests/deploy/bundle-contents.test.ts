@@ -37,10 +37,11 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('the function bundles', () => {
-  it('hold negotiator in login_phone and phone/change only: the SMS language choice is on the send paths alone', () => {
+  it('hold negotiator in login_phone, phone/change and verify_otp only: the SMS language choice is on the send paths alone', () => {
     const withNegotiator = Object.keys(bundles).filter((name) => holds(bundles[name]!, 'node_modules/negotiator/'));
-    // phone/change picks the old number's warning by the code text's rule (lib/account/phone-change-notice.ts).
-    expect(withNegotiator.sort()).toEqual(['loginPhone', 'userPhoneChange']);
+    // phone/change picks the old number's warning by the code text's rule (lib/account/phone-change-notice.ts);
+    // verify_otp sends the same warning when a login completes a pending phone change.
+    expect(withNegotiator.sort()).toEqual(['loginPhone', 'userPhoneChange', 'verifyOtp']);
   });
 
   it('reach the numbering plan only through a dynamic import, so it is evaluated on the first phone checked, not at import', () => {

@@ -40,6 +40,9 @@ import {
   NOTIFICATION_PREFIX,
   notificationKey,
   otpKey,
+  PENDING_PHONE_CHANGE_SORT_KEY,
+  pendingPhoneChangeKey,
+  phoneChangeIndexKey,
   phoneClaimKey,
   phoneFailuresKey,
   phoneProofKey,
@@ -234,6 +237,7 @@ const BY_SORT_KEY: [string, (sk: string) => boolean][] = [
   ['userDevice', (sk) => sk.startsWith(USER_DEVICE_PREFIX)],
   ['deviceIndex', (sk) => sk === deviceIndexKey(newId(), newId()).sk],
   ['deviceNonce', (sk) => sk === deviceNonceKey(newId(), newId(), 'n').sk.slice(0, -1) || sk.startsWith('NONCE#')],
+  ['pendingPhoneChange', (sk) => sk === PENDING_PHONE_CHANGE_SORT_KEY],
 ];
 
 /** The kind of item a key is: the one partition pattern it matches, and in a user's partition its sort key. */
@@ -801,27 +805,83 @@ async function accountFlows(): Promise<void> {
 
 /**
  * A phone change: refused a session begun by registration (touched after the touch interval), then
- * made by a fresh OTP login's session with more other sessions than its transaction ends (the rest
- * go first, in batches), and again to a number taken from a holder who never proved it; the old
- * number's warning is queued.
+ * made at once by a fresh PIN login's session with more other sessions than its transaction ends
+ * (the rest go first, in batches), and again to a number taken from a holder who never proved it;
+ * the old number's warning is queued. Then from an OTP login's session (contract 3.11, round 5): a
+ * wrong login PIN, a pending change, one replacing it, its cancel and an unknown one's, the profile
+ * showing one; after the hold, a login to the new number that completes it, and one that finds the
+ * number taken meanwhile (the change void).
  */
 async function phoneChangeFlows(): Promise<void> {
-  const account = await signUp(recorded, company);
-  const change = (authorization: string, phoneNumber: string, proof?: string) =>
+  const { account, device } = await signUpWithDevice(recorded, company);
+  const change = (authorization: string, phoneNumber: string, proof?: string, pin?: string) =>
     invoke(handlers.userPhoneChange, {
       path: '/c',
       headers: headers(authorization),
-      body: { dial_code: '+1', phone_number: phoneNumber, ...(proof ? { phone_verification_token: proof } : {}) },
+      body: {
+        dial_code: '+1',
+        phone_number: phoneNumber,
+        ...(proof ? { phone_verification_token: proof } : {}),
+        ...(pin ? { login_pin: pin } : {}),
+      },
     });
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
   expect((await change(account.authorization, randomPhoneNumber())).status).toBe(400);
   await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1);
-  const fresh = await logIn(recorded, company, account);
+  const onPin = await pinLogin(recorded, company, device, PINS.login_pin);
+  const fresh = `Token ${onPin.body.data.token.token}`;
   const number = randomPhoneNumber();
   expect((await change(fresh, number, await provePhone(recorded, company, number, { authorization: fresh }))).status).toBe(200);
   const holder = await signUp(recorded, company);
   const held = String(holder.registration.phone_number);
   expect((await change(fresh, held, await provePhone(recorded, company, held, { authorization: fresh }))).status).toBe(200);
+
+  const moved = { ...account, registration: { ...account.registration, phone_number: held } };
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  let otp = await logIn(recorded, company, moved);
+  const pending = async (phoneNumber: string, pin = PINS.login_pin) => {
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+    return change(otp, phoneNumber, await provePhone(recorded, company, phoneNumber, { authorization: otp }), pin);
+  };
+  expect((await pending(randomPhoneNumber(), '9999')).status).toBe(400);
+  expect((await pending(randomPhoneNumber())).body.data.pending).toBe(1);
+  const replacing = await pending(randomPhoneNumber());
+  expect(replacing.body.data.pending).toBe(1);
+  const cancel = (changeId: string) =>
+    invoke(handlers.userPhoneChangeCancel, { path: '/x', headers: headers(otp), body: { change_id: changeId } });
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await cancel(newId())).status).toBe(404);
+  expect((await cancel(replacing.body.data.change_id)).status).toBe(200);
+  // The touch interval made that session stale (over 10 minutes): a fresh OTP login for the next change.
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  otp = await logIn(recorded, company, moved);
+  const completing = randomPhoneNumber();
+  expect((await pending(completing)).body.data.pending).toBe(1);
+  expect(
+    (await invoke(handlers.userProfile, { method: 'GET', path: '/p', headers: headers(otp) })).body.data.pending_phone_change,
+  ).toBeTruthy();
+  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  const loginTo = async (phoneNumber: string) => {
+    const target = { dial_code: '+1', phone_number: phoneNumber, user_type: 2, otp_type: 1 };
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+    expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
+    const code = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${phoneNumber}`).at(-1));
+    return (takenMeanwhile?: () => Promise<unknown>) =>
+      (takenMeanwhile?.() ?? Promise.resolve()).then(() =>
+        invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } }),
+      );
+  };
+  expect((await (await loginTo(completing))()).status).toBe(200);
+  // Another change of the user, whose number a registration takes between the code and its verify.
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  const otpAgain = await logIn(recorded, company, { ...account, registration: { ...account.registration, phone_number: completing } });
+  const voided = randomPhoneNumber();
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  const proof = await provePhone(recorded, company, voided, { authorization: otpAgain });
+  expect((await change(otpAgain, voided, proof, PINS.login_pin)).body.data.pending).toBe(1);
+  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  const verifyVoided = await loginTo(voided);
+  expect((await verifyVoided(() => signUp(recorded, company, { phone_number: voided }))).status).toBe(409);
 }
 
 describe('the role of each function (serverless/permissions.cjs)', () => {
@@ -925,6 +985,8 @@ describe('the kinds of item (serverless/key-kinds.cjs)', () => {
       staffLog: staffLogKey(company, Date.now(), newId()),
       staffAction: staffActionKey(company, user, Date.now(), newId()),
       staffLookups: staffLookupsKey(company, user, 490_000),
+      pendingPhoneChange: pendingPhoneChangeKey(company, user),
+      phoneChangeIndex: phoneChangeIndexKey(company, phone, 2),
     };
     expect(Object.keys(keys).sort()).toEqual(Object.keys(keyKinds).sort());
     for (const [kind, key] of Object.entries(keys)) expect(kindOf(key), `${key.pk} ${key.sk}`).toBe(kind);

@@ -236,16 +236,27 @@ describe('the packaged CloudFormation', () => {
     }
   });
 
-  it('lets verify_otp delete no code and nothing but wrong-code windows, evicted devices and their sessions, and login_phone and referral_program write nothing of a user but a session’s last use', () => {
+  it('lets verify_otp delete nothing but wrong-code windows, evicted devices and their sessions, and what completing a pending phone change takes, and login_phone and referral_program write nothing of a user but a session’s last use', () => {
     const deletes = (roleId: string) =>
       tableStatementsOf(roleId)
         .filter((statement) => statement.Action.some((action) => action === 'dynamodb:DeleteItem' || action === 'dynamodb:BatchWriteItem'))
         .map(leadingKeys);
     // An emptied wrong-code window; at an OTP login binding an 11th device, the least recently used one (its index and
-    // listing item) and its sessions, in the user's partition. Never a code, a claim or a proof.
+    // listing item) and its sessions, in the user's partition. At an OTP login that completes a pending phone change
+    // (contract 3.11, round 5), what the immediate change deletes: the old number's claim and login code, and the
+    // change's own items (in the user's partition, and its index by the new number). Never a proof.
     const verifyDeletes = deletes('VerifyOtpRole').flat();
-    expect([...new Set(verifyDeletes)].sort()).toEqual([keyKinds.deviceIndex, keyKinds.phoneFailures, keyKinds.userDevice].sort());
-    expect(verifyDeletes).not.toContain(keyKinds.otp);
+    expect([...new Set(verifyDeletes)].sort()).toEqual(
+      [
+        keyKinds.deviceIndex,
+        keyKinds.phoneFailures,
+        keyKinds.userDevice,
+        keyKinds.otp,
+        keyKinds.phoneClaim,
+        keyKinds.phoneChangeIndex,
+      ].sort(),
+    );
+    expect(verifyDeletes).not.toContain(keyKinds.phoneProof);
     // login_phone and referral_program write a user's partition only to record a session's use.
     for (const roleId of ['LoginPhoneRole', 'ReferralProgramRole']) {
       const writesToUsers = tableStatementsOf(roleId).filter(
@@ -268,7 +279,7 @@ describe('the packaged CloudFormation', () => {
     }
   });
 
-  it('lets only smsSend publish SMS, and only to phone numbers; login_phone and phone/change (the old number warned) only queue them', () => {
+  it('lets only smsSend publish SMS, and only to phone numbers; login_phone, phone/change and verify_otp (the old number warned) only queue them', () => {
     const publishers = roleIds().filter((roleId) => statementsOf(roleId).some((statement) => statement.Action.includes('sns:Publish')));
     expect(publishers).toEqual(['SmsSendRole']);
     expect(statementsOf('SmsSendRole').filter((statement) => statement.Action.includes('sns:Publish'))).toEqual([
@@ -279,12 +290,12 @@ describe('the packaged CloudFormation', () => {
       statementsOf(roleId).some((statement) => statement.Action.some((action: string) => action.startsWith('sqs:'))),
     );
     // The events' publisher sends to its own dead-letter queue only (below).
-    expect(queueUsers.sort()).toEqual(['EventsPublishRole', 'LoginPhoneRole', 'SmsSendRole', 'UserPhoneChangeRole']);
+    expect(queueUsers.sort()).toEqual(['EventsPublishRole', 'LoginPhoneRole', 'SmsSendRole', 'UserPhoneChangeRole', 'VerifyOtpRole']);
     const smsQueueUsers = queueUsers.filter((roleId) =>
       statementsOf(roleId).some((statement) => JSON.stringify(statement.Resource ?? '').includes('"SmsQueue"')),
     );
-    expect(smsQueueUsers).toEqual(['LoginPhoneRole', 'SmsSendRole', 'UserPhoneChangeRole']);
-    for (const sender of ['LoginPhoneRole', 'UserPhoneChangeRole']) {
+    expect(smsQueueUsers.sort()).toEqual(['LoginPhoneRole', 'SmsSendRole', 'UserPhoneChangeRole', 'VerifyOtpRole']);
+    for (const sender of ['LoginPhoneRole', 'UserPhoneChangeRole', 'VerifyOtpRole']) {
       expect(statementsOf(sender).filter((statement) => statement.Action.some((action: string) => action.startsWith('sqs:')))).toEqual([
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: queueArn },
       ]);

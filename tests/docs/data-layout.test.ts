@@ -99,6 +99,8 @@ const BUILT: Record<string, () => ItemKey[]> = {
   staffActionKey: () => [keys.staffActionKey(company, user, SAMPLES.createdAtMs, SAMPLES.notification)],
   staffLogKey: () => [keys.staffLogKey(company, SAMPLES.createdAtMs, SAMPLES.notification)],
   staffLookupsKey: () => [keys.staffLookupsKey(company, user, hour)],
+  pendingPhoneChangeKey: () => [keys.pendingPhoneChangeKey(company, user)],
+  phoneChangeIndexKey: () => [keys.phoneChangeIndexKey(company, phone, userType)],
 };
 
 /** A built key as the table writes it: each `#`-separated part that is a sample becomes its placeholder. */

@@ -20,6 +20,8 @@ const sampleDetail = (type: string): Record<string, unknown> => {
     'session.ended': { sid: 'ab'.repeat(16), reason: 'logout' },
     'pin.locked': { pin_type: 'transaction' },
     'admin.action': { actor_id: '2d'.repeat(16), action: 'role' },
+    'user.phone_change_pending': { change_id: '3c'.repeat(16), effective_at: 1_795_086_400, via: 'user' },
+    'user.phone_change_cancelled': { change_id: '3c'.repeat(16) },
   };
   return {
     event_id: 'c4ca4238a0b923820dcc509a6f75849b',

@@ -124,25 +124,42 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     // The login PIN locked by wrong PINs on the device.
     for (let attempt = 0; attempt < service.app.config.pinMaxFailures; attempt++) await pinLogin(service, company, device, '0000');
 
-    // A new number: fresh proof of the holder and of the number; the other sessions end.
-    const fresh = await freshSession(account);
+    // A new number asked for from an OTP login (which opened the PIN): it waits, and is cancelled.
+    const otpSession = await freshSession(account);
+    const pendingNumber = randomPhoneNumber();
+    used.push(pendingNumber, `+1${pendingNumber}`);
+    const pendingProof = await provePhone(service, company, pendingNumber, { authorization: otpSession });
+    const pending = await post('userPhoneChange', otpSession, {
+      dial_code: '+1',
+      phone_number: pendingNumber,
+      phone_verification_token: pendingProof,
+      login_pin: PINS.login_pin,
+    });
+    expect(pending.body.data.pending).toBe(1);
+    const changeId = pending.body.data.change_id;
+    expect((await post('userPhoneChangeCancel', otpSession, { change_id: changeId })).status).toBe(200);
+
+    // A new number from a PIN login on the device: fresh proof of the holder and of the number; the other sessions end.
+    const onPin = await pinLogin(service, company, device, PINS.login_pin);
+    const pinSession = `Token ${onPin.body.data.token.token}`;
     const newNumber = randomPhoneNumber();
     used.push(newNumber, `+1${newNumber}`);
-    const proof = await provePhone(service, company, newNumber, { authorization: fresh });
+    const proof = await provePhone(service, company, newNumber, { authorization: pinSession });
     expect(
-      (await post('userPhoneChange', fresh, { dial_code: '+1', phone_number: newNumber, phone_verification_token: proof })).status,
+      (await post('userPhoneChange', pinSession, { dial_code: '+1', phone_number: newNumber, phone_verification_token: proof })).status,
     ).toBe(200);
     for (const message of outboxMessages(service.app.config.sms.outboxFile, `+1${newNumber}`))
       used.push(message.match(/\d{4,8}/)?.[0] ?? '');
+    const moved = { ...account, registration: { ...account.registration, phone_number: newNumber } };
+    const fresh = await freshSession(moved);
 
-    // A PIN login on the device (the OTP login opened the PIN), then the device removed: its session ends.
+    // Another PIN login on the device, then the device removed: both its sessions end.
     const onDevice = await pinLogin(service, company, device, PINS.login_pin);
     expect(onDevice.status).toBe(200);
     const deviceSession = `Token ${onDevice.body.data.token.token}`;
     expect((await post('devicesRemove', fresh, { device_key: device.deviceKey })).status).toBe(200);
 
     // The login PIN changed from the fresh session: another session ends.
-    const moved = { ...account, registration: { ...account.registration, phone_number: newNumber } };
     const third = await nextLogIn(moved);
     expect((await post('changePin', fresh, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8642' })).status).toBe(200);
 
@@ -162,9 +179,13 @@ describe('the events of a user’s life (API contract 3.13)', () => {
       { type: 'user.profile_updated', changed: ['first_name', 'image'] },
       { type: 'session.ended', sid: sid(second), reason: 'logout' },
       { type: 'pin.locked', pin_type: 'login' },
+      { type: 'user.phone_change_pending', change_id: changeId, effective_at: pending.body.data.effective_at, via: 'user' },
+      { type: 'user.phone_change_cancelled', change_id: changeId },
       { type: 'user.phone_changed' },
       { type: 'session.ended', sid: sid(account.authorization), reason: 'phone_changed' },
+      { type: 'session.ended', sid: sid(otpSession), reason: 'phone_changed' },
       { type: 'device.removed' },
+      { type: 'session.ended', sid: sid(pinSession), reason: 'device_removed' },
       { type: 'session.ended', sid: sid(deviceSession), reason: 'device_removed' },
       { type: 'session.ended', sid: sid(third), reason: 'pin_changed' },
       { type: 'user.deleted', erase_after: expect.any(Number) },
@@ -315,6 +336,52 @@ describe('sessions that end with no event', () => {
     const limits = service.app.config;
     expect(eventsOfRecord({ ...removal, userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }, limits)).toEqual([]);
     expect(eventsOfRecord(removal, limits).map((event) => event.type)).toEqual(['device.removed']);
+  });
+
+  it('a pending phone change: pending when stored, cancelled when replaced, cancelled or void; nothing when it completes (deleted)', () => {
+    const key = { pk: `C#${company.company_id}#USER#${'ab'.repeat(16)}`, sk: 'PHONECHANGE' };
+    const first = {
+      ...key,
+      change_id: '1'.repeat(32),
+      effective_at: 1_795_086_400,
+      created_at: 1_795_000_000,
+      via: 'user',
+      expires_at: 1_795_691_200,
+    };
+    const second = { ...first, change_id: '2'.repeat(32), created_at: 1_795_000_100 };
+    const record = (eventName: 'INSERT' | 'MODIFY' | 'REMOVE', before?: object, after?: object) => ({
+      eventID: `pending-${eventName}`,
+      eventName,
+      dynamodb: {
+        Keys: marshall(key) as never,
+        ...(before ? { OldImage: marshall(before) as never } : {}),
+        ...(after ? { NewImage: marshall(after) as never } : {}),
+      },
+    });
+    const limits = service.app.config;
+    const of = (events: ReturnType<typeof eventsOfRecord>) =>
+      events.map(({ type, detail }) => ({ type, ...detail }) as { type: string; change_id?: string } & Record<string, unknown>);
+    expect(of(eventsOfRecord(record('INSERT', undefined, first), limits))).toEqual([
+      expect.objectContaining({
+        type: 'user.phone_change_pending',
+        change_id: first.change_id,
+        effective_at: first.effective_at,
+        via: 'user',
+      }),
+    ]);
+    expect(of(eventsOfRecord(record('MODIFY', first, second), limits)).map(({ type, change_id }) => [type, change_id])).toEqual([
+      ['user.phone_change_cancelled', first.change_id],
+      ['user.phone_change_pending', second.change_id],
+    ]);
+    for (const reason of ['cancelled', 'void']) {
+      const ended = { ...first, ended_reason: reason, ended_at: 1_795_000_500 };
+      expect(of(eventsOfRecord(record('MODIFY', first, ended), limits))).toEqual([
+        expect.objectContaining({ type: 'user.phone_change_cancelled', change_id: first.change_id, occurred_at: 1_795_000_500_000 }),
+      ]);
+      // A new change replacing an ended one is pending only.
+      expect(of(eventsOfRecord(record('MODIFY', ended, second), limits)).map(({ type }) => type)).toEqual(['user.phone_change_pending']);
+    }
+    expect(eventsOfRecord(record('REMOVE', first), limits)).toEqual([]);
   });
 });
 

@@ -54,6 +54,8 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   userExport: ['200', '400/2', '404/3', '401/4'],
   // The fixture's sessions began by registration: never fresh enough to change the phone.
   userPhoneChange: ['400/1', '400/14', '400/2', '404/3', '401/4', '413/13'],
+  // The fixture's user has no pending change: a well-formed change_id is 404 code 6.
+  userPhoneChangeCancel: ['400/1', '400/2', '404/3', '401/4', '404/6', '413/13'],
   // The fixture's session began by registration: never fresh enough to delete the account.
   userDelete: ['400/14', '400/2', '404/3', '401/4', '413/13'],
   userProfileUpdate: ['400/1', '400/2', '404/3', '401/4', '413/13'],

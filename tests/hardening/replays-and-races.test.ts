@@ -13,10 +13,10 @@ import { hashToken } from '../../lib/secrets/hashing.js';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { emailClaimKey, phoneClaimKey, SESSION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
 import { UserStatus } from '../../lib/users/user-status.js';
+import { type Device, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
 import { createOwnTable } from '../harness/dynamodb-local.js';
 import { scanItems } from '../harness/table-snapshot.js';
 import {
-  type Account,
   codeIn,
   expectFailure,
   type InProcessService,
@@ -104,12 +104,17 @@ const isTransaction = (command: { constructor: { name: string } }) => command.co
 const claimRead = (kind: 'PHONE' | 'EMAIL') => (command: { constructor: { name: string }; input: unknown }) =>
   command.constructor.name === 'GetCommand' && String((command.input as { Key?: { pk?: string } }).Key?.pk).includes(`#${kind}#`);
 
-/** What a phone change needs before it is sent: a fresh OTP login, and a proof of the new number with that token. */
+/**
+ * What a phone change needs before it is sent: a fresh PIN login on the account's device (a session
+ * begun by OTP login makes a change that waits, contract 3.11), and a proof of the new number with that token.
+ */
 async function readyToChangePhone(
-  account: Account,
+  { device }: { device: Device },
   on: InProcessService = service,
 ): Promise<{ phone: string; fresh: string; proof: string }> {
-  const fresh = await logIn(on, company, account);
+  const login = await pinLogin(on, company, device, PINS.login_pin);
+  expect(login.status, JSON.stringify(login.body)).toBe(200);
+  const fresh = `Token ${login.body.data.token.token}`;
   const phone = randomPhoneNumber();
   const proof = await provePhone(on, company, phone, { authorization: fresh });
   return { phone, fresh, proof };
@@ -169,7 +174,7 @@ describe('2. a refresh whose answer was lost', () => {
 
 describe('3. an OTP login to the old number racing a phone change', () => {
   it('gets no session once the change commits first: whoever holds the old number is cut off', async () => {
-    const account = await signUp(service, company);
+    const { account, device } = await signUpWithDevice(service, company);
     const oldPhone = String(account.registration.phone_number);
     const target = { dial_code: '+1', phone_number: oldPhone, user_type: 2, otp_type: 1 };
     // The SIM swapper asks for a code to the old number and sends it, on the second container.
@@ -180,7 +185,7 @@ describe('3. an OTP login to the old number racing a phone change', () => {
     await grant.arrived;
     // Meanwhile the account moves to a new number.
     service.clock.advance(61);
-    const moved = await readyToChangePhone(account);
+    const moved = await readyToChangePhone({ device });
     expect((await sendPhoneChange(moved)).status).toBe(200);
     grant.release();
     const answer = await login;
@@ -202,10 +207,10 @@ describe('4. deletion or disable racing a phone or email change', () => {
   }
 
   it('a deletion held while the number changes reads again: status 4, no claim held, the new number free', async () => {
-    const account = await signUp(service, company);
+    const { account, device } = await signUpWithDevice(service, company);
     const deleting = await logIn(racer, company, account);
     service.clock.advance(61);
-    const moved = await readyToChangePhone(account);
+    const moved = await readyToChangePhone({ device });
     // Held after it read the user (the old number), before it reads which claims are theirs.
     const deletion = holdOne(racer, claimRead('PHONE'));
     const deleted = post(racer, 'userDelete', {}, deleting);
@@ -234,8 +239,8 @@ describe('4. deletion or disable racing a phone or email change', () => {
   });
 
   it('a disable held while the number changes reads again: the new claim carries the disabled status', async () => {
-    const account = await signUp(service, company);
-    const moved = await readyToChangePhone(account);
+    const { account, device } = await signUpWithDevice(service, company);
+    const moved = await readyToChangePhone({ device });
     const disable = holdOne(racer, claimRead('PHONE'));
     const disabled = setStatusEndingSessions(racer.app, company.company_id, account.userId, UserStatus.DISABLED);
     await disable.arrived;
@@ -268,11 +273,9 @@ describe('5. a phone change refused with more sessions than one transaction ends
     const fresh = await logIn(service, company, account);
     service.clock.advance(61);
     const proof = await provePhone(service, company, held, { authorization: fresh });
-    expectFailure(
-      await post(service, 'userPhoneChange', { dial_code: '+1', phone_number: held, phone_verification_token: proof }, fresh),
-      409,
-      7,
-    );
+    // From an OTP login's session, with the login PIN (contract 3.11, round 5): the held number is refused before anything waits.
+    const body = { dial_code: '+1', phone_number: held, phone_verification_token: proof, login_pin: account.registration.login_pin };
+    expectFailure(await post(service, 'userPhoneChange', body, fresh), 409, 7);
     for (const item of items) expect((await itemAt({ pk: item.pk, sk: item.sk }))?.ended_reason).toBeUndefined();
   });
 });

@@ -51,6 +51,8 @@ interface Account {
   token: string;
   otpLoginAt: number;
   sendsThisHour: number[];
+  /** The change_id of a phone change this account made pending, until cancelled. */
+  pendingChangeId?: string | undefined;
 }
 
 /** Sessions and devices a request may end: made by other requests, each used once. */
@@ -292,6 +294,14 @@ export class LiveClient {
             if (answer.status === 200) this.retire();
           }),
         };
+      case 'userPhoneChangeCancel':
+        // The account's pending change when it has one (then cancelled), else an id no change has (404 code 6).
+        return {
+          valid: { endpoint, headers, body: { change_id: account.pendingChangeId ?? '0'.repeat(32) } },
+          settle: withToken(false, (answer) => {
+            if (answer.status === 200) account.pendingChangeId = undefined;
+          }),
+        };
       case 'userProfileUpdate':
         return { valid: { endpoint, headers, body: { first_name: 'Ada', last_name: 'Lovelace' } }, settle: withToken() };
       case 'userPhoneChange': {
@@ -309,10 +319,15 @@ export class LiveClient {
           valid: {
             endpoint,
             headers: this.headers(account.token),
-            body: { dial_code: '+1', phone_number: phone, phone_verification_token: proof },
+            // The session began by OTP login: the change takes the login PIN, and waits (contract 3.11, round 5).
+            body: { dial_code: '+1', phone_number: phone, phone_verification_token: proof, login_pin: account.loginPin },
           },
-          settle: withToken(false, (answer) => {
+          settle: withToken(true, (answer) => {
             if (answer.status !== 200) return;
+            if (answer.body?.data?.pending === 1) {
+              account.pendingChangeId = answer.body.data.change_id;
+              return;
+            }
             // The proof holds for this number only: the account moved to it, and every other session ended.
             account.phone = phone;
             this.sessions.length = 0;

@@ -3,7 +3,7 @@ import { type Answer, randomPhoneNumber, sessionIdOf } from '../in-process-servi
 import type { AccountChange, ChaosContext, Registered } from './context.js';
 
 // The account (issue 30): profile updates (names, and half the time a new email), races of 2 or 3
-// users for one email, and moves to a new phone number (an OTP login, then a proof of the new
+// users for one email, and moves to a new phone number (a PIN login, then a proof of the new
 // number verified with that token; some racing for one number). An ambiguous change parks its
 // accounts until it is sent again with its key once the faults are off; then no race has more
 // than one winner. The claim check afterwards (tests/harness/claim-check.ts) finds what the
@@ -110,24 +110,22 @@ export function accountChanges(ctx: ChaosContext) {
     );
 
   /**
-   * 1 to 3 users move to one new number: each logs in by OTP (the fresh proof of the holder), then
+   * 1 to 3 users move to one new number: each logs in by PIN on its device (the fresh proof of the holder), then
    * proves the number with that token (each racer's code through a clock one interval further on),
    * then all change at once: one wins, the others 409 code 7.
    */
   const phoneChange = () =>
     ctx.withAccounts(
       Math.random() < 0.6 ? randomInt(2, 4) : 1,
-      (account) => account.quietAfter <= service.clock.now(),
+      // A session begun by PIN login on the account's device moves the number at once; one begun by
+      // OTP login would only make a change that waits (contract 3.11, round 5).
+      (account) => account.quietAfter <= service.clock.now() && account.device !== undefined && !account.pinLocked,
       async (accounts) => {
         const fresh = new Set<Registered>();
+        if (Date.now() >= ctx.endAt) return;
         await Promise.all(
           accounts.map(async (account) => {
-            account.quietAfter = service.clock.now() + interval * 1000;
-            const target = { dial_code: '+1', phone_number: account.phone, user_type: 2, otp_type: 1 };
-            const login = await ctx.sendAndCheck(target, {}, service);
-            if (!login) return;
-            ctx.loggedInByOtp(account, login);
-            fresh.add(account);
+            if (await ctx.freshPinLogin(account, 2)) fresh.add(account);
           }),
         );
         const number = randomPhoneNumber();

@@ -1,7 +1,9 @@
 import { type KeyObject, randomInt, randomUUID } from 'node:crypto';
+import { epochSeconds } from '../../../lib/clock.js';
 import type { Config } from '../../../lib/config.js';
 import { setStatusEndingSessions } from '../../../lib/sessions/end-sessions.js';
 import { UserStatus } from '../../../lib/users/user-status.js';
+import { signedLoginPin } from '../device-keys.js';
 import { type Answer, codeIn, type EndpointName, type InProcessService, invoke, sessionIdOf } from '../in-process-service.js';
 import type { OtpLogin, PhoneChangeSent } from '../session-check.js';
 import type { FakeSns } from '../sns-fake.js';
@@ -102,6 +104,12 @@ export interface ChaosContext {
   ) => Promise<Answer | undefined>;
   /** An OTP login to the account's phone answered 200: the account takes its token, and the login is recorded. */
   loggedInByOtp: (account: Registered, login: Answer) => void;
+  /**
+   * A PIN login on the account's device, retried with its key (`rounds` times again): the fresh proof
+   * a phone change takes to move the number at once (contract 3.11, round 5). True when the account
+   * took its token; a right PIN refused is wrong.
+   */
+  freshPinLogin: (account: Registered, rounds: number) => Promise<boolean>;
   /** An OTP login answered 200, recorded for the session check: its session and the number its code went to. */
   recordOtpLogin: (login: Answer, phoneE164: string) => void;
   /** What the session check needs from the answers (tests/harness/session-check.ts). */
@@ -197,6 +205,23 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
     }
   };
 
+  const freshPinLogin = async (account: Registered, rounds: number) => {
+    if (!account.device || account.pinLocked) return false;
+    const body = signedLoginPin(account.device, companyId, account.loginPin, { timestamp: epochSeconds(service.clock) });
+    const key = randomUUID();
+    const login = await untilDefinite(() => call('loginPin', body, { 'Idempotency-Key': key }), rounds);
+    if (login.status === 200) {
+      account.token = login.body.data.token.token;
+      account.tokenOnDevice = true;
+      account.loggedOut = false;
+      account.wrongPins = 0;
+      return true;
+    }
+    if (login.status === 400 && login.body.error[0] === 18) account.pinLocked = true;
+    else if (login.status === 400 || login.status === 401) wrong('a right login PIN was refused', login);
+    return false;
+  };
+
   /** The code last sent to a number, through the SNS fake. */
   const lastCode = (phone: string) => sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message;
   const sendAndCheck = async (
@@ -266,6 +291,7 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
     withAccount,
     withAccounts,
     sendAndCheck,
+    freshPinLogin,
     loggedInByOtp,
     recordOtpLogin,
     answered,

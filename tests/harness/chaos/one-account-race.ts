@@ -3,7 +3,7 @@ import { type Answer, type InProcessService, randomPhoneNumber, sessionIdOf } fr
 import { type ChaosContext, type Registered, sleep } from './context.js';
 import type { RaceEnding } from './report.js';
 
-// A race on one account (issue 37): a fresh OTP login and a proof of a new number, then at once
+// A race on one account (issue 37): a fresh PIN login and a proof of a new number, then at once
 // the account's end (its deletion on that session, or an operator's disable; now and then
 // neither, so the account stays active and the change races the logins alone), its move to the
 // new number, a new email, and 1 to 3 OTP logins to the number being left. Each request is sent
@@ -39,7 +39,10 @@ export function oneAccountRace(ctx: ChaosContext, { atLeast }: { atLeast: number
   /** Accounts picked for a race that has not started yet (its login and proof under way). */
   let starting = 0;
   const eligible = (account: Registered) =>
-    account.quietAfter <= ctx.service.clock.now() && race.flows + starting < Math.max(atLeast, ctx.registered.length / 4);
+    account.quietAfter <= ctx.service.clock.now() &&
+    account.device !== undefined &&
+    !account.pinLocked &&
+    race.flows + starting < Math.max(atLeast, ctx.registered.length / 4);
   /** Fewer races started or starting than asked for, and an account free for one. */
   const wanted = () => race.flows + starting < atLeast && ctx.registered.some((account) => ctx.isFree(account) && eligible(account));
   /** OTP logins still ambiguous at the end of their flow, sent again with their key once the faults are off. */
@@ -99,11 +102,10 @@ export function oneAccountRace(ctx: ChaosContext, { atLeast }: { atLeast: number
     // Codes to the old number go out on this clock and each of the ones ahead.
     account.quietAfter = ctx.service.clock.now() + (ctx.ahead.length + 1) * ctx.interval * 1000;
     const loginTarget = { dial_code: '+1', phone_number: old, user_type: 2, otp_type: 1 };
-    // Four requests before the race starts, each needing a definite answer: more tries than a
-    // flow's, and a race picked before the run's end goes on past it (a short run has few).
-    const login = await ctx.sendAndCheck(loginTarget, {}, ctx.service, { pastTheEnd: true, rounds: PREPARE_ROUNDS });
-    if (!login) return;
-    ctx.loggedInByOtp(account, login);
+    // Requests before the race starts, each needing a definite answer: more tries than a flow's, and
+    // a race picked before the run's end goes on past it (a short run has few). The fresh proof of
+    // the holder is a PIN login on the account's device: an OTP login's change would wait (contract 3.11, round 5).
+    if (!(await ctx.freshPinLogin(account, PREPARE_ROUNDS))) return;
     const authorization = `Token ${account.token}`;
     const number = randomPhoneNumber();
     const proof = await ctx.sendAndCheck(

@@ -1,0 +1,210 @@
+import type { App } from '../app-context.js';
+import { epochSeconds } from '../clock.js';
+import type { Company } from '../companies/companies.js';
+import { AppError } from '../errors.js';
+import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
+import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
+import { codeKey } from '../otp/otp-codes.js';
+import { OtpType } from '../otp/otp-types.js';
+import { accountBusy, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
+import type { TextDispatch } from '../sms/text-dispatch.js';
+import { pendingPhoneChangeKey } from '../store/keys.js';
+import {
+  getPendingPhoneChange,
+  getPhoneChangeIndex,
+  isLive,
+  type PendingPhoneChange,
+  pendingChangeComplete,
+  pendingChangeEnd,
+  phoneChangeIndexDelete,
+} from '../store/pending-phone-change-store.js';
+import { codeDelete, userPhoneChange as userPhoneChangeWrite } from '../store/phone-change-store.js';
+import { endSessions, querySessions, sessionEnd } from '../store/session-store.js';
+import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { getUser, phoneClaimPut, phoneClaimRelease, type UserRecord } from '../store/user-store.js';
+import { UserStatus } from '../users/user-status.js';
+import { warnOldNumber } from './phone-change-notice.js';
+import { taken } from './phone-change-pending.js';
+
+// A pending phone change completes (API contract 3.11, amended in round 5) at the first OTP login to
+// the new number from its effective_at on, within 7 days: login_phone finds the change by the number
+// (dueChangeFor) and sends the code as if the number were registered; verify_otp, once the code is
+// right, moves the account in one transaction (completePendingChange) and then grants the session.
+
+/** The user whose pending change a login to this (phone, user type) completes now, and that change. */
+export async function dueChangeFor(
+  app: Pick<App, 'table' | 'clock'>,
+  companyId: string,
+  target: { phone_e164: string; user_type: number },
+): Promise<{ userId: string; changeId: string } | undefined> {
+  const index = await getPhoneChangeIndex(app.table, companyId, target.phone_e164, target.user_type);
+  const now = epochSeconds(app.clock);
+  if (!index || index.effective_at > now || index.expires_at <= now) return undefined;
+  // The index item is the change's only while it is live; a user no longer active gets no login SMS.
+  const [user, change] = await Promise.all([
+    getUser(app.table, companyId, index.user_id),
+    getPendingPhoneChange(app.table, companyId, index.user_id),
+  ]);
+  if (user?.status_id !== UserStatus.ACTIVE || !isLive(change, now) || change.change_id !== index.change_id) return undefined;
+  if (change.phone_e164 !== target.phone_e164) return undefined;
+  return { userId: index.user_id, changeId: index.change_id };
+}
+
+type Label = 'user' | 'phone' | 'old_phone' | 'pending' | 'index' | 'old_code' | 'notice' | 'session';
+
+const MAX_ROUNDS = 5;
+/** Sessions ended in the move's own transaction; the rest once it has committed. */
+const SESSIONS_IN_TRANSACTION = MAX_SESSIONS_IN_TRANSACTION;
+
+/** The code's change is gone (cancelled, replaced, void) between the send and the verify: the code logs no one in. */
+const changeGone = () => new AppError('OTP_EXPIRED', { detail: 'the pending phone change this code was for is over' });
+
+export interface Completion {
+  company: Company;
+  origin: RequestOrigin;
+  userId: string;
+  changeId: string;
+  phoneE164: string;
+  requestRef: string | undefined;
+}
+
+/**
+ * Moves the account to the number of its pending change, in one transaction as the immediate change
+ * does: the new claim taken (held meanwhile by anyone: 409 code 7, and the change is void), the old
+ * one released, the record updated (phone_verified 1), every session of the user ended, the notice
+ * (event 6) written, the pending items deleted (only while the change is live and due). Then the old
+ * number is told. A retry whose first run moved the account finds the user on the number: done.
+ */
+export async function completePendingChange(app: App, texts: TextDispatch, completion: Completion): Promise<void> {
+  const { company, origin, userId, changeId, phoneE164, requestRef } = completion;
+  const companyId = company.company_id;
+  let releaseOld = true;
+  for (let round = 1; ; round++) {
+    const [user, change] = await Promise.all([
+      getUser(app.table, companyId, userId, true),
+      getPendingPhoneChange(app.table, companyId, userId, true),
+    ]);
+    if (user?.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
+    // This very login moved it (its answer lost), or another completed it: the session is the user's.
+    if (user.phone_e164 === phoneE164) return;
+    const now = epochSeconds(app.clock);
+    if (change?.change_id === changeId && change.ended_reason === 'void') throw taken();
+    if (!isLive(change, now) || change.change_id !== changeId || change.effective_at > now) throw changeGone();
+    const sessions = (await querySessions(app.table, companyId, userId)).map(({ key }) => key);
+    try {
+      await writeTransaction(
+        app.table,
+        moveWrites(app, { user, change, sessions: sessions.slice(0, SESSIONS_IN_TRANSACTION), releaseOld, requestRef }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed)) throw error;
+      const failed = new Set(error.labels as Label[]);
+      if (failed.has('phone')) {
+        // Taken meanwhile (a registration, another user's change): the change is void.
+        await voidChange(app, companyId, userId, change, requestRef);
+        audit(app, origin, 'phone_change_refused', {
+          company_id: companyId,
+          user_id: userId,
+          phone_ref: await phoneRef(app.keys, phoneE164),
+          outcome: 'phone_taken_void',
+        });
+        throw taken();
+      }
+      if (round >= MAX_ROUNDS) throw accountBusy();
+      if (failed.has('old_phone') && !failed.has('user')) releaseOld = false;
+      continue;
+    }
+    const later = sessions.slice(SESSIONS_IN_TRANSACTION);
+    if (later.length) await endSessions(app.table, later, { reason: 'phone_changed', atMs: app.clock.now() });
+    const [newRef, oldRef] = await Promise.all([phoneRef(app.keys, phoneE164), phoneRef(app.keys, user.phone_e164)]);
+    const event = { company_id: companyId, user_id: userId };
+    audit(app, origin, 'phone_changed', {
+      ...event,
+      phone_ref: newRef,
+      old_phone_ref: oldRef,
+      outcome: 'completed',
+      revoked: sessions.length,
+    });
+    audit(app, origin, 'sessions_revoked', { ...event, outcome: 'phone_changed', revoked: sessions.length });
+    await warnOldNumber(app, texts, { company, origin, userId, oldPhoneE164: user.phone_e164 });
+    return;
+  }
+}
+
+function moveWrites(
+  app: App,
+  {
+    user,
+    change,
+    sessions,
+    releaseOld,
+    requestRef,
+  }: {
+    user: UserRecord;
+    change: PendingPhoneChange;
+    sessions: ReturnType<typeof pendingPhoneChangeKey>[];
+    releaseOld: boolean;
+    requestRef: string | undefined;
+  },
+): LabelledItem<Label>[] {
+  const { table } = app;
+  const companyId = user.company_id;
+  const userId = user.user_id;
+  const userType = user.user_type;
+  const nowMs = app.clock.now();
+  const now = Math.floor(nowMs / 1000);
+  const phone = { dialCode: change.dial_code, phoneNumber: change.phone_number, phoneE164: change.phone_e164 };
+  const writes: LabelledItem<Label>[] = [
+    {
+      label: 'user',
+      item: userPhoneChangeWrite(table, companyId, userId, {
+        phone,
+        seenE164: user.phone_e164,
+        sessionVersion: user.session_version ?? 0,
+        nowSeconds: now,
+        requestRef,
+      }),
+    },
+    { label: 'phone', item: phoneClaimPut(table, companyId, change.phone_e164, userType, userId, UserStatus.ACTIVE) },
+    { label: 'pending', item: pendingChangeComplete(table, pendingPhoneChangeKey(companyId, userId), change.change_id, now) },
+    { label: 'index', item: phoneChangeIndexDelete(table, companyId, change.phone_e164, userType, userId) },
+    // A login code already sent to the old number is never verified after the change.
+    {
+      label: 'old_code',
+      item: codeDelete(table, codeKey(companyId, { phone_e164: user.phone_e164, user_type: userType, otp_type: OtpType.LOGIN })),
+    },
+    ...securityNotificationWrites(table, companyId, userId, { event: SecurityEvent.PHONE_CHANGED, nowMs }).map((item) => ({
+      label: 'notice' as const,
+      item,
+    })),
+    ...sessions.map((key) => ({ label: 'session' as const, item: sessionEnd(table, key, { reason: 'phone_changed', atMs: nowMs }) })),
+  ];
+  if (releaseOld) writes.push({ label: 'old_phone', item: phoneClaimRelease(table, companyId, user.phone_e164, userType, userId) });
+  return writes;
+}
+
+/** Marks the change void and frees its number's index item; a change ended meanwhile stays as it is. */
+async function voidChange(
+  app: App,
+  companyId: string,
+  userId: string,
+  change: PendingPhoneChange,
+  requestRef: string | undefined,
+): Promise<void> {
+  try {
+    await writeTransaction(app.table, [
+      {
+        label: 'pending',
+        item: pendingChangeEnd(app.table, pendingPhoneChangeKey(companyId, userId), {
+          changeId: change.change_id,
+          reason: 'void',
+          now: epochSeconds(app.clock),
+          requestRef,
+        }),
+      },
+      { label: 'index', item: phoneChangeIndexDelete(app.table, companyId, change.phone_e164, change.user_type, userId) },
+    ]);
+  } catch (error) {
+    if (!(error instanceof ConditionsFailed)) throw error;
+  }
+}
