@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { App } from '../app-context.js';
+import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import type { RequestOrigin } from '../observability/audit.js';
 import { audit } from '../observability/audit.js';
 import { type StaffActionRecord, staffActionPuts } from '../store/staff-store.js';
@@ -40,6 +41,22 @@ export function staffActionRecord(
     at_ms: app.clock.now(),
   };
   return { record, writes: staffActionPuts(app.table, record) };
+}
+
+/**
+ * An action on a user's account (not a search or a view): its record, and notice 8 "changed by
+ * support" in the user's list, both for the transaction of the change itself.
+ */
+export function staffActionOnUser(
+  app: Pick<App, 'clock' | 'table'>,
+  entry: { companyId: string; actorId: string; action: Exclude<StaffAction, 'search' | 'view'>; userId: string; reason: string },
+): { record: StaffActionRecord; writes: TransactItem[] } {
+  const { record, writes } = staffActionRecord(app, entry);
+  const notice = securityNotificationWrites(app.table, entry.companyId, entry.userId, {
+    event: SecurityEvent.CHANGED_BY_SUPPORT,
+    nowMs: record.at_ms,
+  });
+  return { record, writes: [...writes, ...notice] };
 }
 
 /** The audit line of a recorded action: with its reason, as the record has it. */

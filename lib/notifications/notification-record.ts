@@ -16,7 +16,8 @@ export const NotificationEvent = {
   PIN_LOCKED: 5,
   PHONE_CHANGED: 6,
   REFRESH_TOKEN_REUSED: 7,
-  // 8 is the back office's "changed by support" (contract 3.14).
+  /** The back office acted on the account (contract 3.14). */
+  CHANGED_BY_SUPPORT: 8,
   PHONE_CHANGE_PENDING: 9,
   PHONE_CHANGE_CANCELLED: 10,
 } as const;

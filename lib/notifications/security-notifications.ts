@@ -13,6 +13,7 @@ export const SecurityEvent = {
   PIN_LOCKED: NotificationEvent.PIN_LOCKED,
   PHONE_CHANGED: NotificationEvent.PHONE_CHANGED,
   REFRESH_TOKEN_REUSED: NotificationEvent.REFRESH_TOKEN_REUSED,
+  CHANGED_BY_SUPPORT: NotificationEvent.CHANGED_BY_SUPPORT,
   PHONE_CHANGE_PENDING: NotificationEvent.PHONE_CHANGE_PENDING,
   PHONE_CHANGE_CANCELLED: NotificationEvent.PHONE_CHANGE_CANCELLED,
 } as const;
@@ -46,6 +47,11 @@ function texts(event: SecurityEvent, pinType: keyof typeof PIN_NAMES | undefined
       };
     case SecurityEvent.PHONE_CHANGE_CANCELLED:
       return { title: 'Phone number change cancelled', body: 'The move of your account to a new phone number was cancelled.' };
+    case SecurityEvent.CHANGED_BY_SUPPORT:
+      return {
+        title: 'Changed by support',
+        body: 'Our support team acted on your account, as you asked or to protect it. If you did not contact us, contact support at once.',
+      };
     case SecurityEvent.REFRESH_TOKEN_REUSED:
       return {
         title: 'Signed out for your safety',

@@ -8,7 +8,8 @@ import type { Company } from '../../lib/companies/companies.js';
 import { adminCountKey, STAFF_ACTION_PREFIX, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { queryStaffLogOfDay } from '../../lib/store/staff-store.js';
-import { type Account, expectFailure, invoke, logIn, newCompany, newEmployee, signUp, testService } from '../helpers.js';
+import { expectFailure, invoke, logIn, newCompany, newEmployee, signUp, testService } from '../helpers.js';
+import { staffMember } from './staff.js';
 
 const service = testService();
 let company: Company;
@@ -17,20 +18,7 @@ beforeAll(async () => {
   company = await newCompany(service);
 });
 
-/** An employee with a role given by the operator, and a fresh OTP session. */
-async function staffMember(role: 'support' | 'admin' | 'none'): Promise<Account & { session: string }> {
-  const employee = await newEmployee(service, company);
-  if (role !== 'none') {
-    await setEmployeeRole(service.app, {
-      companyId: company.company_id,
-      actorId: 'operator',
-      userId: employee.userId,
-      role,
-      reason: 'setup',
-    });
-  }
-  return { ...employee, session: await logIn(service, company, employee) };
-}
+const staff = (role: 'support' | 'admin' | 'none') => staffMember(service, company, role);
 
 const setRoleIn = (via: typeof service, authorization: string, body: Record<string, unknown>) =>
   invoke(via.handlers.adminEmployeeRole, {
@@ -56,7 +44,7 @@ async function admins(): Promise<number> {
 
 describe('employees/role', () => {
   it('lets an admin give an employee the support role, and records who did it, to whom and why', async () => {
-    const admin = await staffMember('admin');
+    const admin = await staff('admin');
     const agent = await newEmployee(service, company);
     const answer = await setRole(admin.session, { user_id: agent.userId, role: 'support', reason: 'ticket 4711' });
     expect(answer.status).toBe(200);
@@ -76,8 +64,8 @@ describe('employees/role', () => {
     const agent = await newEmployee(service, company);
     const customer = await signUp(service, company);
     const customerSession = await logIn(service, company, customer);
-    const noRole = await staffMember('none');
-    const support = await staffMember('support');
+    const noRole = await staff('none');
+    const support = await staff('support');
     for (const session of [customerSession, noRole.session, support.session]) {
       expectFailure(await setRole(session, { user_id: agent.userId, role: 'admin', reason: 'promote' }), 403, 5);
     }
@@ -113,7 +101,7 @@ describe('employees/role', () => {
   });
 
   it('answers 404 code 6 for a user who is no employee of the company', async () => {
-    const admin = await staffMember('admin');
+    const admin = await staff('admin');
     const customer = await signUp(service, company);
     expectFailure(await setRole(admin.session, { user_id: customer.userId, role: 'support', reason: 'x' }), 404, 6);
   });
@@ -165,7 +153,7 @@ describe('employees/role', () => {
 
   it('counts the admins it makes and unmakes', async () => {
     const before = await admins();
-    const admin = await staffMember('admin');
+    const admin = await staff('admin');
     expect(await admins()).toBe(before + 1);
     const other = await newEmployee(service, company);
     await setRole(admin.session, { user_id: other.userId, role: 'admin', reason: 'x' });

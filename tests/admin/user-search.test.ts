@@ -2,7 +2,6 @@
 // against the employee's hour (counted before compared: searches at once pass no more than the
 // ceiling) and recorded, found or not.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { setEmployeeRole } from '../../lib/admin/employee-role.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { STAFF_ACTION_PREFIX, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
@@ -18,23 +17,14 @@ import {
   signUp,
   testService,
 } from '../helpers.js';
+import { type StaffMember, staffMember } from './staff.js';
 
 const service = testService();
 let company: Company;
-let agent: Account & { session: string };
+let agent: StaffMember;
 let customer: Account;
 
-async function supportAgent(via: InProcessService): Promise<Account & { session: string }> {
-  const employee = await newEmployee(via, company);
-  await setEmployeeRole(via.app, {
-    companyId: company.company_id,
-    actorId: 'operator',
-    userId: employee.userId,
-    role: 'support',
-    reason: 'setup',
-  });
-  return { ...employee, session: await logIn(via, company, employee) };
-}
+const supportAgent = (via: InProcessService) => staffMember(via, company, 'support');
 
 beforeAll(async () => {
   company = await newCompany(service);
