@@ -457,6 +457,61 @@ module.exports = {
     secret: true,
     signingKeys: 'verify',
   },
+  // Assisted recovery (contract 3.14): the user, their pending change and the new number's claim
+  // read; the change stored awaiting approval with its index item by the new number (a replaced
+  // one's deleted), the claim checked free; the record and notice 8 in the same transaction.
+  adminUsersPhoneRecover: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
+      { actions: ['PutItem'], keys: ['pendingPhoneChange', 'phoneChangeIndex', 'staffLog', 'staffAction', 'notification'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
+      { actions: ['ConditionCheckItem'], keys: ['phoneClaim'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // Its approval by another admin: the change and its index item set to run from now; notices 9 and
+  // 8, the record; then the old number warned by SMS.
+  adminUsersPhoneApprove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['pendingPhoneChange', 'phoneChangeIndex'],
+        attributes: ['effective_at', 'expires_at', 'approved_by', 'approved_at', 'awaiting_approval', 'change_id', 'user_id'],
+      },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordSessionUse,
+    ],
+    secret: true,
+    queue: 'send',
+    signingKeys: 'verify',
+  },
+  // A pending change cancelled by support: marked ended, its index item deleted, notices 10 and 8, the record.
+  adminUsersPhoneCancel: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['pendingPhoneChange', 'unreadCount'],
+        attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
+      },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
   accountsErase: {
     table: [
       { actions: ['Query'], keys: ['erasureCompany', 'erasureDue', 'user', 'notification', 'deviceNonce'] },

@@ -5,8 +5,13 @@ import { fieldError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit } from '../observability/audit.js';
 import { pendingPhoneChangeKey } from '../store/keys.js';
-import { getPendingPhoneChange, pendingChangeEnd, phoneChangeIndexDelete } from '../store/pending-phone-change-store.js';
-import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
+import {
+  getPendingPhoneChange,
+  type PendingPhoneChange,
+  pendingChangeEnd,
+  phoneChangeIndexDelete,
+} from '../store/pending-phone-change-store.js';
+import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import type { UserPhoneChangeCancelCall } from './phone-change-cancel-input.js';
 import type { UserPhoneChangeCancelResult } from './phone-change-cancel-result.js';
 
@@ -31,24 +36,8 @@ export async function userPhoneChangeCancel(
   const { companyId, userId } = principal;
   const change = await getPendingPhoneChange(app.table, companyId, userId, true);
   if (change?.change_id !== body.change_id) throw noSuchChange();
-  const now = epochSeconds(app.clock);
   try {
-    await writeTransaction(app.table, [
-      {
-        label: 'pending',
-        item: pendingChangeEnd(app.table, pendingPhoneChangeKey(companyId, userId), {
-          changeId: change.change_id,
-          reason: 'cancelled',
-          now,
-          requestRef: idempotencyRef,
-        }),
-      },
-      { label: 'index', item: phoneChangeIndexDelete(app.table, companyId, change.phone_e164, change.user_type, userId) },
-      ...securityNotificationWrites(app.table, companyId, userId, {
-        event: SecurityEvent.PHONE_CHANGE_CANCELLED,
-        nowMs: app.clock.now(),
-      }).map((item) => ({ label: 'notice', item })),
-    ]);
+    await writeTransaction(app.table, pendingChangeCancelWrites(app, companyId, userId, change, idempotencyRef));
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;
     if (await cancelledByThisRequest(app, companyId, userId, body.change_id, idempotencyRef)) return answer;
@@ -63,9 +52,38 @@ export async function userPhoneChangeCancel(
   return answer;
 }
 
+/**
+ * What cancelling a live pending change writes: the change marked cancelled (only while it is that
+ * change, live), its index item by the new number deleted, and the notice (event 10).
+ */
+export function pendingChangeCancelWrites(
+  app: Pick<App, 'table' | 'clock'>,
+  companyId: string,
+  userId: string,
+  change: PendingPhoneChange,
+  requestRef: string | undefined,
+): LabelledItem<'pending' | 'index' | 'notice'>[] {
+  return [
+    {
+      label: 'pending',
+      item: pendingChangeEnd(app.table, pendingPhoneChangeKey(companyId, userId), {
+        changeId: change.change_id,
+        reason: 'cancelled',
+        now: epochSeconds(app.clock),
+        requestRef,
+      }),
+    },
+    { label: 'index', item: phoneChangeIndexDelete(app.table, companyId, change.phone_e164, change.user_type, userId) },
+    ...securityNotificationWrites(app.table, companyId, userId, {
+      event: SecurityEvent.PHONE_CHANGE_CANCELLED,
+      nowMs: app.clock.now(),
+    }).map((item) => ({ label: 'notice' as const, item })),
+  ];
+}
+
 /** Whether this very request cancelled the change, while its Idempotency-Key lives. */
-async function cancelledByThisRequest(
-  app: App,
+export async function cancelledByThisRequest(
+  app: Pick<App, 'table' | 'clock'>,
   companyId: string,
   userId: string,
   changeId: string,

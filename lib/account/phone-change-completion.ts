@@ -8,6 +8,7 @@ import { codeKey } from '../otp/otp-codes.js';
 import { OtpType } from '../otp/otp-types.js';
 import { accountBusy, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
+import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
 import { pendingPhoneChangeKey } from '../store/keys.js';
 import {
   getPendingPhoneChange,
@@ -50,7 +51,7 @@ export async function dueChangeFor(
   return { userId: index.user_id, changeId: index.change_id };
 }
 
-type Label = 'user' | 'phone' | 'old_phone' | 'pending' | 'index' | 'old_code' | 'notice' | 'session';
+type Label = 'user' | 'phone' | 'old_phone' | 'pending' | 'index' | 'old_code' | 'notice' | 'session' | 'device';
 
 const MAX_ROUNDS = 5;
 /** Sessions ended in the move's own transaction; the rest once it has committed. */
@@ -90,11 +91,17 @@ export async function completePendingChange(app: App, texts: TextDispatch, compl
     const now = epochSeconds(app.clock);
     if (change?.change_id === changeId && change.ended_reason === 'void') throw taken();
     if (!isLive(change, now) || change.change_id !== changeId || change.effective_at > now) throw changeGone();
-    const sessions = (await querySessions(app.table, companyId, userId)).map(({ key }) => key);
+    const recovery = change.via === 'support';
+    const [sessions, devices] = await Promise.all([
+      querySessions(app.table, companyId, userId).then((found) => found.map(({ key }) => key)),
+      recovery ? queryUserDevices(app.table, companyId, userId).then((found) => found.map((device) => device.device_key)) : [],
+    ]);
+    // Each device takes two items of the transaction: the sessions that do not fit end right after.
+    const room = SESSIONS_IN_TRANSACTION - 2 * devices.length;
     try {
       await writeTransaction(
         app.table,
-        moveWrites(app, { user, change, sessions: sessions.slice(0, SESSIONS_IN_TRANSACTION), releaseOld, requestRef }),
+        moveWrites(app, { user, change, sessions: sessions.slice(0, room), devices, releaseOld, requestRef }),
       );
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
@@ -114,22 +121,26 @@ export async function completePendingChange(app: App, texts: TextDispatch, compl
       if (failed.has('old_phone') && !failed.has('user')) releaseOld = false;
       continue;
     }
-    const later = sessions.slice(SESSIONS_IN_TRANSACTION);
-    if (later.length) await endSessions(app.table, later, { reason: 'phone_changed', atMs: app.clock.now() });
+    const later = sessions.slice(room);
+    if (later.length) await endSessions(app.table, later, { reason: endReasonOf(change), atMs: app.clock.now() });
     const [newRef, oldRef] = await Promise.all([phoneRef(app.keys, phoneE164), phoneRef(app.keys, user.phone_e164)]);
     const event = { company_id: companyId, user_id: userId };
     audit(app, origin, 'phone_changed', {
       ...event,
       phone_ref: newRef,
       old_phone_ref: oldRef,
-      outcome: 'completed',
+      outcome: recovery ? 'recovered' : 'completed',
       revoked: sessions.length,
+      ...(recovery ? { devices: devices.length } : {}),
     });
-    audit(app, origin, 'sessions_revoked', { ...event, outcome: 'phone_changed', revoked: sessions.length });
+    audit(app, origin, 'sessions_revoked', { ...event, outcome: endReasonOf(change), revoked: sessions.length });
     await warnOldNumber(app, texts, { company, origin, userId, oldPhoneE164: user.phone_e164 });
     return;
   }
 }
+
+/** A recovery by support (contract 3.14) ends the sessions as recovered; the user's own change as phone_changed. */
+const endReasonOf = (change: PendingPhoneChange) => (change.via === 'support' ? 'recovered' : 'phone_changed');
 
 function moveWrites(
   app: App,
@@ -137,12 +148,15 @@ function moveWrites(
     user,
     change,
     sessions,
+    devices,
     releaseOld,
     requestRef,
   }: {
     user: UserRecord;
     change: PendingPhoneChange;
     sessions: ReturnType<typeof pendingPhoneChangeKey>[];
+    /** The bound devices a recovery removes: the user lost them, and whoever holds one is no longer trusted. */
+    devices: string[];
     releaseOld: boolean;
     requestRef: string | undefined;
   },
@@ -163,6 +177,7 @@ function moveWrites(
         sessionVersion: user.session_version ?? 0,
         nowSeconds: now,
         requestRef,
+        ...(devices.length ? { devicesRemoved: true as const } : {}),
       }),
     },
     { label: 'phone', item: phoneClaimPut(table, companyId, change.phone_e164, userType, userId, UserStatus.ACTIVE) },
@@ -177,7 +192,14 @@ function moveWrites(
       label: 'notice' as const,
       item,
     })),
-    ...sessions.map((key) => ({ label: 'session' as const, item: sessionEnd(table, key, { reason: 'phone_changed', atMs: nowMs }) })),
+    ...sessions.map((key) => ({ label: 'session' as const, item: sessionEnd(table, key, { reason: endReasonOf(change), atMs: nowMs }) })),
+    ...devices.flatMap((deviceKey) => {
+      const removal = deviceRemoveWrites(table, companyId, userId, deviceKey);
+      return [
+        { label: 'device' as const, item: removal.index },
+        { label: 'device' as const, item: removal.listing },
+      ];
+    }),
   ];
   if (releaseOld) writes.push({ label: 'old_phone', item: phoneClaimRelease(table, companyId, user.phone_e164, userType, userId) });
   return writes;

@@ -3,7 +3,7 @@ import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError, ErrorCodes } from '../errors.js';
 import { conditionalWrite } from '../store/conditional-write.js';
-import { getPendingPhoneChange, isLive } from '../store/pending-phone-change-store.js';
+import { getPendingPhoneChange, isRunning } from '../store/pending-phone-change-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { emailClaimPut, emailClaimRelease, getUser, type ProfileChanges, type UserRecord, userProfileChange } from '../store/user-store.js';
 import { requirePastBirthDate } from '../users/profile-fields.js';
@@ -51,8 +51,9 @@ export async function userProfile(app: App, { principal }: UserProfileCall): Pro
     activeUser(app, principal.companyId, principal.userId),
     getPendingPhoneChange(app.table, principal.companyId, principal.userId),
   ]);
-  // An ended or expired change is none: no emulator deletes TTL items, and DynamoDB does so late.
-  const pending = isLive(change, epochSeconds(app.clock))
+  // An ended or expired change is none: no emulator deletes TTL items, and DynamoDB does so late. A
+  // recovery that awaits its approval is not running yet: the user is told when it is approved.
+  const pending = isRunning(change, epochSeconds(app.clock))
     ? { change_id: change.change_id, effective_at: change.effective_at, phone_last4: change.phone_number.slice(-4) }
     : null;
   return { user: profileOf(user), pending_phone_change: pending };

@@ -1,6 +1,9 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../sessions/discovery.js';
 import { adminEmployeeRoleEndpoint } from './admin-employee-role-endpoint.js';
+import { adminUsersPhoneApproveEndpoint } from './admin-users-phone-approve-endpoint.js';
+import { adminUsersPhoneCancelEndpoint } from './admin-users-phone-cancel-endpoint.js';
+import { adminUsersPhoneRecoverEndpoint } from './admin-users-phone-recover-endpoint.js';
 import { adminUsersSearchEndpoint } from './admin-users-search-endpoint.js';
 import { changePinEndpoint } from './change-pin-endpoint.js';
 import { devicesEndpoint } from './devices-endpoint.js';
@@ -53,6 +56,9 @@ export const endpoints = {
   userDelete: userDeleteEndpoint,
   adminEmployeeRole: adminEmployeeRoleEndpoint,
   adminUsersSearch: adminUsersSearchEndpoint,
+  adminUsersPhoneRecover: adminUsersPhoneRecoverEndpoint,
+  adminUsersPhoneApprove: adminUsersPhoneApproveEndpoint,
+  adminUsersPhoneCancel: adminUsersPhoneCancelEndpoint,
 } as const satisfies Record<string, Endpoint>;
 
 export type OperationName = keyof typeof endpoints;

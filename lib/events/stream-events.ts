@@ -140,16 +140,22 @@ function pendingChanges(
 ): Array<{ type: WalletEvent['type']; fields?: Record<string, unknown>; at?: number }> {
   if ((eventName !== 'INSERT' && eventName !== 'MODIFY') || !after) return [];
   const changes: Array<{ type: WalletEvent['type']; fields?: Record<string, unknown>; at?: number }> = [];
+  // A recovery awaiting its approval (contract 3.14) is not pending yet: its approval makes it so.
+  const running = (image: Image) => image.ended_reason === undefined && image.awaiting_approval === undefined;
+  const pending = (image: Image, at: unknown) => ({
+    type: 'user.phone_change_pending' as const,
+    fields: { change_id: image.change_id, effective_at: image.effective_at, via: image.via },
+    at: secondsToMs(at),
+  });
   const replaced = before !== undefined && before.change_id !== after.change_id;
-  if (replaced && before.ended_reason === undefined) {
+  if (replaced && running(before)) {
     changes.push({ type: 'user.phone_change_cancelled', fields: { change_id: before.change_id }, at: secondsToMs(after.created_at) });
   }
   if (!before || replaced) {
-    if (after.ended_reason === undefined) {
-      const fields = { change_id: after.change_id, effective_at: after.effective_at, via: after.via };
-      changes.push({ type: 'user.phone_change_pending', fields, at: secondsToMs(after.created_at) });
-    }
-  } else if (before.ended_reason === undefined && after.ended_reason !== undefined) {
+    if (running(after)) changes.push(pending(after, after.created_at));
+  } else if (before.awaiting_approval !== undefined && running(after)) {
+    changes.push(pending(after, after.approved_at));
+  } else if (running(before) && after.ended_reason !== undefined) {
     changes.push({ type: 'user.phone_change_cancelled', fields: { change_id: after.change_id }, at: secondsToMs(after.ended_at) });
   }
   return changes;

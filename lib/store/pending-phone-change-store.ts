@@ -30,6 +30,15 @@ export interface PendingPhoneChange {
   ended_reason?: PendingChangeEnd | undefined;
   ended_at?: number | undefined;
   ended_by_request?: string | undefined;
+  /**
+   * A recovery started by support that a second employee, an admin, has not approved yet (contract
+   * 3.14): its effective_at equals its expires_at, so no login completes it; approval sets both anew.
+   */
+  awaiting_approval?: 1 | undefined;
+  /** The employee who started a recovery, and the admin who approved it, and when. */
+  started_by?: string | undefined;
+  approved_by?: string | undefined;
+  approved_at?: number | undefined;
 }
 
 /** What the index item by the new number holds. */
@@ -43,6 +52,11 @@ export interface PhoneChangeIndex {
 /** A pending change that is still live at `now`: not ended, not past its 7 days (TTL deletes late, if at all). */
 export function isLive(change: PendingPhoneChange | undefined, now: number): change is PendingPhoneChange {
   return change !== undefined && change.ended_reason === undefined && change.expires_at > now;
+}
+
+/** A live change that runs: not a recovery still awaiting its approval. */
+export function isRunning(change: PendingPhoneChange | undefined, now: number): change is PendingPhoneChange {
+  return isLive(change, now) && change.awaiting_approval === undefined;
 }
 
 export async function getPendingPhoneChange(
@@ -166,6 +180,60 @@ export function pendingChangeComplete(table: Table, key: ItemKey, changeId: stri
       Key: key,
       ConditionExpression: 'change_id = :change AND attribute_not_exists(ended_reason) AND effective_at <= :now AND expires_at > :now',
       ExpressionAttributeValues: { ':change': changeId, ':now': now },
+    },
+  };
+}
+
+/**
+ * Approves a recovery that awaits it (contract 3.14): only that change, still live and awaiting,
+ * and only by another employee than the one who started it. From then on it runs.
+ */
+export function recoveryApproval(
+  table: Table,
+  companyId: string,
+  userId: string,
+  approval: { changeId: string; approverId: string; now: number; effectiveAt: number; expiresAt: number },
+): TransactItem {
+  return {
+    Update: {
+      TableName: table.name,
+      Key: pendingPhoneChangeKey(companyId, userId),
+      UpdateExpression:
+        'SET effective_at = :effective, expires_at = :expires, approved_by = :approver, approved_at = :now REMOVE awaiting_approval',
+      ConditionExpression:
+        'change_id = :change AND awaiting_approval = :one AND attribute_not_exists(ended_reason) AND expires_at > :now AND started_by <> :approver',
+      ExpressionAttributeValues: {
+        ':effective': approval.effectiveAt,
+        ':expires': approval.expiresAt,
+        ':approver': approval.approverId,
+        ':now': approval.now,
+        ':change': approval.changeId,
+        ':one': 1,
+      },
+    },
+  };
+}
+
+/** The index item by the new number follows its change's approval: due from effective_at on. */
+export function phoneChangeIndexApproval(
+  table: Table,
+  companyId: string,
+  phoneE164: string,
+  userType: number,
+  approval: { userId: string; changeId: string; effectiveAt: number; expiresAt: number },
+): TransactItem {
+  return {
+    Update: {
+      TableName: table.name,
+      Key: phoneChangeIndexKey(companyId, phoneE164, userType),
+      UpdateExpression: 'SET effective_at = :effective, expires_at = :expires',
+      ConditionExpression: 'user_id = :user AND change_id = :change',
+      ExpressionAttributeValues: {
+        ':effective': approval.effectiveAt,
+        ':expires': approval.expiresAt,
+        ':user': approval.userId,
+        ':change': approval.changeId,
+      },
     },
   };
 }

@@ -24,7 +24,15 @@ export function userPhoneChange(
   table: Table,
   companyId: string,
   userId: string,
-  change: { phone: NewPhone; seenE164: string; sessionVersion: number; nowSeconds: number; requestRef: string | undefined },
+  change: {
+    phone: NewPhone;
+    seenE164: string;
+    sessionVersion: number;
+    nowSeconds: number;
+    requestRef: string | undefined;
+    /** A recovery removed every bound device in the same transaction: none is left to count. */
+    devicesRemoved?: true;
+  },
 ): TransactItem {
   const { phone } = change;
   return {
@@ -35,7 +43,8 @@ export function userPhoneChange(
       // answer was lost is recognised while its key lives, answered as the first, and the old number still told.
       UpdateExpression:
         'SET dial_code = :dial, phone_number = :number, phone_e164 = :phone, phone_verified = :one, updated_at = :now, ' +
-        'phone_changed_from = :seen, phone_changed_by_request = :request, phone_changed_at = :now ADD session_version :one',
+        `phone_changed_from = :seen, phone_changed_by_request = :request, phone_changed_at = :now${change.devicesRemoved ? ', device_count = :zero' : ''} ` +
+        'ADD session_version :one',
       ConditionExpression: `attribute_exists(pk) AND status_id = :active AND phone_e164 = :seen AND ${counterStillIs('session_version', ':version', change.sessionVersion)}`,
       ExpressionAttributeValues: {
         ':request': change.requestRef ?? 'none',
@@ -47,6 +56,7 @@ export function userPhoneChange(
         ':active': UserStatus.ACTIVE,
         ':seen': change.seenE164,
         ':version': change.sessionVersion,
+        ...(change.devicesRemoved ? { ':zero': 0 } : {}),
       },
     },
   };

@@ -22,6 +22,7 @@ export const SESSION_END_REASONS = [
   'deleted',
   'reclaimed',
   'refresh_reuse',
+  'recovered',
 ] as const;
 export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 

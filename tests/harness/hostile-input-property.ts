@@ -59,6 +59,9 @@ const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   userProfileUpdate: [1, 4, 7, 13],
   adminEmployeeRole: [1, 4, 5, 6, 13, 14, 21],
   adminUsersSearch: [1, 4, 5, 12, 13, 14],
+  adminUsersPhoneRecover: [1, 4, 5, 6, 7, 13, 14, 15],
+  adminUsersPhoneApprove: [1, 4, 5, 6, 13, 14],
+  adminUsersPhoneCancel: [1, 4, 5, 6, 13, 14],
   notFound: [6],
 };
 const DOCUMENTED = new Map<number, number>(
@@ -136,6 +139,9 @@ function emptyCounts(): OutcomeCounts {
     userRegister: {},
     adminEmployeeRole: {},
     adminUsersSearch: {},
+    adminUsersPhoneRecover: {},
+    adminUsersPhoneApprove: {},
+    adminUsersPhoneCancel: {},
     loginPhone: {},
     verifyOtp: {},
     referralProgram: {},

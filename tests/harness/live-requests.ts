@@ -280,6 +280,24 @@ export class LiveClient {
         return { valid: { endpoint, headers }, settle: withToken() };
       case 'adminUsersSearch':
         return { valid: { endpoint, headers, body: { phone: `+1${account.phone}`, reason: 'fuzz' } }, settle: withToken() };
+      case 'adminUsersPhoneRecover':
+      case 'adminUsersPhoneApprove':
+      case 'adminUsersPhoneCancel':
+        // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
+        return {
+          valid: {
+            endpoint,
+            headers,
+            body: {
+              user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8',
+              change_id: '6f1c0b7e9a2d4c3b8e5f7a1d2c4b6e8f',
+              dial_code: '+1',
+              phone_number: account.phone,
+              reason: 'fuzz',
+            },
+          },
+          settle: withToken(),
+        };
       case 'adminEmployeeRole':
         // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
         return {

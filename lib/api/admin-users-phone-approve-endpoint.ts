@@ -1,0 +1,34 @@
+import { phoneApproveBody } from '../admin/phone-recovery-input.js';
+import { phoneApproveResult } from '../admin/phone-recovery-result.js';
+import { duration, type Endpoint } from '../http/endpoint.js';
+
+export const adminUsersPhoneApproveEndpoint = {
+  operationId: 'adminUsersPhoneApprove',
+  method: 'POST',
+  path: '/wallet/v3/admin/users/phone/approve',
+  summary: 'Approve a recovery another employee started (admin)',
+  tag: 'admin',
+  description: ({ admin, phoneChangeHoldHours }) =>
+    'An admin other than the employee who started it (403 code 5) approves a recovery: from now it runs as a pending phone ' +
+    `change: due ${phoneChangeHoldHours} hours from now (effective_at), the old number warned by SMS, notice 9 in the user’s ` +
+    'list, the event user.phone_change_pending (via support), any live session of the user able to cancel it, and only a ' +
+    'login by a code sent to the new number completing it within 7 days. At completion the account loses every bound device ' +
+    'and every session (session.ended reason recovered). A change_id that is not a recovery awaiting approval: 404 code 6. ' +
+    `Needs a session begun by OTP or PIN login under ${duration(admin.sessionSeconds)} ago, and a reason.`,
+  auth: 'required',
+  body: phoneApproveBody,
+  result: phoneApproveResult,
+  errors: ['FORBIDDEN', 'PHONE_NOT_VERIFIED', 'NOT_FOUND'],
+  examples: {
+    request: {
+      user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8',
+      change_id: '6f1c0b7e9a2d4c3b8e5f7a1d2c4b6e8f',
+      reason: 'ticket 9120: checked the branch’s ID record',
+    },
+    result: {
+      message: 'Recovery approved: it completes at a login to the new number after the hold',
+      change_id: '6f1c0b7e9a2d4c3b8e5f7a1d2c4b6e8f',
+      effective_at: 1764253800,
+    },
+  },
+} as const satisfies Endpoint;

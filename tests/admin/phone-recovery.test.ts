@@ -1,0 +1,219 @@
+// Assisted recovery (API contract 3.14), against DynamoDB Local: support starts a pending phone
+// change for a user who lost the number and every device; it runs only once another employee, an
+// admin, approves it; then it is the user's pending change (hold, old number warned, cancellable by
+// any live session), and only a code sent to the new number completes it, removing every device and
+// ending every session (reason recovered). Support never sets a credential.
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Company } from '../../lib/companies/companies.js';
+import { BUILT_IN_PHONE_CHANGE_PENDING_TEXT, phoneChangeMessage } from '../../lib/companies/phone-change-texts.js';
+import { queryUserDevices } from '../../lib/store/device-store.js';
+import { STAFF_ACTION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
+import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
+import { getPendingPhoneChange } from '../../lib/store/pending-phone-change-store.js';
+import { getUser } from '../../lib/store/user-store.js';
+import { noticeEvents as sharedNoticeEvents, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
+import {
+  type Account,
+  codeIn,
+  expectFailure,
+  invoke,
+  newCompany,
+  outboxMessages,
+  randomPhoneNumber,
+  sessionIdOf,
+  signUp,
+  testService,
+} from '../helpers.js';
+import { type StaffMember, staffMember } from './staff.js';
+
+const service = testService();
+let company: Company;
+let agent: StaffMember;
+let admin: StaffMember;
+let secondAdmin: StaffMember;
+const HOLD_SECONDS = 24 * 3600;
+
+beforeAll(async () => {
+  company = await newCompany(service);
+  [agent, admin, secondAdmin] = [
+    await staffMember(service, company, 'support'),
+    await staffMember(service, company, 'admin'),
+    await staffMember(service, company, 'admin'),
+  ];
+});
+
+afterEach(() => service.clock.reset());
+
+const headers = (authorization: string) => ({ CompanyID: company.company_id, Authorization: authorization });
+const post = (handler: keyof typeof service.handlers, authorization: string, body: Record<string, unknown>) =>
+  invoke(service.handlers[handler], { path: '/a', headers: headers(authorization), body });
+const recover = (by: StaffMember, userId: string, phoneNumber: string, extra: Record<string, unknown> = {}) =>
+  post('adminUsersPhoneRecover', by.session, {
+    user_id: userId,
+    dial_code: '+1',
+    phone_number: phoneNumber,
+    reason: 'ticket 9120: lost phone, ID checked',
+    ...extra,
+  });
+const approve = (by: StaffMember, userId: string, changeId: string) =>
+  post('adminUsersPhoneApprove', by.session, { user_id: userId, change_id: changeId, reason: 'ticket 9120 approved' });
+const supportCancel = (by: StaffMember, userId: string, changeId: string) =>
+  post('adminUsersPhoneCancel', by.session, { user_id: userId, change_id: changeId, reason: 'call 8830: not the customer' });
+const profile = (authorization: string) =>
+  invoke(service.handlers.userProfile, { method: 'GET', path: '/p', headers: headers(authorization) });
+const outbox = (phoneNumber: string) => outboxMessages(service.app.config.sms.outboxFile, `+1${phoneNumber}`);
+const noticeEvents = (userId: string) => sharedNoticeEvents(service, company, userId);
+const target = (phoneNumber: string) => ({ dial_code: '+1', phone_number: phoneNumber, user_type: 2, otp_type: 1 });
+
+/** An OTP login to a number: the code it sent (none: undefined) and, with one, the verify's answer. */
+async function otpLoginTo(phoneNumber: string) {
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  const before = outbox(phoneNumber).length;
+  await invoke(service.handlers.loginPhone, { path: '/l', headers: { CompanyID: company.company_id }, body: target(phoneNumber) });
+  const sent = outbox(phoneNumber);
+  if (sent.length === before) return undefined;
+  return invoke(service.handlers.verifyOtp, {
+    path: '/v',
+    headers: { CompanyID: company.company_id },
+    body: { ...target(phoneNumber), otp: codeIn(sent.at(-1)) },
+  });
+}
+
+async function endedReasonOf(account: Account): Promise<string | undefined> {
+  const { Item } = await service.app.table.client.send(
+    new GetCommand({
+      TableName: service.app.table.name,
+      Key: sessionKey(company.company_id, account.userId, sessionIdOf(account.authorization)),
+      ConsistentRead: true,
+    }),
+  );
+  return Item?.ended_reason;
+}
+
+async function staffActionsOn(userId: string): Promise<string[]> {
+  const items = await queryPartitionPrefix(service.app.table, userKey(company.company_id, userId).pk, STAFF_ACTION_PREFIX);
+  return items.map((item) => `${item.action} by ${item.actor_id}`);
+}
+
+describe('assisted recovery', () => {
+  it('starts awaiting approval: nothing sent, nothing shown to the user, recorded with notice 8', async () => {
+    const { account } = await signUpWithDevice(service, company);
+    const oldNumber = String(account.registration.phone_number);
+    const newNumber = randomPhoneNumber();
+    const toldBefore = outbox(oldNumber).length;
+    const started = await recover(agent, account.userId, newNumber);
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const now = Math.floor(service.clock.now() / 1000);
+    expect(started.body.data).toEqual({
+      message: expect.any(String),
+      change_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      approve_by: now + 24 * 3600,
+    });
+    expect(outbox(oldNumber)).toHaveLength(toldBefore);
+    expect((await profile(account.authorization)).body.data.pending_phone_change).toBeNull();
+    expect(await noticeEvents(account.userId)).toContain(8);
+    expect(await noticeEvents(account.userId)).not.toContain(9);
+    expect(await staffActionsOn(account.userId)).toEqual([`phone_recover by ${agent.userId}`]);
+    // Not due: a login to the new number, even past the hold, sends nothing while it awaits approval.
+    service.clock.advance(HOLD_SECONDS + 60);
+    expect(await otpLoginTo(newNumber)).toBeUndefined();
+  });
+
+  it('is approved only by another employee, an admin: support 403 code 5, the starter 403 code 5', async () => {
+    const { account } = await signUpWithDevice(service, company);
+    const changeId = (await recover(admin, account.userId, randomPhoneNumber())).body.data.change_id;
+    expectFailure(await approve(agent, account.userId, changeId), 403, 5);
+    expectFailure(await approve(admin, account.userId, changeId), 403, 5);
+    expectFailure(await approve(secondAdmin, account.userId, '0'.repeat(32)), 404, 6);
+    const approved = await approve(secondAdmin, account.userId, changeId);
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    // The same admin's approval sent again (its answer lost) has the same answer; no one else finds one awaiting.
+    expect((await approve(secondAdmin, account.userId, changeId)).body.data).toEqual(approved.body.data);
+    expectFailure(await approve(admin, account.userId, changeId), 404, 6);
+  });
+
+  it('runs once approved: the hold, the old number warned, notice 9, the profile shows it; completes by the new number’s code, removing every device and session', async () => {
+    const { account } = await signUpWithDevice(service, company);
+    const oldNumber = String(account.registration.phone_number);
+    const newNumber = randomPhoneNumber();
+    const changeId = (await recover(agent, account.userId, newNumber)).body.data.change_id;
+    const toldBefore = outbox(oldNumber).length;
+    const approved = await approve(admin, account.userId, changeId);
+    const now = Math.floor(service.clock.now() / 1000);
+    expect(approved.body.data).toEqual({ message: expect.any(String), change_id: changeId, effective_at: now + HOLD_SECONDS });
+    expect(outbox(oldNumber)).toHaveLength(toldBefore + 1);
+    expect(outbox(oldNumber).at(-1)).toBe(phoneChangeMessage(BUILT_IN_PHONE_CHANGE_PENDING_TEXT, company.name));
+    expect(await noticeEvents(account.userId)).toContain(9);
+    expect((await profile(account.authorization)).body.data.pending_phone_change).toEqual({
+      change_id: changeId,
+      effective_at: now + HOLD_SECONDS,
+      phone_last4: newNumber.slice(-4),
+    });
+    // The user's sessions and devices live through the hold: the owner can still cancel.
+    expect(await tokenWorks(service, company, account.authorization)).toBe(true);
+    expect(await queryUserDevices(service.app.table, company.company_id, account.userId)).toHaveLength(1);
+    service.clock.advance(HOLD_SECONDS - 120);
+    expect(await otpLoginTo(newNumber)).toBeUndefined();
+    service.clock.advance(240);
+    const login = await otpLoginTo(newNumber);
+    expect(login?.status, JSON.stringify(login?.body)).toBe(200);
+    expect(login!.body.data.user_id).toBe(account.userId);
+    const user = (await getUser(service.app.table, company.company_id, account.userId, true))!;
+    expect(user).toMatchObject({ phone_number: newNumber, phone_verified: 1, device_count: 0 });
+    expect(await queryUserDevices(service.app.table, company.company_id, account.userId)).toEqual([]);
+    expect(await endedReasonOf(account)).toBe('recovered');
+    expect(await getPendingPhoneChange(service.app.table, company.company_id, account.userId, true)).toBeUndefined();
+    expect(await staffActionsOn(account.userId)).toEqual([`phone_recover by ${agent.userId}`, `phone_approve by ${admin.userId}`]);
+  });
+
+  it('is cancelled by the user’s live session once it runs, or by support before or after approval', async () => {
+    const { account } = await signUpWithDevice(service, company);
+    const first = (await recover(agent, account.userId, randomPhoneNumber())).body.data.change_id;
+    expect((await approve(admin, account.userId, first)).status).toBe(200);
+    const cancelled = await invoke(service.handlers.userPhoneChangeCancel, {
+      path: '/c',
+      headers: headers(account.authorization),
+      body: { change_id: first },
+    });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(await noticeEvents(account.userId)).toContain(10);
+    expectFailure(await approve(secondAdmin, account.userId, first), 404, 6);
+    // Support cancels one still awaiting approval; an unknown id is 404 code 6.
+    const second = (await recover(agent, account.userId, randomPhoneNumber())).body.data.change_id;
+    expectFailure(await supportCancel(agent, account.userId, '0'.repeat(32)), 404, 6);
+    expect((await supportCancel(agent, account.userId, second)).body.data).toEqual({
+      message: 'Phone number change cancelled',
+      change_id: second,
+    });
+    expectFailure(await approve(admin, account.userId, second), 404, 6);
+    expect(await staffActionsOn(account.userId)).toContain(`phone_cancel by ${agent.userId}`);
+  });
+
+  it('refuses a number another user holds (409 code 7), the account’s own or a bad one (400), a customer (403 code 5), an unknown user (404 code 6)', async () => {
+    const { account } = await signUpWithDevice(service, company);
+    const other = await signUp(service, company);
+    const taken = await recover(agent, account.userId, String(other.registration.phone_number));
+    expectFailure(taken, 409, 7);
+    expectFailure(await recover(agent, account.userId, String(account.registration.phone_number)), 400, 1);
+    expectFailure(await recover(agent, account.userId, '123'), 400, 1);
+    expectFailure(await recover(agent, account.userId, randomPhoneNumber(), { reason: '' }), 400, 1);
+    const asCustomer = await post('adminUsersPhoneRecover', other.authorization, {
+      user_id: account.userId,
+      dial_code: '+1',
+      phone_number: randomPhoneNumber(),
+      reason: 'x',
+    });
+    expectFailure(asCustomer, 403, 5);
+    expectFailure(await recover(agent, '0'.repeat(32), randomPhoneNumber()), 404, 6);
+    // Nothing started by any of them.
+    expect(await getPendingPhoneChange(service.app.table, company.company_id, account.userId, true)).toBeUndefined();
+  });
+
+  it('acts in its own company only: another company’s user is 404 code 6', async () => {
+    const elsewhere = await newCompany(service);
+    const stranger = await signUp(service, elsewhere);
+    expectFailure(await recover(agent, stranger.userId, randomPhoneNumber()), 404, 6);
+    expect(await getPendingPhoneChange(service.app.table, elsewhere.company_id, stranger.userId, true)).toBeUndefined();
+  });
+});
