@@ -484,7 +484,17 @@ module.exports = {
       {
         actions: ['UpdateItem'],
         keys: ['pendingPhoneChange', 'phoneChangeIndex'],
-        attributes: ['effective_at', 'expires_at', 'approved_by', 'approved_at', 'awaiting_approval', 'change_id', 'user_id'],
+        attributes: [
+          'effective_at',
+          'expires_at',
+          'approved_by',
+          'approved_at',
+          'awaiting_approval',
+          'change_id',
+          'user_id',
+          'ended_reason',
+          'started_by',
+        ],
       },
       { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },

@@ -787,6 +787,29 @@ async function backOfficeFlows(): Promise<void> {
   ]) {
     expect((await search(key)).status).toBe(200);
   }
+  // Assisted recovery: the agent (now support) starts one, the admin approves it; another started
+  // and cancelled by support; after the hold, the new number's code completes the first, removing the device.
+  const agentSession = await logIn(recorded, company, agent);
+  const lost = await signUpWithDevice(recorded, company);
+  const act = (handler: 'adminUsersPhoneRecover' | 'adminUsersPhoneApprove' | 'adminUsersPhoneCancel', by: string, body: object) =>
+    invoke(handlers[handler], { path: '/p', headers: headers(by), body: { user_id: lost.account.userId, reason: 'ticket 1', ...body } });
+  const newNumber = randomPhoneNumber();
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  const started = await act('adminUsersPhoneRecover', agentSession, { dial_code: '+1', phone_number: randomPhoneNumber() });
+  expect(started.status, JSON.stringify(started.body)).toBe(200);
+  // One to another number replaces it (its index item deleted); support cancels that, after the touch interval.
+  const replacing = await act('adminUsersPhoneRecover', agentSession, { dial_code: '+1', phone_number: randomPhoneNumber() });
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await act('adminUsersPhoneCancel', agentSession, { change_id: replacing.body.data.change_id })).status).toBe(200);
+  const recovery = await act('adminUsersPhoneRecover', agentSession, { dial_code: '+1', phone_number: newNumber });
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  const approval = await act('adminUsersPhoneApprove', session, { change_id: recovery.body.data.change_id });
+  expect(approval.status, JSON.stringify(approval.body)).toBe(200);
+  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  const target = { dial_code: '+1', phone_number: newNumber, user_type: 2, otp_type: 1 };
+  expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
+  const code = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${newNumber}`).at(-1));
+  expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } })).status).toBe(200);
 }
 
 /** The profile: read, names changed, an email changed (its claim moved), another user's email refused; each after the touch interval. */

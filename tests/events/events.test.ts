@@ -382,6 +382,22 @@ describe('sessions that end with no event', () => {
       expect(of(eventsOfRecord(record('MODIFY', ended, second), limits)).map(({ type }) => type)).toEqual(['user.phone_change_pending']);
     }
     expect(eventsOfRecord(record('REMOVE', first), limits)).toEqual([]);
+    // A recovery by support (contract 3.14) is pending from its approval, not its start; one
+    // cancelled or replaced before approval was never pending, so nothing is cancelled.
+    const awaiting = { ...first, via: 'support', effective_at: 1_795_086_400, expires_at: 1_795_086_400, awaiting_approval: 1 };
+    const approved = { ...first, via: 'support', approved_at: 1_795_003_600, effective_at: 1_795_090_000 };
+    expect(eventsOfRecord(record('INSERT', undefined, awaiting), limits)).toEqual([]);
+    expect(of(eventsOfRecord(record('MODIFY', awaiting, approved), limits))).toEqual([
+      expect.objectContaining({
+        type: 'user.phone_change_pending',
+        change_id: first.change_id,
+        effective_at: 1_795_090_000,
+        via: 'support',
+        occurred_at: 1_795_003_600_000,
+      }),
+    ]);
+    expect(eventsOfRecord(record('MODIFY', awaiting, { ...awaiting, ended_reason: 'cancelled', ended_at: 1 }), limits)).toEqual([]);
+    expect(of(eventsOfRecord(record('MODIFY', awaiting, second), limits)).map(({ type }) => type)).toEqual(['user.phone_change_pending']);
   });
 });
 
