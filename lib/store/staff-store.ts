@@ -1,4 +1,4 @@
-import { adminCountKey, staffActionKey, staffLogKey, staffLookupsKey, userKey } from './keys.js';
+import { adminCountKey, STAFF_ACTION_PREFIX, staffActionKey, staffLogKey, staffLookupsKey, userKey } from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
 import { countInWindow } from './send-limit-store.js';
 import type { Table } from './table.js';
@@ -77,6 +77,11 @@ export function staffActionPuts(table: Table, record: StaffActionRecord): Transa
 export async function queryStaffLogOfDay(table: Table, companyId: string, day: string): Promise<StaffActionRecord[]> {
   const pk = staffLogKey(companyId, Date.parse(`${day}T00:00:00Z`), '').pk;
   return (await queryPartitionPrefix(table, pk, '')) as unknown as StaffActionRecord[];
+}
+
+/** The back-office actions on one user, oldest first (their partition keeps them for as long as the user is kept). */
+export async function queryStaffActionsOnUser(table: Table, companyId: string, userId: string): Promise<StaffActionRecord[]> {
+  return (await queryPartitionPrefix(table, userKey(companyId, userId).pk, STAFF_ACTION_PREFIX)) as unknown as StaffActionRecord[];
 }
 
 /** Counts one back-office lookup (a search or a view) of an employee in its clock hour: false once the hour's ceiling is reached. */
