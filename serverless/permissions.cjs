@@ -457,6 +457,71 @@ module.exports = {
     secret: true,
     signingKeys: 'verify',
   },
+  // The back office's actions on a user (API contract 3.14): each writes, beside its change, the
+  // record of the action and notice 8 in the user's list (with its unread count).
+  adminUsersSessionsEnd: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['session'] },
+      // No session granted since the sessions were read (session_version): the end of all of them.
+      { actions: ['ConditionCheckItem'], keys: ['user'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  adminUsersStatus: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim'] },
+      { actions: ['Query'], keys: ['session'] },
+      // The status alone (from the status read, no session granted meanwhile), on the user and on the phone claim they hold.
+      { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['status_id', 'updated_at', 'session_version', ...UNREAD] },
+      { actions: ['UpdateItem'], keys: ['phoneClaim'], attributes: ['status_id', 'user_id'] },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  adminUsersDevicesRemove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
+      { actions: ['Query'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice'] },
+      // One off the user's device count, and nothing else of the user.
+      { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['device_count', ...UNREAD] },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  adminUsersRestore: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      // Active again (from this deletion only), its claims taken back, off the due list.
+      {
+        actions: ['UpdateItem'],
+        keys: ['user', 'unreadCount'],
+        attributes: ['status_id', 'updated_at', 'erase_after', 'deleted_at', 'deleted_device_keys', ...UNREAD],
+      },
+      { actions: ['PutItem'], keys: ['phoneClaim', 'emailClaim', 'staffLog', 'staffAction', 'notification'] },
+      { actions: ['DeleteItem'], keys: ['erasureDue'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
   accountsErase: {
     table: [
       { actions: ['Query'], keys: ['erasureCompany', 'erasureDue', 'user', 'notification', 'deviceNonce'] },

@@ -1,7 +1,11 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../sessions/discovery.js';
 import { adminEmployeeRoleEndpoint } from './admin-employee-role-endpoint.js';
+import { adminUsersDevicesRemoveEndpoint } from './admin-users-devices-remove-endpoint.js';
+import { adminUsersRestoreEndpoint } from './admin-users-restore-endpoint.js';
 import { adminUsersSearchEndpoint } from './admin-users-search-endpoint.js';
+import { adminUsersSessionsEndEndpoint } from './admin-users-sessions-end-endpoint.js';
+import { adminUsersStatusEndpoint } from './admin-users-status-endpoint.js';
 import { changePinEndpoint } from './change-pin-endpoint.js';
 import { devicesEndpoint } from './devices-endpoint.js';
 import { devicesRemoveEndpoint } from './devices-remove-endpoint.js';
@@ -53,6 +57,10 @@ export const endpoints = {
   userDelete: userDeleteEndpoint,
   adminEmployeeRole: adminEmployeeRoleEndpoint,
   adminUsersSearch: adminUsersSearchEndpoint,
+  adminUsersSessionsEnd: adminUsersSessionsEndEndpoint,
+  adminUsersStatus: adminUsersStatusEndpoint,
+  adminUsersDevicesRemove: adminUsersDevicesRemoveEndpoint,
+  adminUsersRestore: adminUsersRestoreEndpoint,
 } as const satisfies Record<string, Endpoint>;
 
 export type OperationName = keyof typeof endpoints;

@@ -62,6 +62,10 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   // The fixture's tokens are customers' and a registered employee's: refused before any role is read.
   adminEmployeeRole: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersSearch: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminUsersSessionsEnd: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminUsersStatus: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminUsersDevicesRemove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminUsersRestore: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   notFound: ['404/6'],
 };
 

@@ -59,6 +59,10 @@ const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   userProfileUpdate: [1, 4, 7, 13],
   adminEmployeeRole: [1, 4, 5, 6, 13, 14, 21],
   adminUsersSearch: [1, 4, 5, 12, 13, 14],
+  adminUsersSessionsEnd: [1, 4, 5, 6, 13, 14],
+  adminUsersStatus: [1, 4, 5, 6, 13, 14, 22],
+  adminUsersDevicesRemove: [1, 4, 5, 6, 13, 14],
+  adminUsersRestore: [1, 4, 5, 6, 7, 13, 14, 22],
   notFound: [6],
 };
 const DOCUMENTED = new Map<number, number>(
@@ -136,6 +140,10 @@ function emptyCounts(): OutcomeCounts {
     userRegister: {},
     adminEmployeeRole: {},
     adminUsersSearch: {},
+    adminUsersSessionsEnd: {},
+    adminUsersStatus: {},
+    adminUsersDevicesRemove: {},
+    adminUsersRestore: {},
     loginPhone: {},
     verifyOtp: {},
     referralProgram: {},
