@@ -1,4 +1,4 @@
-import { approvePhoneRecovery } from '../lib/admin/phone-recovery.js';
+import { approvePhoneRecovery } from '../lib/admin/phone-recovery-approval.js';
 import { adminUsersPhoneApproveEndpoint } from '../lib/api/admin-users-phone-approve-endpoint.js';
 import type { App } from '../lib/app.js';
 import { apiHandler } from '../lib/http/api-handler.js';

@@ -1,4 +1,4 @@
-import { cancelPhoneChangeBySupport } from '../lib/admin/phone-recovery.js';
+import { cancelPhoneChangeBySupport } from '../lib/admin/phone-recovery-cancel.js';
 import { adminUsersPhoneCancelEndpoint } from '../lib/api/admin-users-phone-cancel-endpoint.js';
 import type { App } from '../lib/app.js';
 import { apiHandler } from '../lib/http/api-handler.js';

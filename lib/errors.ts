@@ -24,6 +24,7 @@ export const ErrorCodes = {
   AUTHORIZATION_INVALID: { code: 19, status: 400 },
   IDEMPOTENCY_KEY_REUSED: { code: 20, status: 409 },
   LAST_ADMIN: { code: 21, status: 409 },
+  STATE_CONFLICT: { code: 22, status: 409 },
   INTERNAL_ERROR: { code: 500, status: 500 },
 } as const;
 

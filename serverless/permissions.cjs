@@ -16,33 +16,17 @@
 //   stream  "read": what a Lambda event source needs of the table's stream (and of nothing else of the table)
 //   deadLetters  "events": sqs:SendMessage on the events' dead-letter queue only
 
-// Every function that takes a token records its use: last_used_at of a session and nothing else,
-// not even the TTL attribute, which would let the role delete any item by expiring it.
-const recordSessionUse = { actions: ['UpdateItem'], keys: ['session'], attributes: ['last_used_at'] };
-// A function that ends sessions marks them (why and when, which the stream publishes as session.ended,
-// lib/store/session-store.ts) and deletes none: the same update, with those two attributes.
-const recordUseAndEndSessions = { actions: ['UpdateItem'], keys: ['session'], attributes: ['last_used_at', 'ended_reason', 'ended_at_ms'] };
-// Every POST takes an Idempotency-Key: its record is taken (a conditional put), then completed or
-// released (an update).
-const keepAnswers = { actions: ['PutItem', 'UpdateItem'], keys: ['idempotencyRecord'] };
-// A function that may end its caller's own session (endsOwnSession) reads the key's record too: the
-// retry of such a request finds its session over and is answered its first outcome from the record.
-const keepAndRecallAnswers = { actions: ['PutItem', 'UpdateItem', 'GetItem'], keys: ['idempotencyRecord'] };
-// Every call reads its company (CompanyID) and, given a token, the session.
-const readCompanyAndSession = { actions: ['GetItem'], keys: ['company', 'session'] };
-
-// What the PIN checks write in a user's partition (lib/store/pin-store.ts), where IAM sees no sort
-// key: an update there may name these and no other attribute of the user, so a function that counts
-// PIN tries cannot set a status, a phone, a password or another PIN's hash. Read from the code's
-// update and condition expressions, the paths no flow of the permissions test takes included.
-/** A try taken, given back, or locked (takePinTry, givePinTryBack, markPinLocked). */
-const PIN_TRIES = ['tries', 'last_try_at', 'locked_at'];
-/** A notice's unread count (notification-store.ts). */
-const UNREAD = ['unread'];
-/** A PIN's hash made again under the current key version after a right PIN (replacePinHash). */
-const PIN_REHASH = { login: ['login_pin_hash'], transaction: ['transaction_pin_hash'] };
-/** takePinTry reads back the tries it counted (ReturnValues ALL_NEW): of a partition these roles may GetItem anyway. */
-const TRIES_READ_BACK = ['ALL_NEW'];
+const {
+  recordSessionUse,
+  recordUseAndEndSessions,
+  keepAnswers,
+  keepAndRecallAnswers,
+  readCompanyAndSession,
+  PIN_TRIES,
+  UNREAD,
+  PIN_REHASH,
+  TRIES_READ_BACK,
+} = require('./permission-parts.cjs');
 
 module.exports = {
   userRegister: {
@@ -428,100 +412,7 @@ module.exports = {
   // deleted (their partition, their device's nonces, their codes and counters when the phone is no
   // one's, their referral code and claims), a referrer's notice that named them blanked, and the
   // record replaced by what is kept. No secret, no token, no SMS.
-  // The back office (API contract 3.14): reads the acting employee's role on every call, and writes
-  // the record of every action in the company's log and the user's partition.
-  adminEmployeeRole: {
-    table: [
-      keepAnswers,
-      readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user'] },
-      // The role alone of an employee's record (its condition reads the type and status), and the company's count of admins.
-      { actions: ['UpdateItem'], keys: ['user'], attributes: ['role', 'updated_at', 'user_type', 'status_id'] },
-      { actions: ['UpdateItem'], keys: ['adminCount'] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
-      recordSessionUse,
-    ],
-    secret: true,
-    signingKeys: 'verify',
-  },
-  adminUsersSearch: {
-    table: [
-      keepAnswers,
-      readCompanyAndSession,
-      // The acting employee; the user an exact key names, through its claim or its id.
-      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim', 'referralCode'] },
-      { actions: ['UpdateItem'], keys: ['staffLookups'] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
-      recordSessionUse,
-    ],
-    secret: true,
-    signingKeys: 'verify',
-  },
-  // Assisted recovery (contract 3.14): the user, their pending change and the new number's claim
-  // read; the change stored awaiting approval with its index item by the new number (a replaced
-  // one's deleted), the claim checked free; the record and notice 8 in the same transaction.
-  adminUsersPhoneRecover: {
-    table: [
-      keepAnswers,
-      readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
-      { actions: ['PutItem'], keys: ['pendingPhoneChange', 'phoneChangeIndex', 'staffLog', 'staffAction', 'notification'] },
-      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
-      { actions: ['ConditionCheckItem'], keys: ['phoneClaim'] },
-      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
-      recordSessionUse,
-    ],
-    secret: true,
-    signingKeys: 'verify',
-  },
-  // Its approval by another admin: the change and its index item set to run from now; notices 9 and
-  // 8, the record; then the old number warned by SMS.
-  adminUsersPhoneApprove: {
-    table: [
-      keepAnswers,
-      readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
-      {
-        actions: ['UpdateItem'],
-        keys: ['pendingPhoneChange', 'phoneChangeIndex'],
-        attributes: [
-          'effective_at',
-          'expires_at',
-          'approved_by',
-          'approved_at',
-          'awaiting_approval',
-          'change_id',
-          'user_id',
-          'ended_reason',
-          'started_by',
-        ],
-      },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
-      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
-      recordSessionUse,
-    ],
-    secret: true,
-    queue: 'send',
-    signingKeys: 'verify',
-  },
-  // A pending change cancelled by support: marked ended, its index item deleted, notices 10 and 8, the record.
-  adminUsersPhoneCancel: {
-    table: [
-      keepAnswers,
-      readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
-      {
-        actions: ['UpdateItem'],
-        keys: ['pendingPhoneChange', 'unreadCount'],
-        attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
-      },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
-      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
-      recordSessionUse,
-    ],
-    secret: true,
-    signingKeys: 'verify',
-  },
+  ...require('./permissions-admin.cjs'),
   accountsErase: {
     table: [
       { actions: ['Query'], keys: ['erasureCompany', 'erasureDue', 'user', 'notification', 'deviceNonce'] },

@@ -25,7 +25,7 @@ import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/
 import { getUser, phoneClaimPut, phoneClaimRelease, type UserRecord } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
 import { warnOldNumber } from './phone-change-notice.js';
-import { taken } from './phone-change-pending.js';
+import { taken } from './phone-change-rules.js';
 
 // A pending phone change completes (API contract 3.11, amended in round 5) at the first OTP login to
 // the new number from its effective_at on, within 7 days: login_phone finds the change by the number

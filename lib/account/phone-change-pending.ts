@@ -26,14 +26,12 @@ import type { UserRecord } from '../store/user-store.js';
 import type { UserPhoneChangeCall } from './phone-change-input.js';
 import { warnOldNumber } from './phone-change-notice.js';
 import type { UserPhoneChangePendingResult } from './phone-change-result.js';
+import { invalidProof, PENDING_CHANGE_COMPLETES_WITHIN_SECONDS, taken } from './phone-change-rules.js';
 
 // A phone change asked for from a session begun by OTP login (API contract 3.11, amended in round 5):
 // whoever took over the old number by a SIM swap passes that login, so it takes the login PIN too,
 // and it waits PHONE_CHANGE_HOLD_HOURS, told to the old number and the user's list, before a login
 // to the new number completes it (phone-change-completion.ts). Any live session may cancel it.
-
-/** After effective_at, a login to the new number completes the change for this long; then it is void. */
-export const PENDING_CHANGE_COMPLETES_WITHIN_SECONDS = 7 * 24 * 3600;
 
 type Label = 'pending' | 'index' | 'old_index' | 'proof' | 'claim' | 'notice' | 'pin';
 
@@ -158,12 +156,3 @@ export async function requestPendingPhoneChange(
     return answerOf(change);
   }
 }
-
-export const invalidProof = () =>
-  fieldError(
-    'PHONE_NOT_VERIFIED',
-    'phone_verification_token',
-    'is not a valid proof of the new number: unknown, expired, used, for another number, or verified without this user’s token',
-  );
-
-export const taken = () => fieldError('ALREADY_REGISTERED', 'phone_number', 'is already registered for this user type');

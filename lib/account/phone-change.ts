@@ -29,7 +29,8 @@ import { UserStatus } from '../users/user-status.js';
 import { requireFreshLogin } from './fresh-login.js';
 import type { UserPhoneChangeCall } from './phone-change-input.js';
 import { warnOldNumber } from './phone-change-notice.js';
-import { invalidProof, requestPendingPhoneChange, taken } from './phone-change-pending.js';
+import { requestPendingPhoneChange } from './phone-change-pending.js';
+import { invalidProof, taken } from './phone-change-rules.js';
 import type { UserPhoneChangeResult } from './phone-change-result.js';
 
 // A new phone number (API contract 3.11): the classic SIM-swap takeover, so it takes fresh proof

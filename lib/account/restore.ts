@@ -9,7 +9,8 @@ import { UserStatus } from '../users/user-status.js';
 
 // An operator's undoing of a deletion before its erasure (npm run user:restore, API contract
 // 3.11): in one transaction the user is active again, takes back their phone and email claims
-// (refused, naming which, when someone took one meanwhile) and leaves the due list.
+// (refused, naming which, when someone took one meanwhile) and leaves the due list. The back
+// office's restore (API contract 3.14) adds its record of the action to the same transaction.
 
 export type RestoreRefusal = 'not_deleted' | 'erasure_due' | 'phone_taken' | 'email_taken';
 
@@ -20,7 +21,13 @@ export class RestoreRefused extends Error {
   }
 }
 
-export async function restoreUser(app: Pick<App, 'table' | 'clock'>, companyId: string, userId: string): Promise<void> {
+/** Restores the user; `also`: items of the same transaction (whose conditions always hold, such as a record's puts). */
+export async function restoreUser(
+  app: Pick<App, 'table' | 'clock'>,
+  companyId: string,
+  userId: string,
+  also: LabelledItem<'record'>[] = [],
+): Promise<void> {
   const user = await getUser(app.table, companyId, userId, true);
   if (!user) throw new AppError('NOT_FOUND', { detail: 'no such user' });
   const eraseAfter = (user as { erase_after?: number }).erase_after;
@@ -28,7 +35,7 @@ export async function restoreUser(app: Pick<App, 'table' | 'clock'>, companyId: 
   // Past erase_after the person is to be erased, whether or not the eraser has run yet: the promise to the user stands.
   const now = epochSeconds(app.clock);
   if (eraseAfter <= now) throw new RestoreRefused('erasure_due');
-  const items: LabelledItem<'user' | 'phone' | 'email'>[] = [
+  const items: LabelledItem<'user' | 'phone' | 'email' | 'record'>[] = [
     {
       label: 'user',
       item: {
@@ -51,6 +58,7 @@ export async function restoreUser(app: Pick<App, 'table' | 'clock'>, companyId: 
     { label: 'user', item: erasureDueDelete(app.table, companyId, userId, eraseAfter) },
   ];
   if (user.email) items.push({ label: 'email', item: emailClaimPut(app.table, companyId, user.email, user.user_type, userId) });
+  items.push(...also);
   try {
     await writeTransaction(app.table, items);
   } catch (error) {

@@ -1,4 +1,4 @@
-import { phoneApproveBody } from '../admin/phone-recovery-input.js';
+import { phoneApproveBody } from '../admin/phone-change-id-input.js';
 import { phoneApproveResult } from '../admin/phone-recovery-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
 

@@ -1,4 +1,4 @@
-import { phoneCancelBody } from '../admin/phone-recovery-input.js';
+import { phoneCancelBody } from '../admin/phone-change-id-input.js';
 import { phoneCancelResult } from '../admin/phone-recovery-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
 

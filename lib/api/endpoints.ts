@@ -4,7 +4,11 @@ import { adminEmployeeRoleEndpoint } from './admin-employee-role-endpoint.js';
 import { adminUsersPhoneApproveEndpoint } from './admin-users-phone-approve-endpoint.js';
 import { adminUsersPhoneCancelEndpoint } from './admin-users-phone-cancel-endpoint.js';
 import { adminUsersPhoneRecoverEndpoint } from './admin-users-phone-recover-endpoint.js';
+import { adminUsersDevicesRemoveEndpoint } from './admin-users-devices-remove-endpoint.js';
+import { adminUsersRestoreEndpoint } from './admin-users-restore-endpoint.js';
 import { adminUsersSearchEndpoint } from './admin-users-search-endpoint.js';
+import { adminUsersSessionsEndEndpoint } from './admin-users-sessions-end-endpoint.js';
+import { adminUsersStatusEndpoint } from './admin-users-status-endpoint.js';
 import { changePinEndpoint } from './change-pin-endpoint.js';
 import { devicesEndpoint } from './devices-endpoint.js';
 import { devicesRemoveEndpoint } from './devices-remove-endpoint.js';
@@ -59,6 +63,10 @@ export const endpoints = {
   adminUsersPhoneRecover: adminUsersPhoneRecoverEndpoint,
   adminUsersPhoneApprove: adminUsersPhoneApproveEndpoint,
   adminUsersPhoneCancel: adminUsersPhoneCancelEndpoint,
+  adminUsersSessionsEnd: adminUsersSessionsEndEndpoint,
+  adminUsersStatus: adminUsersStatusEndpoint,
+  adminUsersDevicesRemove: adminUsersDevicesRemoveEndpoint,
+  adminUsersRestore: adminUsersRestoreEndpoint,
 } as const satisfies Record<string, Endpoint>;
 
 export type OperationName = keyof typeof endpoints;

@@ -1,13 +1,21 @@
 import type { App } from '../app-context.js';
+import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
-import type { SessionTokens } from '../sessions/access-tokens.js';
+import { type SessionTokens, sessionIsLive } from '../sessions/access-tokens.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import { GrantRefused, type GrantWith, grantSession, type SessionOrigin } from '../sessions/session-grant.js';
-import { type DeviceLabels, deviceBindWrites, deviceRemoveWrites, getDevice, queryUserDevices } from '../store/device-store.js';
+import {
+  type DeviceLabels,
+  deviceBindWrites,
+  deviceCountChange,
+  deviceRemoveWrites,
+  getDevice,
+  queryUserDevices,
+} from '../store/device-store.js';
 import { endSessions, querySessions, type StoredSession, sessionEnd } from '../store/session-store.js';
-import type { LabelledItem } from '../store/transactions.js';
+import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { getUser } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
 import { deviceKeyOf, p256PublicKey, spkiBase64Of } from './device-signatures.js';
@@ -112,6 +120,43 @@ export async function deviceRemoval(
       return late.length;
     },
   };
+}
+
+/**
+ * Removes one of a user's devices (API contract 3.6; the back office's removal too, 3.14): the
+ * binding, every session bound to it and one off the user's device count, in one transaction
+ * with `also` (items whose conditions always hold, such as a record of the action); sessions a
+ * PIN login was granted on it while the removal worked are ended right after. A device that is not
+ * the user's (another user's, another company's, already removed): 404 code 6. Answers how many
+ * live sessions ended.
+ */
+export async function removeDevice(
+  app: Pick<App, 'table' | 'clock' | 'config'>,
+  companyId: string,
+  userId: string,
+  deviceKey: string,
+  also: LabelledItem<string>[] = [],
+): Promise<number> {
+  const removal = await deviceRemoval(app, companyId, userId, deviceKey);
+  const gone = () => new AppError('NOT_FOUND', { detail: 'no such device of this user' });
+  if (!removal) throw gone();
+  try {
+    await writeTransaction<string>(app.table, [
+      ...removal.items,
+      { label: 'user', item: deviceCountChange(app.table, companyId, userId, -1) },
+      ...also,
+    ]);
+  } catch (error) {
+    // Removed meanwhile by another removal or a binding's least-recently-used turn.
+    if (error instanceof ConditionsFailed && error.labels.includes('device')) throw gone();
+    throw error;
+  }
+  const late = await removal.endLateSessions();
+  const now = epochSeconds(app.clock);
+  const live = removal.sessions.filter(({ expiresAt, lastUsedAt }) =>
+    sessionIsLive(expiresAt, lastUsedAt, now, app.config.sessionIdleSeconds),
+  );
+  return late + live.length;
 }
 
 const MAX_ROUNDS = 5;

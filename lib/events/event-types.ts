@@ -24,6 +24,8 @@ export interface EventFields {
   'user.profile_updated': { changed: string[] };
   'user.phone_changed': Record<string, never>;
   'user.disabled': Record<string, never>;
+  /** A disabled user made active again by the back office (API contract 3.14). */
+  'user.enabled': Record<string, never>;
   /** UNIX seconds from which the account may be erased, as the deletion answered. */
   'user.deleted': { erase_after: number };
   'user.restored': Record<string, never>;
@@ -58,6 +60,7 @@ export const EVENT_TYPES = [
   'admin.action',
   'user.phone_change_pending',
   'user.phone_change_cancelled',
+  'user.enabled',
 ] as const satisfies readonly EventType[];
 
 /** One event as the publisher puts it: its detail-type and detail. */

@@ -112,6 +112,7 @@ function userChanges(
   const to = after.status_id;
   if (from !== to) {
     if (to === UserStatus.DISABLED) return [{ type: 'user.disabled' }];
+    if (from === UserStatus.DISABLED && to === UserStatus.ACTIVE) return [{ type: 'user.enabled' }];
     if (to === UserStatus.DELETION_REQUESTED) return [{ type: 'user.deleted', fields: { erase_after: after.erase_after } }];
     if (to === UserStatus.ERASED) return [{ type: 'user.erased' }];
     if (from === UserStatus.DELETION_REQUESTED && to === UserStatus.ACTIVE) return [{ type: 'user.restored' }];

@@ -59,21 +59,48 @@ function sessionEnds(app: Pick<App, 'table' | 'clock'>, sessions: ItemKey[], rea
   return sessions.map((key) => ({ label: 'session', item: sessionEnd(app.table, key, end) }));
 }
 
+/** What else a status change asks: the status it must come from, and more items for its transaction. */
+export interface StatusChangeTerms {
+  /** Only from this status; another one is refused with the error `refused` makes (read, and conditioned on). */
+  from?: { status: UserStatus; refused: (user: UserRecord) => Error };
+  /** Items of the same transaction, such as the back office's record of the action. */
+  items?: LabelledItem<string>[];
+}
+
 /** Sets a user's status (on the user and on the phone claim they hold) and ends every session of theirs (user:disable sets 2). */
 export async function setStatusEndingSessions(
   app: Pick<App, 'table' | 'clock'>,
   companyId: string,
   userId: string,
   statusId: UserStatus,
+  terms: StatusChangeTerms = {},
 ): Promise<number> {
   return changeEndingSessions(app, companyId, userId, 'disabled', async (user, version) => {
-    const claim = await getPhoneClaim(app.table, companyId, user.phone_e164, user.user_type, true);
-    return [
-      { label: 'user', item: userStatusChange(app.table, companyId, userId, statusId, version, epochSeconds(app.clock)) },
-      // A reclaimed user no longer holds the claim: it is the new holder's to keep.
-      ...(claim?.user_id === userId
-        ? [{ label: 'user', item: phoneClaimStatus(app.table, companyId, user.phone_e164, user.user_type, userId, statusId) }]
-        : []),
-    ];
+    // A status changed meanwhile fails the condition below, and the round after reads it here.
+    if (terms.from && user.status_id !== terms.from.status) throw terms.from.refused(user);
+    return [...(await statusChangeItems(app, companyId, user, statusId, version, terms.from?.status)), ...(terms.items ?? [])];
   });
+}
+
+/** The writes of a status change: the user (from the status read, if given) and the phone claim they hold. */
+export async function statusChangeItems(
+  app: Pick<App, 'table' | 'clock'>,
+  companyId: string,
+  user: UserRecord,
+  statusId: UserStatus,
+  sessionVersion: number,
+  fromStatus?: UserStatus,
+): Promise<LabelledItem<'user'>[]> {
+  const userId = user.user_id;
+  const claim = await getPhoneClaim(app.table, companyId, user.phone_e164, user.user_type, true);
+  return [
+    {
+      label: 'user',
+      item: userStatusChange(app.table, companyId, userId, statusId, sessionVersion, epochSeconds(app.clock), fromStatus),
+    },
+    // A reclaimed user no longer holds the claim: it is the new holder's to keep.
+    ...(claim?.user_id === userId
+      ? [{ label: 'user' as const, item: phoneClaimStatus(app.table, companyId, user.phone_e164, user.user_type, userId, statusId) }]
+      : []),
+  ];
 }

@@ -22,6 +22,8 @@ export const SESSION_END_REASONS = [
   'deleted',
   'reclaimed',
   'refresh_reuse',
+  // The back office (API contract 3.14): an employee ended them, or a recovery completed.
+  'support',
   'recovered',
 ] as const;
 export type SessionEndReason = (typeof SESSION_END_REASONS)[number];

@@ -166,7 +166,10 @@ export function userProfileChange(
   };
 }
 
-/** Sets a user's status, only if no session was granted since `sessionVersion` was read (end-sessions.ts). */
+/**
+ * Sets a user's status, only if no session was granted since `sessionVersion` was read (end-sessions.ts)
+ * and, given `fromStatus`, only from that status (the back office's disable and enable, API contract 3.14).
+ */
 export function userStatusChange(
   table: Table,
   companyId: string,
@@ -174,15 +177,34 @@ export function userStatusChange(
   statusId: number,
   sessionVersion: number,
   nowSeconds: number,
+  fromStatus?: number,
 ): TransactItem {
+  // Users from before session counting have none: for them, version 0 means "still none".
+  const conditions = ['attribute_exists(pk)', counterStillIs('session_version', ':version', sessionVersion)];
+  const values: Record<string, unknown> = { ':status': statusId, ':now': nowSeconds, ':version': sessionVersion };
+  if (fromStatus !== undefined) {
+    conditions.push('status_id = :from');
+    values[':from'] = fromStatus;
+  }
   return {
     Update: {
       TableName: table.name,
       Key: userKey(companyId, userId),
       UpdateExpression: 'SET status_id = :status, updated_at = :now',
-      // Users from before session counting have none: for them, version 0 means "still none".
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/** The user is there and no session was granted since `sessionVersion` was read: a check for a transaction that ends them all. */
+export function userSessionsUnchanged(table: Table, companyId: string, userId: string, sessionVersion: number): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: table.name,
+      Key: userKey(companyId, userId),
       ConditionExpression: `attribute_exists(pk) AND ${counterStillIs('session_version', ':version', sessionVersion)}`,
-      ExpressionAttributeValues: { ':status': statusId, ':now': nowSeconds, ':version': sessionVersion },
+      ExpressionAttributeValues: { ':version': sessionVersion },
     },
   };
 }

@@ -7,11 +7,13 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { BUILT_IN_PHONE_CHANGE_PENDING_TEXT, phoneChangeMessage } from '../../lib/companies/phone-change-texts.js';
+import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { queryUserDevices } from '../../lib/store/device-store.js';
 import { STAFF_ACTION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { getPendingPhoneChange } from '../../lib/store/pending-phone-change-store.js';
 import { getUser } from '../../lib/store/user-store.js';
+import { UserStatus } from '../../lib/users/user-status.js';
 import { noticeEvents as sharedNoticeEvents, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
 import {
   type Account,
@@ -206,6 +208,12 @@ describe('assisted recovery', () => {
     });
     expectFailure(asCustomer, 403, 5);
     expectFailure(await recover(agent, '0'.repeat(32), randomPhoneNumber()), 404, 6);
+    // A disabled account is enabled by an admin first: 409 code 22 naming user_id.
+    const disabled = await signUp(service, company);
+    await setStatusEndingSessions(service.app, company.company_id, disabled.userId, UserStatus.DISABLED);
+    const refused = await recover(agent, disabled.userId, randomPhoneNumber());
+    expectFailure(refused, 409, 22);
+    expect(refused.body.data.errors[0].field).toBe('user_id');
     // Nothing started by any of them.
     expect(await getPendingPhoneChange(service.app.table, company.company_id, account.userId, true)).toBeUndefined();
   });

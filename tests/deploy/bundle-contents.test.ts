@@ -40,14 +40,24 @@ describe('the function bundles', () => {
   it('hold negotiator in login_phone, phone/change and verify_otp only: the SMS language choice is on the send paths alone', () => {
     const withNegotiator = Object.keys(bundles).filter((name) => holds(bundles[name]!, 'node_modules/negotiator/'));
     // phone/change picks the old number's warning by the code text's rule (lib/account/phone-change-notice.ts);
-    // verify_otp sends the same warning when a login completes a pending phone change.
-    expect(withNegotiator.sort()).toEqual(['loginPhone', 'userPhoneChange', 'verifyOtp']);
+    // verify_otp sends the same warning when a login completes a pending phone change; the back
+    // office's approval of a recovery warns the old number as a pending change does.
+    expect(withNegotiator.sort()).toEqual(['adminUsersPhoneApprove', 'loginPhone', 'userPhoneChange', 'verifyOtp']);
   });
 
   it('reach the numbering plan only through a dynamic import, so it is evaluated on the first phone checked, not at import', () => {
     const phoneFunctions = Object.keys(bundles).filter((name) => holds(bundles[name]!, 'node_modules/libphonenumber-js/'));
-    // The functions that take a phone, and no other (the PIN rule and a person's fields are modules of their own).
-    expect(phoneFunctions.sort()).toEqual(['loginPhone', 'userPhoneChange', 'userRegister', 'verifyOtp']);
+    // The functions that take a phone, and no other (the PIN rule and a person's fields are modules of their own);
+    // the back office's recovery takes the new number, and its approval checks the old one's SMS destination
+    // before it warns it (its search takes E.164 by a pattern alone).
+    expect(phoneFunctions.sort()).toEqual([
+      'adminUsersPhoneApprove',
+      'adminUsersPhoneRecover',
+      'loginPhone',
+      'userPhoneChange',
+      'userRegister',
+      'verifyOtp',
+    ]);
     for (const name of phoneFunctions) {
       const { inputs } = bundles[name]!.metafile;
       const toPlan = Object.entries(inputs).flatMap(([from, input]) =>

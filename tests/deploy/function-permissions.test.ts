@@ -7,7 +7,7 @@
 // privilege allows.
 import { randomInt, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { BatchWriteCommand, DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { setEmployeeRole } from '../../lib/admin/employee-role.js';
@@ -85,6 +85,7 @@ import {
   provePhone,
   randomPhoneNumber,
   sampleRegistration,
+  sessionIdOf,
   signUp,
   testEnvironment,
 } from '../helpers.js';
@@ -646,6 +647,7 @@ async function everyFlow(): Promise<void> {
   await deviceFlows();
   await accountFlows();
   await backOfficeFlows();
+  await backOfficeActionFlows();
   await phoneChangeFlows();
   await pinFlows();
   await deletionFlows();
@@ -810,6 +812,63 @@ async function backOfficeFlows(): Promise<void> {
   expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
   const code = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${newNumber}`).at(-1));
   expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } })).status).toBe(200);
+}
+
+/**
+ * The back office's actions on a user, each after the touch interval (so its function records the
+ * admin's session's use): one session ended, an ended one refused, all of them (more than one
+ * transaction ends); a disable with sessions to end, an enable; a device removed with its session,
+ * and again (404); a deletion restored (its erase_after moved past now: deletions are due at once
+ * here), and again (409).
+ */
+async function backOfficeActionFlows(): Promise<void> {
+  const admin = await newEmployee(recorded, company);
+  await setEmployeeRole(service.app, {
+    companyId: company.company_id,
+    actorId: 'operator',
+    userId: admin.userId,
+    role: 'admin',
+    reason: 'flows',
+  });
+  const session = await logIn(recorded, company, admin);
+  const act = (name: EndpointName, body: Record<string, unknown>) =>
+    invoke(handlers[name], { path: '/a', headers: headers(session), body: { ...body, reason: 'flows' } });
+  const touchInterval = () => service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+
+  const customer = await signUp(recorded, company);
+  const sid = sessionIdOf(customer.authorization);
+  touchInterval();
+  expect((await act('adminUsersSessionsEnd', { user_id: customer.userId, sid })).status).toBe(200);
+  expect((await act('adminUsersSessionsEnd', { user_id: customer.userId, sid })).status).toBe(404);
+  await storeSessions(customer, MAX_SESSIONS_IN_TRANSACTION + 1);
+  expect((await act('adminUsersSessionsEnd', { user_id: customer.userId })).status).toBe(200);
+
+  await logIn(recorded, company, customer);
+  touchInterval();
+  const disabled = await act('adminUsersStatus', { user_id: customer.userId, status: 'disabled' });
+  expect(disabled.body.data, JSON.stringify(disabled.body)).toMatchObject({ revoked: 1 });
+  expect((await act('adminUsersStatus', { user_id: customer.userId, status: 'active' })).status).toBe(200);
+
+  const { account, device } = await signUpWithDevice(recorded, company);
+  touchInterval();
+  const removal = { user_id: account.userId, device_key: device.deviceKey };
+  expect((await act('adminUsersDevicesRemove', removal)).body.data).toMatchObject({ revoked: 1 });
+  expect((await act('adminUsersDevicesRemove', removal)).status).toBe(404);
+
+  const leaving = await signUp(recorded, company);
+  const deletion = { path: '/x', headers: headers(await logIn(recorded, company, leaving)), body: {} };
+  expect((await invoke(service.handlers.userDelete, deletion)).status).toBe(200);
+  touchInterval();
+  await service.app.table.client.send(
+    new UpdateCommand({
+      TableName: service.app.table.name,
+      Key: userKey(company.company_id, leaving.userId),
+      UpdateExpression: 'SET erase_after = :later',
+      ExpressionAttributeValues: { ':later': epochSeconds(service.clock) + 3600 },
+    }),
+  );
+  expect((await act('adminUsersRestore', { user_id: leaving.userId })).status).toBe(200);
+  expect((await act('adminUsersRestore', { user_id: leaving.userId })).status).toBe(409);
 }
 
 /** The profile: read, names changed, an email changed (its claim moved), another user's email refused; each after the touch interval. */

@@ -290,12 +290,25 @@ describe('the packaged CloudFormation', () => {
       statementsOf(roleId).some((statement) => statement.Action.some((action: string) => action.startsWith('sqs:'))),
     );
     // The events' publisher sends to its own dead-letter queue only (below).
-    expect(queueUsers.sort()).toEqual(['EventsPublishRole', 'LoginPhoneRole', 'SmsSendRole', 'UserPhoneChangeRole', 'VerifyOtpRole']);
+    expect(queueUsers.sort()).toEqual([
+      'AdminUsersPhoneApproveRole',
+      'EventsPublishRole',
+      'LoginPhoneRole',
+      'SmsSendRole',
+      'UserPhoneChangeRole',
+      'VerifyOtpRole',
+    ]);
     const smsQueueUsers = queueUsers.filter((roleId) =>
       statementsOf(roleId).some((statement) => JSON.stringify(statement.Resource ?? '').includes('"SmsQueue"')),
     );
-    expect(smsQueueUsers.sort()).toEqual(['LoginPhoneRole', 'SmsSendRole', 'UserPhoneChangeRole', 'VerifyOtpRole']);
-    for (const sender of ['LoginPhoneRole', 'UserPhoneChangeRole', 'VerifyOtpRole']) {
+    expect(smsQueueUsers.sort()).toEqual([
+      'AdminUsersPhoneApproveRole',
+      'LoginPhoneRole',
+      'SmsSendRole',
+      'UserPhoneChangeRole',
+      'VerifyOtpRole',
+    ]);
+    for (const sender of ['AdminUsersPhoneApproveRole', 'LoginPhoneRole', 'UserPhoneChangeRole', 'VerifyOtpRole']) {
       expect(statementsOf(sender).filter((statement) => statement.Action.some((action: string) => action.startsWith('sqs:')))).toEqual([
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: queueArn },
       ]);

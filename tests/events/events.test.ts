@@ -268,6 +268,40 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     expect(JSON.stringify(fake.events)).not.toContain(reason);
   });
 
+  it('tells the back office’s disable, enable and end of sessions: user.disabled, user.enabled, session.ended support', async () => {
+    const admin = await newEmployee(service, company);
+    await setEmployeeRole(service.app, {
+      companyId: company.company_id,
+      actorId: 'operator',
+      userId: admin.userId,
+      role: 'admin',
+      reason: 'x',
+    });
+    const session = await logIn(service, company, admin);
+    const customer = await signUp(service, company);
+    const status = (value: string) => post('adminUsersStatus', session, { user_id: customer.userId, status: value, reason: 'ticket 1' });
+    expect((await status('disabled')).status).toBe(200);
+    expect((await status('active')).status).toBe(200);
+    const again = await nextLogIn(customer);
+    const ended = await post('adminUsersSessionsEnd', session, { user_id: customer.userId, sid: sessionIdOf(again), reason: 'ticket 2' });
+    expect(ended.status).toBe(200);
+    const action = { type: 'admin.action', actor_id: admin.userId };
+    // One transaction's changes come in no set order: compared as sets.
+    const sorted = (events: object[]) => events.map((event) => JSON.stringify(event)).sort();
+    expect(sorted(summary(await eventsOf(customer.userId)))).toEqual(
+      sorted([
+        { type: 'user.registered' },
+        { type: 'user.disabled' },
+        { type: 'session.ended', sid: sessionIdOf(customer.authorization), reason: 'disabled' },
+        { ...action, action: 'status' },
+        { type: 'user.enabled' },
+        { ...action, action: 'status' },
+        { type: 'session.ended', sid: sessionIdOf(again), reason: 'support' },
+        { ...action, action: 'sessions_end' },
+      ]),
+    );
+  });
+
   it('has the event of a change whose function died right after its write, and none for a write refused', async () => {
     const [account, other] = [await signUp(service, company), await signUp(service, company)];
     const client = service.app.table.client;

@@ -65,6 +65,10 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   adminUsersPhoneRecover: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersPhoneApprove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersPhoneCancel: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminUsersSessionsEnd: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminUsersStatus: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminUsersDevicesRemove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminUsersRestore: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   notFound: ['404/6'],
 };
 

@@ -73,10 +73,11 @@ const STATUS_OF_EVENT: Record<string, number> = {
   'user.deleted': UserStatus.DELETION_REQUESTED,
   'user.erased': UserStatus.ERASED,
   'user.restored': UserStatus.ACTIVE,
+  'user.enabled': UserStatus.ACTIVE,
 };
 const EVENT_OF_STATUS = new Map(
   Object.entries(STATUS_OF_EVENT)
-    .filter(([type]) => type !== 'user.restored')
+    .filter(([type]) => type !== 'user.restored' && type !== 'user.enabled')
     .map(([type, status]) => [status, type]),
 );
 /** A signed access token's sid (32 hex): the sessions session.ended names (lib/events/stream-events.ts). */

@@ -15,6 +15,14 @@ import { codeIn, type EndpointName, randomPhoneNumber } from './in-process-servi
 // each answer did to the account (a PIN changed, a session ended, a device removed). An answer it
 // cannot read (a 503 after a write, a PIN locked, a token ended) retires the account for a new one.
 
+/** The back office's actions, as a valid body names a user (the token decides: a customer's is refused). */
+const backOfficeActionBodies = {
+  adminUsersSessionsEnd: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', reason: 'fuzz' },
+  adminUsersStatus: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', status: 'disabled', reason: 'fuzz' },
+  adminUsersDevicesRemove: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', device_key: '3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c', reason: 'fuzz' },
+  adminUsersRestore: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', reason: 'fuzz' },
+};
+
 export interface LiveAnswer {
   status: number;
   body: { success?: number; error?: number[]; data?: Record<string, any> } | null;
@@ -304,6 +312,12 @@ export class LiveClient {
           valid: { endpoint, headers, body: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', role: 'support', reason: 'fuzz' } },
           settle: withToken(),
         };
+      case 'adminUsersSessionsEnd':
+      case 'adminUsersStatus':
+      case 'adminUsersDevicesRemove':
+      case 'adminUsersRestore':
+        // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
+        return { valid: { endpoint, headers, body: backOfficeActionBodies[endpoint] }, settle: withToken() };
       case 'userDelete':
         // The account's OTP login is fresh: a deletion that succeeds ends it, and the account retires.
         return {

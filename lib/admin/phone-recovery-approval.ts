@@ -1,0 +1,85 @@
+import { warnOldNumber } from '../account/phone-change-notice.js';
+import { PENDING_CHANGE_COMPLETES_WITHIN_SECONDS } from '../account/phone-change-rules.js';
+import type { App } from '../app-context.js';
+import type { RequestKey } from '../call.js';
+import { epochSeconds, HOUR_SECONDS } from '../clock.js';
+import { AppError } from '../errors.js';
+import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
+import type { TextDispatch } from '../sms/text-dispatch.js';
+import {
+  getPendingPhoneChange,
+  isLive,
+  type PendingPhoneChange,
+  phoneChangeIndexApproval,
+  recoveryApproval,
+} from '../store/pending-phone-change-store.js';
+import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
+import type { PhoneApproveCall } from './phone-change-id-input.js';
+import type { PhoneApproveResult } from './phone-recovery-result.js';
+import { activeUserOf, noSuchChange } from './recovery-target.js';
+import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
+import { requireStaff } from './staff-gate.js';
+
+// Its approval by a second employee, an admin (API contract 3.14; phone-recovery.ts says why).
+
+/**
+ * Approves a recovery (admin, not the one who started it): in one transaction the change runs from
+ * now (effective_at = now + PHONE_CHANGE_HOLD_HOURS, void 7 days later), its index item follows,
+ * and the user's list gets notice 9 (pending) and notice 8, with the record. Then the old number is
+ * warned, as for the user's own pending change.
+ */
+export async function approvePhoneRecovery(
+  app: App,
+  call: PhoneApproveCall & RequestKey,
+  texts: TextDispatch,
+): Promise<PhoneApproveResult> {
+  const { body, principal, company, origin } = call;
+  const { companyId } = principal;
+  const staff = await requireStaff(app, principal, ['admin']);
+  const user = await activeUserOf(app, companyId, body.user_id);
+  const change = await getPendingPhoneChange(app.table, companyId, user.user_id, true);
+  const now = epochSeconds(app.clock);
+  const answer = (approved: PendingPhoneChange) => ({
+    message: 'Recovery approved: it completes at a login to the new number after the hold',
+    change_id: approved.change_id,
+    effective_at: approved.effective_at,
+  });
+  if (change?.change_id !== body.change_id || !isLive(change, now)) throw noSuchChange();
+  // Approved already by this admin (a retry whose answer was lost): the same answer.
+  if (change.awaiting_approval === undefined && change.approved_by === staff.userId) return answer(change);
+  if (change.awaiting_approval === undefined) throw noSuchChange('is not a recovery awaiting approval');
+  if (change.started_by === staff.userId) {
+    throw new AppError('FORBIDDEN', { detail: 'another employee than the one who started the recovery must approve it' });
+  }
+  const effectiveAt = now + app.config.phoneChangeHoldHours * HOUR_SECONDS;
+  const expiresAt = effectiveAt + PENDING_CHANGE_COMPLETES_WITHIN_SECONDS;
+  const approval = { changeId: change.change_id, approverId: staff.userId, now, effectiveAt, expiresAt };
+  const { record, writes: recorded } = staffActionOnUser(app, {
+    companyId,
+    actorId: staff.userId,
+    action: 'phone_approve',
+    userId: user.user_id,
+    reason: body.reason,
+  });
+  try {
+    await writeTransaction(app.table, [
+      { label: 'pending', item: recoveryApproval(app.table, companyId, user.user_id, approval) },
+      {
+        label: 'index',
+        item: phoneChangeIndexApproval(app.table, companyId, change.phone_e164, change.user_type, { ...approval, userId: user.user_id }),
+      },
+      ...securityNotificationWrites(app.table, companyId, user.user_id, {
+        event: SecurityEvent.PHONE_CHANGE_PENDING,
+        nowMs: app.clock.now(),
+      }).map((item) => ({ label: 'notice', item })),
+      ...recorded.map((item) => ({ label: 'record', item })),
+    ]);
+  } catch (error) {
+    if (!(error instanceof ConditionsFailed)) throw error;
+    // Cancelled, replaced or approved by another admin meanwhile.
+    throw noSuchChange('is not a recovery awaiting approval');
+  }
+  auditStaffAction(app, origin, record, 'approved');
+  await warnOldNumber(app, texts, { company, origin, userId: user.user_id, oldPhoneE164: user.phone_e164, pending: true });
+  return answer({ ...change, effective_at: effectiveAt });
+}

@@ -1,0 +1,48 @@
+import { cancelledByThisRequest, pendingChangeCancelWrites } from '../account/phone-change-cancel.js';
+import type { App } from '../app-context.js';
+import type { RequestKey } from '../call.js';
+import { fieldError } from '../errors.js';
+import { getPendingPhoneChange } from '../store/pending-phone-change-store.js';
+import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
+import { getUser } from '../store/user-store.js';
+import type { PhoneCancelCall } from './phone-change-id-input.js';
+import type { PhoneCancelResult } from './phone-recovery-result.js';
+import { noSuchChange } from './recovery-target.js';
+import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
+import { requireStaff } from './staff-gate.js';
+
+// A pending change cancelled by support (API contract 3.14): a recovery, or the user's own change.
+
+/**
+ * Cancels a live pending change of the user, a recovery (awaiting approval or running) or the
+ * user's own: the victim of a takeover who calls support is heard. Notice 10 and notice 8.
+ */
+export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall & RequestKey): Promise<PhoneCancelResult> {
+  const { body, principal, origin, idempotencyRef } = call;
+  const { companyId } = principal;
+  const staff = await requireStaff(app, principal, ['support', 'admin']);
+  const user = await getUser(app.table, companyId, body.user_id, true);
+  if (!user) throw fieldError('NOT_FOUND', 'user_id', 'is not a user of this company');
+  const answer = { message: 'Phone number change cancelled', change_id: body.change_id };
+  const change = await getPendingPhoneChange(app.table, companyId, user.user_id, true);
+  if (change?.change_id !== body.change_id) throw noSuchChange();
+  const { record, writes: recorded } = staffActionOnUser(app, {
+    companyId,
+    actorId: staff.userId,
+    action: 'phone_cancel',
+    userId: user.user_id,
+    reason: body.reason,
+  });
+  try {
+    await writeTransaction(app.table, [
+      ...pendingChangeCancelWrites(app, companyId, user.user_id, change, idempotencyRef),
+      ...recorded.map((item) => ({ label: 'record' as const, item })),
+    ]);
+  } catch (error) {
+    if (!(error instanceof ConditionsFailed)) throw error;
+    if (await cancelledByThisRequest(app, companyId, user.user_id, body.change_id, idempotencyRef)) return answer;
+    throw noSuchChange();
+  }
+  auditStaffAction(app, origin, record, 'cancelled');
+  return answer;
+}

@@ -1,0 +1,75 @@
+import type { App } from '../app-context.js';
+import { AppError } from '../errors.js';
+import { accountBusy, setStatusEndingSessions, statusChangeItems } from '../sessions/end-sessions.js';
+import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { getUser, type UserRecord } from '../store/user-store.js';
+import { UserStatus } from '../users/user-status.js';
+import { actionTarget, noSuchUser, stateConflict } from './action-target.js';
+import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
+import { requireStaff } from './staff-gate.js';
+import type { UserStatusSetCall } from './user-status-set-input.js';
+import type { UserStatusSetResult } from './user-status-set-result.js';
+
+// POST /wallet/v3/admin/users/status (API contract 3.14): support or an admin disables an active
+// user (status 2, every session ended with reason `disabled`, as npm run user:disable); only an
+// admin enables a disabled one again (2 to 1). No other move: a reclaimed, deleting or erased
+// account is not the back office's to set (409 code 22; a deletion is undone by restore). Each in
+// one transaction with the record of the action and notice 8, conditional on the status read.
+
+const STATUS_NAMES: Record<number, string> = {
+  [UserStatus.ACTIVE]: 'active',
+  [UserStatus.DISABLED]: 'disabled',
+  [UserStatus.PHONE_RECLAIMED]: 'reclaimed by its phone’s verified owner',
+  [UserStatus.DELETION_REQUESTED]: 'deleted, awaiting erasure (restore it instead)',
+  [UserStatus.ERASED]: 'erased',
+};
+
+const wrongStatus = (user: Pick<UserRecord, 'status_id'>, needed: string) =>
+  stateConflict(`is ${STATUS_NAMES[user.status_id] ?? `in status ${user.status_id}`}: only ${needed}`);
+
+export async function userStatusSet(app: App, call: UserStatusSetCall): Promise<UserStatusSetResult> {
+  const { companyId } = call.principal;
+  const staff = await requireStaff(app, call.principal, ['support', 'admin']);
+  // Enabling undoes what may have stopped a takeover: an admin's call, never support's alone.
+  if (call.body.status === 'active' && staff.role !== 'admin') throw new AppError('FORBIDDEN', { detail: 'only an admin enables a user' });
+  const userId = call.body.user_id;
+  const user = await actionTarget(app, staff, companyId, userId);
+  const { record, writes } = staffActionOnUser(app, {
+    companyId,
+    actorId: staff.userId,
+    action: 'status',
+    userId,
+    reason: call.body.reason,
+  });
+  const recorded: LabelledItem<'record'>[] = writes.map((item) => ({ label: 'record', item }));
+  const refusedAs = (seen: Pick<UserRecord, 'status_id'>, needed: string) => {
+    auditStaffAction(app, call.origin, record, 'wrong_status');
+    return wrongStatus(seen, needed);
+  };
+
+  if (call.body.status === 'disabled') {
+    const revoked = await setStatusEndingSessions(app, companyId, userId, UserStatus.DISABLED, {
+      from: { status: UserStatus.ACTIVE, refused: (seen) => refusedAs(seen, 'an active user is disabled') },
+      items: recorded,
+    });
+    auditStaffAction(app, call.origin, record, 'disabled');
+    return { message: 'User disabled', status_id: UserStatus.DISABLED, revoked };
+  }
+
+  const refused = (seen: Pick<UserRecord, 'status_id'>) => refusedAs(seen, 'a disabled user is enabled');
+  if (user.status_id !== UserStatus.DISABLED) throw refused(user);
+  // A disabled user is granted no session, so the version read holds; the status is the condition.
+  const items = await statusChangeItems(app, companyId, user, UserStatus.ACTIVE, user.session_version ?? 0, UserStatus.DISABLED);
+  try {
+    await writeTransaction<string>(app.table, [...items, ...recorded]);
+  } catch (error) {
+    if (!(error instanceof ConditionsFailed)) throw error;
+    // Changed meanwhile: answer what it is now.
+    const now = await getUser(app.table, companyId, userId, true);
+    if (!now) throw noSuchUser();
+    if (now.status_id !== UserStatus.DISABLED) throw refused(now);
+    throw accountBusy();
+  }
+  auditStaffAction(app, call.origin, record, 'enabled');
+  return { message: 'User enabled', status_id: UserStatus.ACTIVE, revoked: 0 };
+}

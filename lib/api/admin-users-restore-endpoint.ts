@@ -1,0 +1,27 @@
+import { userRestoreBody } from '../admin/user-restore-input.js';
+import { userRestoreResult } from '../admin/user-restore-result.js';
+import { duration, type Endpoint } from '../http/endpoint.js';
+
+export const adminUsersRestoreEndpoint = {
+  operationId: 'adminUsersRestore',
+  method: 'POST',
+  path: '/wallet/v3/admin/users/restore',
+  summary: 'Undo a user’s deletion before its erasure (support, admin)',
+  tag: 'admin',
+  description: ({ admin }) =>
+    'As npm run user:restore: a user who deleted the account and is not erased yet is active again, with their ' +
+    'phone and email taken back (event user.restored); their sessions and devices stay ended. A phone or email ' +
+    'someone registered since: 409 code 7 naming "phone" or "email". A user not awaiting erasure, or past its ' +
+    'erase_after (even if the eraser has not run yet): 409 code 22. The user gets a security notice (event 8, ' +
+    'changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs ' +
+    `an employee token with a role whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ` +
+    'ago, and a reason, kept in the record of the action.',
+  auth: 'required',
+  body: userRestoreBody,
+  result: userRestoreResult,
+  errors: ['FORBIDDEN', 'PHONE_NOT_VERIFIED', 'NOT_FOUND', 'ALREADY_REGISTERED', 'STATE_CONFLICT'],
+  examples: {
+    request: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', reason: 'ticket 6120: deleted by mistake' },
+    result: { message: 'User restored', status_id: 1 },
+  },
+} as const satisfies Endpoint;

@@ -1,0 +1,41 @@
+// The grants many functions' roles share (serverless/permissions.cjs, permissions-admin.cjs).
+
+// Every function that takes a token records its use: last_used_at of a session and nothing else,
+// not even the TTL attribute, which would let the role delete any item by expiring it.
+const recordSessionUse = { actions: ['UpdateItem'], keys: ['session'], attributes: ['last_used_at'] };
+// A function that ends sessions marks them (why and when, which the stream publishes as session.ended,
+// lib/store/session-store.ts) and deletes none: the same update, with those two attributes.
+const recordUseAndEndSessions = { actions: ['UpdateItem'], keys: ['session'], attributes: ['last_used_at', 'ended_reason', 'ended_at_ms'] };
+// Every POST takes an Idempotency-Key: its record is taken (a conditional put), then completed or
+// released (an update).
+const keepAnswers = { actions: ['PutItem', 'UpdateItem'], keys: ['idempotencyRecord'] };
+// A function that may end its caller's own session (endsOwnSession) reads the key's record too: the
+// retry of such a request finds its session over and is answered its first outcome from the record.
+const keepAndRecallAnswers = { actions: ['PutItem', 'UpdateItem', 'GetItem'], keys: ['idempotencyRecord'] };
+// Every call reads its company (CompanyID) and, given a token, the session.
+const readCompanyAndSession = { actions: ['GetItem'], keys: ['company', 'session'] };
+
+// What the PIN checks write in a user's partition (lib/store/pin-store.ts), where IAM sees no sort
+// key: an update there may name these and no other attribute of the user, so a function that counts
+// PIN tries cannot set a status, a phone, a password or another PIN's hash. Read from the code's
+// update and condition expressions, the paths no flow of the permissions test takes included.
+/** A try taken, given back, or locked (takePinTry, givePinTryBack, markPinLocked). */
+const PIN_TRIES = ['tries', 'last_try_at', 'locked_at'];
+/** A notice's unread count (notification-store.ts). */
+const UNREAD = ['unread'];
+/** A PIN's hash made again under the current key version after a right PIN (replacePinHash). */
+const PIN_REHASH = { login: ['login_pin_hash'], transaction: ['transaction_pin_hash'] };
+/** takePinTry reads back the tries it counted (ReturnValues ALL_NEW): of a partition these roles may GetItem anyway. */
+const TRIES_READ_BACK = ['ALL_NEW'];
+
+module.exports = {
+  recordSessionUse,
+  recordUseAndEndSessions,
+  keepAnswers,
+  keepAndRecallAnswers,
+  readCompanyAndSession,
+  PIN_TRIES,
+  UNREAD,
+  PIN_REHASH,
+  TRIES_READ_BACK,
+};

@@ -1,0 +1,165 @@
+// The back office's roles (API contract 3.14), one per function, in the form of
+// serverless/permissions.cjs, which takes them in.
+const { recordSessionUse, recordUseAndEndSessions, keepAnswers, readCompanyAndSession, UNREAD } = require('./permission-parts.cjs');
+
+module.exports = {
+  // The back office (API contract 3.14): reads the acting employee's role on every call, and writes
+  // the record of every action in the company's log and the user's partition.
+  adminEmployeeRole: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      // The role alone of an employee's record (its condition reads the type and status), and the company's count of admins.
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ['role', 'updated_at', 'user_type', 'status_id'] },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  adminUsersSearch: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      // The acting employee; the user an exact key names, through its claim or its id.
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim', 'referralCode'] },
+      { actions: ['UpdateItem'], keys: ['staffLookups'] },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // The back office's actions on a user (API contract 3.14): each writes, beside its change, the
+  // record of the action and notice 8 in the user's list (with its unread count).
+  adminUsersSessionsEnd: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['session'] },
+      // No session granted since the sessions were read (session_version): the end of all of them.
+      { actions: ['ConditionCheckItem'], keys: ['user'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  adminUsersStatus: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim'] },
+      { actions: ['Query'], keys: ['session'] },
+      // The status alone (from the status read, no session granted meanwhile), on the user and on the phone claim they hold.
+      { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['status_id', 'updated_at', 'session_version', ...UNREAD] },
+      { actions: ['UpdateItem'], keys: ['phoneClaim'], attributes: ['status_id', 'user_id'] },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  adminUsersDevicesRemove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
+      { actions: ['Query'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice'] },
+      // One off the user's device count, and nothing else of the user.
+      { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['device_count', ...UNREAD] },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  adminUsersRestore: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      // Active again (from this deletion only), its claims taken back, off the due list.
+      {
+        actions: ['UpdateItem'],
+        keys: ['user', 'unreadCount'],
+        attributes: ['status_id', 'updated_at', 'erase_after', 'deleted_at', 'deleted_device_keys', ...UNREAD],
+      },
+      { actions: ['PutItem'], keys: ['phoneClaim', 'emailClaim', 'staffLog', 'staffAction', 'notification'] },
+      { actions: ['DeleteItem'], keys: ['erasureDue'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // Assisted recovery (contract 3.14): the user, their pending change and the new number's claim
+  // read; the change stored awaiting approval with its index item by the new number (a replaced
+  // one's deleted), the claim checked free; the record and notice 8 in the same transaction.
+  adminUsersPhoneRecover: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
+      { actions: ['PutItem'], keys: ['pendingPhoneChange', 'phoneChangeIndex', 'staffLog', 'staffAction', 'notification'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
+      { actions: ['ConditionCheckItem'], keys: ['phoneClaim'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // Its approval by another admin: the change and its index item set to run from now; notices 9 and
+  // 8, the record; then the old number warned by SMS.
+  adminUsersPhoneApprove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['pendingPhoneChange', 'phoneChangeIndex'],
+        attributes: [
+          'effective_at',
+          'expires_at',
+          'approved_by',
+          'approved_at',
+          'awaiting_approval',
+          'change_id',
+          'user_id',
+          'ended_reason',
+          'started_by',
+        ],
+      },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordSessionUse,
+    ],
+    secret: true,
+    queue: 'send',
+    signingKeys: 'verify',
+  },
+  // A pending change cancelled by support: marked ended, its index item deleted, notices 10 and 8, the record.
+  adminUsersPhoneCancel: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['pendingPhoneChange', 'unreadCount'],
+        attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
+      },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+};
