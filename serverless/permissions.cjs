@@ -457,6 +457,22 @@ module.exports = {
     secret: true,
     signingKeys: 'verify',
   },
+  // Reads one user's partition, kind by kind (profile and referral count, devices, sessions, PIN
+  // tries, pending phone change, notifications, staff actions), and writes only the view's record.
+  adminUsersView: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      // The acting employee and the user viewed; the tries of each PIN; the pending phone change.
+      { actions: ['GetItem'], keys: ['user', 'pinTries', 'pendingPhoneChange'] },
+      { actions: ['Query'], keys: ['user', 'userDevice', 'session', 'notification', 'staffAction'] },
+      { actions: ['UpdateItem'], keys: ['staffLookups'] },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
   accountsErase: {
     table: [
       { actions: ['Query'], keys: ['erasureCompany', 'erasureDue', 'user', 'notification', 'deviceNonce'] },

@@ -2,6 +2,7 @@ import type { Endpoint } from '../http/endpoint.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../sessions/discovery.js';
 import { adminEmployeeRoleEndpoint } from './admin-employee-role-endpoint.js';
 import { adminUsersSearchEndpoint } from './admin-users-search-endpoint.js';
+import { adminUsersViewEndpoint } from './admin-users-view-endpoint.js';
 import { changePinEndpoint } from './change-pin-endpoint.js';
 import { devicesEndpoint } from './devices-endpoint.js';
 import { devicesRemoveEndpoint } from './devices-remove-endpoint.js';
@@ -53,6 +54,7 @@ export const endpoints = {
   userDelete: userDeleteEndpoint,
   adminEmployeeRole: adminEmployeeRoleEndpoint,
   adminUsersSearch: adminUsersSearchEndpoint,
+  adminUsersView: adminUsersViewEndpoint,
 } as const satisfies Record<string, Endpoint>;
 
 export type OperationName = keyof typeof endpoints;

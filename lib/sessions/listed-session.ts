@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { SESSION_PREFIX } from '../store/keys.js';
 
 // A session as a list shows it, the user's export (API contract 3.11) and the back office's view
 // (3.14) alike: how and when it began, its last use and end, its device. Never a token or a hash.
@@ -22,4 +23,13 @@ export function listedSessionOf(item: Record<string, unknown>): ListedSession {
     expires_date: Number(item.expires_at),
     device_key: (item.device_key as string | undefined) ?? null,
   };
+}
+
+/**
+ * The session's id as the access token's `sid` claim holds it (32 hex), which ending one session
+ * takes; null for a session of an opaque token from before 3.12, whose key is the token's hash.
+ */
+export function sessionIdOf(item: { sk?: unknown }): string | null {
+  const id = String(item.sk ?? '').slice(SESSION_PREFIX.length);
+  return /^[0-9a-f]{32}$/.test(id) ? id : null;
 }

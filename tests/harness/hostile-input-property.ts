@@ -59,6 +59,7 @@ const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   userProfileUpdate: [1, 4, 7, 13],
   adminEmployeeRole: [1, 4, 5, 6, 13, 14, 21],
   adminUsersSearch: [1, 4, 5, 12, 13, 14],
+  adminUsersView: [1, 4, 5, 6, 12, 13, 14],
   notFound: [6],
 };
 const DOCUMENTED = new Map<number, number>(
@@ -136,6 +137,7 @@ function emptyCounts(): OutcomeCounts {
     userRegister: {},
     adminEmployeeRole: {},
     adminUsersSearch: {},
+    adminUsersView: {},
     loginPhone: {},
     verifyOtp: {},
     referralProgram: {},
