@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
+import { listedStaffAction } from '../admin/listed-staff-action.js';
 import { deviceListItem } from '../devices/devices-result.js';
 import { listedNotification } from '../notifications/listed-notification.js';
 import { listedSession } from '../sessions/listed-session.js';
 import { profileSchema } from './profile-result.js';
 
 // Everything the wallet holds about a user (API contract 3.11), as GET /wallet/v3/user/export and
-// npm run user:export answer it: never a token, hash, PIN, key or code.
+// npm run user:export answer it: never a token, hash, PIN, key or code, nor the staff's reasons.
 
 export const userExportResult = z.lazy(() =>
   z.object({
@@ -23,6 +24,9 @@ export const userExportResult = z.lazy(() =>
       .check(
         z.meta({ description: 'The security notifications (type 2) among them: new device, PIN changed, reset or locked, token reuse' }),
       ),
+    staff_actions: z
+      .array(listedStaffAction)
+      .check(z.meta({ description: 'What the company’s staff did on this account, searches and views included, newest first' })),
   }),
 );
 
