@@ -26,7 +26,8 @@ export function userSummaryOf(user: UserRecord): UserSummary {
     user_type: user.user_type,
     first_name: user.first_name,
     last_name: user.last_name,
-    phone_last4: user.phone_number.slice(-4),
+    // An erased user's shell (status 5) keeps no phone.
+    phone_last4: (user.phone_number ?? '').slice(-4),
     email_masked: maskEmail(user.email),
     phone_verified: user.phone_verified,
     status_id: user.status_id,

@@ -2,6 +2,7 @@
 // unless an admin asks, with devices, sessions, PINs, what is under way and what happened lately;
 // counted with the searches against the employee's hour, and recorded, found or not.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { eraseDueAccounts } from '../../lib/account/erasure.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { newId } from '../../lib/ids.js';
 import { type PendingPhoneChange, pendingChangePut } from '../../lib/store/pending-phone-change-store.js';
@@ -213,6 +214,30 @@ describe('users/view', () => {
     } finally {
       service.clock.reset();
     }
+  });
+
+  it('shows an erased user’s shell (status 5), as a search finds it, with no phone or email left to mask', async () => {
+    const erasing = testService({ ACCOUNT_ERASE_AFTER_DAYS: '0' });
+    const own = await newCompany(erasing);
+    const ownAdmin = await staffMember(erasing, own, 'admin');
+    const account = await signUp(erasing, own);
+    const fresh = await logIn(erasing, own, account);
+    const deleted = await invoke(erasing.handlers.userDelete, {
+      path: '/wallet/v3/user/delete',
+      headers: { CompanyID: own.company_id, Authorization: fresh },
+      body: {},
+    });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    const forever = () => Number.POSITIVE_INFINITY;
+    expect(await eraseDueAccounts(erasing.app, { companyId: own.company_id, timeLeftMs: forever })).toMatchObject({ erased: 1 });
+    const headers = { CompanyID: own.company_id, Authorization: ownAdmin.session };
+    const body = { user_id: account.userId, reveal: 1, reason: 'x' };
+    const viewed = await invoke(erasing.handlers.adminUsersView, { path: '/v', headers, body });
+    expect(viewed.status, JSON.stringify(viewed.body)).toBe(200);
+    expect(viewed.body.data.user).toMatchObject({ user_id: account.userId, status_id: 5, phone_last4: '', email_masked: null });
+    const found = await invoke(erasing.handlers.adminUsersSearch, { path: '/s', headers, body: { user_id: account.userId, reason: 'x' } });
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    expect(found.body.data.users).toEqual([expect.objectContaining({ user_id: account.userId, status_id: 5, phone_last4: '' })]);
   });
 
   it('answers 404 code 6 for an id the company does not hold, another company’s user included, and records the view', async () => {
