@@ -329,7 +329,7 @@ export interface paths {
         };
         /**
          * Everything the wallet holds about the token’s user
-         * @description One JSON document of what is held about the token user (right of access): the profile, the referral code and count, bound devices (labels and dates), sessions (how and when each began, last use, end; never a token), every notification and, among them, the security events. Never a token, hash, PIN, key or code. An operator gets the same document with npm run user:export.
+         * @description One JSON document of what is held about the token user (right of access): the profile, the referral code and count, bound devices (labels and dates), sessions (how and when each began, last use, end; never a token), every notification and, among them, the security events, and what the company’s staff did on the account (action, employee, date; searches and views included). Never a token, hash, PIN, key or code. An operator gets the same document with npm run user:export.
          */
         get: operations["userExport"];
         put?: never;
@@ -574,6 +574,26 @@ export interface paths {
          * @description As npm run user:restore: a user who deleted the account and is not erased yet is active again, with their phone and email taken back (event user.restored); their sessions and devices stay ended. A phone or email someone registered since: 409 code 7 naming "phone" or "email". A user not awaiting erasure, or past its erase_after (even if the eraser has not run yet): 409 code 22. The user gets a security notice (event 8, changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the action.
          */
         post: operations["adminUsersRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/admin/users/view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * See one user’s account (support, admin)
+         * @description One user of the company by user_id: the profile with the phone and email masked as a search shows them (an admin sending reveal: 1 sees dial_code, phone_number and email whole; a support employee sending it: 403 code 5), the bound devices, the live sessions (how and when each began, last use, expiry, sid; never a token), where each PIN stands (set, locked, attempts_left), the pending phone change, the deletion under way, the referral count, the latest 20 security notifications and the latest 50 back-office actions on the user. Never a hash, PIN, code, token or key. A user_id the company does not hold: 404 code 6. Counted with the searches: at most 120 searches and views per employee per clock hour (429 code 12), an unknown id included. Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the view.
+         */
+        post: operations["adminUsersView"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4106,7 +4126,14 @@ export interface operations {
                      *             "updated_date": 1767225600
                      *           }
                      *         ],
-                     *         "security_events": []
+                     *         "security_events": [],
+                     *         "staff_actions": [
+                     *           {
+                     *             "action": "view",
+                     *             "actor_id": "9a8b7c6d5e4f30211203948576a6b5c4",
+                     *             "date": 1767312300
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -4203,6 +4230,15 @@ export interface operations {
                                 created_date: number;
                                 /** @description UNIX seconds */
                                 updated_date: number;
+                            }[];
+                            /** @description What the company’s staff did on this account, searches and views included, newest first */
+                            staff_actions: {
+                                /** @description search, view, sessions_end, status, device_remove, restore, phone_recover, ... */
+                                action: string;
+                                /** @description The employee who acted */
+                                actor_id: string;
+                                /** @description UNIX seconds */
+                                date: number;
                             }[];
                         };
                     };
@@ -6771,6 +6807,408 @@ export interface operations {
                         data: {
                             /** @constant */
                             message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminUsersView: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                 *       "reason": "call 8812: customer lost access"
+                 *     }
+                 */
+                "application/json": {
+                    user_id: string;
+                    /** @description 1: the whole phone number and email (admin only; a support employee: 403 code 5) */
+                    reveal?: (0 | 1) | "" | null;
+                    /** @description Why the employee acts, such as a ticket number: kept in the record of the action, never in an event */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "user": {
+                     *           "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                     *           "user_type": 2,
+                     *           "first_name": "Ada",
+                     *           "last_name": "Lovelace",
+                     *           "phone_verified": 1,
+                     *           "birth_date": 631152000000,
+                     *           "image": null,
+                     *           "kyc_status": 1,
+                     *           "kyc_process_status": 1,
+                     *           "country_id": null,
+                     *           "location_point": "38.8977,-77.0365",
+                     *           "referral_code": "94MQE4QQ",
+                     *           "status_id": 1,
+                     *           "created_date": 1767225600,
+                     *           "updated_date": 1767225600,
+                     *           "phone_last4": "0143",
+                     *           "email_masked": "a***@example.com"
+                     *         },
+                     *         "devices": [
+                     *           {
+                     *             "device_key": "3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c",
+                     *             "device_type": 1,
+                     *             "device_id": "pixel-8",
+                     *             "device_unique_id": "u-1",
+                     *             "created_date": 1767225600,
+                     *             "last_used_date": 1767312000
+                     *           }
+                     *         ],
+                     *         "sessions": [
+                     *           {
+                     *             "sid": "7c1e5a9b3d2f4e6a8b0c1d2e3f4a5b6c",
+                     *             "began": "pin",
+                     *             "created_date": 1767312000,
+                     *             "last_used_date": 1767312000,
+                     *             "expires_date": 1769904000,
+                     *             "device_key": "3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c"
+                     *           }
+                     *         ],
+                     *         "pins": {
+                     *           "login": {
+                     *             "set": 1,
+                     *             "locked": 0,
+                     *             "attempts_left": 5
+                     *           },
+                     *           "transaction": {
+                     *             "set": 1,
+                     *             "locked": 1,
+                     *             "attempts_left": 0
+                     *           }
+                     *         },
+                     *         "pending_phone_change": null,
+                     *         "deletion": null,
+                     *         "referral_count": 2,
+                     *         "security_events": [
+                     *           {
+                     *             "notification_event_type": 5,
+                     *             "notification_title": "PIN locked",
+                     *             "created_date": 1767310000
+                     *           }
+                     *         ],
+                     *         "staff_actions": [
+                     *           {
+                     *             "action": "view",
+                     *             "actor_id": "9a8b7c6d5e4f30211203948576a6b5c4",
+                     *             "date": 1767312300
+                     *           },
+                     *           {
+                     *             "action": "search",
+                     *             "actor_id": "9a8b7c6d5e4f30211203948576a6b5c4",
+                     *             "date": 1767312240
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            user: {
+                                /** @description 32 lower-case hex characters */
+                                user_id: string;
+                                /** @description 1 employee, 2 customer */
+                                user_type: number;
+                                first_name: string;
+                                last_name: string;
+                                /** @description 1 once the user proved the phone */
+                                phone_verified: number;
+                                birth_date: number | null;
+                                image: string | null;
+                                kyc_status: number;
+                                kyc_process_status: number;
+                                country_id: string | null;
+                                location_point: string | null;
+                                referral_code: string;
+                                /** @description 1 active (a token of any other status answers 401) */
+                                status_id: number;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                                /** @description UNIX seconds */
+                                updated_date: number;
+                                /** @description The last 4 digits of the phone number */
+                                phone_last4: string;
+                                email_masked: string | null;
+                                /** @description Only when an admin sent reveal: 1 */
+                                dial_code?: string;
+                                /** @description Only when an admin sent reveal: 1 */
+                                phone_number?: string;
+                                email?: string | null;
+                            };
+                            /** @description The bound devices, most recently used first, as the user’s own list shows them */
+                            devices: {
+                                /** @description The handle login_pin and devices/remove take */
+                                device_key: string;
+                                device_type: number | null;
+                                device_id: string | null;
+                                device_unique_id: string | null;
+                                /** @description When it was first bound, UNIX seconds */
+                                created_date: number;
+                                /** @description Its last binding or PIN login, UNIX seconds */
+                                last_used_date: number;
+                            }[];
+                            /** @description The sessions not ended or expired, newest first; never a token */
+                            sessions: {
+                                began: string | null;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                                /** @description Its last recorded use (at most hourly), UNIX seconds */
+                                last_used_date: number;
+                                /** @description When it ends at the latest, UNIX seconds */
+                                expires_date: number;
+                                device_key: string | null;
+                                sid: string | null;
+                            }[];
+                            pins: {
+                                login: {
+                                    /** @description 0: the user has no such PIN */
+                                    set: 0 | 1;
+                                    /** @description 1 after too many wrong tries: opened by an OTP login (login PIN) or a reset */
+                                    locked: 0 | 1;
+                                    attempts_left: number;
+                                };
+                                transaction: {
+                                    /** @description 0: the user has no such PIN */
+                                    set: 0 | 1;
+                                    /** @description 1 after too many wrong tries: opened by an OTP login (login PIN) or a reset */
+                                    locked: 0 | 1;
+                                    attempts_left: number;
+                                };
+                            };
+                            pending_phone_change: {
+                                change_id: string;
+                                /** @description UNIX seconds from which an OTP login to the new number completes it */
+                                effective_at: number;
+                                /** @description the last 4 digits of the new number */
+                                phone_last4: string;
+                                /** @enum {string} */
+                                via: "user" | "support";
+                                /** @description 1: a recovery a second employee, an admin, has not approved yet (effective_at is then its approval deadline) */
+                                awaiting_approval: number;
+                                started_by: string | null;
+                            } | null;
+                            deletion: {
+                                /** @description UNIX seconds: when the account is erased unless restored */
+                                erase_after: number;
+                            } | null;
+                            /** @description Users who signed up with the user’s referral code */
+                            referral_count: number;
+                            /** @description The latest 20 security notifications (type 2), newest first */
+                            security_events: {
+                                /** @description 1 a referred user signed up; 2 new device, 3 PIN changed, 4 PIN reset, 5 PIN locked, 6 phone changed, 7 refresh token reused, 9 phone change pending, 10 phone change cancelled */
+                                notification_event_type: number;
+                                notification_title: string;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                            }[];
+                            /** @description The latest 50 back-office actions on the user, this view included, newest first */
+                            staff_actions: {
+                                /** @description search, view, sessions_end, status, device_remove, restore, phone_recover, ... */
+                                action: string;
+                                /** @description The employee who acted */
+                                actor_id: string;
+                                /** @description UNIX seconds */
+                                date: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 14 PHONE_NOT_VERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2 | 14)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (3 | 6)[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: 12 TOO_MANY_REQUESTS */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 12[];
+                        data: {
+                            /** @constant */
+                            message: "TOO_MANY_REQUESTS";
                             errors?: components["schemas"]["FieldError"][];
                         };
                     };

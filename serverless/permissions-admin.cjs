@@ -32,6 +32,22 @@ module.exports = {
     secret: true,
     signingKeys: 'verify',
   },
+  // Reads one user's partition, kind by kind (profile and referral count, devices, sessions, PIN
+  // tries, pending phone change, notifications, staff actions), and writes only the view's record.
+  adminUsersView: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      // The acting employee and the user viewed; the tries of each PIN; the pending phone change.
+      { actions: ['GetItem'], keys: ['user', 'pinTries', 'pendingPhoneChange'] },
+      { actions: ['Query'], keys: ['user', 'userDevice', 'session', 'notification', 'staffAction'] },
+      { actions: ['UpdateItem'], keys: ['staffLookups'] },
+      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
   // The back office's actions on a user (API contract 3.14): each writes, beside its change, the
   // record of the action and notice 8 in the user's list (with its unread count).
   adminUsersSessionsEnd: {

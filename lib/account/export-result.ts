@@ -1,19 +1,12 @@
 import * as z from 'zod/mini';
+import { listedStaffAction } from '../admin/listed-staff-action.js';
 import { deviceListItem } from '../devices/devices-result.js';
 import { listedNotification } from '../notifications/listed-notification.js';
+import { listedSession } from '../sessions/listed-session.js';
 import { profileSchema } from './profile-result.js';
 
 // Everything the wallet holds about a user (API contract 3.11), as GET /wallet/v3/user/export and
-// npm run user:export answer it: never a token, hash, PIN, key or code.
-
-const exportedSession = () =>
-  z.object({
-    began: z.nullable(z.string().check(z.meta({ description: 'How it began: register, otp or pin' }))),
-    created_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
-    last_used_date: z.int().check(z.meta({ description: 'Its last recorded use (at most hourly), UNIX seconds' })),
-    expires_date: z.int().check(z.meta({ description: 'When it ends at the latest, UNIX seconds' })),
-    device_key: z.nullable(z.string().check(z.meta({ description: 'The bound device it began on, if any' }))),
-  });
+// npm run user:export answer it: never a token, hash, PIN, key or code, nor the staff's reasons.
 
 export const userExportResult = z.lazy(() =>
   z.object({
@@ -24,13 +17,16 @@ export const userExportResult = z.lazy(() =>
       referral_count: z.int().check(z.meta({ description: 'Users who signed up with the code' })),
     }),
     devices: z.array(z.omit(deviceListItem, { current: true })),
-    sessions: z.array(exportedSession()).check(z.meta({ description: 'Sessions still stored, newest first; never a token' })),
+    sessions: z.array(listedSession).check(z.meta({ description: 'Sessions still stored, newest first; never a token' })),
     notifications: z.array(listedNotification).check(z.meta({ description: 'Every notification, newest first' })),
     security_events: z
       .array(listedNotification)
       .check(
         z.meta({ description: 'The security notifications (type 2) among them: new device, PIN changed, reset or locked, token reuse' }),
       ),
+    staff_actions: z
+      .array(listedStaffAction)
+      .check(z.meta({ description: 'What the company’s staff did on this account, searches and views included, newest first' })),
   }),
 );
 

@@ -1,11 +1,14 @@
+import { listedStaffActionOf } from '../admin/listed-staff-action.js';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { LISTED_NOTIFICATION_FIELDS, type ListedNotification } from '../notifications/listed-notification.js';
 import { NotificationType } from '../notifications/notification-record.js';
-import { NOTIFICATION_PREFIX, SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY, userKey } from '../store/keys.js';
+import { listedSessionOf } from '../sessions/listed-session.js';
+import { NOTIFICATION_PREFIX, SESSION_PREFIX, STAFF_ACTION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY, userKey } from '../store/keys.js';
 import { queryPartitionPrefix } from '../store/partition-query.js';
 import { referralCountIn } from '../store/referral-store.js';
+import type { StaffActionRecord } from '../store/staff-store.js';
 import type { UserRecord } from '../store/user-store.js';
 import type { UserExportResult } from './export-result.js';
 import { profileOf } from './profile.js';
@@ -44,15 +47,11 @@ export async function accountExport(app: Pick<App, 'table' | 'clock'>, companyId
       // An ended session is kept only until its TTL, so the stream can say why it ended: it is no session of the user's.
       withPrefix(SESSION_PREFIX)
         .filter((item) => item.ended_reason === undefined)
-        .map((item) => ({
-          began: (item.began as string | undefined) ?? null,
-          created_date: Number(item.created_at),
-          last_used_date: Number(item.last_used_at),
-          expires_date: Number(item.expires_at),
-          device_key: (item.device_key as string | undefined) ?? null,
-        })),
+        .map(listedSessionOf),
     ),
     notifications,
     security_events: notifications.filter((notice) => notice.notification_type === NotificationType.SECURITY),
+    // Who looked at me (contract 3.14): the sort key leads with the time, so newest first is the reverse.
+    staff_actions: (withPrefix(STAFF_ACTION_PREFIX) as unknown as StaffActionRecord[]).reverse().map(listedStaffActionOf),
   };
 }

@@ -30,8 +30,8 @@ import { requireFreshLogin } from './fresh-login.js';
 import type { UserPhoneChangeCall } from './phone-change-input.js';
 import { warnOldNumber } from './phone-change-notice.js';
 import { requestPendingPhoneChange } from './phone-change-pending.js';
-import { invalidProof, taken } from './phone-change-rules.js';
 import type { UserPhoneChangeResult } from './phone-change-result.js';
+import { invalidProof, taken } from './phone-change-rules.js';
 
 // A new phone number (API contract 3.11): the classic SIM-swap takeover, so it takes fresh proof
 // of the holder (a session begun by OTP or PIN login a short while ago) and proof of the new number

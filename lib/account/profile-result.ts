@@ -28,7 +28,7 @@ export const profileSchema = () =>
   });
 
 /** A phone change that waits (contract 3.11, amended in round 5): its id, when it may complete, and the new number's last 4 digits only. */
-const pendingPhoneChangeSchema = () =>
+export const pendingPhoneChangeSchema = () =>
   z.nullable(
     z
       .object({
@@ -43,5 +43,6 @@ export const userProfileResult = z.lazy(() => z.object({ user: profileSchema(), 
 export const userProfileUpdateResult = z.lazy(() => z.object({ message: z.string(), user: profileSchema() }));
 
 export type Profile = z.output<ReturnType<typeof profileSchema>>;
+export type PendingPhoneChangeShown = z.output<ReturnType<typeof pendingPhoneChangeSchema>>;
 export type UserProfileResult = z.output<typeof userProfileResult>;
 export type UserProfileUpdateResult = z.output<typeof userProfileUpdateResult>;

@@ -3,12 +3,12 @@ import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError, ErrorCodes } from '../errors.js';
 import { conditionalWrite } from '../store/conditional-write.js';
-import { getPendingPhoneChange, isRunning } from '../store/pending-phone-change-store.js';
+import { getPendingPhoneChange, isRunning, type PendingPhoneChange } from '../store/pending-phone-change-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { emailClaimPut, emailClaimRelease, getUser, type ProfileChanges, type UserRecord, userProfileChange } from '../store/user-store.js';
 import { requirePastBirthDate } from '../users/profile-fields.js';
 import { UserStatus } from '../users/user-status.js';
-import type { Profile, UserProfileResult, UserProfileUpdateResult } from './profile-result.js';
+import type { PendingPhoneChangeShown, Profile, UserProfileResult, UserProfileUpdateResult } from './profile-result.js';
 import type { UserProfileCall, UserProfileUpdateCall } from './profile-update-input.js';
 
 // The account's profile (API contract 3.11): what the wallet holds about a user, as they see it,
@@ -51,12 +51,16 @@ export async function userProfile(app: App, { principal }: UserProfileCall): Pro
     activeUser(app, principal.companyId, principal.userId),
     getPendingPhoneChange(app.table, principal.companyId, principal.userId),
   ]);
+  return { user: profileOf(user), pending_phone_change: pendingPhoneChangeOf(change, epochSeconds(app.clock)) };
+}
+
+/** A pending phone change as the profile shows it (the back office's view too): null when there is none running. */
+export function pendingPhoneChangeOf(change: PendingPhoneChange | undefined, now: number): PendingPhoneChangeShown {
   // An ended or expired change is none: no emulator deletes TTL items, and DynamoDB does so late. A
   // recovery that awaits its approval is not running yet: the user is told when it is approved.
-  const pending = isRunning(change, epochSeconds(app.clock))
+  return isRunning(change, now)
     ? { change_id: change.change_id, effective_at: change.effective_at, phone_last4: change.phone_number.slice(-4) }
     : null;
-  return { user: profileOf(user), pending_phone_change: pending };
 }
 
 const emailTaken = () =>

@@ -1,20 +1,16 @@
 import type { App } from '../app-context.js';
-import { epochSeconds } from '../clock.js';
-import { AppError } from '../errors.js';
 import { getReferralCodeOwner } from '../store/referral-store.js';
-import { countStaffLookup } from '../store/staff-store.js';
 import { writeTransaction } from '../store/transactions.js';
 import { getEmailClaimHolder, getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
 import { auditStaffAction, staffActionRecord } from './staff-actions.js';
-import { requireStaff, type Staff } from './staff-gate.js';
+import { requireStaff } from './staff-gate.js';
+import { countLookup } from './staff-lookups.js';
 import type { UserSearchCall } from './user-search-input.js';
 import type { UserSearchResult, UserSummary } from './user-search-result.js';
 
 // POST /wallet/v3/admin/users/search (API contract 3.14): the one user an exact key names, as a
 // summary with the phone and email masked. Each search is counted against the employee's hour
-// first (ADMIN_LOOKUPS_PER_HOUR, 429 code 12 past it), then recorded, found or not.
-
-const HOUR = 3600;
+// first (ADMIN_LOOKUPS_PER_HOUR, 429 code 12 past it, staff-lookups.ts), then recorded, found or not.
 
 /** a***@example.com: the first letter and the domain of an email. */
 export function maskEmail(email: string | undefined): string | null {
@@ -30,24 +26,13 @@ export function userSummaryOf(user: UserRecord): UserSummary {
     user_type: user.user_type,
     first_name: user.first_name,
     last_name: user.last_name,
-    phone_last4: user.phone_number.slice(-4),
+    // An erased user's shell (status 5) keeps no phone.
+    phone_last4: (user.phone_number ?? '').slice(-4),
     email_masked: maskEmail(user.email),
     phone_verified: user.phone_verified,
     status_id: user.status_id,
     created_date: user.created_at,
   };
-}
-
-/** Counts one lookup of the employee's hour, or refuses it (429 code 12, Retry-After: the hour's end). */
-export async function countLookup(app: App, staff: Staff, companyId: string): Promise<void> {
-  const now = epochSeconds(app.clock);
-  const hour = Math.floor(now / HOUR);
-  if (await countStaffLookup(app.table, companyId, staff.userId, hour, app.config.admin.lookupsPerHour)) return;
-  throw new AppError('TOO_MANY_REQUESTS', {
-    detail: 'this employee’s searches and views of the hour are used up',
-    headers: { 'retry-after': String(Math.max(1, (hour + 1) * HOUR - now)) },
-    event: { event: 'limited', limit: 'staff_lookups' },
-  });
 }
 
 /** The id of the user an exact key names, if any. */

@@ -1,14 +1,15 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../sessions/discovery.js';
 import { adminEmployeeRoleEndpoint } from './admin-employee-role-endpoint.js';
+import { adminUsersDevicesRemoveEndpoint } from './admin-users-devices-remove-endpoint.js';
 import { adminUsersPhoneApproveEndpoint } from './admin-users-phone-approve-endpoint.js';
 import { adminUsersPhoneCancelEndpoint } from './admin-users-phone-cancel-endpoint.js';
 import { adminUsersPhoneRecoverEndpoint } from './admin-users-phone-recover-endpoint.js';
-import { adminUsersDevicesRemoveEndpoint } from './admin-users-devices-remove-endpoint.js';
 import { adminUsersRestoreEndpoint } from './admin-users-restore-endpoint.js';
 import { adminUsersSearchEndpoint } from './admin-users-search-endpoint.js';
 import { adminUsersSessionsEndEndpoint } from './admin-users-sessions-end-endpoint.js';
 import { adminUsersStatusEndpoint } from './admin-users-status-endpoint.js';
+import { adminUsersViewEndpoint } from './admin-users-view-endpoint.js';
 import { changePinEndpoint } from './change-pin-endpoint.js';
 import { devicesEndpoint } from './devices-endpoint.js';
 import { devicesRemoveEndpoint } from './devices-remove-endpoint.js';
@@ -67,6 +68,7 @@ export const endpoints = {
   adminUsersStatus: adminUsersStatusEndpoint,
   adminUsersDevicesRemove: adminUsersDevicesRemoveEndpoint,
   adminUsersRestore: adminUsersRestoreEndpoint,
+  adminUsersView: adminUsersViewEndpoint,
 } as const satisfies Record<string, Endpoint>;
 
 export type OperationName = keyof typeof endpoints;

@@ -11,7 +11,8 @@ export const userExportEndpoint = {
   description: () =>
     'One JSON document of what is held about the token user (right of access): the profile, the referral code and ' +
     'count, bound devices (labels and dates), sessions (how and when each began, last use, end; never a token), every ' +
-    'notification and, among them, the security events. Never a token, hash, PIN, key or code. An operator gets the ' +
+    'notification and, among them, the security events, and what the company’s staff did on the account (action, ' +
+    'employee, date; searches and views included). Never a token, hash, PIN, key or code. An operator gets the ' +
     'same document with npm run user:export.',
   auth: 'required',
   result: userExportResult,
@@ -54,6 +55,7 @@ export const userExportEndpoint = {
         },
       ],
       security_events: [],
+      staff_actions: [{ action: 'view', actor_id: '9a8b7c6d5e4f30211203948576a6b5c4', date: 1767312300 }],
     },
   },
 } as const satisfies Endpoint;

@@ -26,6 +26,19 @@ export class PinRefused extends AppError {
   }
 }
 
+/**
+ * Where a PIN stands by its tries (the back office's view, API contract 3.14): locked once its lock
+ * is marked or every try is taken (a mark still to come, or attempts in flight that lock it or
+ * clear it); the tries left before it locks.
+ */
+export function pinStandingOf(
+  { config }: Pick<App, 'config'>,
+  { tries, lockMarked }: { tries: number; lockMarked: boolean },
+): { locked: boolean; attemptsLeft: number } {
+  const locked = lockMarked || tries >= config.pinMaxFailures;
+  return { locked, attemptsLeft: locked ? 0 : config.pinMaxFailures - tries };
+}
+
 /** Every try of a PIN taken by attempts still in flight: try again in a second (503, code 16). */
 export class PinBusy extends AppError {
   constructor() {

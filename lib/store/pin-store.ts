@@ -1,4 +1,4 @@
-import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { removeTry, tryValues } from './attempt-sets.js';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { pinTriesKey, USER_SORT_KEY, userKey, userPartitionPrefix } from './keys.js';
@@ -134,6 +134,21 @@ export async function markPinLocked(
     ),
   );
   return outcome.written;
+}
+
+/** A PIN's wrong tries as kept: how many, and whether its lock is marked (no item: none, open). */
+export async function getPinTries(
+  table: Table,
+  target: { companyId: string; userId: string; pinType: PinType },
+): Promise<{ tries: number; lockMarked: boolean }> {
+  const { Item } = await table.client.send(
+    new GetCommand({
+      TableName: table.name,
+      Key: pinTriesKey(target.companyId, target.userId, target.pinType),
+      ProjectionExpression: 'tries, locked_at',
+    }),
+  );
+  return { tries: (Item?.tries as Set<string> | undefined)?.size ?? 0, lockMarked: Item?.locked_at !== undefined };
 }
 
 /** The write that clears a PIN's tries (a right PIN, an OTP login for the login PIN, a reset), for a transaction or alone. */

@@ -270,6 +270,17 @@ export async function querySessions(table: Table, companyId: string, userId: str
 }
 
 /**
+ * A user's sessions not ended, by the attributes their lists show (how and when each began, its use
+ * and end, its device), never a hash: the back office's view (API contract 3.14).
+ */
+export async function querySessionListing(table: Table, companyId: string, userId: string): Promise<Record<string, unknown>[]> {
+  return queryPartitionPrefix(table, userKey(companyId, userId).pk, SESSION_PREFIX, {
+    filter: { expression: NOT_ENDED, values: {} },
+    projection: 'sk, began, created_at, last_used_at, expires_at, device_key',
+  });
+}
+
+/**
  * The write that ends one session inside a transaction; with mustExist, the transaction fails if
  * it already ended. Without, a session ended meanwhile keeps the first end's reason.
  */

@@ -1,3 +1,4 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { adminCountKey, STAFF_ACTION_PREFIX, staffActionKey, staffLogKey, staffLookupsKey, userKey } from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
 import { countInWindow } from './send-limit-store.js';
@@ -71,6 +72,31 @@ export function staffActionPuts(table: Table, record: StaffActionRecord): Transa
   const log = putIfAbsent(table, staffLogKey(record.company_id, record.at_ms, record.action_id), { ...record, staff_log: 1 });
   if (!record.user_id) return [log];
   return [log, putIfAbsent(table, staffActionKey(record.company_id, record.user_id, record.at_ms, record.action_id), record)];
+}
+
+/**
+ * The latest back-office actions on a user, newest first, by what was done, by whom and when: never
+ * the reason. Strongly consistent, so a view lists itself.
+ */
+export async function queryStaffActionsOn(
+  table: Table,
+  companyId: string,
+  userId: string,
+  limit: number,
+): Promise<Pick<StaffActionRecord, 'action' | 'actor_id' | 'at_ms'>[]> {
+  const { Items = [] } = await table.client.send(
+    new QueryCommand({
+      TableName: table.name,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': userKey(companyId, userId).pk, ':prefix': STAFF_ACTION_PREFIX },
+      ProjectionExpression: '#action, actor_id, at_ms',
+      ExpressionAttributeNames: { '#action': 'action' },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      Limit: limit,
+    }),
+  );
+  return Items as Pick<StaffActionRecord, 'action' | 'actor_id' | 'at_ms'>[];
 }
 
 /** A company's back-office actions of one UTC day (YYYY-MM-DD), oldest first. */

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { main as exportUser } from '../../scripts/export-user.js';
+import { staffMember } from '../admin/staff.js';
 import { otpLogin, PINS, signUpWithDevice } from '../devices/device-helpers.js';
 import { type Account, expectFailure, invoke, newCompany, runOperator, signUp, testService } from '../helpers.js';
 
@@ -60,6 +61,33 @@ describe('GET /wallet/v3/user/export', () => {
     for (const secret of secrets) expect(text).not.toContain(secret);
     for (const pin of [PINS.login_pin, PINS.transaction_pin]) expect(text).not.toMatch(new RegExp(`(?<![0-9])${pin}(?![0-9])`));
     expect(text).not.toMatch(/refresh_hash|_hash|public_key/);
+  });
+
+  it('lists the back-office actions on the user, newest first: who looked and when, never why (contract 3.14)', async () => {
+    const account = await signUp(service, company);
+    expect((await exportOf(account)).body.data.staff_actions).toEqual([]);
+    const agent = await staffMember(service, company, 'support');
+    const reason = `ticket ${account.userId}`;
+    const backOffice = (operation: 'adminUsersSearch' | 'adminUsersView') =>
+      invoke(service.handlers[operation], {
+        path: '/admin',
+        headers: { CompanyID: company.company_id, Authorization: agent.session },
+        body: { user_id: account.userId, reason },
+      });
+    expect((await backOffice('adminUsersSearch')).status).toBe(200);
+    service.clock.advance(2);
+    try {
+      expect((await backOffice('adminUsersView')).status).toBe(200);
+      const answer = await exportOf(account);
+      expect(answer.body.data.staff_actions).toEqual([
+        { action: 'view', actor_id: agent.userId, date: expect.any(Number) },
+        { action: 'search', actor_id: agent.userId, date: expect.any(Number) },
+      ]);
+      expect(answer.body.data.staff_actions[1].date).toBeLessThan(answer.body.data.staff_actions[0].date);
+      expect(JSON.stringify(answer.body)).not.toContain(reason);
+    } finally {
+      service.clock.reset();
+    }
   });
 
   it('is the same document npm run user:export prints, and needs the user’s own token', async () => {

@@ -117,6 +117,16 @@ describe('assisted recovery', () => {
     expect(await noticeEvents(account.userId)).toContain(8);
     expect(await noticeEvents(account.userId)).not.toContain(9);
     expect(await staffActionsOn(account.userId)).toEqual([`phone_recover by ${agent.userId}`]);
+    // Staff see it in the view, awaiting approval: the approving admin takes its change_id from there.
+    const viewed = await post('adminUsersView', admin.session, { user_id: account.userId, reason: 'ticket 9120: approve?' });
+    expect(viewed.body.data.pending_phone_change).toEqual({
+      change_id: started.body.data.change_id,
+      effective_at: now + 24 * 3600,
+      phone_last4: newNumber.slice(-4),
+      via: 'support',
+      awaiting_approval: 1,
+      started_by: agent.userId,
+    });
     // Not due: a login to the new number, even past the hold, sends nothing while it awaits approval.
     service.clock.advance(HOLD_SECONDS + 60);
     expect(await otpLoginTo(newNumber)).toBeUndefined();

@@ -763,7 +763,8 @@ async function deviceFlows(): Promise<void> {
 
 /**
  * The back office: an admin (made by the operator) gives an employee a role and takes it back, after
- * the touch interval; the company's last admin is refused the loss of the role; searches by each key.
+ * the touch interval; the company's last admin is refused the loss of the role; searches by each key;
+ * views of a user, masked and whole, and of nobody.
  */
 async function backOfficeFlows(): Promise<void> {
   const [admin, agent] = [await newEmployee(recorded, company), await newEmployee(recorded, company)];
@@ -869,6 +870,13 @@ async function backOfficeActionFlows(): Promise<void> {
   );
   expect((await act('adminUsersRestore', { user_id: leaving.userId })).status).toBe(200);
   expect((await act('adminUsersRestore', { user_id: leaving.userId })).status).toBe(409);
+  // Views of the customer, masked and whole (an admin's), and of an id the company does not hold; after the touch interval.
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  const view = (body: Record<string, unknown>) =>
+    invoke(handlers.adminUsersView, { path: '/v', headers: headers(session), body: { ...body, reason: 'call 1' } });
+  expect((await view({ user_id: customer.userId })).status).toBe(200);
+  expect((await view({ user_id: customer.userId, reveal: 1 })).status).toBe(200);
+  expect((await view({ user_id: newId() })).status).toBe(404);
 }
 
 /** The profile: read, names changed, an email changed (its claim moved), another user's email refused; each after the touch interval. */

@@ -69,6 +69,7 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   adminUsersStatus: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersDevicesRemove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersRestore: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminUsersView: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   notFound: ['404/6'],
 };
 

@@ -66,6 +66,7 @@ const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   adminUsersStatus: [1, 4, 5, 6, 13, 14, 22],
   adminUsersDevicesRemove: [1, 4, 5, 6, 13, 14],
   adminUsersRestore: [1, 4, 5, 6, 7, 13, 14, 22],
+  adminUsersView: [1, 4, 5, 6, 12, 13, 14],
   notFound: [6],
 };
 const DOCUMENTED = new Map<number, number>(
@@ -150,6 +151,7 @@ function emptyCounts(): OutcomeCounts {
     adminUsersStatus: {},
     adminUsersDevicesRemove: {},
     adminUsersRestore: {},
+    adminUsersView: {},
     loginPhone: {},
     verifyOtp: {},
     referralProgram: {},

@@ -306,6 +306,9 @@ export class LiveClient {
           },
           settle: withToken(),
         };
+      case 'adminUsersView':
+        // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
+        return { valid: { endpoint, headers, body: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', reason: 'fuzz' } }, settle: withToken() };
       case 'adminEmployeeRole':
         // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
         return {
