@@ -10,6 +10,7 @@ import { SecurityEvent, securityNotificationWrites } from '../notifications/secu
 import { allowedSmsDestination } from '../otp/sms-destinations.js';
 import { accountBusy } from '../sessions/end-sessions.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
+import { distinctUnreadShards } from '../store/notification-store.js';
 import {
   getPendingPhoneChange,
   isLive,
@@ -158,13 +159,13 @@ export async function approvePhoneRecovery(
   const effectiveAt = now + app.config.phoneChangeHoldHours * HOUR_SECONDS;
   const expiresAt = effectiveAt + PENDING_CHANGE_COMPLETES_WITHIN_SECONDS;
   const approval = { changeId: change.change_id, approverId: staff.userId, now, effectiveAt, expiresAt };
-  const { record, writes: recorded } = staffActionOnUser(app, {
-    companyId,
-    actorId: staff.userId,
-    action: 'phone_approve',
-    userId: user.user_id,
-    reason: body.reason,
-  });
+  // Notices 9 and 8 in one transaction: each on its own shard of the unread count.
+  const [pendingShard, staffShard] = distinctUnreadShards(2);
+  const { record, writes: recorded } = staffActionOnUser(
+    app,
+    { companyId, actorId: staff.userId, action: 'phone_approve', userId: user.user_id, reason: body.reason },
+    staffShard,
+  );
   try {
     await writeTransaction(app.table, [
       { label: 'pending', item: recoveryApproval(app.table, companyId, user.user_id, approval) },
@@ -175,6 +176,7 @@ export async function approvePhoneRecovery(
       ...securityNotificationWrites(app.table, companyId, user.user_id, {
         event: SecurityEvent.PHONE_CHANGE_PENDING,
         nowMs: app.clock.now(),
+        unreadShard: pendingShard,
       }).map((item) => ({ label: 'notice', item })),
       ...recorded.map((item) => ({ label: 'record', item })),
     ]);
@@ -201,16 +203,16 @@ export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall
   const answer = { message: 'Phone number change cancelled', change_id: body.change_id };
   const change = await getPendingPhoneChange(app.table, companyId, user.user_id, true);
   if (change?.change_id !== body.change_id) throw noSuchChange();
-  const { record, writes: recorded } = staffActionOnUser(app, {
-    companyId,
-    actorId: staff.userId,
-    action: 'phone_cancel',
-    userId: user.user_id,
-    reason: body.reason,
-  });
+  // Notices 10 and 8 in one transaction: each on its own shard of the unread count.
+  const [cancelShard, staffShard] = distinctUnreadShards(2);
+  const { record, writes: recorded } = staffActionOnUser(
+    app,
+    { companyId, actorId: staff.userId, action: 'phone_cancel', userId: user.user_id, reason: body.reason },
+    staffShard,
+  );
   try {
     await writeTransaction(app.table, [
-      ...pendingChangeCancelWrites(app, companyId, user.user_id, change, idempotencyRef),
+      ...pendingChangeCancelWrites(app, companyId, user.user_id, change, idempotencyRef, cancelShard),
       ...recorded.map((item) => ({ label: 'record' as const, item })),
     ]);
   } catch (error) {
