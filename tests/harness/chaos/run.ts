@@ -196,14 +196,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     recoveries.flow,
   ];
   /** A race around a pending change asked for and not started yet, with an account free for it. */
-  const pendingWanted = () => aroundPending.wanted() ?? recoveries.wanted();
+  const pendingWanted = () => recoveries.wanted() ?? aroundPending.wanted();
   await Promise.all(
     Array.from({ length: options.clients }, async () => {
       while (Date.now() < endAt) {
         try {
-          // The races asked for come first, once there is an account for one: those around a user's
-          // own pending change first, as they take an account no code went to lately (a fresh one).
-          const wanted = aroundPending.wanted() ?? (raceOnOneAccount.wanted() ? raceOnOneAccount.flow : recoveries.wanted());
+          // The races asked for come first, once there is an account for one.
+          const wanted = raceOnOneAccount.wanted() ? raceOnOneAccount.flow : pendingWanted();
           await (wanted ?? flows[randomInt(flows.length)]!)();
         } catch (error) {
           context.wrong(`a flow threw: ${(error as Error).message}`);
