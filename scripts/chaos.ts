@@ -5,7 +5,8 @@
 // service in this process. Among the flows: profile updates and phone changes (some racing for one
 // email or number), disables, deletions, device removals and login PINs locked by wrong PINs (a few
 // each), races on one account (a deletion or disable, a phone change, an email change and OTP
-// logins to the number being left, at once: tests/harness/chaos/one-account-race.ts), then the
+// logins to the number being left, at once: tests/harness/chaos/one-account-race.ts), races around
+// pending phone changes (a cancel, a deletion, an assisted recovery racing PIN logins), then the
 // claims checked over the table (tests/harness/claim-check.ts): every phone and email claimed by
 // the user whose record has it, none by nobody, none twice, none by a user who gave it up, a phone
 // claim carrying its holder's status; and the sessions (tests/harness/session-check.ts): none live
@@ -41,7 +42,15 @@ try {
       `${Math.round(Math.min(0.9, faults * 2) * 100)} % of dead-letter calls`,
   );
   const started = Date.now();
-  const report = await runChaos({ dynamodbEndpoint: dynamodb.endpoint, seconds, faults, clients, log: (line) => console.log(line) });
+  // One race of each kind around a pending phone change (issue 39) is asked for, beside those drawn.
+  const report = await runChaos({
+    dynamodbEndpoint: dynamodb.endpoint,
+    seconds,
+    faults,
+    clients,
+    pendingRaces: 1,
+    log: (line) => console.log(line),
+  });
   console.log(
     JSON.stringify(
       { ...report, wrong: report.wrong.length, wrongAnswers: report.wrong.slice(0, 20), seconds: (Date.now() - started) / 1000 },

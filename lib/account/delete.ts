@@ -6,7 +6,8 @@ import { audit } from '../observability/audit.js';
 import { changeEndingSessions } from '../sessions/end-sessions.js';
 import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
 import { erasureDuePuts, userDeletionChange } from '../store/erasure-store.js';
-import { emailClaimKey, phoneClaimKey } from '../store/keys.js';
+import { emailClaimKey, pendingPhoneChangeKey, phoneClaimKey } from '../store/keys.js';
+import { getPendingPhoneChange, isLive, pendingChangeEnd, phoneChangeIndexDelete } from '../store/pending-phone-change-store.js';
 import type { LabelledItem } from '../store/transactions.js';
 import { claimRelease, getPhoneClaim } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
@@ -15,8 +16,9 @@ import { requireFreshLogin } from './fresh-login.js';
 
 // Deletion (API contract 3.11): on fresh proof of the holder, one transaction makes the user
 // DELETION_REQUESTED with the time of their erasure, ends every session, removes every device,
-// gives up the phone and email claims (free for a new registration at once) and puts the user in
-// the company's due list. The record keeps its phone and email until erasure, so an operator's
+// gives up the phone and email claims (free for a new registration at once), ends a pending phone
+// change (void, its index item freed: a restore must not bring it back, nor may it hold the new
+// number from others) and puts the user in the company's due list. The record keeps its phone and email until erasure, so an operator's
 // user:restore can take the claims back.
 
 const DAY_SECONDS = 24 * 3600;
@@ -37,10 +39,11 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
   const ended = await changeEndingSessions(app, companyId, userId, 'deleted', async (user, version) => {
     if (user.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
     // The devices and the claims the user holds, read side by side: each needs only the record.
-    const [listed, phone, emailHolder] = await Promise.all([
+    const [listed, phone, emailHolder, pending] = await Promise.all([
       queryUserDevices(app.table, companyId, userId),
       getPhoneClaim(app.table, companyId, user.phone_e164, user.user_type, true),
       user.email ? emailClaimHolder(app, companyId, user.email, user.user_type) : undefined,
+      getPendingPhoneChange(app.table, companyId, userId, true),
     ]);
     devices = listed.length;
     const items: LabelledItem<string>[] = [
@@ -58,6 +61,14 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
       const writes = deviceRemoveWrites(app.table, companyId, userId, device.device_key);
       // A device bound or removed meanwhile changes the user's session_version or listing: read again.
       items.push({ label: 'user', item: writes.index }, { label: 'user', item: writes.listing });
+    }
+    // A live pending change ends with the account; one cancelled or completed meanwhile fails it: read again.
+    if (isLive(pending, now)) {
+      const end = { changeId: pending.change_id, reason: 'void' as const, now, requestRef: undefined };
+      items.push(
+        { label: 'user', item: pendingChangeEnd(app.table, pendingPhoneChangeKey(companyId, userId), end) },
+        { label: 'user', item: phoneChangeIndexDelete(app.table, companyId, pending.phone_e164, pending.user_type, userId) },
+      );
     }
     // Claims the user holds are given up; one another user holds (a reclaimed phone) is theirs to keep.
     if (phone?.user_id === userId) {

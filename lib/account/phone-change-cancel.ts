@@ -62,6 +62,7 @@ export function pendingChangeCancelWrites(
   userId: string,
   change: PendingPhoneChange,
   requestRef: string | undefined,
+  unreadShard?: number,
 ): LabelledItem<'pending' | 'index' | 'notice'>[] {
   return [
     {
@@ -77,6 +78,7 @@ export function pendingChangeCancelWrites(
     ...securityNotificationWrites(app.table, companyId, userId, {
       event: SecurityEvent.PHONE_CHANGE_CANCELLED,
       nowMs: app.clock.now(),
+      unreadShard,
     }).map((item) => ({ label: 'notice' as const, item })),
   ];
 }

@@ -6,6 +6,7 @@ import { epochSeconds, HOUR_SECONDS } from '../clock.js';
 import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
+import { distinctUnreadShards } from '../store/notification-store.js';
 import {
   getPendingPhoneChange,
   isLive,
@@ -54,13 +55,13 @@ export async function approvePhoneRecovery(
   const effectiveAt = now + app.config.phoneChangeHoldHours * HOUR_SECONDS;
   const expiresAt = effectiveAt + PENDING_CHANGE_COMPLETES_WITHIN_SECONDS;
   const approval = { changeId: change.change_id, approverId: staff.userId, now, effectiveAt, expiresAt };
-  const { record, writes: recorded } = staffActionOnUser(app, {
-    companyId,
-    actorId: staff.userId,
-    action: 'phone_approve',
-    userId: user.user_id,
-    reason: body.reason,
-  });
+  // Notices 9 and 8 in one transaction: each on its own shard of the unread count.
+  const [pendingShard, staffShard] = distinctUnreadShards(2);
+  const { record, writes: recorded } = staffActionOnUser(
+    app,
+    { companyId, actorId: staff.userId, action: 'phone_approve', userId: user.user_id, reason: body.reason },
+    staffShard,
+  );
   try {
     await writeTransaction(app.table, [
       { label: 'pending', item: recoveryApproval(app.table, companyId, user.user_id, approval) },
@@ -71,6 +72,7 @@ export async function approvePhoneRecovery(
       ...securityNotificationWrites(app.table, companyId, user.user_id, {
         event: SecurityEvent.PHONE_CHANGE_PENDING,
         nowMs: app.clock.now(),
+        unreadShard: pendingShard,
       }).map((item) => ({ label: 'notice', item })),
       ...recorded.map((item) => ({ label: 'record', item })),
     ]);

@@ -2,6 +2,7 @@ import { cancelledByThisRequest, pendingChangeCancelWrites } from '../account/ph
 import type { App } from '../app-context.js';
 import type { RequestKey } from '../call.js';
 import { fieldError } from '../errors.js';
+import { distinctUnreadShards } from '../store/notification-store.js';
 import { getPendingPhoneChange } from '../store/pending-phone-change-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { getUser } from '../store/user-store.js';
@@ -26,16 +27,16 @@ export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall
   const answer = { message: 'Phone number change cancelled', change_id: body.change_id };
   const change = await getPendingPhoneChange(app.table, companyId, user.user_id, true);
   if (change?.change_id !== body.change_id) throw noSuchChange();
-  const { record, writes: recorded } = staffActionOnUser(app, {
-    companyId,
-    actorId: staff.userId,
-    action: 'phone_cancel',
-    userId: user.user_id,
-    reason: body.reason,
-  });
+  // Notices 10 and 8 in one transaction: each on its own shard of the unread count.
+  const [cancelShard, staffShard] = distinctUnreadShards(2);
+  const { record, writes: recorded } = staffActionOnUser(
+    app,
+    { companyId, actorId: staff.userId, action: 'phone_cancel', userId: user.user_id, reason: body.reason },
+    staffShard,
+  );
   try {
     await writeTransaction(app.table, [
-      ...pendingChangeCancelWrites(app, companyId, user.user_id, change, idempotencyRef),
+      ...pendingChangeCancelWrites(app, companyId, user.user_id, change, idempotencyRef, cancelShard),
       ...recorded.map((item) => ({ label: 'record' as const, item })),
     ]);
   } catch (error) {

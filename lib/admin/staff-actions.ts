@@ -50,11 +50,14 @@ export function staffActionRecord(
 export function staffActionOnUser(
   app: Pick<App, 'clock' | 'table'>,
   entry: { companyId: string; actorId: string; action: Exclude<StaffAction, 'search' | 'view'>; userId: string; reason: string },
+  /** The unread count's shard of notice 8, when the action's transaction adds another notice (distinctUnreadShards). */
+  unreadShard?: number,
 ): { record: StaffActionRecord; writes: TransactItem[] } {
   const { record, writes } = staffActionRecord(app, entry);
   const notice = securityNotificationWrites(app.table, entry.companyId, entry.userId, {
     event: SecurityEvent.CHANGED_BY_SUPPORT,
     nowMs: record.at_ms,
+    unreadShard,
   });
   return { record, writes: [...writes, ...notice] };
 }

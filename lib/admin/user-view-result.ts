@@ -55,13 +55,11 @@ export const userViewResult = z.lazy(() =>
           effective_at: z.int().check(z.meta({ description: 'UNIX seconds from which an OTP login to the new number completes it' })),
           phone_last4: z.string().check(z.meta({ description: 'the last 4 digits of the new number' })),
           via: z.enum(['user', 'support']),
-          awaiting_approval: z
-            .int()
-            .check(
-              z.meta({
-                description: '1: a recovery a second employee, an admin, has not approved yet (effective_at is then its approval deadline)',
-              }),
-            ),
+          awaiting_approval: z.int().check(
+            z.meta({
+              description: '1: a recovery a second employee, an admin, has not approved yet (effective_at is then its approval deadline)',
+            }),
+          ),
           started_by: z.nullable(z.string().check(z.meta({ description: 'the employee who started a recovery' }))),
         })
         .check(z.meta({ description: 'the pending phone change, running or a recovery awaiting approval; null when none' })),

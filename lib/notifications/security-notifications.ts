@@ -65,7 +65,8 @@ export function securityNotificationWrites(
   table: Table,
   companyId: string,
   userId: string,
-  notice: { event: SecurityEvent; pinType?: keyof typeof PIN_NAMES; nowMs: number },
+  /** unreadShard: the unread count's shard, when one transaction adds more than one notice (distinctUnreadShards). */
+  notice: { event: SecurityEvent; pinType?: keyof typeof PIN_NAMES; nowMs: number; unreadShard?: number | undefined },
 ): TransactItem[] {
   const seconds = Math.floor(notice.nowMs / 1000);
   const { title, body } = texts(notice.event, notice.pinType);
@@ -80,5 +81,5 @@ export function securityNotificationWrites(
     created_date: seconds,
     updated_date: seconds,
   };
-  return notificationWrites(table, companyId, notification, notice.nowMs);
+  return notificationWrites(table, companyId, notification, notice.nowMs, notice.unreadShard);
 }

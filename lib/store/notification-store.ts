@@ -13,12 +13,31 @@ import { ConditionsFailed, type TransactItem, writeTransaction } from './transac
 /** Shards of a user's unread count. Any number is safe to change to: the read sums what exists. */
 const UNREAD_COUNT_SHARDS = 10;
 
-/** The write that moves a user's unread count by some amount, on a random shard. */
-function unreadCountAdd(table: Table, companyId: string, userId: string, amount: number): TransactItem {
+/**
+ * Distinct random shards of the unread count, for a transaction that adds several notifications to
+ * one user's list: one transaction cannot write one item twice (DynamoDB refuses it as invalid).
+ */
+export function distinctUnreadShards(count: number): number[] {
+  const shards = Array.from({ length: UNREAD_COUNT_SHARDS }, (_, shard) => shard);
+  for (let index = shards.length - 1; index > 0; index--) {
+    const other = randomInt(index + 1);
+    [shards[index], shards[other]] = [shards[other]!, shards[index]!];
+  }
+  return shards.slice(0, count);
+}
+
+/** The write that moves a user's unread count by some amount, on the shard given or a random one. */
+function unreadCountAdd(
+  table: Table,
+  companyId: string,
+  userId: string,
+  amount: number,
+  shard = randomInt(UNREAD_COUNT_SHARDS),
+): TransactItem {
   return {
     Update: {
       TableName: table.name,
-      Key: unreadCountKey(companyId, userId, randomInt(UNREAD_COUNT_SHARDS)),
+      Key: unreadCountKey(companyId, userId, shard),
       UpdateExpression: 'ADD unread :amount',
       ExpressionAttributeValues: { ':amount': amount },
     },
@@ -39,7 +58,13 @@ export interface StoredNotification {
  * the change it reports: the notification and the recipient's unread count, so the count stays
  * exact however many writes race.
  */
-export function notificationWrites(table: Table, companyId: string, notification: StoredNotification, createdAtMs: number): TransactItem[] {
+export function notificationWrites(
+  table: Table,
+  companyId: string,
+  notification: StoredNotification,
+  createdAtMs: number,
+  unreadShard?: number,
+): TransactItem[] {
   return [
     {
       Put: {
@@ -48,7 +73,7 @@ export function notificationWrites(table: Table, companyId: string, notification
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    unreadCountAdd(table, companyId, notification.user_id, 1),
+    unreadCountAdd(table, companyId, notification.user_id, 1, unreadShard),
   ];
 }
 

@@ -203,6 +203,22 @@ describe('a phone change from a session begun by OTP login', () => {
     expect(await sendLogin(newNumber)).toEqual({ status: 200, code: undefined });
   });
 
+  it('ends with the account’s deletion: the change void and its number free for another user’s change (a restore finds nothing to bring back)', async () => {
+    const { account, fresh } = await withOtpSession();
+    const other = await withOtpSession();
+    const newNumber = randomPhoneNumber();
+    const changeId = (await change(fresh, await changeBody(newNumber, fresh))).body.data.change_id;
+    const deleted = await invoke(service.handlers.userDelete, { path: '/d', headers: headers(fresh), body: {} });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect(await getPendingPhoneChange(service.app.table, company.company_id, account.userId, true)).toMatchObject({
+      change_id: changeId,
+      ended_reason: 'void',
+    });
+    expect(await getPhoneChangeIndex(service.app.table, company.company_id, e164(newNumber), 2, true)).toBeUndefined();
+    // Another user may now wait on the number (409 code 7 while the deleted user's index item held it).
+    expect((await change(other.fresh, await changeBody(newNumber, other.fresh))).status).toBe(200);
+  });
+
   it('a new request replaces the pending one; the first number is free again', async () => {
     const { account, fresh } = await withOtpSession();
     const [first, second] = [randomPhoneNumber(), randomPhoneNumber()];

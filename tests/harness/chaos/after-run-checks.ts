@@ -1,6 +1,7 @@
 import { NOTIFICATION_PREFIX, UNREAD_COUNT_PREFIX, userKey } from '../../../lib/store/keys.js';
 import { referralCountIn } from '../../../lib/store/referral-store.js';
 import { claimCheck } from '../claim-check.js';
+import { phoneChangeCheck } from '../phone-change-check.js';
 import { sessionCheck } from '../session-check.js';
 import { identityProblems, type StoredItem } from '../table-snapshot.js';
 import type { ChaosContext } from './context.js';
@@ -13,7 +14,9 @@ import type { ChaosContext } from './context.js';
  * Every phone and email claim held by the user whose record has it and who holds claims, and every
  * user's claimed (tests/harness/claim-check.ts); no partial user; no live session of a user who is
  * not active, nor one begun by an OTP login to a number its user has left
- * (tests/harness/session-check.ts); no phone twice; no user stored that was never answered.
+ * (tests/harness/session-check.ts); no pending phone change or its index item left half-done, and
+ * no device or older session left to a user a recovery moved (tests/harness/phone-change-check.ts);
+ * no phone twice; no user stored that was never answered (but the run's employees).
  * Returns the users stored.
  */
 export function checkTable(ctx: ChaosContext, items: StoredItem[]): StoredItem[] {
@@ -30,11 +33,15 @@ export function checkTable(ctx: ChaosContext, items: StoredItem[]): StoredItem[]
   const sessions = sessionCheck(items, companyId, ctx.answered, ctx.service.clock.now() / 1000);
   report.sessions = { otpLogins: sessions.otpLogins, live: sessions.live, problems: sessions.problems.length };
   for (const problem of sessions.problems) wrong(`sessions: ${problem}`);
+  const changes = phoneChangeCheck(items, companyId, ctx.answered.recoveries, ctx.service.clock.now() / 1000);
+  report.pendingChanges.table = { live: changes.live, recovered: changes.recovered, problems: changes.problems.length };
+  for (const problem of changes.problems) wrong(`phone changes: ${problem}`);
   const users = items.filter((item) => item.sk === 'PROFILE');
   const phones = new Set(users.map((user) => `${user.phone_e164}#${user.user_type}`));
   if (phones.size !== users.length) wrong(`${users.length} users hold ${phones.size} phones`);
   const answeredIds = new Set(ctx.registered.map((account) => account.userId));
-  for (const user of users) if (!answeredIds.has(user.user_id)) wrong(`user ${user.user_id} is stored but was never answered`);
+  for (const user of users)
+    if (!answeredIds.has(user.user_id) && !ctx.employees.has(user.user_id)) wrong(`user ${user.user_id} is stored but was never answered`);
   return users;
 }
 

@@ -5,6 +5,7 @@ import { setStatusEndingSessions } from '../../../lib/sessions/end-sessions.js';
 import { UserStatus } from '../../../lib/users/user-status.js';
 import { signedLoginPin } from '../device-keys.js';
 import { type Answer, codeIn, type EndpointName, type InProcessService, invoke, sessionIdOf } from '../in-process-service.js';
+import type { RecoverySent } from '../phone-change-check.js';
 import type { OtpLogin, PhoneChangeSent } from '../session-check.js';
 import type { FakeSns } from '../sns-fake.js';
 import type { ChaosReport } from './report.js';
@@ -112,8 +113,13 @@ export interface ChaosContext {
   freshPinLogin: (account: Registered, rounds: number) => Promise<boolean>;
   /** An OTP login answered 200, recorded for the session check: its session and the number its code went to. */
   recordOtpLogin: (login: Answer, phoneE164: string) => void;
-  /** What the session check needs from the answers (tests/harness/session-check.ts). */
-  answered: { otpLogins: OtpLogin[]; phoneChanges: PhoneChangeSent[] };
+  /**
+   * What the session check needs from the answers (tests/harness/session-check.ts), and the
+   * recoveries approved, for the check of recovered users (tests/harness/phone-change-check.ts).
+   */
+  answered: { otpLogins: OtpLogin[]; phoneChanges: PhoneChangeSent[]; recoveries: RecoverySent[] };
+  /** The back office's employees the run made (phone-recoveries.ts): stored users no registration answered. */
+  employees: Set<string>;
   freshEmail: () => string;
   /** Users answered 200 to a profile update (each has its user.profile_updated). */
   profileUpdated: Set<string>;
@@ -250,7 +256,7 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
   };
 
   /** Which sessions OTP logins were answered, with the number each logged in to, and which session sent each phone change. */
-  const answered: ChaosContext['answered'] = { otpLogins: [], phoneChanges: [] };
+  const answered: ChaosContext['answered'] = { otpLogins: [], phoneChanges: [], recoveries: [] };
   const recordOtpLogin = (login: Answer, phoneE164: string) => {
     const sid = sessionIdOf(`Token ${login.body.data.token.token}`);
     answered.otpLogins.push({ sid, userId: login.body.data.user_id, phoneE164 });
@@ -297,6 +303,7 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
     answered,
     freshEmail: () => `chaos.${randomUUID().slice(0, 13)}@example.com`,
     profileUpdated: new Set<string>(),
+    employees: new Set<string>(),
     pendingChanges: [],
     deletions: [],
     pendingDeletions: [],

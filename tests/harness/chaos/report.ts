@@ -34,6 +34,56 @@ export const emptyRaceReport = (): RaceReport => ({
   loginsRetried: 0,
 });
 
+/**
+ * Races around a pending phone change (issue 39, tests/harness/chaos/pending-changes.ts and
+ * phone-recoveries.ts): attempts (an account picked), races fired (the change pending or approved,
+ * the racing requests sent), how each ended, and `overlapped`: races whose racing requests were in
+ * flight at the same time (one sent before the other was answered), not one after the other.
+ */
+export interface PendingChangeReport {
+  /** A user's own pending change (OTP login, login PIN, proof of the new number) racing its cancel and the completing login. */
+  cancels: { attempts: number; pending: number; races: number; cancelled: number; completed: number; overlapped: number };
+  /** A due pending change's completing login racing the user's deletion; one that moved first is deleted after, on its new session. */
+  deletions: { attempts: number; pending: number; races: number; deletedFirst: number; movedThenDeleted: number; overlapped: number };
+  /** Support starts a recovery, an admin approves it, then its completion races the user's PIN logins (and now and then their cancel). */
+  recoveries: {
+    attempts: number;
+    started: number;
+    approved: number;
+    races: number;
+    completed: number;
+    cancelledByUser: number;
+    pinLogins: number;
+    /** PIN logins answered 200 in a race the completion won: each session must have been ended by it. */
+    pinLoginsEnded: number;
+    pinLoginsRefused: number;
+    overlapped: number;
+  };
+  /** Requests of these flows still ambiguous at their flow's end, sent again with their key once the faults are off. */
+  retried: number;
+  /** The check of pending changes, their index items and recovered users over the table (tests/harness/phone-change-check.ts). */
+  table: { live: number; recovered: number; problems: number };
+}
+
+export const emptyPendingChangeReport = (): PendingChangeReport => ({
+  cancels: { attempts: 0, pending: 0, races: 0, cancelled: 0, completed: 0, overlapped: 0 },
+  deletions: { attempts: 0, pending: 0, races: 0, deletedFirst: 0, movedThenDeleted: 0, overlapped: 0 },
+  recoveries: {
+    attempts: 0,
+    started: 0,
+    approved: 0,
+    races: 0,
+    completed: 0,
+    cancelledByUser: 0,
+    pinLogins: 0,
+    pinLoginsEnded: 0,
+    pinLoginsRefused: 0,
+    overlapped: 0,
+  },
+  retried: 0,
+  table: { live: 0, recovered: 0, problems: 0 },
+});
+
 export interface ChaosReport {
   requests: number;
   byStatus: Record<string, number>;
@@ -75,6 +125,8 @@ export interface ChaosReport {
   pinLocksRetried: number;
   /** Races on one account (tests/harness/chaos/one-account-race.ts): its end, its move, a new email and logins to the number it leaves, at once. */
   race: RaceReport;
+  /** Races around pending phone changes and assisted recoveries (issue 39). */
+  pendingChanges: PendingChangeReport;
   /** The claims checked afterwards (tests/harness/claim-check.ts) and the problems found. */
   claims: { phoneClaims: number; emailClaims: number; holders: number; problems: number };
   /**
@@ -134,6 +186,7 @@ export const emptyReport = (): ChaosReport => ({
   pinLocks: 0,
   pinLocksRetried: 0,
   race: emptyRaceReport(),
+  pendingChanges: emptyPendingChangeReport(),
   claims: { phoneClaims: 0, emailClaims: 0, holders: 0, problems: 0 },
   sessions: { otpLogins: 0, live: 0, problems: 0 },
   events: {

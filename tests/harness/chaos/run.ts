@@ -23,6 +23,8 @@ import { everydayRequests } from './everyday-requests.js';
 import { hostileRequests } from './hostile-requests.js';
 import { loginPins } from './login-pins.js';
 import { oneAccountRace } from './one-account-race.js';
+import { pendingChanges, raceTools } from './pending-changes.js';
+import { chaosStaff, phoneRecoveries } from './phone-recoveries.js';
 import { registrations } from './registrations.js';
 import { type ChaosReport, emptyReport } from './report.js';
 
@@ -44,6 +46,10 @@ export type { ChaosReport };
 // holds claims (active, or disabled with the claim marked so), and every user's claimed; no live
 // session of a user who is not active, nor one begun by an OTP login to a number its user has
 // left but the one that moved it (tests/harness/session-check.ts).
+// Around a pending phone change (issue 39): a user's own pending change races its cancel and its
+// completing login, a due change's completion races the user's deletion, and an assisted recovery
+// (support starts it, an admin approves it) races the user's PIN logins on the device it removes;
+// then no pending change, index item or recovered user is left half-done (tests/harness/phone-change-check.ts).
 // Meanwhile the table's stream feeds the events' publisher under faults of its own (events.ts).
 // Each flow is a module of this folder, built from what they share (context.ts); this file only
 // sets up, runs the flows, retries what they left, and checks.
@@ -62,6 +68,8 @@ export interface ChaosOptions {
    * account is free for one), beyond those drawn as one flow among the others: a short run has few.
    */
   races?: number;
+  /** Races around pending phone changes to start at least, of each kind (a cancel, a deletion, a recovery), as `races`. */
+  pendingRaces?: number;
 }
 
 /** The most a slowed container's DynamoDB call waits before it is sent (ms). */
@@ -107,6 +115,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         EVENTS_DLQ_URL: bus.queueUrl,
         // Two puts of an entry before its dead letter: some entries reach the queue under faults.
         EVENTS_MAX_ATTEMPTS: '2',
+        // A pending phone change or recovery is due at once, so a run completes some (a local-only
+        // value: a deployed stage holds at least 24 hours, lib/settings.ts).
+        PHONE_CHANGE_HOLD_HOURS: '0',
       },
     }),
   );
@@ -127,6 +138,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return slowed(inProcessService(config, { hashCost: options.hashCost, clock }));
   });
   const slow = slowed(inProcessService(config, { hashCost: options.hashCost, clock: service.clock }));
+
+  // The back office's support employee and admin, made and logged in before the faults are on.
+  const staff = await chaosStaff(service, company, sns);
 
   proxy.lateMs = config.dynamodbTimeoutMs + 300;
   proxy.rule = () => {
@@ -153,6 +167,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const deleting = accountDeletions(context);
   const removing = deviceRemovals(context);
   const raceOnOneAccount = oneAccountRace(context, { atLeast: options.races ?? 0 });
+  const tools = raceTools(context);
+  const aroundPending = pendingChanges(context, tools, { atLeast: options.pendingRaces ?? 0 });
+  const recoveries = phoneRecoveries(context, tools, staff, { atLeast: options.pendingRaces ?? 0 });
 
   // A phone change needs five requests to go through (two codes sent and verified, then the change),
   // and a race on one account as many before it starts: each twice the weight.
@@ -174,16 +191,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     pins.lockPin,
     raceOnOneAccount.flow,
     raceOnOneAccount.flow,
+    aroundPending.cancelRace,
+    aroundPending.deletionRace,
+    recoveries.flow,
   ];
+  /** A race around a pending change asked for and not started yet, with an account free for it. */
+  const pendingWanted = () => recoveries.wanted() ?? aroundPending.wanted();
   await Promise.all(
     Array.from({ length: options.clients }, async () => {
       while (Date.now() < endAt) {
         try {
           // The races asked for come first, once there is an account for one.
-          await (raceOnOneAccount.wanted() ? raceOnOneAccount.flow : flows[randomInt(flows.length)]!)();
+          const wanted = raceOnOneAccount.wanted() ? raceOnOneAccount.flow : pendingWanted();
+          await (wanted ?? flows[randomInt(flows.length)]!)();
         } catch (error) {
           context.wrong(`a flow threw: ${(error as Error).message}`);
         }
+      }
+      // Races around pending changes asked for that found no free account in time (a short run has
+      // few) start as a client is done, faults still on, while the others finish theirs.
+      for (let wanted = pendingWanted(); wanted; wanted = pendingWanted()) {
+        await wanted().catch((error) => context.wrong(`a flow threw: ${(error as Error).message}`));
       }
     }),
   );
@@ -195,6 +223,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   await registering.afterFaults();
   await changes.afterFaults();
   await raceOnOneAccount.afterFaults();
+  await tools.afterFaults();
+  await aroundPending.afterFaults();
   await disabling.afterFaults();
   await deleting.afterFaults();
   await removing.afterFaults();
