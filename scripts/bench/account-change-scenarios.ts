@@ -24,7 +24,7 @@ interface Customer {
 }
 
 /** The latest code the local outbox holds for each E.164 number; texts without one (a phone change's warning) are passed over. */
-function latestCodes(outboxFile: string): Map<string, string> {
+export function latestCodes(outboxFile: string): Map<string, string> {
   const codes = new Map<string, string>();
   if (!existsSync(outboxFile)) return codes;
   for (const line of readFileSync(outboxFile, 'utf8').split('\n').filter(Boolean)) {

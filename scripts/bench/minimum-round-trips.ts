@@ -75,6 +75,15 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
     'destination refused (400, code 15)': { requests: 0, sequential: 0, work: 'none: checked against the numbering plan before any limit' },
   },
   verifyOtp: {
+    // A recovery's completion (contract 3.14): the code's tries, then the move with the devices and sessions it ends.
+    'login completing a pending change': {
+      requests: 11,
+      sequential: 6,
+      work:
+        'UpdateItem tries of the address | code | phone failures (side by side), UpdateItem code used; DeleteItem phone failures; ' +
+        'GetItem user | pending change (consistent); Query sessions | devices; TransactWriteItems (the move: claims, record, change, index, old code, notice 6, sessions ended, devices removed); TransactWriteItems (the new session)',
+      events: 'user.phone_changed, session.ended (recovered) per session, device.removed per device',
+    },
     // Count first, compare second: every attempt takes its tries before the code is looked at.
     'wrong code': {
       requests: 3,
@@ -340,6 +349,69 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
     },
     'other values (19)': { requests: 1, sequential: 1, work: 'UpdateItem authorization (refused, returns the item for the audit)' },
     'used (19)': { requests: 1, sequential: 1, work: 'UpdateItem authorization (refused, returns the item for the audit)' },
+  },
+  // The back office (contract 3.14): each call reads the acting employee's role strongly, then records itself in its own transaction.
+  adminUsersSearch: {
+    'found by phone': {
+      requests: 6,
+      sequential: 6,
+      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); UpdateItem lookups of the hour (ADD, counted before compared); GetItem phone claim; GetItem user; TransactWriteItems (the record: company log and user partition)',
+      events: 'admin.action',
+    },
+  },
+  adminUsersView: {
+    masked: {
+      requests: 12,
+      sequential: 6,
+      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); UpdateItem lookups of the hour; GetItem user; TransactWriteItems (the record); then side by side: Query devices | Query sessions | GetItem PIN tries x2 | GetItem pending change | Query notices | Query staff actions (consistent)',
+      events: 'admin.action',
+    },
+  },
+  adminUsersSessionsEnd: {
+    'every session (one)': {
+      requests: 6,
+      sequential: 6,
+      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem user (consistent, its session_version); Query its sessions; TransactWriteItems (sessions marked ended, version checked, record, notice 8)',
+      events: 'session.ended (support) per session, admin.action',
+    },
+  },
+  adminUsersPhoneRecover: {
+    started: {
+      requests: 5,
+      sequential: 5,
+      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change awaiting approval, index by the new number, claim checked free, record, notice 8)',
+      events: 'admin.action (no phone_change_pending until approved)',
+    },
+  },
+  adminUsersPhoneApprove: {
+    approved: {
+      requests: 5,
+      sequential: 5,
+      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change and index set to run, notices 9 and 8, record); the old number warned (SMS, not DynamoDB)',
+      events: 'user.phone_change_pending (via support), admin.action',
+    },
+  },
+  adminUsersStatus: {
+    'disabled (one session)': {
+      requests: 7,
+      sequential: 7,
+      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem user (consistent); Query its sessions; GetItem phone claim (consistent); TransactWriteItems (status, claim status, sessions ended, record, notice 8)',
+      events: 'user.disabled, session.ended (disabled) per session, admin.action',
+    },
+    enabled: {
+      requests: 5,
+      sequential: 5,
+      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem phone claim (consistent); TransactWriteItems (status from 2, claim status, record, notice 8)',
+      events: 'user.enabled, admin.action',
+    },
+  },
+  adminUsersPhoneCancel: {
+    'awaiting approval': {
+      requests: 5,
+      sequential: 5,
+      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change ended, index deleted, notices 10 and 8, record)',
+      events: 'admin.action (user.phone_change_cancelled only for a change that ran)',
+    },
   },
   notFound: {
     'unknown route': { requests: 0, sequential: 0, work: 'none' },

@@ -6,6 +6,7 @@ import { toE164 } from '../../lib/users/phone-plan.js';
 import { codeIn, httpEvent, type InProcessService, lambdaContext } from '../../tests/harness/in-process-service.js';
 import { runAccountChangeScenarios } from './account-change-scenarios.js';
 import { runAccountScenarios } from './account-scenarios.js';
+import { runBackOfficeScenarios } from './back-office-scenarios.js';
 import { runDeviceScenarios } from './device-scenarios.js';
 import { useBenchOnlyScrypt } from './hash-cost.js';
 import { RoundTripCounter } from './round-trips.js';
@@ -67,7 +68,7 @@ export async function runScenarios(
   const company = await createCompany(app.table, clock, 'Bench company');
   const headers = { CompanyID: company.company_id };
   // One draw for every list, so no number lands in two of them.
-  const pool = phoneNumbers(9 * calls + realHashCalls + 1);
+  const pool = phoneNumbers(12 * calls + realHashCalls + 3);
   const take = (count: number) => pool.splice(0, count);
   const phones = take(calls);
   const referredPhones = take(calls);
@@ -77,6 +78,8 @@ export async function runScenarios(
   const devicePhones = take(calls);
   // The movers', their new numbers and the leavers' (account-change-scenarios.ts).
   const accountChangePhones = take(3 * calls);
+  // Two admins', the customers', their recovered and their second new numbers (back-office-scenarios.ts).
+  const backOfficePhones = take(3 * calls + 2);
   const realHashPhones = take(realHashCalls);
   const seedPhone = take(1)[0]!;
   const accounts: Account[] = [];
@@ -328,6 +331,7 @@ export async function runScenarios(
   useBenchOnlyScrypt(true);
   try {
     await runAccountChangeScenarios(service, company, accountChangePhones, run, progress);
+    await runBackOfficeScenarios(service, company, backOfficePhones, run, progress);
   } finally {
     useBenchOnlyScrypt(false);
   }
