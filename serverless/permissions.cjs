@@ -394,7 +394,7 @@ module.exports = {
     table: [
       keepAndRecallAnswers,
       readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim'] },
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim', 'pendingPhoneChange'] },
       { actions: ['Query'], keys: ['session', 'userDevice'] },
       {
         actions: ['UpdateItem'],
@@ -402,7 +402,13 @@ module.exports = {
         attributes: ['status_id', 'erase_after', 'deleted_at', 'updated_at', 'device_count', 'deleted_device_keys', 'session_version'],
       },
       { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
-      { actions: ['DeleteItem'], keys: ['userDevice', 'deviceIndex', 'phoneClaim', 'emailClaim'] },
+      // A live pending phone change ends with the account (void), its index by the new number freed.
+      {
+        actions: ['UpdateItem'],
+        keys: ['pendingPhoneChange'],
+        attributes: ['ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
+      },
+      { actions: ['DeleteItem'], keys: ['userDevice', 'deviceIndex', 'phoneClaim', 'emailClaim', 'phoneChangeIndex'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -426,7 +432,8 @@ module.exports = {
       { actions: ['DeleteItem'], keys: ['erasureDue', 'referralCode', 'phoneClaim', 'emailClaim'] },
       {
         actions: ['BatchWriteItem'],
-        // Ended sessions are kept, marked, until their TTL: the partition's erasure takes them.
+        // Ended sessions are kept, marked, until their TTL: the partition's erasure takes them, and a
+        // pending phone change the deletion voided.
         keys: [
           'notification',
           'unreadCount',
@@ -437,6 +444,7 @@ module.exports = {
           'phoneSendLimit',
           'phoneFailures',
           'session',
+          'pendingPhoneChange',
         ],
       },
     ],

@@ -64,7 +64,9 @@ import {
   userDeviceKey,
   userKey,
 } from '../../lib/store/keys.js';
+import { pendingChangePut, phoneChangeIndexPut } from '../../lib/store/pending-phone-change-store.js';
 import { pinTriesClear } from '../../lib/store/pin-store.js';
+import { writeTransaction } from '../../lib/store/transactions.js';
 import { otpLogin, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
 import { AdjustableClock } from '../harness/adjustable-clock.js';
 import { newDeviceKeyPair } from '../harness/device-keys.js';
@@ -678,8 +680,26 @@ async function deletionFlows(): Promise<void> {
   expect((await keyedDeletion()).status).toBe(200);
   // Sent again with its key: its own session ended with the account, and the key's record answers the first outcome.
   expect((await keyedDeletion()).status).toBe(200);
-  // A user with few sessions: they end in the deletion's transaction.
+  // A user with few sessions: they end in the deletion's transaction, and so does their pending phone change (stored here directly).
   const other = await signUp(recorded, company);
+  const now = epochSeconds(service.clock);
+  const newPhone = `+1${randomPhoneNumber()}`;
+  const change = {
+    change_id: newId(),
+    user_type: 2,
+    dial_code: '+1',
+    phone_number: newPhone.slice(2),
+    phone_e164: newPhone,
+    via: 'user' as const,
+    created_at: now,
+    effective_at: now + 3600,
+    expires_at: now + 7200,
+  };
+  const index = { user_id: other.userId, change_id: change.change_id, effective_at: change.effective_at, expires_at: change.expires_at };
+  await writeTransaction(service.app.table, [
+    { label: 'pending', item: pendingChangePut(service.app.table, company.company_id, other.userId, change, undefined) },
+    { label: 'index', item: phoneChangeIndexPut(service.app.table, company.company_id, newPhone, 2, index, now) },
+  ]);
   expect((await deletion(await logIn(recorded, company, other))).status).toBe(200);
   running = 'accountsErase';
   try {
