@@ -1,11 +1,15 @@
 import * as z from 'zod/mini';
 import type { App } from '../app-context.js';
+import type { Principal } from '../call.js';
 import { AppError, fieldError } from '../errors.js';
 import { hexIdField } from '../ids.js';
+import type { StaffRole } from '../store/staff-store.js';
+import type { LabelledItem } from '../store/transactions.js';
 import { getUser, type UserRecord } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
 import { UserType } from '../users/user-types.js';
-import { type Staff, staffReason } from './staff-gate.js';
+import { type StaffAction, staffActionOnUser } from './staff-actions.js';
+import { requireStaff, type Staff, staffReason } from './staff-gate.js';
 
 // The user a back-office action names (API contract 3.14): a user of the employee's company (the
 // key holds the company, so another company's user is no user here: 404 code 6, as an unknown one).
@@ -31,6 +35,26 @@ export async function actionTarget(app: App, staff: Staff, companyId: string, us
     throw new AppError('FORBIDDEN', { detail: 'only an admin acts on an employee’s account' });
   }
   return user;
+}
+
+/**
+ * An action on a user begins (contract 3.14): the caller as staff of an allowed role, the user it
+ * names (refused as actionTarget refuses), and its record with notice 8, labelled for the action's
+ * own transaction.
+ */
+export async function beginActionOnUser(
+  app: App,
+  call: { principal: Principal; body: { user_id: string; reason: string } },
+  action: Exclude<StaffAction, 'search' | 'view'>,
+  allowed: readonly StaffRole[] = ['support', 'admin'],
+) {
+  const { companyId } = call.principal;
+  const staff = await requireStaff(app, call.principal, allowed);
+  const userId = call.body.user_id;
+  const user = await actionTarget(app, staff, companyId, userId);
+  const { record, writes } = staffActionOnUser(app, { companyId, actorId: staff.userId, action, userId, reason: call.body.reason });
+  const recorded: LabelledItem<'record'>[] = writes.map((item) => ({ label: 'record', item }));
+  return { staff, companyId, userId, user, record, recorded };
 }
 
 /** 409 code 22: the user's status does not allow the action (`detail` says which it is and what is needed). */

@@ -1,8 +1,7 @@
 import type { App } from '../app-context.js';
 import { removeDevice } from '../devices/device-binding.js';
-import { actionTarget } from './action-target.js';
-import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
-import { requireStaff } from './staff-gate.js';
+import { beginActionOnUser } from './action-target.js';
+import { auditStaffAction } from './staff-actions.js';
 import type { UserDeviceRemoveCall } from './user-device-remove-input.js';
 import type { UserDeviceRemoveResult } from './user-device-remove-result.js';
 
@@ -12,24 +11,8 @@ import type { UserDeviceRemoveResult } from './user-device-remove-result.js';
 // that is not that user's: 404 code 6, and nothing is recorded.
 
 export async function userDeviceRemove(app: App, call: UserDeviceRemoveCall): Promise<UserDeviceRemoveResult> {
-  const { companyId } = call.principal;
-  const staff = await requireStaff(app, call.principal, ['support', 'admin']);
-  const userId = call.body.user_id;
-  await actionTarget(app, staff, companyId, userId);
-  const { record, writes } = staffActionOnUser(app, {
-    companyId,
-    actorId: staff.userId,
-    action: 'device_remove',
-    userId,
-    reason: call.body.reason,
-  });
-  const revoked = await removeDevice(
-    app,
-    companyId,
-    userId,
-    call.body.device_key,
-    writes.map((item) => ({ label: 'record', item })),
-  );
+  const { companyId, userId, record, recorded } = await beginActionOnUser(app, call, 'device_remove');
+  const revoked = await removeDevice(app, companyId, userId, call.body.device_key, recorded);
   auditStaffAction(app, call.origin, record, 'removed');
   return { message: 'Device removed', revoked };
 }

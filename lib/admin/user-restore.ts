@@ -2,9 +2,8 @@ import { RestoreRefused, restoreUser } from '../account/restore.js';
 import type { App } from '../app-context.js';
 import { fieldError } from '../errors.js';
 import { UserStatus } from '../users/user-status.js';
-import { actionTarget, stateConflict } from './action-target.js';
-import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
-import { requireStaff } from './staff-gate.js';
+import { beginActionOnUser, stateConflict } from './action-target.js';
+import { auditStaffAction } from './staff-actions.js';
 import type { UserRestoreCall } from './user-restore-input.js';
 import type { UserRestoreResult } from './user-restore-result.js';
 
@@ -22,24 +21,9 @@ const REFUSALS = {
 };
 
 export async function userRestore(app: App, call: UserRestoreCall): Promise<UserRestoreResult> {
-  const { companyId } = call.principal;
-  const staff = await requireStaff(app, call.principal, ['support', 'admin']);
-  const userId = call.body.user_id;
-  await actionTarget(app, staff, companyId, userId);
-  const { record, writes } = staffActionOnUser(app, {
-    companyId,
-    actorId: staff.userId,
-    action: 'restore',
-    userId,
-    reason: call.body.reason,
-  });
+  const { companyId, userId, record, recorded } = await beginActionOnUser(app, call, 'restore');
   try {
-    await restoreUser(
-      app,
-      companyId,
-      userId,
-      writes.map((item) => ({ label: 'record', item })),
-    );
+    await restoreUser(app, companyId, userId, recorded);
   } catch (error) {
     if (!(error instanceof RestoreRefused)) throw error;
     auditStaffAction(app, call.origin, record, error.reason);

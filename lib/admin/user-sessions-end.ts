@@ -5,9 +5,8 @@ import { sessionKey } from '../store/keys.js';
 import { sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { userSessionsUnchanged } from '../store/user-store.js';
-import { actionTarget } from './action-target.js';
-import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
-import { requireStaff } from './staff-gate.js';
+import { beginActionOnUser } from './action-target.js';
+import { auditStaffAction } from './staff-actions.js';
 import type { UserSessionsEndCall } from './user-sessions-end-input.js';
 import type { UserSessionsEndResult } from './user-sessions-end-result.js';
 
@@ -19,18 +18,7 @@ import type { UserSessionsEndResult } from './user-sessions-end-result.js';
 // unknown, ended or other user's sid is 404 code 6 and records nothing.
 
 export async function userSessionsEnd(app: App, call: UserSessionsEndCall): Promise<UserSessionsEndResult> {
-  const { companyId } = call.principal;
-  const staff = await requireStaff(app, call.principal, ['support', 'admin']);
-  const userId = call.body.user_id;
-  await actionTarget(app, staff, companyId, userId);
-  const { record, writes } = staffActionOnUser(app, {
-    companyId,
-    actorId: staff.userId,
-    action: 'sessions_end',
-    userId,
-    reason: call.body.reason,
-  });
-  const recorded = writes.map((item) => ({ label: 'record', item }));
+  const { companyId, userId, record, recorded } = await beginActionOnUser(app, call, 'sessions_end');
   if (call.body.sid !== undefined) {
     const key = sessionKey(companyId, userId, call.body.sid);
     const end = { reason: 'support', atMs: record.at_ms } as const;

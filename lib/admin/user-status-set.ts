@@ -1,12 +1,10 @@
 import type { App } from '../app-context.js';
-import { AppError } from '../errors.js';
 import { accountBusy, setStatusEndingSessions, statusChangeItems } from '../sessions/end-sessions.js';
-import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { getUser, type UserRecord } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
-import { actionTarget, noSuchUser, stateConflict } from './action-target.js';
-import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
-import { requireStaff } from './staff-gate.js';
+import { beginActionOnUser, noSuchUser, stateConflict } from './action-target.js';
+import { auditStaffAction } from './staff-actions.js';
 import type { UserStatusSetCall } from './user-status-set-input.js';
 import type { UserStatusSetResult } from './user-status-set-result.js';
 
@@ -28,20 +26,9 @@ const wrongStatus = (user: Pick<UserRecord, 'status_id'>, needed: string) =>
   stateConflict(`is ${STATUS_NAMES[user.status_id] ?? `in status ${user.status_id}`}: only ${needed}`);
 
 export async function userStatusSet(app: App, call: UserStatusSetCall): Promise<UserStatusSetResult> {
-  const { companyId } = call.principal;
-  const staff = await requireStaff(app, call.principal, ['support', 'admin']);
   // Enabling undoes what may have stopped a takeover: an admin's call, never support's alone.
-  if (call.body.status === 'active' && staff.role !== 'admin') throw new AppError('FORBIDDEN', { detail: 'only an admin enables a user' });
-  const userId = call.body.user_id;
-  const user = await actionTarget(app, staff, companyId, userId);
-  const { record, writes } = staffActionOnUser(app, {
-    companyId,
-    actorId: staff.userId,
-    action: 'status',
-    userId,
-    reason: call.body.reason,
-  });
-  const recorded: LabelledItem<'record'>[] = writes.map((item) => ({ label: 'record', item }));
+  const allowed = call.body.status === 'active' ? (['admin'] as const) : (['support', 'admin'] as const);
+  const { companyId, userId, user, record, recorded } = await beginActionOnUser(app, call, 'status', allowed);
   const refusedAs = (seen: Pick<UserRecord, 'status_id'>, needed: string) => {
     auditStaffAction(app, call.origin, record, 'wrong_status');
     return wrongStatus(seen, needed);
