@@ -35,6 +35,21 @@ export function latestCodes(outboxFile: string): Map<string, string> {
   return codes;
 }
 
+/** The headers of a call to the company, with a token when given. */
+export const companyHeaders =
+  (company: Company) =>
+  (authorization?: string): Record<string, string> => ({
+    CompanyID: company.company_id,
+    ...(authorization ? { Authorization: authorization } : {}),
+  });
+
+/** A call that sets a scenario up (not measured): it must answer 200. */
+export async function setup(handler: InProcessService['handlers']['userRegister'], input: EventInput): Promise<Answer> {
+  const result = await handler(httpEvent(input), lambdaContext());
+  if (result.statusCode !== 200) throw new Error(`setup call answered ${result.statusCode}: ${result.body}`);
+  return { status: result.statusCode, body: JSON.parse(result.body ?? 'null') };
+}
+
 /** Fails the row when a refusal carries another code than the one it stands for. */
 const refusedWith = (code: number) => (index: number, answer: Answer) => {
   if (answer.body.error[0] !== code) throw new Error(`call ${index} answered code ${answer.body.error[0]}, expected ${code}`);
@@ -57,15 +72,7 @@ export async function runAccountChangeScenarios(
   const moverPhones = phones.slice(0, calls);
   const newNumbers = phones.slice(calls, 2 * calls);
   const leaverPhones = phones.slice(2 * calls);
-  const headers = (authorization?: string) => ({
-    CompanyID: company.company_id,
-    ...(authorization ? { Authorization: authorization } : {}),
-  });
-  const setup = async (handler: (typeof handlers)['userRegister'], input: EventInput): Promise<Answer> => {
-    const result = await handler(httpEvent(input), lambdaContext());
-    if (result.statusCode !== 200) throw new Error(`setup call answered ${result.statusCode}: ${result.body}`);
-    return { status: result.statusCode, body: JSON.parse(result.body ?? 'null') };
-  };
+  const headers = companyHeaders(company);
   const target = (phone: string, otpType: number) => ({ dial_code: '+1', phone_number: phone, user_type: 2, otp_type: otpType });
   /** Codes of one type sent to each phone (with the token beside each, if any), then checked: the verify_otp answers. */
   const codesChecked = async (sends: { phone: string; authorization?: string }[], otpType: number): Promise<Answer[]> => {

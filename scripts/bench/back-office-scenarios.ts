@@ -5,9 +5,9 @@ import { operatorRegistration, userRegister } from '../../lib/registration/user-
 import { userRegisterBody } from '../../lib/registration/user-register-input.js';
 import { UserType } from '../../lib/users/user-types.js';
 import { parseInput } from '../../lib/validation.js';
-import { type EventInput, httpEvent, type InProcessService, lambdaContext } from '../../tests/harness/in-process-service.js';
-import { latestCodes } from './account-change-scenarios.js';
-import type { Answer, ScenarioSpec } from './warm-latency.js';
+import type { EventInput, InProcessService } from '../../tests/harness/in-process-service.js';
+import { companyHeaders, latestCodes, setup } from './account-change-scenarios.js';
+import type { ScenarioSpec } from './warm-latency.js';
 
 // The warm-call scenarios of the back office (API contract 3.14): two admins, each signed in by
 // code, serve `calls` customers: a search by phone and a view of each, the end of their sessions, a
@@ -32,15 +32,7 @@ export async function runBackOfficeScenarios(
   const customerPhones = phones.slice(2, 2 + calls);
   const recoveredNumbers = phones.slice(2 + calls, 2 + 2 * calls);
   const cancelledNumbers = phones.slice(2 + 2 * calls);
-  const headers = (authorization?: string) => ({
-    CompanyID: company.company_id,
-    ...(authorization ? { Authorization: authorization } : {}),
-  });
-  const setup = async (handler: (typeof handlers)['userRegister'], input: EventInput): Promise<Answer> => {
-    const result = await handler(httpEvent(input), lambdaContext());
-    if (result.statusCode !== 200) throw new Error(`setup call answered ${result.statusCode}: ${result.body}`);
-    return { status: result.statusCode, body: JSON.parse(result.body ?? 'null') };
-  };
+  const headers = companyHeaders(company);
   const target = (phone: string, userType: number) => ({ dial_code: '+1', phone_number: phone, user_type: userType, otp_type: 1 });
   const register = async (phone: string, userType: number, authorization?: string) =>
     (

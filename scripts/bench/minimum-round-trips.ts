@@ -67,10 +67,11 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
       sequential: 2,
       work: 'GetItem phone claim | UpdateItem address hour | GetItem phone failures; UpdateItem phone counters (refused)',
     },
+    // Contract 3.11 amended: a number no one holds may be the new number of a due pending change, read by its index item first.
     'unregistered phone': {
-      requests: 7,
-      sequential: 4,
-      work: 'as a first send, the stored code one no code matches, and no SMS',
+      requests: 8,
+      sequential: 5,
+      work: 'GetItem the pending change index by the number; then as a first send, the stored code one no code matches, and no SMS',
     },
     'destination refused (400, code 15)': { requests: 0, sequential: 0, work: 'none: checked against the numbering plan before any limit' },
   },
@@ -238,12 +239,12 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
   // The user's devices and claims are read to be removed and freed in the deletion's one transaction.
   userDelete: {
     'fresh OTP session': {
-      requests: 7,
+      requests: 8,
       sequential: 5,
       work:
         "GetItem session (consistent); GetItem user (consistent); Query the user's sessions (consistent); " +
-        "Query the user's devices | GetItem phone claim | GetItem email claim (consistent); " +
-        'TransactWriteItems (user, due item, company in the erasure list, sessions marked ended, devices, claims freed)',
+        "Query the user's devices | GetItem phone claim | GetItem email claim | GetItem pending phone change (consistent); " +
+        'TransactWriteItems (user, due item, company in the erasure list, sessions marked ended, devices, claims freed, a pending change voided)',
       events: 'user.deleted, session.ended (deleted) per session, device.removed per device',
     },
     'session not fresh (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
