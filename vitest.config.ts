@@ -73,6 +73,8 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
         },
       },
+      // The client library's own tests (client/tests), against the same shared service.
+      { test: { ...shared, name: 'client', include: ['client/tests/**/*.test.ts'], sequence: { groupOrder: 0 } } },
       // One file at a time: two bursts side by side would each measure the other.
       { test: { ...shared, name: 'burst', include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],

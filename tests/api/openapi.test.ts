@@ -7,7 +7,14 @@ import { readConfig } from '../../lib/config.js';
 import type { Endpoint } from '../../lib/http/endpoint.js';
 import { referralProgramQuery } from '../../lib/referrals/referral-program-input.js';
 import { parseInput } from '../../lib/validation.js';
-import { OPENAPI_FILE, OPENAPI_TYPES_FILE, renderOpenApi, renderOpenApiTypes } from '../../scripts/openapi.js';
+import {
+  API_FACTS_FILE,
+  OPENAPI_FILE,
+  OPENAPI_TYPES_FILE,
+  renderApiFacts,
+  renderOpenApi,
+  renderOpenApiTypes,
+} from '../../scripts/openapi.js';
 
 const document = openApiDocument(readConfig({})) as any;
 
@@ -16,8 +23,12 @@ describe('docs/openapi.json', () => {
     expect(readFileSync(OPENAPI_FILE, 'utf8')).toBe(renderOpenApi());
   });
 
-  it('has its client types in docs/openapi.d.ts, as openapi-typescript generates them (`npm run openapi`)', async () => {
+  it('has its client types in client/src/generated/openapi.d.ts, as openapi-typescript generates them (`npm run openapi`)', async () => {
     expect(readFileSync(OPENAPI_TYPES_FILE, 'utf8')).toBe(await renderOpenApiTypes());
+  });
+
+  it("gives the client library each operation's route and each error code's name, as the service has them (`npm run openapi`)", () => {
+    expect(readFileSync(API_FACTS_FILE, 'utf8')).toBe(renderApiFacts());
   });
 
   it('describes every operation with the CompanyID header, its token rule, its body and answers', () => {

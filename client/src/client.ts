@@ -1,0 +1,142 @@
+import { type DeviceKey, type DeviceKeyStore, defaultKeyStore, pinLoginText } from './device-keys.js';
+import { callOperation, type OperationData, type OperationHelpers, type OperationInput, operationHelpers } from './operations.js';
+import { base64, randomNonce } from './random.js';
+import { memoryStorage, SessionSlot, type SessionStorage } from './session-storage.js';
+import { createTransport, type RequestOptions, type Transport } from './transport.js';
+
+export interface WalletAuthClientOptions {
+  /** The service's base URL, such as https://auth.example.com. */
+  baseUrl: string;
+  /** The company (32 hexadecimal characters): every call's CompanyID. */
+  companyId: string;
+  /** Where the session is kept (default: in memory). */
+  storage?: SessionStorage;
+  /** The fetch to call with (default: the global one). */
+  fetch?: typeof fetch;
+  /** Where device keys are made and kept (default: IndexedDB in a browser, memory elsewhere). */
+  deviceKeys?: DeviceKeyStore;
+  /** Told when the service ends the session (a refusal no refresh cures) or a logout ends it. */
+  onSessionEnd?: () => void;
+}
+
+/** Binds this device's key in a request that proves the user (registration, OTP login). */
+export interface BindDevice {
+  bindDevice?: boolean;
+}
+
+type Register = OperationInput<'userRegister'>;
+type VerifyCode = OperationInput<'verifyOtp'>;
+type SendCode = OperationInput<'loginPhone'>;
+
+export interface AuthHelpers {
+  /** Registers a user (user_type 1 sends this client's employee token); `bindDevice` binds this device's key. */
+  register(input: Register, options?: RequestOptions & BindDevice): Promise<OperationData<'userRegister'>>;
+  /** Sends a code by SMS (otp_type 3 and 4 send the session's token). */
+  sendCode(input: SendCode, options?: RequestOptions): Promise<OperationData<'loginPhone'>>;
+  /** Verifies a code; an OTP login (otp_type 1) keeps its session, and binds this device's key with `bindDevice`. */
+  verifyCode(input: VerifyCode, options?: RequestOptions & BindDevice): Promise<OperationData<'verifyOtp'>>;
+  /** Logs in with the login PIN and this device's bound key, signing the text of contract 3.6. */
+  loginWithPin(loginPin: string, options?: RequestOptions): Promise<OperationData<'loginPin'>>;
+  /** Logs out (scope `current` by default) and forgets the session. */
+  logout(input?: OperationInput<'logout'>, options?: RequestOptions): Promise<OperationData<'logout'>>;
+  /** Refreshes the tokens now, shared with any refresh under way. */
+  refreshTokens(): Promise<void>;
+  /** Whether this client holds a session. */
+  signedIn(): Promise<boolean>;
+  /** The session's user, while there is a session. */
+  userId(): Promise<string | undefined>;
+  /** A live access token (refreshed first when it is about to expire), to call the wallet's other services with. */
+  accessToken(): Promise<string | undefined>;
+  /** Whether this device has a key bound for this company, so that a PIN login can be tried. */
+  hasBoundDevice(): Promise<boolean>;
+  /** Forgets this device's key and binding (the service's binding stays until removed there). */
+  forgetDevice(): Promise<void>;
+}
+
+export type WalletAuthClient = OperationHelpers & {
+  /** Calls any route: answers the envelope's `data`, or throws a WalletAuthError. */
+  request: Transport['request'];
+  auth: AuthHelpers;
+};
+
+const EXPIRY_MARGIN_MS = 30_000;
+
+export function createWalletAuthClient(options: WalletAuthClientOptions): WalletAuthClient {
+  const companyId = options.companyId.toLowerCase();
+  const storage = options.storage ?? memoryStorage();
+  const session = new SessionSlot(storage, `wallet-auth:${companyId}:session`);
+  const deviceKeys = options.deviceKeys ?? defaultKeyStore();
+  const keyName = `wallet-auth:${companyId}`;
+  const bindingKey = `wallet-auth:${companyId}:device-key`;
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    companyId,
+    session,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    onSessionEnd: options.onSessionEnd,
+  });
+  const helpers = operationHelpers(transport);
+
+  /** The key to bind: the one kept, else a new one. */
+  const deviceKey = async (): Promise<DeviceKey> => (await deviceKeys.load(keyName)) ?? deviceKeys.create(keyName);
+
+  /** Adds this device's public key to a request that proves the user, and keeps the binding it answers. */
+  async function withBinding<Data>(
+    bindDevice: boolean | undefined,
+    input: Record<string, unknown>,
+    send: (input: never) => Promise<Data>,
+  ): Promise<Data> {
+    if (!bindDevice) return send(input as never);
+    const key = await deviceKey();
+    const data = await send({ ...input, device_public_key: key.publicKey } as never);
+    const bound = (data as { device_key?: unknown }).device_key;
+    if (typeof bound === 'string') await storage.set(bindingKey, bound);
+    return data;
+  }
+
+  const auth: AuthHelpers = {
+    register: (input, { bindDevice, ...requestOptions } = {}) =>
+      withBinding(bindDevice, input, (body) =>
+        callOperation(transport, 'userRegister', body, { auth: input.user_type === 1, ...requestOptions }),
+      ),
+    sendCode: (input, requestOptions = {}) =>
+      callOperation(transport, 'loginPhone', input, { auth: input.otp_type === 3 || input.otp_type === 4, ...requestOptions }),
+    verifyCode: (input, { bindDevice, ...requestOptions } = {}) =>
+      withBinding(bindDevice && input.otp_type === 1, input, (body) =>
+        callOperation(transport, 'verifyOtp', body, { auth: input.otp_type === 3 || input.otp_type === 4, ...requestOptions }),
+      ),
+    async loginWithPin(loginPin, requestOptions) {
+      const bound = await storage.get(bindingKey);
+      const key = await deviceKeys.load(keyName);
+      if (!bound || !key) throw new Error('this device has no bound key: verify a code or register with bindDevice first');
+      const timestamp = Math.floor((Date.now() + transport.clockOffsetMs()) / 1000);
+      const nonce = randomNonce();
+      const signature = await key.sign(new TextEncoder().encode(pinLoginText(companyId, bound, timestamp, nonce)));
+      return callOperation(
+        transport,
+        'loginPin',
+        { device_key: bound, login_pin: loginPin, timestamp, nonce, signature: base64(signature) },
+        requestOptions,
+      );
+    },
+    logout: (input, requestOptions) => callOperation(transport, 'logout', input, requestOptions),
+    refreshTokens: async () => {
+      await transport.refresh();
+    },
+    signedIn: async () => (await session.read()) !== undefined,
+    userId: async () => (await session.read())?.userId,
+    async accessToken() {
+      const current = await session.read();
+      if (!current) return undefined;
+      if (current.expiresAt - EXPIRY_MARGIN_MS > Date.now()) return current.accessToken;
+      return (await transport.refresh()).accessToken;
+    },
+    hasBoundDevice: async () => Boolean((await storage.get(bindingKey)) && (await deviceKeys.load(keyName))),
+    async forgetDevice() {
+      await storage.remove(bindingKey);
+      await deviceKeys.remove(keyName);
+    },
+  };
+
+  return { ...helpers, request: transport.request, auth };
+}

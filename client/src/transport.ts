@@ -1,0 +1,166 @@
+import { type Envelope, envelopeOf, WalletAuthError } from './errors.js';
+import { OPERATION_ROUTES } from './generated/api-facts.js';
+import { randomKey } from './random.js';
+import { type Session, type SessionSlot, sessionIn } from './session-storage.js';
+
+// The one way the client calls the service (API contract 8): CompanyID, the access token and an
+// Idempotency-Key of its own on every POST; the same request again, with the same key, after a lost
+// answer, a 503 or a 409 code 20 "still at work"; one refresh, shared by every call at once, when the
+// access token is expired or refused.
+
+/** Retries after the first try: the contract's "at most 3 times". */
+const RETRIES = 3;
+/** A wait the service asks for longer than this is not waited inside a call: the error goes to the caller. */
+const LONGEST_WAIT_MS = 10_000;
+/** An access token this close to its expiry is refreshed before it is sent. */
+const EXPIRY_MARGIN_MS = 30_000;
+const REFRESH_PATH = OPERATION_ROUTES.tokenRefresh[1];
+
+export interface RequestOptions {
+  /** Query parameters of a GET. */
+  query?: Record<string, string | number | undefined>;
+  /** An Idempotency-Key of the caller's; by default a random one per call, kept across its retries. */
+  idempotencyKey?: string;
+  /** Whether to send the session's access token (default: when there is one). */
+  auth?: boolean;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  companyId: string;
+  session: SessionSlot;
+  fetch: typeof fetch;
+  /** Told when the service ends the session (a refusal no refresh cures) or the user logs out. */
+  onSessionEnd?: () => void;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface Transport {
+  request<Data = Record<string, unknown>>(method: 'GET' | 'POST', path: string, body?: unknown, options?: RequestOptions): Promise<Data>;
+  /** Refreshes the session now (shared with any refresh already under way). */
+  refresh(): Promise<Session>;
+  /** The service's clock minus this device's, in ms, from the last answer's Date header (0 before any). */
+  clockOffsetMs(): number;
+}
+
+interface Attempt {
+  response?: Response;
+  envelope?: Envelope;
+  failure?: unknown;
+}
+
+/** The requests whose success ends the session that sent them. */
+function endsOwnSession(path: string, body: unknown): boolean {
+  if (path === OPERATION_ROUTES.userDelete[1]) return true;
+  if (path !== OPERATION_ROUTES.logout[1]) return false;
+  const scope = (body as { scope?: unknown } | undefined)?.scope;
+  return scope === undefined || scope === null || scope === '' || scope === 'current' || scope === 'all';
+}
+
+function retryAfterSeconds(response: Response | undefined): number | undefined {
+  const header = response?.headers.get('retry-after');
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
+/** Whether the same request, with the same key, may be sent again: nothing was done, or what was done is kept under the key. */
+function worthRetrying({ response, envelope, failure }: Attempt): boolean {
+  if (failure !== undefined) return !(failure instanceof DOMException && failure.name === 'AbortError');
+  if (response?.status === 503) return true;
+  return response?.status === 409 && envelope?.error.includes(20) === true && response.headers.has('retry-after');
+}
+
+export function createTransport(options: TransportOptions): Transport {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  let refreshing: Promise<Session> | undefined;
+  let clockOffsetMs = 0;
+
+  async function attempt(method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<Attempt> {
+    let response: Response;
+    try {
+      response = await options.fetch(url, { method, headers, body });
+    } catch (failure) {
+      return { failure };
+    }
+    const date = Date.parse(response.headers.get('date') ?? '');
+    if (!Number.isNaN(date)) clockOffsetMs = date - Date.now();
+    const parsed = await response.json().catch(() => undefined);
+    return { response, envelope: envelopeOf(response.status, parsed) };
+  }
+
+  async function endSession(): Promise<void> {
+    await options.session.forget();
+    options.onSessionEnd?.();
+  }
+
+  /** One refresh for everyone: a caller whose token was already replaced gets the new session without a second refresh. */
+  function refreshShared(stale: Session | undefined): Promise<Session> {
+    refreshing ??= (async () => {
+      const current = await options.session.read();
+      if (!current) throw new WalletAuthError(401, [4], { message: 'UNAUTHORIZED' });
+      if (stale && current.accessToken !== stale.accessToken) return current;
+      await request('POST', REFRESH_PATH, { refresh_token: current.refreshToken }, { auth: false });
+      const renewed = await options.session.read();
+      if (!renewed) throw new WalletAuthError(401, [4], { message: 'UNAUTHORIZED' });
+      return renewed;
+    })().finally(() => {
+      refreshing = undefined;
+    });
+    return refreshing;
+  }
+
+  async function request<Data>(method: 'GET' | 'POST', path: string, body?: unknown, requestOptions: RequestOptions = {}): Promise<Data> {
+    const query = Object.entries(requestOptions.query ?? {}).filter(([, value]) => value !== undefined && value !== '');
+    const url = `${baseUrl}${path}${query.length ? `?${new URLSearchParams(query.map(([name, value]) => [name, String(value)]))}` : ''}`;
+    const idempotencyKey = method === 'POST' ? (requestOptions.idempotencyKey ?? randomKey()) : undefined;
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const isRefresh = path === REFRESH_PATH;
+    let session = requestOptions.auth === false ? undefined : await options.session.read();
+    let refreshed = false;
+    if (session && session.expiresAt - EXPIRY_MARGIN_MS <= Date.now()) {
+      session = await refreshShared(session);
+      refreshed = true;
+    }
+    for (let retries = 0; ; ) {
+      const headers: Record<string, string> = { CompanyID: options.companyId, Accept: 'application/json' };
+      if (text !== undefined) headers['Content-Type'] = 'application/json';
+      if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+      if (session) headers.Authorization = `Token ${session.accessToken}`;
+      const answer = await attempt(method, url, headers, text);
+      const { response, envelope } = answer;
+      if (response && envelope?.success === 1 && response.ok) {
+        const found = sessionIn(envelope.data, Date.now());
+        if (found) await options.session.keep(found);
+        else if (session && endsOwnSession(path, body)) await endSession();
+        return envelope.data as Data;
+      }
+      const wait = retryAfterSeconds(response);
+      if (worthRetrying(answer) && retries < RETRIES && (wait === undefined || wait * 1000 <= LONGEST_WAIT_MS)) {
+        await sleep(wait !== undefined ? wait * 1000 : 200 * 2 ** retries + Math.random() * 100);
+        retries += 1;
+        continue;
+      }
+      if (!response || !envelope) {
+        throw new WalletAuthError(0, [], { message: 'NETWORK_ERROR' }, undefined, { cause: answer.failure });
+      }
+      const error = new WalletAuthError(response.status, envelope.error, envelope.data, wait);
+      if (response.status === 401 && session && !refreshed && !isRefresh) {
+        refreshed = true;
+        session = await refreshShared(session);
+        continue;
+      }
+      if (response.status === 401 && (session || isRefresh)) await endSession();
+      throw error;
+    }
+  }
+
+  return {
+    request,
+    refresh: async () => refreshShared(await options.session.read()),
+    clockOffsetMs: () => clockOffsetMs,
+  };
+}
