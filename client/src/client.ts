@@ -67,7 +67,6 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
   const session = new SessionSlot(storage, `wallet-auth:${companyId}:session`);
   const deviceKeys = options.deviceKeys ?? defaultKeyStore();
   const keyName = `wallet-auth:${companyId}`;
-  const bindingKey = `wallet-auth:${companyId}:device-key`;
   const transport = createTransport({
     baseUrl: options.baseUrl,
     companyId,
@@ -90,7 +89,7 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
     const key = await deviceKey();
     const data = await send({ ...input, device_public_key: key.publicKey } as never);
     const bound = (data as { device_key?: unknown }).device_key;
-    if (typeof bound === 'string') await storage.set(bindingKey, bound);
+    if (typeof bound === 'string') await deviceKeys.bind(keyName, bound);
     return data;
   }
 
@@ -106,9 +105,9 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
         callOperation(transport, 'verifyOtp', body, { auth: input.otp_type === 3 || input.otp_type === 4, ...requestOptions }),
       ),
     async loginWithPin(loginPin, requestOptions) {
-      const bound = await storage.get(bindingKey);
       const key = await deviceKeys.load(keyName);
-      if (!bound || !key) throw new Error('this device has no bound key: verify a code or register with bindDevice first');
+      const bound = key?.deviceKey;
+      if (!key || !bound) throw new Error('this device has no bound key: verify a code or register with bindDevice first');
       const timestamp = Math.floor((Date.now() + transport.clockOffsetMs()) / 1000);
       const nonce = randomNonce();
       const signature = await key.sign(new TextEncoder().encode(pinLoginText(companyId, bound, timestamp, nonce)));
@@ -131,11 +130,8 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
       if (current.expiresAt - EXPIRY_MARGIN_MS > Date.now()) return current.accessToken;
       return (await transport.refresh()).accessToken;
     },
-    hasBoundDevice: async () => Boolean((await storage.get(bindingKey)) && (await deviceKeys.load(keyName))),
-    async forgetDevice() {
-      await storage.remove(bindingKey);
-      await deviceKeys.remove(keyName);
-    },
+    hasBoundDevice: async () => Boolean((await deviceKeys.load(keyName))?.deviceKey),
+    forgetDevice: () => deviceKeys.remove(keyName),
   };
 
   return { ...helpers, request: transport.request, auth };

@@ -6,30 +6,42 @@ import { base64 } from './random.js';
 // React Native and Node apps plug in a store of their own, such as one backed by the Secure
 // Enclave or Android Keystore, that signs with a key it never hands out.
 
-/** A device key as the client uses it: its public half to bind, and a signature over some bytes. */
+/** A device key as the client uses it: its public half to bind, a signature over some bytes, and its binding. */
 export interface DeviceKey {
   /** Base64 of the public key's SPKI DER encoding: the `device_public_key` of registration and OTP login. */
   publicKey: string;
   /** ECDSA P-256 with SHA-256 over the bytes: raw r||s (64 bytes) or DER. */
   sign(data: Uint8Array): Promise<Uint8Array>;
+  /** The service's handle of the binding (`device_key`), once a login bound it. */
+  deviceKey?: string;
 }
 
+/** Keeps keys and their bindings across launches (the session itself may be kept in memory only). */
 export interface DeviceKeyStore {
   /** The key kept under this name, if any. */
   load(name: string): Promise<DeviceKey | undefined>;
   /** Makes a new key under this name, replacing any kept there. */
   create(name: string): Promise<DeviceKey>;
+  /** Keeps the service's handle of the key's binding. */
+  bind(name: string, deviceKey: string): Promise<void>;
   remove(name: string): Promise<void>;
+}
+
+/** What the WebCrypto stores keep per name. */
+interface KeptKey {
+  pair: CryptoKeyPair;
+  deviceKey?: string;
 }
 
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
-async function deviceKeyOf(pair: CryptoKeyPair): Promise<DeviceKey> {
+async function deviceKeyOf({ pair, deviceKey }: KeptKey): Promise<DeviceKey> {
   const publicKey = base64(await crypto.subtle.exportKey('spki', pair.publicKey));
   return {
     publicKey,
     sign: async (data) =>
       new Uint8Array(await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, pair.privateKey, data as BufferSource)),
+    ...(deviceKey ? { deviceKey } : {}),
   };
 }
 
@@ -40,19 +52,23 @@ function newKeyPair(): Promise<CryptoKeyPair> {
 
 /** WebCrypto keys kept in this process only (Node services, tests, an app that binds each launch). */
 export function memoryKeyStore(): DeviceKeyStore {
-  const pairs = new Map<string, CryptoKeyPair>();
+  const kept = new Map<string, KeptKey>();
   return {
     load: async (name) => {
-      const pair = pairs.get(name);
-      return pair && deviceKeyOf(pair);
+      const key = kept.get(name);
+      return key && deviceKeyOf(key);
     },
     create: async (name) => {
-      const pair = await newKeyPair();
-      pairs.set(name, pair);
-      return deviceKeyOf(pair);
+      const key = { pair: await newKeyPair() };
+      kept.set(name, key);
+      return deviceKeyOf(key);
+    },
+    bind: async (name, deviceKey) => {
+      const key = kept.get(name);
+      if (key) kept.set(name, { ...key, deviceKey });
     },
     remove: async (name) => {
-      pairs.delete(name);
+      kept.delete(name);
     },
   };
 }
@@ -80,15 +96,20 @@ export function indexedDbKeyStore(database = 'wallet-auth-device-keys'): DeviceK
       db.close();
     }
   };
+  const read = async (name: string) => (await withStore('readonly', (store) => store.get(name))) as KeptKey | undefined;
   return {
     load: async (name) => {
-      const pair = (await withStore('readonly', (store) => store.get(name))) as CryptoKeyPair | undefined;
-      return pair && deviceKeyOf(pair);
+      const key = await read(name);
+      return key && deviceKeyOf(key);
     },
     create: async (name) => {
-      const pair = await newKeyPair();
-      await withStore('readwrite', (store) => store.put(pair, name));
-      return deviceKeyOf(pair);
+      const key = { pair: await newKeyPair() };
+      await withStore('readwrite', (store) => store.put(key, name));
+      return deviceKeyOf(key);
+    },
+    bind: async (name, deviceKey) => {
+      const key = await read(name);
+      if (key) await withStore('readwrite', (store) => store.put({ ...key, deviceKey }, name));
     },
     remove: async (name) => {
       await withStore('readwrite', (store) => store.delete(name));
