@@ -1,57 +1,20 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import sparticuzChromium from '@sparticuz/chromium';
-import { type Browser, chromium } from 'playwright-core';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpoints } from '../../lib/api/endpoints.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../lib/sessions/discovery.js';
 import { useOfflineService } from '../e2e/offline-server.js';
+import { launchChromium } from '../harness/chromium.js';
 import { sampleRegistration } from '../helpers.js';
 
-// The docs page in a real headless Chromium, from the npm registry (@sparticuz/chromium), so a
-// machine with Node alone runs this test; CHROMIUM_PATH points at another Chromium instead.
-
-/**
- * Unpacks the package's Chromium into .chromium/<package version>/ and returns the path of the
- * executable. The package unpacks into the system temporary folder, and reuses whatever Chromium
- * it finds there, of any version: so it runs in a child process whose TMPDIR is a folder of its own.
- */
-function chromiumFromNpm(): string {
-  const root = resolve(import.meta.dirname, '../..');
-  const { version } = JSON.parse(readFileSync(resolve(root, 'node_modules/@sparticuz/chromium/package.json'), 'utf8')) as {
-    version: string;
-  };
-  const folder = resolve(root, '.chromium', version);
-  mkdirSync(folder, { recursive: true });
-  const unpack = "import chromium from '@sparticuz/chromium'; process.stdout.write(await chromium.executablePath());";
-  return execFileSync(process.execPath, ['--input-type=module', '-e', unpack], {
-    cwd: root,
-    env: { ...process.env, TMPDIR: folder },
-    encoding: 'utf8',
-  });
-}
+// The docs page in a real headless Chromium (tests/harness/chromium.ts).
 
 const service = useOfflineService();
 let browser: Browser;
 
 beforeAll(async () => {
-  const executablePath = process.env.CHROMIUM_PATH || chromiumFromNpm();
-  browser = await chromium.launch({
-    executablePath,
-    args: process.env.CHROMIUM_PATH
-      ? [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ]
-      : sparticuzChromium.args,
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(() => browser?.close());
