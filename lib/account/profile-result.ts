@@ -23,6 +23,11 @@ export const profileSchema = () =>
     location_point: z.nullable(z.string().check(z.meta({ description: '"latitude,longitude"' }))),
     referral_code: z.string(),
     status_id: z.int().check(z.meta({ description: '1 active (a token of any other status answers 401)' })),
+    role: z.optional(
+      z
+        .nullable(z.enum(['support', 'admin']))
+        .check(z.meta({ description: "An employee's back-office role (3.14): support, admin, or null for none; absent for a customer" })),
+    ),
     created_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
     updated_date: z.int().check(z.meta({ description: 'UNIX seconds' })),
   });

@@ -4,10 +4,12 @@ import { epochSeconds } from '../clock.js';
 import { AppError, ErrorCodes } from '../errors.js';
 import { conditionalWrite } from '../store/conditional-write.js';
 import { getPendingPhoneChange, isRunning, type PendingPhoneChange } from '../store/pending-phone-change-store.js';
+import type { StaffRole } from '../store/staff-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { emailClaimPut, emailClaimRelease, getUser, type ProfileChanges, type UserRecord, userProfileChange } from '../store/user-store.js';
 import { requirePastBirthDate } from '../users/profile-fields.js';
 import { UserStatus } from '../users/user-status.js';
+import { UserType } from '../users/user-types.js';
 import type { PendingPhoneChangeShown, Profile, UserProfileResult, UserProfileUpdateResult } from './profile-result.js';
 import type { UserProfileCall, UserProfileUpdateCall } from './profile-update-input.js';
 
@@ -15,8 +17,11 @@ import type { UserProfileCall, UserProfileUpdateCall } from './profile-update-in
 // and the fields they may change. An email is unique per company and user type by its claim: a
 // change takes the new claim and gives up the old one in the same transaction as the record.
 
-/** A user's record as the profile shows it: never a password, PIN, hash, key or count of sessions. */
-export function profileOf(user: UserRecord): Profile {
+/**
+ * A user's record as the profile shows it: never a password, PIN, hash, key or count of sessions.
+ * An employee's back-office role too, so that the console shows an admin's controls to admins only.
+ */
+export function profileOf(user: UserRecord & { role?: StaffRole }): Profile {
   return {
     user_id: user.user_id,
     user_type: user.user_type,
@@ -34,6 +39,7 @@ export function profileOf(user: UserRecord): Profile {
     location_point: user.location_point ? `${user.location_point.lat},${user.location_point.lng}` : null,
     referral_code: user.referral_code,
     status_id: user.status_id,
+    ...(user.user_type === UserType.EMPLOYEE ? { role: user.role ?? null } : {}),
     created_date: user.created_at,
     updated_date: user.updated_at,
   };

@@ -4,7 +4,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { emailClaimKey } from '../../lib/store/keys.js';
-import { type Account, expectFailure, invoke, newCompany, signUp, testService } from '../helpers.js';
+import { staffMember } from '../admin/staff.js';
+import { type Account, expectFailure, invoke, newCompany, newEmployee, signUp, testService } from '../helpers.js';
 
 const service = testService();
 let company: Company;
@@ -75,6 +76,15 @@ describe('GET /wallet/v3/user/profile', () => {
       401,
       4,
     );
+  });
+
+  it('shows an employee their back-office role (support, admin, or null), which the console shows admin controls by', async () => {
+    const roles = { admin: await staffMember(service, company, 'admin'), support: await staffMember(service, company, 'support') };
+    const none = await newEmployee(service, company);
+    expect((await profile(none)).body.data.user).toMatchObject({ user_type: 1, role: null });
+    for (const [role, employee] of Object.entries(roles)) {
+      expect((await profile({ ...employee, authorization: employee.session })).body.data.user).toMatchObject({ user_type: 1, role });
+    }
   });
 });
 

@@ -3675,6 +3675,8 @@ export interface operations {
                                 referral_code: string;
                                 /** @description 1 active (a token of any other status answers 401) */
                                 status_id: number;
+                                /** @description An employee's back-office role (3.14): support, admin, or null for none; absent for a customer */
+                                role?: ("support" | "admin") | null;
                                 /** @description UNIX seconds */
                                 created_date: number;
                                 /** @description UNIX seconds */
@@ -3905,6 +3907,8 @@ export interface operations {
                                 referral_code: string;
                                 /** @description 1 active (a token of any other status answers 401) */
                                 status_id: number;
+                                /** @description An employee's back-office role (3.14): support, admin, or null for none; absent for a customer */
+                                role?: ("support" | "admin") | null;
                                 /** @description UNIX seconds */
                                 created_date: number;
                                 /** @description UNIX seconds */
@@ -4165,6 +4169,8 @@ export interface operations {
                                 referral_code: string;
                                 /** @description 1 active (a token of any other status answers 401) */
                                 status_id: number;
+                                /** @description An employee's back-office role (3.14): support, admin, or null for none; absent for a customer */
+                                role?: ("support" | "admin") | null;
                                 /** @description UNIX seconds */
                                 created_date: number;
                                 /** @description UNIX seconds */
@@ -6992,6 +6998,8 @@ export interface operations {
                                 referral_code: string;
                                 /** @description 1 active (a token of any other status answers 401) */
                                 status_id: number;
+                                /** @description An employee's back-office role (3.14): support, admin, or null for none; absent for a customer */
+                                role?: ("support" | "admin") | null;
                                 /** @description UNIX seconds */
                                 created_date: number;
                                 /** @description UNIX seconds */
