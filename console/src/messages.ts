@@ -1,0 +1,49 @@
+import { WalletAuthError } from '../../client/src/index.js';
+import { wait } from './format.js';
+
+// What the page says for each refusal the API gives (WalletAuthError's name: the contract's
+// section 4), in the words an agent on a call needs: what happened and what to do.
+
+const MESSAGES: Record<string, string> = {
+  BAD_REQUEST: 'The service refused what was sent.',
+  COMPANY_ID_INVALID: 'The company ID must be 32 hexadecimal characters.',
+  COMPANY_NOT_FOUND: 'There is no such company, or it is disabled. Check the company ID.',
+  UNAUTHORIZED: 'Your session has ended. Sign in again.',
+  FORBIDDEN: 'Your role may not do this.',
+  NOT_FOUND: 'Not found: the user, device, session or change is not there (any more).',
+  ALREADY_REGISTERED: 'That phone number or email is held by another account.',
+  OTP_INVALID: 'That login code is not right. Check it and try again.',
+  OTP_EXPIRED: 'That login code has expired, or none was sent. Send a new code.',
+  OTP_ATTEMPTS_EXCEEDED: 'Too many wrong codes. Send a new code, or wait if sending is refused.',
+  TOO_MANY_REQUESTS: 'Too many requests for now.',
+  PAYLOAD_TOO_LARGE: 'What was sent is too large.',
+  PHONE_NOT_VERIFIED: 'The back office needs a sign-in by code or PIN from the last hours. Sign in again.',
+  SMS_DESTINATION_NOT_ALLOWED: 'The company sends no SMS to that number: its country is not allowed, or it is not a mobile line.',
+  SERVICE_UNAVAILABLE: 'The service is busy or a dependency is down. Try again in a moment.',
+  PIN_INVALID: 'Wrong PIN.',
+  PIN_LOCKED: 'The login PIN is locked after too many wrong tries. Sign in with a code: that unlocks it.',
+  IDEMPOTENCY_KEY_REUSED: 'The same request is still at work. Try again in a moment.',
+  LAST_ADMIN: "The company's last admin cannot lose the role. Make another employee admin first.",
+  STATE_CONFLICT: 'The account is not in a state that allows this.',
+  INTERNAL_ERROR: 'The service failed. Try again; if it keeps failing, tell the on-call engineer.',
+  NETWORK_ERROR: 'No answer from the service. Check the connection and try again.',
+};
+
+/** A refusal of the page's own, shown as it is. */
+export class PageMessage extends Error {}
+
+/** The page's sentence for a failure, and what the answer said beyond its code (each field's problem, tries left, when to retry). */
+export function failureText(error: unknown): string {
+  if (error instanceof PageMessage) return error.message;
+  if (!(error instanceof WalletAuthError)) return `The page failed: ${error instanceof Error ? error.message : String(error)}`;
+  const parts = [MESSAGES[error.name] ?? `The service refused (${error.name}).`];
+  const fields = error.data.errors;
+  if (Array.isArray(fields)) {
+    for (const problem of fields as { field?: unknown; detail?: unknown }[])
+      parts.push(`${String(problem.field)}: ${String(problem.detail)}.`);
+  }
+  if (typeof error.data.attempts_left === 'number') parts.push(`${error.data.attempts_left} tries left.`);
+  if (error.retryAfterSeconds !== undefined) parts.push(`Try again in ${wait(error.retryAfterSeconds)}.`);
+  parts.push(`(HTTP ${error.status}, code ${error.codes.join(', ') || 'none'})`);
+  return parts.join(' ');
+}
