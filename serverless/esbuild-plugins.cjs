@@ -1,6 +1,7 @@
 // esbuild plugins for the function bundles (serverless.yml, custom.esbuild.plugins).
 const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { basename, join } = require('node:path');
+const { consolePage } = require('./console-page.cjs');
 
 /**
  * libphonenumber-js ships its numbering plan as a JavaScript object literal (metadata.max.json.js,
@@ -64,4 +65,4 @@ const metafiles = {
   },
 };
 
-module.exports = [phoneMetadataAsJson, middyStreamingOnFirstUse, metafiles];
+module.exports = [phoneMetadataAsJson, middyStreamingOnFirstUse, metafiles, consolePage];

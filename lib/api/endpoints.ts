@@ -86,12 +86,18 @@ export interface PageFunction {
 
 /**
  * The other functions behind HTTP, by the same one name (functions/<kebab>.ts): the issuer's public
- * documents (API contract 3.12), the interactive reference, and the one that answers any other route.
+ * documents (API contract 3.12), the staff's console (3.14), the interactive reference, and the one
+ * that answers any other route.
  */
 export const pages = {
   wellKnown: {
     routes: [`GET ${OPENID_CONFIGURATION_PATH}`, `GET ${JWKS_PATH}`],
     description: "The issuer's discovery document and its keys (API contract 3.12): public, cacheable",
+    memorySize: 256,
+  },
+  console: {
+    routes: ['GET /console', 'GET /console/{asset}'],
+    description: "The company staff's page (API contract 3.14): sign in, find a user, act, keep the company's settings",
     memorySize: 256,
   },
   apiDocs: {

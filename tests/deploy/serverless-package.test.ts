@@ -148,13 +148,22 @@ describe('the packaged CloudFormation', () => {
     });
   });
 
-  it('routes exactly the documented operations, the discovery document and JWKS, and a catch-all on an HTTP API', () => {
+  it('routes exactly the documented operations, the discovery document and JWKS, the console, and a catch-all on an HTTP API', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route')
       .map((route) => route.Properties.RouteKey)
       .sort();
     const documented = Object.values(endpoints).map((endpoint) => `${endpoint.method} ${endpoint.path}`);
     const wellKnown = [`GET ${OPENID_CONFIGURATION_PATH}`, `GET ${JWKS_PATH}`];
-    expect(routes).toEqual(['$default', ...documented, ...wellKnown].sort());
+    const consolePage = ['GET /console', 'GET /console/{asset}'];
+    expect(routes).toEqual(['$default', ...documented, ...wellKnown, ...consolePage].sort());
+  });
+
+  it('gives the console a role that may write its logs and nothing else', () => {
+    expect(
+      statementsOf('ConsoleRole')
+        .flatMap((statement) => statement.Action)
+        .sort(),
+    ).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
   });
 
   it('throttles the stage, and registration (three scrypt hashes per call) tighter, once its route exists', () => {
