@@ -1,0 +1,217 @@
+// The console (API contract 3.14) in a real headless Chromium (tests/harness/chromium.ts) against
+// the run's serverless-offline: signed in by code with the keyboard alone, a customer found and
+// their sessions ended; a recovery started by one admin and approved by another, after a PIN
+// sign-in on a remembered browser; no admin control for support; hostile names shown as text.
+// Controls are found by their accessible names, as anyone's browser tests would.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUpWithDevice } from '../devices/device-helpers.js';
+import { useOfflineService } from '../e2e/offline-server.js';
+import { launchChromium } from '../harness/chromium.js';
+import { invoke, logIn, randomPhoneNumber, signUp } from '../helpers.js';
+import { act, consolePage, employee, nextCode, openAccount, signInByCode, textsTo } from './console-browser.js';
+
+const service = useOfflineService();
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(() => browser?.close());
+
+const STRICT_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; object-src 'none'; " +
+  "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/** What a customer's token gets from the API now: 200 while its session lives, 401 once it ended. */
+async function tokenAnswer(authorization: string): Promise<number> {
+  const response = await fetch(`${service.server.baseUrl}/wallet/v3/reward_promotion/referral_program`, {
+    headers: { CompanyID: service.company.company_id, Authorization: authorization },
+  });
+  return response.status;
+}
+
+/** Everything the page holds across a reload: never a token. */
+const keptAcrossReload = (page: Page) =>
+  page.evaluate<string>('JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage } })');
+/** An expression of the page, evaluated there. */
+const inPage = <Value>(page: Page, expression: string) => page.evaluate<Value>(expression);
+
+describe('the console in a browser', () => {
+  it('signs an employee in by code with the keyboard alone, finds a customer by phone, ends their sessions with a reason: the customer’s token is refused', async () => {
+    const { server, company } = service;
+    const agent = await employee(server, company, 'support');
+    const customer = await signUp(server.local, company);
+    expect(await tokenAnswer(customer.authorization)).toBe(200);
+    const { page, problems } = await consolePage(browser, service.server);
+
+    const answer = await page.goto(`${server.baseUrl}/console`);
+    expect(answer?.headers()['content-security-policy']).toMatch(new RegExp(`^${STRICT_POLICY}`));
+    expect(answer?.headers()).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    });
+
+    // Keyboard alone: the page puts the focus in Company ID; Tab to the dial code (+1 already) and the phone; Enter sends.
+    await page.getByLabel('Company ID').waitFor();
+    expect(await inPage(page, 'document.activeElement?.id')).toBe(await page.getByLabel('Company ID').getAttribute('id'));
+    await page.keyboard.type(company.company_id);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(agent.phoneNumber);
+    const before = textsTo(server, `+1${agent.phoneNumber}`);
+    await page.keyboard.press('Enter');
+    const code = await nextCode(server, `+1${agent.phoneNumber}`, before);
+    // The focus moved to Login code; Enter signs in.
+    await page.getByLabel('Login code').waitFor();
+    await expect.poll(() => inPage(page, 'document.activeElement?.autocomplete')).toBe('one-time-code');
+    await page.keyboard.type(code);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Find a user' }).waitFor();
+    expect(await page.getByText('(support)').count()).toBe(1);
+
+    await openAccount(page, `+1${customer.registration.phone_number}`, 'TICKET-101');
+    expect(await page.getByRole('heading', { level: 2 }).textContent()).toBe(
+      `${customer.registration.first_name} ${customer.registration.last_name}`,
+    );
+    // Masked: the last four digits only.
+    expect(await page.locator('.facts').first().textContent()).not.toContain(String(customer.registration.phone_number));
+    expect(await act(page, 'End sessions', 'TICKET-101 lost phone')).toBe('1 sessions ended.');
+    expect(await tokenAnswer(customer.authorization)).toBe(401);
+    // The view read anew lists the action, by this agent.
+    expect(await page.getByRole('table', { name: /latest 50/ }).textContent()).toContain('sessions_end');
+    expect(await keptAcrossReload(page)).not.toMatch(/eyJ|token/i);
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  it('lets a second admin approve a recovery the first started, after the first signed in again with the PIN alone on a remembered browser', async () => {
+    const { server, company } = service;
+    const [first, second] = [await employee(server, company, 'admin'), await employee(server, company, 'admin')];
+    const customer = await signUp(server.local, company);
+    const customerPhone = `+1${customer.registration.phone_number}`;
+
+    const one = await consolePage(browser, service.server);
+    await signInByCode(one.page, server, company, first, { remember: true });
+    // A reload forgets the session (memory only) and asks for the PIN alone: the device key stayed in IndexedDB.
+    await one.page.reload();
+    await one.page.getByLabel('Login PIN').waitFor();
+    expect(await one.page.getByLabel('Company ID').count()).toBe(0);
+    expect(await keptAcrossReload(one.page)).toBe(
+      JSON.stringify({ local: { 'wallet-console:company-id': company.company_id }, session: {} }),
+    );
+    await one.page.getByLabel('Login PIN').fill(String(first.registration.login_pin));
+    await one.page.getByRole('button', { name: 'Sign in with PIN' }).click();
+    await one.page.getByRole('heading', { name: 'Find a user' }).waitFor();
+
+    await openAccount(one.page, customerPhone, 'TICKET-202');
+    const newNumber = randomPhoneNumber();
+    const started = await act(one.page, 'Start recovery', 'TICKET-202 lost SIM and phone', async (dialog) => {
+      await dialog.getByLabel('New phone number').fill(newNumber);
+    });
+    expect(started).toContain('awaits another admin');
+    // The one who started it cannot approve it.
+    expect(await one.page.getByRole('button', { name: 'Approve recovery' }).count()).toBe(0);
+    expect(await one.page.getByText('another admin must approve it').count()).toBe(1);
+
+    const two = await consolePage(browser, service.server);
+    await signInByCode(two.page, server, company, second);
+    await openAccount(two.page, customerPhone, 'TICKET-202');
+    expect(await two.page.getByRole('button', { name: 'Cancel recovery' }).count()).toBe(1);
+    expect(await act(two.page, 'Approve recovery', 'TICKET-202 identity checked')).toContain('Recovery approved');
+    const change = two.page.getByRole('region', { name: 'Pending phone change' });
+    expect(await change.textContent()).toContain(`•••• ${newNumber.slice(-4)}`);
+    expect(await change.textContent()).toMatch(/Awaiting approvalno/);
+    expect([...one.problems, ...two.problems]).toEqual([]);
+  }, 120_000);
+
+  it('shows a support agent no admin control where an admin sees them; the API refuses support anyway', async () => {
+    const { server, company } = service;
+    const [admin, agent, otherAgent] = [
+      await employee(server, company, 'admin'),
+      await employee(server, company, 'support'),
+      await employee(server, company, 'support'),
+    ];
+    // A disabled customer with a recovery awaiting approval: an admin may enable and approve.
+    const customer = await signUp(server.local, company);
+    const starter = await employee(server, company, 'admin');
+    const starterSession = await logIn(server.local, company, starter);
+    const headers = { CompanyID: company.company_id, Authorization: starterSession };
+    const recover = await invoke(server.local.handlers.adminUsersPhoneRecover, {
+      path: '/r',
+      headers,
+      body: { user_id: customer.userId, dial_code: '+1', phone_number: randomPhoneNumber(), reason: 'setup' },
+    });
+    expect(recover.status, JSON.stringify(recover.body)).toBe(200);
+    const disable = await invoke(server.local.handlers.adminUsersStatus, {
+      path: '/s',
+      headers,
+      body: { user_id: customer.userId, status: 'disabled', reason: 'setup' },
+    });
+    expect(disable.status, JSON.stringify(disable.body)).toBe(200);
+    const ADMIN_CONTROLS = ['Employees and roles', 'Enable', 'Approve recovery', 'Show phone and email'];
+    const shown = async (page: Page) => {
+      const counts = await Promise.all(ADMIN_CONTROLS.map((name) => page.getByRole('button', { name, exact: true }).count()));
+      return ADMIN_CONTROLS.filter((_, index) => counts[index]! > 0);
+    };
+
+    const asAdmin = await consolePage(browser, service.server);
+    await signInByCode(asAdmin.page, server, company, admin);
+    await openAccount(asAdmin.page, customer.userId, 'TICKET-303');
+    expect(await shown(asAdmin.page)).toEqual(ADMIN_CONTROLS);
+
+    const asSupport = await consolePage(browser, service.server);
+    await signInByCode(asSupport.page, server, company, agent);
+    await openAccount(asSupport.page, customer.userId, 'TICKET-303');
+    expect(await shown(asSupport.page)).toEqual([]);
+    // What support may do is there: cancelling the recovery, ending sessions.
+    expect(await asSupport.page.getByRole('button', { name: 'Cancel recovery' }).count()).toBe(1);
+    expect(await asSupport.page.getByRole('button', { name: 'End sessions' }).count()).toBe(1);
+    expect([...asAdmin.problems, ...asSupport.problems]).toEqual([]);
+
+    // And the API: another support agent's fresh session is refused each admin action (403 code 5).
+    const supportSession = await logIn(server.local, company, otherAgent);
+    const post = (path: string, body: Record<string, unknown>) =>
+      fetch(`${server.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { CompanyID: company.company_id, Authorization: supportSession, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ ...body, reason: 'TICKET-303' }),
+      }).then(async (response) => [response.status, ((await response.json()) as { error: number[] }).error]);
+    expect(await post('/wallet/v3/admin/users/status', { user_id: customer.userId, status: 'active' })).toEqual([403, [5]]);
+    expect(await post('/wallet/v3/admin/employees/role', { user_id: agent.userId, role: 'admin' })).toEqual([403, [5]]);
+    expect(await post('/wallet/v3/admin/users/view', { user_id: customer.userId, reveal: 1 })).toEqual([403, [5]]);
+  }, 120_000);
+
+  it('shows a customer whose names and device are markup as text, and nothing of it runs', async () => {
+    const { server, company } = service;
+    const admin = await employee(server, company, 'admin');
+    const names = { first_name: '<img src=x onerror=window.__xss=1>', last_name: '<script>window.__xss=1</script>' };
+    const { account } = await signUpWithDevice(server.local, company, { ...names, device_id: '<img src=x onerror=window.__xss=2>' });
+    const { page, problems } = await consolePage(browser, service.server);
+    await signInByCode(page, server, company, admin);
+
+    await page.getByLabel('Phone, email, user id or referral code').fill(`+1${account.registration.phone_number}`);
+    await page.getByLabel('Reason').fill('TICKET-404');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const whole = `${names.first_name} ${names.last_name}`;
+    await page.getByRole('heading', { name: whole, exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Open account' }).click();
+    await page.getByRole('heading', { name: 'Profile' }).waitFor();
+    expect(await page.getByRole('heading', { level: 2 }).textContent()).toBe(whole);
+    expect(await page.getByRole('table', { name: /Trusted devices/ }).textContent()).toContain(
+      String('<img src=x onerror=window.__xss=2>'),
+    );
+    // The name in a dialog's sentence too.
+    await page.getByRole('button', { name: 'Disable', exact: true }).click();
+    expect(await page.getByRole('dialog').textContent()).toContain(whole);
+    await page.getByRole('dialog').getByRole('button', { name: 'Back' }).click();
+
+    expect(await inPage(page, 'window.__xss')).toBeUndefined();
+    // No element came of the text: the page's one script, no image at all.
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('script').count()).toBe(1);
+    // Nothing was refused by the CSP or Trusted Types either: our own code asked for nothing they block.
+    expect(problems).toEqual([]);
+  }, 90_000);
+});
