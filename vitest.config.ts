@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -74,7 +75,11 @@ export default defineConfig({
         },
       },
       // The client library's own tests (client/tests), against the same shared service.
-      { test: { ...shared, name: 'client', include: ['client/tests/**/*.test.ts'], sequence: { groupOrder: 0 } } },
+      // Its examples import the package by name, as an app would.
+      {
+        resolve: { alias: { '@wallet-auth/client': resolve(import.meta.dirname, 'client/src/index.ts') } },
+        test: { ...shared, name: 'client', include: ['client/tests/**/*.test.ts'], sequence: { groupOrder: 0 } },
+      },
       // One file at a time: two bursts side by side would each measure the other.
       { test: { ...shared, name: 'burst', include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
