@@ -1,6 +1,6 @@
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { paths } from '../../docs/openapi.js';
+import type { paths } from '../../client/src/generated/openapi.js';
 import { lastCodeSentTo, sampleRegistration } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
 import { type DocumentProxy, expectNoViolations, startDocumentProxy, type Violation, violationsOf } from './document-proxy.js';
