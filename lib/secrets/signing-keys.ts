@@ -268,7 +268,7 @@ export class SigningKeys {
   private warnOfAnotherAlgorithm(kid: string, alg: SigningAlgorithm): void {
     if (!this.expected || alg === this.expected.algorithm || this.warnedKid === kid) return;
     this.warnedKid = kid;
-    this.expected.logger.warn('the signing key is not of ACCESS_TOKEN_ALG: it signs until `signing-key:rotate` adds one that is', {
+    this.expected.logger.warn('the signing key is not of ACCESS_TOKEN_ALG: it signs until signing-key:rotate adds one that is', {
       kid,
       alg,
       access_token_alg: this.expected.algorithm,
