@@ -9,9 +9,10 @@ import type { ParameterReader } from './ssm-secret.js';
 
 // The keys access tokens are signed with (API contract 3.12): ES256 (P-256) or RS256 (RSA 2048) key
 // pairs, each named by its `kid` (its RFC 7638 thumbprint) and marked with its `alg`, kept as a key
-// set; a set may hold both while a stage moves from one to the other (ACCESS_TOKEN_ALG). The private set lives where the server
-// secret does (SSM SecureString deployed, a file locally) and only the functions that sign read it;
-// the public set (a plain parameter) is what every function verifies with and what the JWKS lists.
+// set; a set holds both while a stage moves from one to the other (ACCESS_TOKEN_ALG). The private
+// set lives where the server secret does (SSM SecureString deployed, a file locally) and only the
+// functions that sign read it; the public set (a plain parameter) is what every function verifies
+// with and what the JWKS lists.
 //
 // A key signs from its `signs_from`: a rotation publishes a new key NEW_KEY_LEAD_SECONDS before any
 // container signs with it, so a verifier that cached the JWKS knows it first; the key it replaces is
