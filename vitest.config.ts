@@ -24,6 +24,7 @@ const LONGEST_FIRST = [
   'tests/hardening/faults.test.ts',
   'tests/e2e/operations-over-http.test.ts',
   'tests/e2e/deadline-over-http.test.ts',
+  'tests/e2e/rs256-tokens-over-http.test.ts',
   'tests/hardening/hostile-input.test.ts',
   'tests/hardening/chaos.test.ts',
   'tests/otp/answer-time.test.ts',

@@ -174,18 +174,36 @@ function errorTable(): string {
   return ['| code | name | status |', '|---|---|---|', ...rows].join('\n');
 }
 
+const kidSchema: JsonSchema = { type: 'string', description: 'The key’s RFC 7638 thumbprint: the `kid` of the tokens it signs' };
+/** A JWKS entry: an ES256 (P-256) or an RS256 (RSA 2048) public key, by the stage's ACCESS_TOKEN_ALG; both while a stage moves. */
 const jwkSchema: JsonSchema = {
-  type: 'object',
-  required: ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'],
-  properties: {
-    kty: { const: 'EC' },
-    crv: { const: 'P-256' },
-    x: { type: 'string' },
-    y: { type: 'string' },
-    kid: { type: 'string', description: 'The key’s RFC 7638 thumbprint: the `kid` of the tokens it signs' },
-    alg: { const: 'ES256' },
-    use: { const: 'sig' },
-  },
+  oneOf: [
+    {
+      type: 'object',
+      required: ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'],
+      properties: {
+        kty: { const: 'EC' },
+        crv: { const: 'P-256' },
+        x: { type: 'string' },
+        y: { type: 'string' },
+        kid: kidSchema,
+        alg: { const: 'ES256' },
+        use: { const: 'sig' },
+      },
+    },
+    {
+      type: 'object',
+      required: ['kty', 'n', 'e', 'kid', 'alg', 'use'],
+      properties: {
+        kty: { const: 'RSA' },
+        n: { type: 'string', description: 'The 2048-bit modulus, base64url' },
+        e: { type: 'string', description: 'The public exponent, base64url (`AQAB`: 65537)' },
+        kid: kidSchema,
+        alg: { const: 'RS256' },
+        use: { const: 'sig' },
+      },
+    },
+  ],
 };
 
 /** A document a verifier of access tokens reads (lib/sessions/discovery.ts): no CompanyID, no token, cacheable. */
@@ -241,7 +259,7 @@ function verifierPaths(config: Config): Record<string, JsonSchema> {
           claims_supported: { type: 'array', items: { type: 'string' } },
         },
       },
-      openidConfiguration({ config: { ...config, tokenIssuer: 'https://auth.example.com' } }),
+      openidConfiguration({ config: { ...config, tokenIssuer: 'https://auth.example.com' } }, [config.accessTokenAlg]),
     ),
     [JWKS_PATH]: verifierDocument(
       'jwks',
@@ -292,7 +310,8 @@ export function openApiDocument(config: Config): JsonSchema {
           in: 'header',
           name: 'Authorization',
           description:
-            `\`Token <access token>\` (or \`Bearer <access token>\`), from registration, a login or a refresh: an ES256 JWT ` +
+            `\`Token <access token>\` (or \`Bearer <access token>\`), from registration, a login or a refresh: a JWT signed ` +
+            `with ES256 or RS256 (the stage's ACCESS_TOKEN_ALG) ` +
             `valid ${duration(config.accessTokenTtlSeconds)}, over a session that lives ${duration(config.tokenTtlSeconds)} at most ` +
             '(renewed by POST /wallet/v3/auth/token/refresh).',
         },

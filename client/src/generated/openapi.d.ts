@@ -787,7 +787,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -1256,7 +1256,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -1519,7 +1519,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -2467,7 +2467,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -7362,7 +7362,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        keys: {
+                        keys: ({
                             /** @constant */
                             kty: "EC";
                             /** @constant */
@@ -7375,7 +7375,20 @@ export interface operations {
                             alg: "ES256";
                             /** @constant */
                             use: "sig";
-                        }[];
+                        } | {
+                            /** @constant */
+                            kty: "RSA";
+                            /** @description The 2048-bit modulus, base64url */
+                            n: string;
+                            /** @description The public exponent, base64url (`AQAB`: 65537) */
+                            e: string;
+                            /** @description The key’s RFC 7638 thumbprint: the `kid` of the tokens it signs */
+                            kid: string;
+                            /** @constant */
+                            alg: "RS256";
+                            /** @constant */
+                            use: "sig";
+                        })[];
                     };
                 };
             };
