@@ -4,6 +4,7 @@
 // URL and verifies with jose, pinned to RS256; no code of this project is on its side.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { createTokenVerifier } from '../../client/src/index.js';
 import { sampleRegistration } from '../helpers.js';
 import { useOfflineService } from './offline-server.js';
 
@@ -39,6 +40,10 @@ describe('an RS256 stage over HTTP through serverless-offline', () => {
     expect(payload).toMatchObject({ sub: data.user_id, cid: service.company.company_id, amr: ['register'] });
     // A verifier that takes ES256 only refuses it: the algorithm is the stage's.
     await expect(jwtVerify(token, keys, { issuer, audience: 'wallet', algorithms: ['ES256'] })).rejects.toThrow();
+
+    // The client library's verifier for the wallet's services takes it too.
+    const verifier = createTokenVerifier({ issuer, audience: 'wallet', companyId: service.company.company_id });
+    await expect(verifier.verify(token)).resolves.toMatchObject({ userId: data.user_id, companyId: service.company.company_id });
 
     // As API Gateway's JWT authorizer passes it on: "Bearer <token>", which our own routes take too.
     const devices = await fetch(`${service.server.baseUrl}/wallet/v3/auth/devices`, {
