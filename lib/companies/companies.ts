@@ -159,13 +159,21 @@ export async function updateCompanySettings(
     // while both are still as read: a rename and a template change side by side are sized together.
     const current = found(await getCompany(table, companyId));
     const name = settings.name ?? current.name;
-    // Both checked, so that a refusal lists every problem of the command at once.
-    const refusals: string[] = [];
+    // Both checked, so that a refusal lists every problem of the change at once, with every size measured.
+    const refusals: SmsTextRefused[] = [];
     const smsText = refusedInto(refusals, () => changedSmsText(current.sms_text, settings.sms_text ?? {}, name, codeTtlSeconds));
     const warnings = refusedInto(refusals, () =>
       changedPhoneChangeTexts(current.sms_text?.phone_change_texts, settings.phone_change_texts ?? [], name),
     );
-    if (!smsText || !warnings) throw new SmsTextRefused(refusals.join('\n'));
+    if (!smsText || !warnings) {
+      throw new SmsTextRefused(
+        refusals.flatMap(({ problems }) => problems),
+        {
+          codeTexts: smsText?.sizes ?? refusals.find(({ sizes }) => sizes.codeTexts)?.sizes.codeTexts,
+          phoneChangeTexts: warnings?.sizes ?? refusals.find(({ sizes }) => sizes.phoneChangeTexts)?.sizes.phoneChangeTexts,
+        },
+      );
+    }
     const stored = withPhoneChangeTexts(smsText.settings, warnings.texts);
     const updated = await updateCompany(
       table,
@@ -179,12 +187,12 @@ export async function updateCompanySettings(
 }
 
 /** The check's result, or undefined with its refusal kept in refusals. */
-function refusedInto<T>(refusals: string[], check: () => T): T | undefined {
+function refusedInto<T>(refusals: SmsTextRefused[], check: () => T): T | undefined {
   try {
     return check();
   } catch (error) {
     if (!(error instanceof SmsTextRefused)) throw error;
-    refusals.push(error.message);
+    refusals.push(error);
     return undefined;
   }
 }
