@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { CompanySettings } from '../lib/companies/companies.js';
+import { type CompanySettings, EVERY_COUNTRY_WARNING } from '../lib/companies/companies.js';
 import {
   COMPANY_LIMITS,
   type CompanyLimitAttribute,
@@ -7,7 +7,7 @@ import {
   companyLimits,
   isCompanyLimitValue,
 } from '../lib/companies/company-limits.js';
-import { EVERY_COUNTRY_WARNING, smsCountryCode, unknownSmsCountries } from '../lib/companies/sms-countries.js';
+import { smsCountryCode, unknownSmsCountries } from '../lib/companies/sms-countries.js';
 import type { Config } from '../lib/config.js';
 import { HEX_ID_PATTERN } from '../lib/ids.js';
 import type { SmsSize } from '../lib/sms/sms-segments.js';

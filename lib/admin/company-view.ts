@@ -1,8 +1,7 @@
 import type { App } from '../app-context.js';
-import { COMPANY_NAME_MAX_LENGTH, type Company } from '../companies/companies.js';
+import { COMPANY_NAME_MAX_LENGTH, type Company, EVERY_COUNTRY_WARNING } from '../companies/companies.js';
 import { COMPANY_LIMIT_ATTRIBUTES, COMPANY_LIMITS, type CompanyLimitAttribute, limitsInForce } from '../companies/company-limits.js';
 import { BUILT_IN_PHONE_CHANGE_TEXT, measuredPhoneChangeTexts } from '../companies/phone-change-texts.js';
-import { EVERY_COUNTRY_WARNING } from '../companies/sms-countries.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { SMS_SEGMENT_UNITS } from '../sms/sms-segments.js';

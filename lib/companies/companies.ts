@@ -62,6 +62,10 @@ export function companyName(name: string): string | undefined {
  */
 const LONGEST_TWO_DIGIT_TTL_SECONDS = 99 * 60;
 
+/** What whoever sets the countries is told while SMS may go to every one (sms_countries absent). */
+export const EVERY_COUNTRY_WARNING =
+  'SMS may go to every country. Each destination costs up to tens of cents a message and is the favourite target of SMS pumping';
+
 /** What an operator sets on a company (contract 6); absent fields are left as they are. */
 export interface CompanySettings {
   /** Checked with every code text the company sends, as an SMS text change is. */

@@ -2,6 +2,7 @@ import { phonePlan } from '../users/phone-number.js';
 
 // The countries a company's SMS may go to (API contract 6): ISO 3166 alpha-2 codes of countries
 // that have phone numbers, or every country. One rule for the operator commands and the back office.
+// It holds the numbering plan (loaded on first use): only what changes the countries imports it.
 
 /** The alpha-2 code as the company keeps it: trimmed, upper case. */
 export const smsCountryCode = (code: string): string => code.trim().toUpperCase();
@@ -12,7 +13,3 @@ export async function unknownSmsCountries(codes: readonly string[]): Promise<str
   const known = new Set((await phonePlan()).countriesWithNumbers());
   return codes.filter((code) => !known.has(code));
 }
-
-/** A warning worth giving whoever sets the countries: SMS may go to every country. */
-export const EVERY_COUNTRY_WARNING =
-  'SMS may go to every country. Each destination costs up to tens of cents a message and is the favourite target of SMS pumping';
