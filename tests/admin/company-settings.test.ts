@@ -247,9 +247,13 @@ describe('company/update', () => {
     const before = await stored();
     const answer = await update({ name: 'न'.repeat(150) });
     expectFailure(answer, 400, 1);
-    expect(answer.body.data.errors).toEqual(
-      expect.arrayContaining([expect.objectContaining({ field: 'name', detail: expect.stringContaining('SMS') })]),
-    );
+    // Each stored text the new name pushes over: the code texts (en, hi) and the Hindi warning, all on name.
+    expect(answer.body.data.errors).toEqual([
+      expect.objectContaining({ field: 'name', detail: expect.stringMatching(/^template en: the message would need \d SMS/) }),
+      expect.objectContaining({ field: 'name', detail: expect.stringMatching(/^template hi: the message would need \d SMS/) }),
+      expect.objectContaining({ field: 'name', detail: expect.stringMatching(/^phone-change text hi: the message would need \d SMS/) }),
+    ]);
+    expect(answer.body.data.phone_change_sizes.hi.segments).toBeGreaterThan(2);
     expect(await stored()).toEqual(before);
   });
 
