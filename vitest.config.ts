@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -23,6 +24,7 @@ const LONGEST_FIRST = [
   'tests/hardening/faults.test.ts',
   'tests/e2e/operations-over-http.test.ts',
   'tests/e2e/deadline-over-http.test.ts',
+  'tests/e2e/rs256-tokens-over-http.test.ts',
   'tests/hardening/hostile-input.test.ts',
   'tests/hardening/chaos.test.ts',
   'tests/otp/answer-time.test.ts',
@@ -74,7 +76,11 @@ export default defineConfig({
         },
       },
       // The client library's own tests (client/tests), against the same shared service.
-      { test: { ...shared, name: 'client', include: ['client/tests/**/*.test.ts'], sequence: { groupOrder: 0 } } },
+      // Its examples import the package by name, as an app would.
+      {
+        resolve: { alias: { '@wallet-auth/client': resolve(import.meta.dirname, 'client/src/index.ts') } },
+        test: { ...shared, name: 'client', include: ['client/tests/**/*.test.ts'], sequence: { groupOrder: 0 } },
+      },
       // One file at a time: two bursts side by side would each measure the other.
       { test: { ...shared, name: 'burst', include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],

@@ -64,7 +64,10 @@ export function createApp(config: Config, parts: AppParts = {}): App {
       clock,
       compare: parts.compareSecrets,
     }),
-    signingKeys: new SigningKeys(parts.signingKeySources ?? signingKeySources(config, ssmReader), config.accessTokenTtlSeconds, clock),
+    signingKeys: new SigningKeys(parts.signingKeySources ?? signingKeySources(config, ssmReader), config.accessTokenTtlSeconds, clock, {
+      algorithm: config.accessTokenAlg,
+      logger,
+    }),
     companies: new ActiveCompanies(table, clock, config.companyCacheSeconds),
     sms: parts.sms ?? createSmsSender(config),
     fullSendShards: new FullSendShards(),

@@ -29,6 +29,10 @@ export type Environment = Record<string, string | undefined>;
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** The algorithms access tokens may be signed with (API contract 3.12, amended): ECDSA P-256, or RSA 2048 for API Gateway's JWT authorizer. */
+export const SIGNING_ALGORITHMS = ['ES256', 'RS256'] as const;
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+
 export const LOCAL_STAGE = SETTINGS.STAGE.default;
 /** How many versions of the server secret verify unless SECRET_VERSIONS_KEPT says otherwise. */
 export const DEFAULT_SECRET_VERSIONS_KEPT = SETTINGS.SECRET_VERSIONS_KEPT.default;
@@ -154,7 +158,7 @@ class Reader {
     if (raw === '') return fallback;
     const match = values.find((value) => value.toLowerCase() === raw.toLowerCase());
     if (!match) {
-      this.problems.push(`${name} must be one of ${values.join(', ')}`);
+      this.problems.push(`${name} must be one of ${values.join(', ')}, not ${JSON.stringify(raw)}`);
       return fallback;
     }
     return match;
@@ -190,6 +194,8 @@ export function readConfig(env: Environment = process.env) {
     secretVersionsKept: read.integer('SECRET_VERSIONS_KEPT'),
     tokenTtlSeconds: read.integer('TOKEN_TTL_SECONDS'),
     accessTokenTtlSeconds: read.integer('ACCESS_TOKEN_TTL_SECONDS'),
+    /** The algorithm of the keys this stage makes (signing-key:rotate, a first start); the newest key of the set signs, whatever its own. */
+    accessTokenAlg: read.oneOf('ACCESS_TOKEN_ALG', SIGNING_ALGORITHMS, SETTINGS.ACCESS_TOKEN_ALG.default),
     // serverless.yml sets it on every deployed function; an operator command that signs no token may go without.
     tokenIssuer: read.text('TOKEN_ISSUER', read.deployed ? '' : `http://localhost:${read.text('PORT')}`).replace(/\/+$/, ''),
     tokenAudience: read.text('TOKEN_AUDIENCE'),

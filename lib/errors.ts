@@ -1,4 +1,5 @@
 import type { LimitName } from './observability/metrics.js';
+import type { SmsSize } from './sms/sms-segments.js';
 
 // The one table of error codes (API contract, section 4) and the typed error the domain throws.
 
@@ -71,6 +72,10 @@ interface AppErrorOptions {
 /** Fields a failure may add to its data. */
 export interface FailureDetails {
   attempts_left?: number;
+  /** A refused company/update: each code text's size in SMS as measured, by language. */
+  sms_sizes?: Record<string, SmsSize>;
+  /** A refused company/update: each phone-change warning's size in SMS as measured, by language. */
+  phone_change_sizes?: Record<string, SmsSize>;
 }
 
 /** An expected failure: the HTTP chain answers it with its code and status, nothing else. */

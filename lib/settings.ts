@@ -113,6 +113,11 @@ export const SETTINGS = {
     deployed: { min: 60, max: 3600, why: 'how long a service that checks tokens offline takes one after its session ended' },
     means: 'an access token’s lifetime',
   },
+  ACCESS_TOKEN_ALG: {
+    default: 'ES256',
+    means:
+      'the algorithm of the keys `signing-key:rotate` (without `--alg`) and a first start make: `ES256`, or `RS256` (RSA 2048), which API Gateway’s JWT authorizer verifies; the newest key signs, whatever its own (operations.md)',
+  },
   TOKEN_TTL_SECONDS: {
     default: 30 * DAY,
     min: 1,

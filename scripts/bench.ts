@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { systemClock } from '../lib/clock.js';
 import { createLocalTable, freePort, startLocalDynamoDb } from '../tests/harness/dynamodb-local.js';
 import { type LocalEnvironmentOptions, localConfig } from '../tests/harness/environment.js';
 import { inProcessService } from '../tests/harness/in-process-service.js';
@@ -16,13 +17,14 @@ import { dollars, kilobytes, table } from './bench/report.js';
 import { runScenarios } from './bench/scenarios.js';
 import { measureSecretCost } from './bench/secret-cost.js';
 import { round } from './bench/stats.js';
-import { type AccessTokenCost, measureAccessTokens, TOKEN_FUNCTION_MEMORY_MB } from './bench/token-cost.js';
+import { type AccessTokenCost, describeAccessTokens, measureAccessTokenAlgorithms } from './bench/token-cost.js';
 import type { ScenarioResult } from './bench/warm-latency.js';
 
 // npm run bench: bundle sizes, cold init against an SDK-only floor, warm latency and DynamoDB
 // work per endpoint and outcome, hashing and access token signature cost, and the cost of a
 // million calls. Prints the tables and writes bench/results.json. See docs/performance.md for
-// how to read them.
+// how to read them. `--only tokens` measures the access tokens alone (ES256 and RS256, a few
+// seconds, no DynamoDB Local) and writes nothing.
 
 const LIMITS = { initRatio: 1.25, zipBytes: 500 * 1024, totalSeconds: 600, refreshDollarsPerMillion: 3, answerTimeMs: 10 };
 
@@ -37,8 +39,13 @@ const { values: options } = parseArgs({
     'token-calls': { type: 'string', default: '2000' },
     'publish-batches': { type: 'string', default: '50' },
     output: { type: 'string', default: 'bench/results.json' },
+    only: { type: 'string' },
   },
 });
+if (options.only !== undefined && options.only !== 'tokens') {
+  process.stderr.write('--only takes one part: tokens (the access tokens, ES256 and RS256)\n');
+  process.exit(2);
+}
 const calls = Number(options.calls);
 const coldRuns = Number(options['cold-runs']);
 const secretRuns = Number(options['secret-runs']);
@@ -70,7 +77,7 @@ const BENCH_SETTINGS = {
 
 async function warmPhase(): Promise<{
   hashing: HashTimings;
-  accessTokens: AccessTokenCost;
+  accessTokens: AccessTokenCost[];
   scenarios: ScenarioResult[];
   answerTime: AnswerTime;
 }> {
@@ -93,8 +100,8 @@ async function warmPhase(): Promise<{
     const service = inProcessService(config);
     progress('hashing: OWASP scrypt settings, PIN settings and the configured ones');
     const hashing = await measureHashing(service.app.keys, Number(options['hash-runs']));
-    progress(`access tokens: ${options['token-calls']} signings and checks of each kind`);
-    const accessTokens = await measureAccessTokens(service.app, Number(options['token-calls']));
+    progress(`access tokens: ${options['token-calls']} signings and checks of each kind, ES256 and RS256`);
+    const accessTokens = await measureAccessTokenAlgorithms(service.app, Number(options['token-calls']));
     const restoreStdout = dropMetricLines();
     try {
       const scenarios = await runScenarios(service, calls, Number(options['real-hash-calls']), progress);
@@ -359,34 +366,7 @@ async function main() {
       '\n',
   );
 
-  out(
-    `Access tokens: ${accessTokens.algorithm} with ${accessTokens.library}, ${accessTokens.tokenBytes}-byte tokens; ` +
-      `one call at a time, median of ${accessTokens.batches} batches`,
-  );
-  out(
-    table(
-      [
-        'operation',
-        'calls',
-        'µs per call',
-        'CPU µs per call',
-        `Lambda ms per 1000 at ${TOKEN_FUNCTION_MEMORY_MB} MB`,
-        `$ per 1M at ${TOKEN_FUNCTION_MEMORY_MB} MB`,
-      ],
-      accessTokens.operations.map((entry) => [
-        entry.operation,
-        entry.calls,
-        entry.usPerCall,
-        entry.cpuUsPerCall,
-        entry.lambdaMsPer1000At512Mb,
-        entry.lambdaDollarsPerMillionAt512Mb,
-      ]),
-    ),
-  );
-  out(
-    `A container's first signing ${accessTokens.firstSignMs} ms, first check ${accessTokens.firstVerifyMs} ms (its key set read and imported; ` +
-      `again every 5 minutes). Lambda ms: CPU time at a ${TOKEN_FUNCTION_MEMORY_MB} MB function's share of a vCPU.\n`,
-  );
+  out(describeAccessTokens(accessTokens));
 
   out(
     `Cost of one million calls, USD, ${PRICES.region} list prices as of ${PRICES.asOf} (see scripts/bench/prices.ts; check before quoting)`,
@@ -437,7 +417,13 @@ async function main() {
   out(
     `EventBridge $${PRICES.eventBridgePerEntryChunk * 1e6} per million entries (64 KB chunks; an event is under 1 KB); the stream's reads by a Lambda trigger are free.\n`,
   );
-  out(`A login per million: by OTP (login_phone + verify_otp) $${dollars(otpLogin)}; by PIN (login_pin) $${dollars(pinLogin)}.`);
+  // The warm rows sign with the bench stage's ES256 key: RS256 adds its signing's difference.
+  const [es256, rs256] = accessTokens;
+  const rs256Adds = (rs256?.signingDollarsPerMillionLogins ?? Number.NaN) - (es256?.signingDollarsPerMillionLogins ?? Number.NaN);
+  out(
+    `A login per million: by OTP (login_phone + verify_otp) $${dollars(otpLogin)}; by PIN (login_pin) $${dollars(pinLogin)} ` +
+      `(signed ES256; an RS256 stage's signing adds $${rs256Adds.toFixed(3)}).`,
+  );
   out(`A refresh per million: $${dollars(refresh)}; with an Idempotency-Key $${dollars(keyedRefresh)}.\n`);
 
   out(
@@ -488,4 +474,18 @@ async function main() {
   }
 }
 
-await main();
+/** --only tokens: the access tokens' tables alone, on the bench stage's settings (no table is called, nothing is written). */
+async function tokensOnly() {
+  const config = localConfig({
+    stage: 'bench',
+    dynamodbEndpoint: 'http://127.0.0.1:9',
+    outboxFile: join(tmpdir(), 'wallet-bench-outbox-unused.jsonl'),
+    logLevel: 'WARN',
+    settings: BENCH_SETTINGS,
+  });
+  progress(`access tokens: ${options['token-calls']} signings and checks of each kind, ES256 and RS256`);
+  const accessTokens = await measureAccessTokenAlgorithms({ config, clock: systemClock }, Number(options['token-calls']));
+  process.stdout.write(`\n${describeAccessTokens(accessTokens)}\n(--only tokens: ${options.output} not written)\n`);
+}
+
+await (options.only === 'tokens' ? tokensOnly() : main());

@@ -24,7 +24,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
     if (!name) throw new OptionError(`--name is required, 1 to ${COMPANY_NAME_MAX_LENGTH} characters`);
     settings = {
       require_verified_phone: values['require-verified-phone'] ?? false,
-      sms_countries: smsCountriesOption(values['sms-countries']),
+      sms_countries: await smsCountriesOption(values['sms-countries']),
     };
   } catch (error) {
     io.err(`${(error as Error).message}\n${USAGE}`);

@@ -1,7 +1,13 @@
 import { parseArgs } from 'node:util';
-import { getCountries } from 'libphonenumber-js';
-import type { CompanySettings } from '../lib/companies/companies.js';
-import { type CompanyLimitAttribute, type CompanyLimits, companyLimits } from '../lib/companies/company-limits.js';
+import { type CompanySettings, EVERY_COUNTRY_WARNING } from '../lib/companies/companies.js';
+import {
+  COMPANY_LIMITS,
+  type CompanyLimitAttribute,
+  type CompanyLimits,
+  companyLimits,
+  isCompanyLimitValue,
+} from '../lib/companies/company-limits.js';
+import { smsCountryCode, unknownSmsCountries } from '../lib/companies/sms-countries.js';
 import type { Config } from '../lib/config.js';
 import { HEX_ID_PATTERN } from '../lib/ids.js';
 import type { SmsSize } from '../lib/sms/sms-segments.js';
@@ -9,9 +15,8 @@ import type { SmsTextChanges } from '../lib/sms/sms-text.js';
 import type { CompanyRecord } from '../lib/store/company-store.js';
 
 // The company settings the operator commands take (company:create, company:update), checked the
-// same way by both. Each command prints a JSON object as its last line; problems go to stderr.
-
-const COUNTRIES = new Set<string>(getCountries());
+// same way by both, by the rules the back office's company/update applies too (lib/companies/).
+// Each command prints a JSON object as its last line; problems go to stderr.
 
 export class OptionError extends Error {}
 
@@ -32,11 +37,11 @@ export function companyAndUserOptions(argv: string[]): { companyId: string; user
 }
 
 /** "IN,US" or "all" as sms_countries: ISO 3166 alpha-2 codes that have phone numbers. */
-export function smsCountriesOption(value: string | undefined): CompanySettings['sms_countries'] {
+export async function smsCountriesOption(value: string | undefined): Promise<CompanySettings['sms_countries']> {
   if (value === undefined) return undefined;
   if (value.trim().toLowerCase() === 'all') return 'all';
-  const codes = value.split(',').map((code) => code.trim().toUpperCase());
-  const unknown = codes.filter((code) => !COUNTRIES.has(code));
+  const codes = value.split(',').map(smsCountryCode);
+  const unknown = await unknownSmsCountries(codes);
   if (unknown.length || codes.length === 0) {
     throw new OptionError(
       `--sms-countries takes ISO 3166 alpha-2 codes with phone numbers (such as IN,US) or all; not ${unknown.join(', ') || 'empty'}`,
@@ -52,13 +57,13 @@ export function onOffOption(name: string, value: string | undefined): boolean | 
   throw new OptionError(`--${name} takes on or off`);
 }
 
-/** The company limits' options (company-limits.ts), each N or "default" (the configured one). */
-export const LIMIT_OPTIONS: Record<string, { attribute: CompanyLimitAttribute; min: number }> = {
-  'sms-per-hour': { attribute: 'sms_per_hour', min: 1 },
-  'sms-per-prefix-per-hour': { attribute: 'sms_per_prefix_per_hour', min: 0 },
-  'sends-per-address-per-hour': { attribute: 'sends_per_address_per_hour', min: 0 },
-  'verifies-per-address': { attribute: 'verifies_per_address', min: 0 },
-};
+/** The company limits' options (company-limits.ts, where each one's least value is), each N or "default" (the configured one). */
+export const LIMIT_OPTIONS: Record<string, { attribute: CompanyLimitAttribute; min: number }> = Object.fromEntries(
+  Object.entries(COMPANY_LIMITS).map(([attribute, { min }]) => [
+    attribute.replaceAll('_', '-'),
+    { attribute: attribute as CompanyLimitAttribute, min },
+  ]),
+);
 
 /** The limits given as options, as settings; undefined when none is given. */
 export function limitsOption(values: Record<string, unknown>): CompanySettings['limits'] {
@@ -68,7 +73,7 @@ export function limitsOption(values: Record<string, unknown>): CompanySettings['
     if (typeof value !== 'string') continue;
     const number = Number(value.trim());
     if (value.trim() === 'default') limits[attribute] = 'default';
-    else if (value.trim() !== '' && Number.isSafeInteger(number) && number >= min) limits[attribute] = number;
+    else if (value.trim() !== '' && isCompanyLimitValue(attribute, number)) limits[attribute] = number;
     else throw new OptionError(`--${option} takes a whole number of at least ${min}${min === 0 ? ' (0: no limit)' : ''}, or default`);
   }
   return Object.keys(limits).length ? limits : undefined;
@@ -108,10 +113,7 @@ export function reportSmsSizes(sizes: Record<string, SmsSize>, warnings: string[
 /** Warns the operator (on stderr) when SMS may go to every country. */
 export function warnIfEveryCountry(countries: string[] | undefined, err: (line: string) => void = console.error): void {
   if (!countries) {
-    err(
-      'warning: SMS may go to every country. Each destination costs up to tens of cents a message and is the favourite target of SMS pumping; ' +
-        'limit it with --sms-countries (npm run company:update -- --company ID --sms-countries IN,US).',
-    );
+    err(`warning: ${EVERY_COUNTRY_WARNING}; limit it with --sms-countries (npm run company:update -- --company ID --sms-countries IN,US).`);
   }
 }
 

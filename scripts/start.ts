@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createApp } from '../lib/app.js';
 import { DUMMY_CREDENTIALS } from '../lib/aws/clients.js';
-import { LOCAL_DYNAMODB_PORT, LOCAL_STAGE, readConfig } from '../lib/config.js';
+import { LOCAL_DYNAMODB_PORT, LOCAL_STAGE, readConfig, type SigningAlgorithm } from '../lib/config.js';
 import { createLogger } from '../lib/observability/logger.js';
 import { newKeySet } from '../lib/secrets/signing-keys.js';
 import { demoCompanyId } from '../tests/harness/demo-company.js';
@@ -33,11 +33,12 @@ function localSecretFile(): string {
   return file;
 }
 
-/** The local signing key set, made once with one key and kept (npm run signing-key:rotate adds keys to it). */
-function localSigningKeysFile(): string {
-  const file = resolve(dataDir, 'signing-keys.json');
-  if (!existsSync(file)) writeFileSync(file, JSON.stringify(newKeySet(Math.floor(Date.now() / 1000)), null, 2), { mode: 0o600 });
-  return file;
+/**
+ * The local signing key set, made once with one key of ACCESS_TOKEN_ALG and kept (npm run
+ * signing-key:rotate adds keys to it, of another algorithm with --alg).
+ */
+function ensureLocalSigningKeys(file: string, alg: SigningAlgorithm): void {
+  if (!existsSync(file)) writeFileSync(file, JSON.stringify(newKeySet(Math.floor(Date.now() / 1000), alg), null, 2), { mode: 0o600 });
 }
 
 /**
@@ -140,23 +141,27 @@ async function main(): Promise<void> {
     deadLettersFile: resolve(dataDir, 'events-dead-letters.jsonl'),
     busName: eventBusName,
   });
+  const signingKeysFile = resolve(dataDir, 'signing-keys.json');
   const env = localEnvironment({
     stage: LOCAL_STAGE,
     tableName: process.env.TABLE_NAME || `wallet-auth-${LOCAL_STAGE}`,
     dynamodbEndpoint: endpoint,
     outboxFile,
     serverSecretFile: localSecretFile(),
-    signingKeysFile: localSigningKeysFile(),
+    signingKeysFile,
     logLevel: process.env.LOG_LEVEL,
     settings: {
       PORT: port,
+      ACCESS_TOKEN_ALG: process.env.ACCESS_TOKEN_ALG,
       ...queue?.environment,
       EVENT_BUS_NAME: eventBusName,
       EVENTBRIDGE_ENDPOINT: sink.endpoint,
       EVENTS_DLQ_URL: sink.queueUrl,
     },
   });
-  const app = createApp(readConfig(env));
+  const config = readConfig(env);
+  ensureLocalSigningKeys(signingKeysFile, config.accessTokenAlg);
+  const app = createApp(config);
   await createLocalTable(endpoint, app.table.name);
   const companyId = await demoCompanyId(app, resolve(dataDir, 'demo-company.json'));
   log(`demo company: ${companyId} (also in .data/demo-company.json)`);

@@ -79,7 +79,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
       name,
       status,
       require_verified_phone: onOffOption('require-verified-phone', values['require-verified-phone']),
-      sms_countries: smsCountriesOption(values['sms-countries']),
+      sms_countries: await smsCountriesOption(values['sms-countries']),
       limits: limitsOption(values),
       sms_text: smsTextOptions(values),
       phone_change_texts: phoneChangeTextOptions(values['phone-change-text']),

@@ -48,6 +48,46 @@ module.exports = {
     secret: true,
     signingKeys: 'verify',
   },
+  // The company's settings (API contract 3.14, 6 and 7), admin only: the view reads the company (as
+  // every function does) and writes its record in the company's log; the update writes the settings
+  // company:update writes, never the status, in one transaction with its record.
+  adminCompanyView: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['PutItem'], keys: ['staffLog'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  adminCompanyUpdate: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['company'],
+        attributes: [
+          'name',
+          'require_verified_phone',
+          'sms_countries',
+          'sms_text',
+          'sms_per_hour',
+          'sms_per_prefix_per_hour',
+          'sends_per_address_per_hour',
+          'verifies_per_address',
+          'updated_at',
+        ],
+      },
+      { actions: ['PutItem'], keys: ['staffLog'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
   // The back office's actions on a user (API contract 3.14): each writes, beside its change, the
   // record of the action and notice 8 in the user's list (with its unread count).
   adminUsersSessionsEnd: {

@@ -70,6 +70,20 @@ describe('the access tokens’ issuer', () => {
   });
 });
 
+describe('the access tokens’ algorithm (ACCESS_TOKEN_ALG)', () => {
+  it('is ES256 unless set, RS256 when asked, and anything else refuses to start, naming what was given', () => {
+    expect(deployed({}).accessTokenAlg).toBe('ES256');
+    expect(deployed({ ACCESS_TOKEN_ALG: 'RS256' }).accessTokenAlg).toBe('RS256');
+    expect(onLocalTable({ ACCESS_TOKEN_ALG: 'RS256' }).accessTokenAlg).toBe('RS256');
+    for (const value of ['HS256', 'none', 'PS256', 'RS512', 'ES256K']) {
+      expect(problemsOf(() => deployed({ ACCESS_TOKEN_ALG: value }))).toEqual([
+        `ACCESS_TOKEN_ALG must be one of ES256, RS256, not "${value}"`,
+      ]);
+      expect(problemsOf(() => onLocalTable({ ACCESS_TOKEN_ALG: value }))).toHaveLength(1);
+    }
+  });
+});
+
 describe('the security limits on a deployed stage', () => {
   it('takes the defaults', () => {
     expect(problemsOf(() => deployed({}))).toEqual([]);

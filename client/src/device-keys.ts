@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { base64 } from './random.js';
 
 // The key a device proves itself with (API contract 3.6): P-256, made where it cannot be read back.

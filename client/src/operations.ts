@@ -83,6 +83,8 @@ export const OPERATION_HELPERS = {
     startRecovery: 'adminUsersPhoneRecover',
     approveRecovery: 'adminUsersPhoneApprove',
     cancelRecovery: 'adminUsersPhoneCancel',
+    viewCompany: 'adminCompanyView',
+    updateCompany: 'adminCompanyUpdate',
   },
 } as const satisfies Record<string, Record<string, OperationId>>;
 

@@ -87,10 +87,12 @@ describe('client.request', () => {
     expect(recorder.calls.filter((call) => call.url.endsWith('/wallet/v3/auth/devices'))).toHaveLength(20);
   });
 
-  it('forgets the session and says so when the service ends it', async () => {
+  it('keeps a session answered through request(), and forgets it, saying so, when a logout ends it', async () => {
     let ended = 0;
     const client = service.client({ onSessionEnd: () => ended++ });
-    await client.auth.register(service.registration() as never);
+    // A session that came through request(), not a helper, is kept all the same.
+    await client.request('POST', REGISTER, service.registration());
+    expect(await client.auth.signedIn()).toBe(true);
     await client.auth.logout();
     expect(ended).toBe(1);
     expect(await client.auth.signedIn()).toBe(false);

@@ -8,7 +8,7 @@ import type { LabelledItem } from '../store/transactions.js';
 import { getUser, type UserRecord } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
 import { UserType } from '../users/user-types.js';
-import { type StaffAction, staffActionOnUser } from './staff-actions.js';
+import { type ActionOnUser, staffActionOnUser } from './staff-actions.js';
 import { requireStaff, type Staff, staffReason } from './staff-gate.js';
 
 // The user a back-office action names (API contract 3.14): a user of the employee's company (the
@@ -45,7 +45,7 @@ export async function actionTarget(app: App, staff: Staff, companyId: string, us
 export async function beginActionOnUser(
   app: App,
   call: { principal: Principal; body: { user_id: string; reason: string } },
-  action: Exclude<StaffAction, 'search' | 'view'>,
+  action: ActionOnUser,
   allowed: readonly StaffRole[] = ['support', 'admin'],
 ) {
   const { companyId } = call.principal;

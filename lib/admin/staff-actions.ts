@@ -6,10 +6,10 @@ import { audit } from '../observability/audit.js';
 import { type StaffActionRecord, staffActionPuts } from '../store/staff-store.js';
 import type { TransactItem } from '../store/transactions.js';
 
-// The record of every back-office search, view and action (API contract 3.14): who, what, on whom,
-// when and why, written in the same transaction as what it records (a search or a view, which
-// write nothing else, write it alone). The table's stream makes each one an admin.action event,
-// without the reason; the reason stays in the record and the audit log.
+// The record of every back-office search, view and action (API contract 3.14): who, what, on whom
+// (when it names a user), when and why, written in the same transaction as what it records (a
+// search or a view, which write nothing else, write it alone). The table's stream makes each one an
+// admin.action event, without the reason; the reason stays in the record and the audit log.
 
 /** The actions' names, in records and events alike. */
 export const STAFF_ACTIONS = [
@@ -23,8 +23,14 @@ export const STAFF_ACTIONS = [
   'phone_approve',
   'phone_cancel',
   'role',
+  // The company's settings (admin): they name no user, so they are kept in the company's log only.
+  'company_view',
+  'company_update',
 ] as const;
 export type StaffAction = (typeof STAFF_ACTIONS)[number];
+
+/** The actions that change a user's account: each puts notice 8 in the user's list. */
+export type ActionOnUser = Exclude<StaffAction, 'search' | 'view' | 'company_view' | 'company_update'>;
 
 /** An action about to be recorded: its record and the items that keep it. */
 export function staffActionRecord(
@@ -49,7 +55,7 @@ export function staffActionRecord(
  */
 export function staffActionOnUser(
   app: Pick<App, 'clock' | 'table'>,
-  entry: { companyId: string; actorId: string; action: Exclude<StaffAction, 'search' | 'view'>; userId: string; reason: string },
+  entry: { companyId: string; actorId: string; action: ActionOnUser; userId: string; reason: string },
   /** The unread count's shard of notice 8, when the action's transaction adds another notice (distinctUnreadShards). */
   unreadShard?: number,
 ): { record: StaffActionRecord; writes: TransactItem[] } {

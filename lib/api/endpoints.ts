@@ -1,5 +1,7 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../sessions/discovery.js';
+import { adminCompanyUpdateEndpoint } from './admin-company-update-endpoint.js';
+import { adminCompanyViewEndpoint } from './admin-company-view-endpoint.js';
 import { adminEmployeeRoleEndpoint } from './admin-employee-role-endpoint.js';
 import { adminUsersDevicesRemoveEndpoint } from './admin-users-devices-remove-endpoint.js';
 import { adminUsersPhoneApproveEndpoint } from './admin-users-phone-approve-endpoint.js';
@@ -69,6 +71,8 @@ export const endpoints = {
   adminUsersDevicesRemove: adminUsersDevicesRemoveEndpoint,
   adminUsersRestore: adminUsersRestoreEndpoint,
   adminUsersView: adminUsersViewEndpoint,
+  adminCompanyView: adminCompanyViewEndpoint,
+  adminCompanyUpdate: adminCompanyUpdateEndpoint,
 } as const satisfies Record<string, Endpoint>;
 
 export type OperationName = keyof typeof endpoints;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CREDENTIAL_REPLAY_SECONDS, IDEMPOTENCY_WINDOW_SECONDS } from '../call.js';
 import type { Config } from '../config.js';
-import { ErrorCodes, type ErrorName, StatusNames } from '../errors.js';
+import { ErrorCodes, type ErrorName, type FailureDetails, StatusNames } from '../errors.js';
 import { API_TAGS, byteSize, duration, type Endpoint } from '../http/endpoint.js';
 import { chainErrors } from '../http/middleware.js';
 import { HEX_ID_PATTERN } from '../ids.js';
@@ -33,8 +33,36 @@ export const fieldErrorSchema: JsonSchema = {
   additionalProperties: false,
 };
 
-/** The failure envelope for one status (0: any status), listing the codes it can carry. */
-export function failureEnvelope(status: number, names: ErrorName[]): JsonSchema {
+/** How many SMS a text takes, as a refused company/update measured it (lib/sms/sms-segments.ts). */
+const smsSizesSchema = (description: string): JsonSchema => ({
+  type: 'object',
+  description,
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      segments: { type: 'integer' },
+      encoding: { enum: ['GSM-7', 'UCS-2'] },
+      units: { type: 'integer' },
+    },
+    required: ['segments', 'encoding', 'units'],
+    additionalProperties: false,
+  },
+});
+
+/** What a failure's data may carry beside message and errors, by its field (lib/errors.ts, FailureDetails). */
+const FAILURE_DETAILS: Record<keyof FailureDetails, JsonSchema> = {
+  attempts_left: { type: 'integer', minimum: 0, description: 'With code 17: wrong PINs left before the PIN locks' },
+  sms_sizes: smsSizesSchema('With a refused SMS text: each code text’s size as measured, by language ("built-in": the English text)'),
+  phone_change_sizes: smsSizesSchema('With a refused SMS text: each phone-change warning’s size as measured, by language'),
+};
+
+/**
+ * The failure envelope for one status (0: any status), listing the codes it can carry, and the
+ * fields its data may add (`details`; attempts_left wherever code 17 may come).
+ */
+export function failureEnvelope(status: number, names: ErrorName[], details: (keyof FailureDetails)[] = []): JsonSchema {
+  const added = new Set(details);
+  if (status === 0 || names.includes('PIN_INVALID')) added.add('attempts_left');
   return {
     type: 'object',
     properties: {
@@ -45,9 +73,7 @@ export function failureEnvelope(status: number, names: ErrorName[]): JsonSchema 
         properties: {
           message: status ? { const: StatusNames[status] } : { enum: [...new Set(Object.values(StatusNames))] },
           errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' } },
-          ...(status === 0 || names.includes('PIN_INVALID')
-            ? { attempts_left: { type: 'integer', minimum: 0, description: 'With code 17: wrong PINs left before the PIN locks' } }
-            : {}),
+          ...Object.fromEntries([...added].map((field) => [field, FAILURE_DETAILS[field]])),
         },
         required: ['message'],
         additionalProperties: false,
@@ -142,7 +168,7 @@ function operation(endpoint: Endpoint, config: Config): JsonSchema {
             },
           }
         : {}),
-      content: { 'application/json': { schema: failureEnvelope(status, names) } },
+      content: { 'application/json': { schema: failureEnvelope(status, names, status === 400 ? endpoint.failureData : []) } },
     };
   }
   const hasJsonBody = endpoint.body && endpoint.method !== 'GET';
@@ -174,18 +200,36 @@ function errorTable(): string {
   return ['| code | name | status |', '|---|---|---|', ...rows].join('\n');
 }
 
+const kidSchema: JsonSchema = { type: 'string', description: 'The key’s RFC 7638 thumbprint: the `kid` of the tokens it signs' };
+/** A JWKS entry: an ES256 (P-256) or an RS256 (RSA 2048) public key, by the stage's ACCESS_TOKEN_ALG; both while a stage moves. */
 const jwkSchema: JsonSchema = {
-  type: 'object',
-  required: ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'],
-  properties: {
-    kty: { const: 'EC' },
-    crv: { const: 'P-256' },
-    x: { type: 'string' },
-    y: { type: 'string' },
-    kid: { type: 'string', description: 'The key’s RFC 7638 thumbprint: the `kid` of the tokens it signs' },
-    alg: { const: 'ES256' },
-    use: { const: 'sig' },
-  },
+  oneOf: [
+    {
+      type: 'object',
+      required: ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'],
+      properties: {
+        kty: { const: 'EC' },
+        crv: { const: 'P-256' },
+        x: { type: 'string' },
+        y: { type: 'string' },
+        kid: kidSchema,
+        alg: { const: 'ES256' },
+        use: { const: 'sig' },
+      },
+    },
+    {
+      type: 'object',
+      required: ['kty', 'n', 'e', 'kid', 'alg', 'use'],
+      properties: {
+        kty: { const: 'RSA' },
+        n: { type: 'string', description: 'The 2048-bit modulus, base64url' },
+        e: { type: 'string', description: 'The public exponent, base64url (`AQAB`: 65537)' },
+        kid: kidSchema,
+        alg: { const: 'RS256' },
+        use: { const: 'sig' },
+      },
+    },
+  ],
 };
 
 /** A document a verifier of access tokens reads (lib/sessions/discovery.ts): no CompanyID, no token, cacheable. */
@@ -241,7 +285,7 @@ function verifierPaths(config: Config): Record<string, JsonSchema> {
           claims_supported: { type: 'array', items: { type: 'string' } },
         },
       },
-      openidConfiguration({ config: { ...config, tokenIssuer: 'https://auth.example.com' } }),
+      openidConfiguration({ config: { ...config, tokenIssuer: 'https://auth.example.com' } }, [config.accessTokenAlg]),
     ),
     [JWKS_PATH]: verifierDocument(
       'jwks',
@@ -292,7 +336,8 @@ export function openApiDocument(config: Config): JsonSchema {
           in: 'header',
           name: 'Authorization',
           description:
-            `\`Token <access token>\` (or \`Bearer <access token>\`), from registration, a login or a refresh: an ES256 JWT ` +
+            `\`Token <access token>\` (or \`Bearer <access token>\`), from registration, a login or a refresh: a JWT signed ` +
+            `with ES256 or RS256 (the stage's ACCESS_TOKEN_ALG) ` +
             `valid ${duration(config.accessTokenTtlSeconds)}, over a session that lives ${duration(config.tokenTtlSeconds)} at most ` +
             '(renewed by POST /wallet/v3/auth/token/refresh).',
         },
@@ -327,7 +372,11 @@ export function openApiDocument(config: Config): JsonSchema {
       schemas: {
         FieldError: fieldErrorSchema,
         // Any failure, such as the 404 (code 6) of a route that does not exist.
-        FailureEnvelope: failureEnvelope(0, Object.keys(ErrorCodes) as ErrorName[]),
+        FailureEnvelope: failureEnvelope(
+          0,
+          Object.keys(ErrorCodes) as ErrorName[],
+          Object.keys(FAILURE_DETAILS) as (keyof FailureDetails)[],
+        ),
       },
     },
   };

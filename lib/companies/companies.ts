@@ -2,7 +2,7 @@ import { type Clock, epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { SmsSize } from '../sms/sms-segments.js';
-import { type CheckedSmsText, changedSmsText, type SmsTextChanges, SmsTextRefused } from '../sms/sms-text.js';
+import { type CheckedSmsText, changedSmsText, type SizesMeasured, type SmsTextChanges, SmsTextRefused } from '../sms/sms-text.js';
 import {
   type CompanyRecord,
   type CompanyStatus,
@@ -13,6 +13,7 @@ import {
   updateCompany,
 } from '../store/company-store.js';
 import type { Table } from '../store/table.js';
+import type { TransactItem } from '../store/transactions.js';
 import type { CompanyLimitAttribute } from './company-limits.js';
 import { changedPhoneChangeTexts, type PhoneChangeTextChange } from './phone-change-texts.js';
 
@@ -60,6 +61,10 @@ export function companyName(name: string): string | undefined {
  * under 100 minutes shows in at most these two digits.
  */
 const LONGEST_TWO_DIGIT_TTL_SECONDS = 99 * 60;
+
+/** What whoever sets the countries is told while SMS may go to every one (sms_countries absent). */
+export const EVERY_COUNTRY_WARNING =
+  'SMS may go to every country. Each destination costs up to tens of cents a message and is the favourite target of SMS pumping';
 
 /** What an operator sets on a company (contract 6); absent fields are left as they are. */
 export interface CompanySettings {
@@ -140,6 +145,7 @@ const SMS_TEXT_ATTEMPTS = 3;
  * Changes a company's settings; NOT_FOUND when there is no such company, SmsTextRefused when the
  * SMS text or a warning text, or the name in them, would break a rule of contract 7 (checked with
  * codeTtlSeconds, the code lifetime a message shows). Warm containers see the change within the cache time.
+ * `alongside`: items written in the same transaction as the change (the back office's record of it).
  */
 export async function updateCompanySettings(
   table: Table,
@@ -147,31 +153,50 @@ export async function updateCompanySettings(
   companyId: string,
   settings: CompanySettings,
   codeTtlSeconds?: number,
+  alongside?: TransactItem[],
 ): Promise<UpdatedCompany> {
   const changes = { ...storedSettings(settings), updated_at: epochSeconds(clock) };
   const remove = removedSettings(settings);
   const textChange = settings.sms_text !== undefined || settings.phone_change_texts !== undefined;
-  if (!textChange && settings.name === undefined) return { company: found(await updateCompany(table, companyId, changes, { remove })) };
+  if (!textChange && settings.name === undefined) {
+    return { company: found(await updateCompany(table, companyId, changes, { remove, alongside })) };
+  }
   if (codeTtlSeconds === undefined) throw new Error('an SMS text or name change needs the code lifetime to be checked');
 
   for (let attempt = 1; ; attempt++) {
     // Checked against the company as it is (its name, its other languages), and written only
     // while both are still as read: a rename and a template change side by side are sized together.
-    const current = found(await getCompany(table, companyId));
+    // Strongly consistent: a retry after another change overtook this one reads that change.
+    const current = found(await getCompany(table, companyId, true));
     const name = settings.name ?? current.name;
-    // Both checked, so that a refusal lists every problem of the command at once.
-    const refusals: string[] = [];
+    // Both checked, so that a refusal lists every problem of the change at once, with every size measured.
+    const refusals: SmsTextRefused[] = [];
     const smsText = refusedInto(refusals, () => changedSmsText(current.sms_text, settings.sms_text ?? {}, name, codeTtlSeconds));
     const warnings = refusedInto(refusals, () =>
       changedPhoneChangeTexts(current.sms_text?.phone_change_texts, settings.phone_change_texts ?? [], name),
     );
-    if (!smsText || !warnings) throw new SmsTextRefused(refusals.join('\n'));
+    if (!smsText || !warnings) {
+      // The sizes of the texts that passed, and of those refused for their size alone.
+      const sizes: SizesMeasured = {
+        ...(smsText ? { codeTexts: smsText.sizes } : {}),
+        ...(warnings ? { phoneChangeTexts: warnings.sizes } : {}),
+      };
+      throw new SmsTextRefused(
+        refusals.flatMap(({ problems }) => problems),
+        Object.assign(sizes, ...refusals.map((refusal) => refusal.sizes)),
+      );
+    }
     const stored = withPhoneChangeTexts(smsText.settings, warnings.texts);
     const updated = await updateCompany(
       table,
       companyId,
       { ...changes, ...(textChange ? { sms_text: stored } : {}) },
-      { remove: textChange && !stored ? [...remove, 'sms_text'] : remove, smsTextWas: current.sms_text ?? null, nameWas: current.name },
+      {
+        remove: textChange && !stored ? [...remove, 'sms_text'] : remove,
+        smsTextWas: current.sms_text ?? null,
+        nameWas: current.name,
+        alongside,
+      },
     );
     if (updated) return { company: updated, smsText, phoneChangeSizes: warnings.sizes };
     if (attempt === SMS_TEXT_ATTEMPTS) throw new Error('the SMS text or name kept changing under this update; run it again');
@@ -179,12 +204,12 @@ export async function updateCompanySettings(
 }
 
 /** The check's result, or undefined with its refusal kept in refusals. */
-function refusedInto<T>(refusals: string[], check: () => T): T | undefined {
+function refusedInto<T>(refusals: SmsTextRefused[], check: () => T): T | undefined {
   try {
     return check();
   } catch (error) {
     if (!(error instanceof SmsTextRefused)) throw error;
-    refusals.push(error.message);
+    refusals.push(error);
     return undefined;
   }
 }

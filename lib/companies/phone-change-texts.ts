@@ -1,5 +1,5 @@
 import { type SmsSize, smsSize } from '../sms/sms-segments.js';
-import { canonicalLanguageTag, MAX_SMS_SEGMENTS, SmsTextRefused } from '../sms/sms-text.js';
+import { canonicalLanguageTag, MAX_SMS_SEGMENTS, type SmsTextProblem, SmsTextRefused } from '../sms/sms-text.js';
 
 // The SIM-swap warning a company may write per language (API contract 3.11 and 7): the old number
 // is told the account moved. It is no code text, so it has rules of its own: no {code}, no digits
@@ -62,36 +62,49 @@ export function changedPhoneChangeTexts(
   changes: PhoneChangeTextChange[],
   brand: string,
 ): CheckedPhoneChangeTexts {
-  const problems: string[] = [];
+  const problems: SmsTextProblem[] = [];
   const texts = { ...current };
   const seen = new Set<string>();
   for (const { language, text } of changes) {
     const tag = canonicalLanguageTag(language);
+    const problem = (detail: string) => problems.push({ setting: 'phone_change_text', language: tag ?? language, detail });
     if (!tag) {
-      problems.push(`phone-change text ${JSON.stringify(language)}: not a BCP 47 language tag (such as en, hi, es-MX)`);
+      problem(`phone-change text ${JSON.stringify(language)}: not a BCP 47 language tag (such as en, hi, es-MX)`);
       continue;
     }
-    if (seen.has(tag)) problems.push(`phone-change text ${tag}: given twice`);
+    if (seen.has(tag)) problem(`phone-change text ${tag}: given twice`);
     seen.add(tag);
     if (text === null) delete texts[tag];
     else {
-      for (const problem of phoneChangeTextProblems(text)) problems.push(`phone-change text ${tag}: ${problem}`);
+      for (const found of phoneChangeTextProblems(text)) problem(`phone-change text ${tag}: ${found}`);
       texts[tag] = text;
     }
   }
-  if (problems.length) throw new SmsTextRefused(problems.join('\n'));
+  if (problems.length) throw new SmsTextRefused(problems);
 
+  const measured = measuredPhoneChangeTexts(texts, brand);
+  if (measured.problems.length) throw new SmsTextRefused(measured.problems, { phoneChangeTexts: measured.sizes });
+  return { texts: Object.keys(texts).length ? texts : undefined, sizes: measured.sizes };
+}
+
+/** Sizes each warning text as sent with the company's name (as stored: no rule checked but the size), refusing nothing. */
+export function measuredPhoneChangeTexts(
+  texts: Record<string, string> | undefined,
+  brand: string,
+): { sizes: Record<string, SmsSize>; problems: SmsTextProblem[] } {
   const sizes: Record<string, SmsSize> = {};
-  for (const [language, text] of Object.entries(texts)) {
+  const problems: SmsTextProblem[] = [];
+  for (const [language, text] of Object.entries(texts ?? {})) {
     const size = smsSize(phoneChangeMessage(text, brand));
     sizes[language] = size;
     if (size.segments > MAX_SMS_SEGMENTS) {
       const counted = `${size.units} ${size.encoding === 'GSM-7' ? 'GSM-7 characters' : 'UCS-2 (UTF-16) units'}`;
-      problems.push(
-        `phone-change text ${language}: the message would need ${size.segments} SMS (${counted}, with the company name); at most ${MAX_SMS_SEGMENTS}`,
-      );
+      problems.push({
+        setting: 'phone_change_text',
+        language,
+        detail: `phone-change text ${language}: the message would need ${size.segments} SMS (${counted}, with the company name); at most ${MAX_SMS_SEGMENTS}`,
+      });
     }
   }
-  if (problems.length) throw new SmsTextRefused(problems.join('\n'));
-  return { texts: Object.keys(texts).length ? texts : undefined, sizes };
+  return { sizes, problems };
 }

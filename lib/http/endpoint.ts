@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { Config } from '../config.js';
-import type { ErrorName } from '../errors.js';
+import type { ErrorName, FailureDetails } from '../errors.js';
 
 // What the API promises for one operation. Handlers take their auth and schemas from it; the
 // OpenAPI document, the deploy test and the conformance tests read the same definitions.
@@ -39,6 +39,8 @@ export interface Endpoint {
   result: z.core.$ZodType;
   /** Refusals this operation can give beyond those of the middleware chain (lib/http/middleware.ts, chainErrors). */
   errors: ErrorName[];
+  /** What its 400 (code 1) may add to data beside message and errors (lib/errors.ts, FailureDetails). */
+  failureData?: (keyof FailureDetails)[];
   /**
    * Its answer carries a credential (a session token, a refresh token, a phone proof): replayed by
    * Idempotency-Key only while what it spent could still have been used (lib/http/idempotency.ts).

@@ -2,13 +2,17 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, typ
 import { readFile } from 'node:fs/promises';
 import type { JWK } from 'jose';
 import { type Clock, epochSeconds, systemClock } from '../clock.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../config.js';
+import type { Logger } from '../observability/logger.js';
 import { ServerSecretUnavailable } from './server-keys.js';
 import type { ParameterReader } from './ssm-secret.js';
 
-// The keys access tokens are signed with (API contract 3.12): ES256 (P-256) key pairs, each named
-// by its `kid` (its RFC 7638 thumbprint), kept as a key set. The private set lives where the server
-// secret does (SSM SecureString deployed, a file locally) and only the functions that sign read it;
-// the public set (a plain parameter) is what every function verifies with and what the JWKS lists.
+// The keys access tokens are signed with (API contract 3.12): ES256 (P-256) or RS256 (RSA 2048) key
+// pairs, each named by its `kid` (its RFC 7638 thumbprint) and marked with its `alg`, kept as a key
+// set; a set holds both while a stage moves from one to the other (ACCESS_TOKEN_ALG). The private
+// set lives where the server secret does (SSM SecureString deployed, a file locally) and only the
+// functions that sign read it; the public set (a plain parameter) is what every function verifies
+// with and what the JWKS lists.
 //
 // A key signs from its `signs_from`: a rotation publishes a new key NEW_KEY_LEAD_SECONDS before any
 // container signs with it, so a verifier that cached the JWKS knows it first; the key it replaces is
@@ -17,6 +21,8 @@ import type { ParameterReader } from './ssm-secret.js';
 /** How a key is stored: in the private set with `d`, in the public set without. */
 export interface StoredSigningKey {
   kid: string;
+  /** What it signs with; an entry stored before RS256 was added has none, and is ES256 (parseKeySet). */
+  alg: SigningAlgorithm;
   /** Epoch seconds from which new tokens are signed with it (the newest such key signs). */
   signs_from: number;
   created_at: number;
@@ -38,7 +44,30 @@ const CLOCK_SKEW_SECONDS = 60;
 /** An unknown kid makes a container read the public set again, at most this often. */
 const UNKNOWN_KID_RECHECK_MS = 60_000;
 
-export const SIGNING_ALGORITHM = 'ES256';
+/** What an entry without `alg` is: every key stored before RS256 was added. */
+const ALGORITHM_OF_UNMARKED_KEYS: SigningAlgorithm = 'ES256';
+
+/**
+ * Each algorithm's keys: how one is made, and its public members in lexicographic order (RFC 7638's
+ * thumbprint input, and all the JWKS lists besides kid, alg and use).
+ */
+const KEY_KINDS = {
+  ES256: {
+    kty: 'EC',
+    generate: () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey,
+    publicMembers: ['crv', 'kty', 'x', 'y'],
+    holds: (jwk: JWK) => jwk.crv === 'P-256' && typeof jwk.x === 'string' && typeof jwk.y === 'string',
+  },
+  RS256: {
+    kty: 'RSA',
+    // The contract's 2048 bits; 65537 as every JOSE library expects.
+    generate: () => generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 65537 }).privateKey,
+    publicMembers: ['e', 'kty', 'n'],
+    holds: (jwk: JWK) => typeof jwk.e === 'string' && typeof jwk.n === 'string' && Buffer.from(jwk.n, 'base64url').length >= 256,
+  },
+} as const satisfies Record<SigningAlgorithm, unknown>;
+
+const kindOfKty = (kty: string | undefined) => Object.values(KEY_KINDS).find((kind) => kind.kty === kty);
 
 /**
  * Whether a key must still be listed and verify: it signs now or will, or a token it signed may not
@@ -68,41 +97,43 @@ export interface Rotation {
  * thought leaked) the new key signs at once and is the only one left: every token signed before
  * is refused once a container reads the set (within KEY_SET_REFRESH_SECONDS), and apps refresh.
  */
-export function rotateKeySet(set: StoredKeySet, now: number, accessTokenTtlSeconds: number, { urgent = false } = {}): Rotation {
+export function rotateKeySet(
+  set: StoredKeySet,
+  now: number,
+  accessTokenTtlSeconds: number,
+  { urgent = false, alg = ALGORITHM_OF_UNMARKED_KEYS }: { urgent?: boolean; alg?: SigningAlgorithm } = {},
+): Rotation {
   const latest = Math.max(now, ...set.keys.map((key) => key.signs_from));
-  const added = newSigningKey(now, urgent ? now : Math.max(latest, now + NEW_KEY_LEAD_SECONDS));
+  const added = newSigningKey(now, urgent ? now : Math.max(latest, now + NEW_KEY_LEAD_SECONDS), alg);
   const kept = urgent ? [added] : stillNeeded([...set.keys, added], accessTokenTtlSeconds, now);
   const keptKids = new Set(kept.map(({ kid }) => kid));
   return { set: { keys: kept }, added, dropped: set.keys.filter(({ kid }) => !keptKids.has(kid)).map(({ kid }) => kid) };
 }
 
-/** A new key for a set: signing from `signsFrom` (now for a first key or an urgent rotation). */
-export function newSigningKey(now: number, signsFrom: number): StoredSigningKey {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = privateKey.export({ format: 'jwk' }) as JWK;
-  return {
-    kid: thumbprint(jwk),
-    signs_from: signsFrom,
-    created_at: now,
-    jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, d: jwk.d },
-  };
+/** A new key of `alg` for a set: signing from `signsFrom` (now for a first key or an urgent rotation). */
+export function newSigningKey(now: number, signsFrom: number, alg: SigningAlgorithm): StoredSigningKey {
+  // Node's JWK export: the public members and the private ones (EC: d; RSA: d, p, q, dp, dq, qi), nothing else.
+  const jwk = KEY_KINDS[alg].generate().export({ format: 'jwk' }) as JWK;
+  return { kid: thumbprint(jwk), alg, signs_from: signsFrom, created_at: now, jwk };
 }
 
-/** A new key set of one key that signs at once: what npm start and the tests begin with. */
-export function newKeySet(now: number): StoredKeySet {
-  return { keys: [newSigningKey(now, now)] };
+/** A new key set of one key of `alg` that signs at once: what npm start and the tests begin with. */
+export function newKeySet(now: number, alg: SigningAlgorithm = ALGORITHM_OF_UNMARKED_KEYS): StoredKeySet {
+  return { keys: [newSigningKey(now, now, alg)] };
 }
 
-/** An EC key's RFC 7638 thumbprint: the SHA-256 of its required members in lexicographic order, base64url. */
+/** A key's RFC 7638 thumbprint: the SHA-256 of its required public members in lexicographic order, base64url. */
 function thumbprint(jwk: JWK): string {
   return createHash('sha256')
-    .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }))
+    .update(JSON.stringify(publicJwk(jwk)))
     .digest('base64url');
 }
 
-/** The public half of a key's JWK, as the JWKS lists it. */
+/** The public half of a key's JWK (its required members, in lexicographic order), as the JWKS lists it. */
 export function publicJwk(jwk: JWK): JWK {
-  return { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
+  const kind = kindOfKty(jwk.kty);
+  if (!kind) throw new ServerSecretUnavailable(`a signing key of type ${jwk.kty} is not ES256's or RS256's`);
+  return Object.fromEntries(kind.publicMembers.map((member) => [member, jwk[member]]));
 }
 
 /** The public set of a private one: what the public parameter holds. */
@@ -119,21 +150,28 @@ export function parseKeySet(text: string, where: string): StoredKeySet {
     throw new ServerSecretUnavailable(`the signing key set in ${where} is not JSON`);
   }
   const keys = (parsed as { keys?: unknown })?.keys;
+  if (!Array.isArray(keys) || keys.length === 0) throw new ServerSecretUnavailable(`the signing key set in ${where} holds no keys`);
+  return { keys: keys.map((key: Partial<StoredSigningKey>) => validKey(key, where)) };
+}
+
+/** A stored entry as it signs or verifies: its `alg` (ES256 when it has none), a key of that algorithm. */
+function validKey(key: Partial<StoredSigningKey>, where: string): StoredSigningKey {
+  const alg = key?.alg ?? ALGORITHM_OF_UNMARKED_KEYS;
+  const kind = (SIGNING_ALGORITHMS as readonly string[]).includes(alg) ? KEY_KINDS[alg] : undefined;
   const valid =
-    Array.isArray(keys) &&
-    keys.length > 0 &&
-    keys.every(
-      (key: Partial<StoredSigningKey>) =>
-        typeof key?.kid === 'string' &&
-        Number.isSafeInteger(key.signs_from) &&
-        Number.isSafeInteger(key.created_at) &&
-        key.jwk?.kty === 'EC' &&
-        key.jwk.crv === 'P-256' &&
-        typeof key.jwk.x === 'string' &&
-        typeof key.jwk.y === 'string',
+    typeof key?.kid === 'string' &&
+    Number.isSafeInteger(key.signs_from) &&
+    Number.isSafeInteger(key.created_at) &&
+    kind !== undefined &&
+    key.jwk?.kty === kind.kty &&
+    kind.holds(key.jwk);
+  if (!valid) {
+    const named = typeof key?.kid === 'string' ? ` ${key.kid}` : '';
+    throw new ServerSecretUnavailable(
+      `the signing key set in ${where} holds a key${named} that is no valid ES256 (P-256) or RS256 (RSA 2048) key`,
     );
-  if (!valid) throw new ServerSecretUnavailable(`the signing key set in ${where} holds no valid P-256 keys`);
-  return { keys: keys as StoredSigningKey[] };
+  }
+  return { ...(key as StoredSigningKey), alg };
 }
 
 /** Where a key set comes from: its current content, read again on every call. */
@@ -181,10 +219,17 @@ interface LoadedSet {
   keys: LoadedKey[];
 }
 
-/** The key tokens are signed with now. */
+/** The key tokens are signed with now, and the algorithm it signs with (the JWS header's alg). */
 export interface SigningKey {
   kid: string;
+  alg: SigningAlgorithm;
   key: KeyObject;
+}
+
+/** The stage's ACCESS_TOKEN_ALG, and where to say that the key that signs is of another algorithm. */
+export interface ExpectedAlgorithm {
+  algorithm: SigningAlgorithm;
+  logger: Pick<Logger, 'warn'>;
 }
 
 /**
@@ -196,25 +241,47 @@ export class SigningKeys {
   private privateSet: Promise<LoadedSet> | undefined;
   private publicSet: Promise<LoadedSet> | undefined;
   private lastUnknownKidRead = Number.NEGATIVE_INFINITY;
+  private warnedKid: string | undefined;
 
   constructor(
     private readonly sources: { private: KeySetSource; public: KeySetSource },
     private readonly accessTokenTtlSeconds: number,
     private readonly clock: Clock = systemClock,
+    private readonly expected?: ExpectedAlgorithm,
   ) {}
 
-  /** The newest key whose time to sign has come. */
+  /**
+   * The newest key whose time to sign has come, whatever its algorithm: a stage moves to another
+   * algorithm by a rotation (signing-key:rotate -- --alg), never by a setting alone.
+   */
   async signingKey(): Promise<SigningKey> {
     this.privateSet = this.fresh(this.privateSet, this.sources.private, true);
     const { keys } = await this.privateSet;
     const now = epochSeconds(this.clock);
     const signing = keys.filter(({ stored }) => stored.signs_from <= now).at(-1);
     if (!signing) throw new ServerSecretUnavailable('no signing key signs yet');
-    return { kid: signing.stored.kid, key: signing.key };
+    const { kid, alg } = signing.stored;
+    this.warnOfAnotherAlgorithm(kid, alg);
+    return { kid, alg, key: signing.key };
   }
 
-  /** The public key of a kid that may still verify, or undefined. */
-  async verifyingKey(kid: string): Promise<KeyObject | undefined> {
+  /** Once per container and signing key (its first signing): a key of another algorithm than ACCESS_TOKEN_ALG signs. */
+  private warnOfAnotherAlgorithm(kid: string, alg: SigningAlgorithm): void {
+    if (!this.expected || alg === this.expected.algorithm || this.warnedKid === kid) return;
+    this.warnedKid = kid;
+    this.expected.logger.warn('the signing key is not of ACCESS_TOKEN_ALG: it signs until signing-key:rotate adds one that is', {
+      kid,
+      alg,
+      access_token_alg: this.expected.algorithm,
+    });
+  }
+
+  /**
+   * The public key of a kid that may still verify, when `alg` (the token's header) is that key's own
+   * algorithm; else undefined. So a token cannot choose how our key is used (alg confusion: an RS256
+   * header over an EC key, HS256 keyed with a public key).
+   */
+  async verifyingKey(kid: string, alg: string | undefined): Promise<KeyObject | undefined> {
     this.publicSet = this.fresh(this.publicSet, this.sources.public, false);
     let found = this.needed(await this.publicSet).find(({ stored }) => stored.kid === kid);
     if (!found && this.clock.now() - this.lastUnknownKidRead >= UNKNOWN_KID_RECHECK_MS) {
@@ -223,7 +290,7 @@ export class SigningKeys {
       this.publicSet = this.load(this.sources.public, false, this.publicSet);
       found = this.needed(await this.publicSet).find(({ stored }) => stored.kid === kid);
     }
-    return found?.key;
+    return found && found.stored.alg === alg ? found.key : undefined;
   }
 
   /** The public keys a verifier needs now, oldest first: what the JWKS lists. */
@@ -232,7 +299,7 @@ export class SigningKeys {
     return this.needed(await this.publicSet).map(({ stored }) => ({
       ...publicJwk(stored.jwk),
       kid: stored.kid,
-      alg: SIGNING_ALGORITHM,
+      alg: stored.alg,
       use: 'sig',
     }));
   }

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
+import { SIGNING_ALGORITHMS } from '../config.js';
 import { ServerSecretUnavailable } from '../secrets/server-keys.js';
-import { SIGNING_ALGORITHM } from '../secrets/signing-keys.js';
 import type { SessionStart } from '../store/session-store.js';
 
-// Access tokens (API contract 3.12): compact JWS, ES256, `kid` in the header, signed with the
-// newest signing key (lib/secrets/signing-keys.ts) by `jose`. Any service of the wallet verifies
-// them offline against the JWKS; this service also requires the session `sid` names to be live.
+// Access tokens (API contract 3.12): compact JWS, ES256 or RS256 (the signing key's own algorithm),
+// `kid` in the header, signed with the newest signing key (lib/secrets/signing-keys.ts) by `jose`.
+// Any service of the wallet verifies them offline against the JWKS; this service also requires the
+// session `sid` names to be live.
 
 /** What an access token says: the claims of contract 3.12. */
 export interface AccessClaims {
@@ -34,13 +35,13 @@ const HEX_ID = /^[0-9a-f]{32}$/;
 /** A new access token for a session; it never outlives the session's own end (`sessionEndsAt`, epoch seconds). */
 export async function signAccessToken(app: JwtParts, claims: AccessClaims, sessionEndsAt: number): Promise<SignedAccessToken> {
   requireIssuer(app);
-  const { kid, key } = await app.signingKeys.signingKey();
+  const { kid, alg, key } = await app.signingKeys.signingKey();
   const now = epochSeconds(app.clock);
   const expiresAt = Math.min(now + app.config.accessTokenTtlSeconds, sessionEndsAt);
   const payload = { cid: claims.companyId, sid: claims.sessionId, utp: claims.userType, amr: [claims.began], auth_time: claims.authTime };
   // RFC 9068's access token profile: typ at+jwt, a unique jti, auth_time.
   const token = await new SignJWT(payload)
-    .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid, typ: 'at+jwt' })
+    .setProtectedHeader({ alg, kid, typ: 'at+jwt' })
     .setJti(randomBytes(16).toString('base64url'))
     .setIssuer(app.config.tokenIssuer)
     .setAudience(app.config.tokenAudience)
@@ -77,13 +78,14 @@ export async function verifyAccessToken(app: JwtParts, companyId: string, token:
   try {
     const { payload } = await jwtVerify(
       token,
-      async ({ kid }) => {
-        const key = kid ? await app.signingKeys.verifyingKey(kid) : undefined;
-        if (!key) throw new Error('unknown kid');
+      // A key of that kid and of the header's alg, or none: a token never picks how our key is used.
+      async ({ kid, alg }) => {
+        const key = kid ? await app.signingKeys.verifyingKey(kid, alg) : undefined;
+        if (!key) throw new Error('no key of this kid and alg');
         return key;
       },
       {
-        algorithms: [SIGNING_ALGORITHM],
+        algorithms: [...SIGNING_ALGORITHMS],
         issuer: app.config.tokenIssuer,
         audience: app.config.tokenAudience,
         currentDate: new Date(app.clock.now()),

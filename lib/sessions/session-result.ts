@@ -11,7 +11,7 @@ export const sessionTokensResult = () => ({
       token: z.string().check(
         z.meta({
           description:
-            'An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), ' +
+            'An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), ' +
             'verifiable by any service against /.well-known/jwks.json',
         }),
       ),

@@ -19,7 +19,8 @@ export interface SmsSize {
   segments: number;
 }
 
-const LIMITS: Record<SmsEncoding, { single: number; part: number }> = {
+/** The units one SMS holds in each encoding: alone, and as a part of a longer text. */
+export const SMS_SEGMENT_UNITS: Record<SmsEncoding, { single: number; part: number }> = {
   'GSM-7': { single: 160, part: 153 },
   'UCS-2': { single: 70, part: 67 },
 };
@@ -38,7 +39,7 @@ export function smsSize(text: string): SmsSize {
   const encoding: SmsEncoding = Array.from(text).every(isGsm7) ? 'GSM-7' : 'UCS-2';
   const units = characterUnits(text, encoding);
   const total = units.reduce((sum, size) => sum + size, 0);
-  const { single, part } = LIMITS[encoding];
+  const { single, part } = SMS_SEGMENT_UNITS[encoding];
   if (total <= single) return { encoding, units: total, segments: 1 };
   // Parts filled in order; a character that does not fit whole starts the next part.
   let segments = 1;

@@ -16,16 +16,18 @@ export const BUILT_IN_TEMPLATE_WITHOUT_BRAND = '{code} is your verification code
 /** A message is never cut: a template whose message would need more SMS than this is refused. */
 export const MAX_SMS_SEGMENTS = 2;
 
-const PLACEHOLDERS = ['code', 'brand', 'minutes'] as const;
+/** The placeholders a code text's template may hold; {code} it must. */
+export const PLACEHOLDERS = ['code', 'brand', 'minutes'] as const;
 type Placeholder = (typeof PLACEHOLDERS)[number];
 type Values = Record<Placeholder, string>;
 
 const PLACEHOLDER = /\{(code|brand|minutes)\}/g;
-/** Android SMS Retriever: the first 11 characters of a base64 SHA-256 (no padding). */
-const APP_HASH = /^[A-Za-z0-9+/]{11}$/;
+/** Android SMS Retriever's app hash: the first 11 characters of a base64 SHA-256 (no padding). */
+export const APP_HASH_LENGTH = 11;
+const APP_HASH = new RegExp(`^[A-Za-z0-9+/]{${APP_HASH_LENGTH}}$`);
 const DOMAIN_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-/** As long as any code newOtpCode draws: 6 digits. */
-const LONGEST_CODE = '000000';
+/** As long as any code newOtpCode draws: 6 digits. A message is sized with it. */
+export const LONGEST_CODE = '000000';
 
 /**
  * A message as sent: the template with {code}, {brand} and {minutes} filled in, then the lines
@@ -106,8 +108,31 @@ export interface SmsTextChanges {
   webotp_domain?: string | null;
 }
 
-/** Settings an operator may not store: every problem found, one a line. */
-export class SmsTextRefused extends Error {}
+/** What a refused SMS text's problem is about: a setting, and the language of a text. */
+export interface SmsTextProblem {
+  setting: 'template' | 'default_language' | 'app_hash' | 'webotp_domain' | 'phone_change_text';
+  /** A template's or warning text's language tag as given (canonical once it is one); "built-in" for the English text. */
+  language?: string;
+  detail: string;
+}
+
+/** The texts' sizes, as far as a refused change got: each text sized once every rule but the size held. */
+export interface SizesMeasured {
+  /** Each code text, by language ("built-in" for the English text). */
+  codeTexts?: Record<string, SmsSize>;
+  /** Each warning text of a phone change, by language. */
+  phoneChangeTexts?: Record<string, SmsSize>;
+}
+
+/** Settings an operator may not store: every problem found (its message: one a line), and the sizes measured. */
+export class SmsTextRefused extends Error {
+  constructor(
+    readonly problems: SmsTextProblem[],
+    readonly sizes: SizesMeasured = {},
+  ) {
+    super(problems.map(({ detail }) => detail).join('\n'));
+  }
+}
 
 export interface CheckedSmsText {
   /** undefined: nothing left, the built-in text as before. */
@@ -157,20 +182,21 @@ export function changedSmsText(
   brand: string,
   codeTtlSeconds: number,
 ): CheckedSmsText {
-  const problems: string[] = [];
+  const problems: SmsTextProblem[] = [];
   const templates = { ...current?.templates };
   const seen = new Set<string>();
   for (const { language, text } of changes.templates ?? []) {
     const tag = canonicalLanguageTag(language);
+    const problem = (detail: string) => problems.push({ setting: 'template', language: tag ?? language, detail });
     if (!tag) {
-      problems.push(`template ${JSON.stringify(language)}: not a BCP 47 language tag (such as en, hi, es-MX)`);
+      problem(`template ${JSON.stringify(language)}: not a BCP 47 language tag (such as en, hi, es-MX)`);
       continue;
     }
-    if (seen.has(tag)) problems.push(`template ${tag}: given twice`);
+    if (seen.has(tag)) problem(`template ${tag}: given twice`);
     seen.add(tag);
     if (text === null) delete templates[tag];
     else {
-      for (const problem of templateProblems(text)) problems.push(`template ${tag}: ${problem}`);
+      for (const found of templateProblems(text)) problem(`template ${tag}: ${found}`);
       templates[tag] = text;
     }
   }
@@ -179,26 +205,35 @@ export function changedSmsText(
   if (changes.default_language !== undefined) {
     const tag = changes.default_language === null ? undefined : canonicalLanguageTag(changes.default_language);
     if (changes.default_language !== null && !tag)
-      problems.push(`default language ${JSON.stringify(changes.default_language)}: not a BCP 47 language tag`);
+      problems.push({
+        setting: 'default_language',
+        detail: `default language ${JSON.stringify(changes.default_language)}: not a BCP 47 language tag`,
+      });
     next.default_language = tag;
   }
   if (next.default_language && !templates[next.default_language]) {
-    problems.push(`default language ${next.default_language}: the company has no template in it`);
+    problems.push({ setting: 'default_language', detail: `default language ${next.default_language}: the company has no template in it` });
   }
   if (changes.app_hash !== undefined) {
     if (changes.app_hash !== null && !APP_HASH.test(changes.app_hash)) {
-      problems.push(`app hash ${JSON.stringify(changes.app_hash)}: an SMS Retriever app hash is 11 characters of the base64 alphabet`);
+      problems.push({
+        setting: 'app_hash',
+        detail: `app hash ${JSON.stringify(changes.app_hash)}: an SMS Retriever app hash is ${APP_HASH_LENGTH} characters of the base64 alphabet`,
+      });
     }
     next.app_hash = changes.app_hash ?? undefined;
   }
   if (changes.webotp_domain !== undefined) {
     const domain = changes.webotp_domain === null ? undefined : canonicalDomain(changes.webotp_domain);
     if (changes.webotp_domain !== null && !domain) {
-      problems.push(`WebOTP domain ${JSON.stringify(changes.webotp_domain)}: not a domain name (such as wallet.example.com)`);
+      problems.push({
+        setting: 'webotp_domain',
+        detail: `WebOTP domain ${JSON.stringify(changes.webotp_domain)}: not a domain name (such as wallet.example.com)`,
+      });
     }
     next.webotp_domain = domain;
   }
-  if (problems.length) throw new SmsTextRefused(problems.join('\n'));
+  if (problems.length) throw new SmsTextRefused(problems);
 
   const stored: SmsTextSettings = {
     templates,
@@ -206,8 +241,8 @@ export function changedSmsText(
     ...(next.app_hash ? { app_hash: next.app_hash } : {}),
     ...(next.webotp_domain ? { webotp_domain: next.webotp_domain } : {}),
   };
-  const measured = measure(stored, brand, codeTtlSeconds);
-  if (measured.problems.length) throw new SmsTextRefused(measured.problems.join('\n'));
+  const measured = measuredSmsText(stored, brand, codeTtlSeconds);
+  if (measured.problems.length) throw new SmsTextRefused(measured.problems, { codeTexts: measured.sizes });
   const empty = Object.keys(stored).length === 1 && Object.keys(templates).length === 0;
   return { settings: empty ? undefined : stored, sizes: measured.sizes, warnings: measured.warnings };
 }
@@ -216,13 +251,24 @@ function pick(current: SmsTextSettings | undefined): Omit<SmsTextSettings, 'temp
   return { default_language: current?.default_language, app_hash: current?.app_hash, webotp_domain: current?.webotp_domain };
 }
 
-/** Every message the settings can send, sized; a message over the limit is a problem. */
-function measure(settings: SmsTextSettings, brand: string, codeTtlSeconds: number) {
+/** Every message a company's SMS text can send, sized with the longest values; a message over the limit is a problem. */
+export interface MeasuredSmsText {
+  /** By language ("built-in" for the English text, sent while there is no default language). */
+  sizes: Record<string, SmsSize>;
+  /** Each message over MAX_SMS_SEGMENTS. */
+  problems: SmsTextProblem[];
+  /** Each message an Android phone's SMS Retriever would not read (an app hash on a message of 2 SMS). */
+  warnings: string[];
+}
+
+/** Sizes every message the settings can send (as stored: no rule checked but the size), refusing nothing. */
+export function measuredSmsText(settings: SmsTextSettings | undefined, brand: string, codeTtlSeconds: number): MeasuredSmsText {
+  settings ??= { templates: {} };
   const messages: [string, string][] = Object.entries(settings.templates);
   // Without a default language, a request that matches no template gets the built-in text.
   if (!settings.default_language) messages.push(['built-in', BUILT_IN_TEMPLATE]);
   const sizes: Record<string, SmsSize> = {};
-  const problems: string[] = [];
+  const problems: SmsTextProblem[] = [];
   const warnings: string[] = [];
   for (const [language, template] of messages) {
     const size = smsSize(smsMessage(template, { code: LONGEST_CODE, brand, ttlSeconds: codeTtlSeconds }, settings));
@@ -231,11 +277,14 @@ function measure(settings: SmsTextSettings, brand: string, codeTtlSeconds: numbe
     if (size.segments > MAX_SMS_SEGMENTS) {
       // Which fix is the operator's: how much of the name would fit this message.
       const fitting = fittingBrand(template, { code: LONGEST_CODE, brand, ttlSeconds: codeTtlSeconds }, settings);
-      problems.push(
-        `${language === 'built-in' ? 'the built-in English text' : `template ${language}`}: the message would need ${size.segments} SMS ` +
-          `(${counted}, with a 6-digit code, the company name, the minutes and the autofill lines); at most ${MAX_SMS_SEGMENTS}` +
+      problems.push({
+        setting: 'template',
+        language,
+        detail:
+          `${language === 'built-in' ? 'the built-in English text' : `template ${language}`}: the message would need ${size.segments} SMS ` +
+          `(${counted}, with a ${LONGEST_CODE.length}-digit code, the company name, the minutes and the autofill lines); at most ${MAX_SMS_SEGMENTS}` +
           (fitting ? `; the name fits up to ${JSON.stringify(fitting)}` : ''),
-      );
+      });
     } else if (settings.app_hash && size.segments > 1) {
       // Android's SMS Retriever reads messages of at most 140 bytes: one SMS.
       warnings.push(`${language}: ${size.segments} SMS (${counted}); Android's SMS Retriever reads only single-SMS messages`);

@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite } from './conditional-write.js';
 import { companyKey } from './keys.js';
 import type { Table } from './table.js';
-import { putIfAbsent } from './transactions.js';
+import { ConditionsFailed, putIfAbsent, type TransactItem, writeTransaction } from './transactions.js';
 
 export type CompanyStatus = 'active' | 'disabled';
 
@@ -39,8 +39,11 @@ export interface CompanyRecord {
   updated_at?: number | undefined;
 }
 
-export async function getCompany(table: Table, companyId: string): Promise<CompanyRecord | undefined> {
-  const { Item } = await table.client.send(new GetCommand({ TableName: table.name, Key: companyKey(companyId) }));
+/** The company as stored; `consistent`: as last written (the back office shows its own change at once). */
+export async function getCompany(table: Table, companyId: string, consistent = false): Promise<CompanyRecord | undefined> {
+  const { Item } = await table.client.send(
+    new GetCommand({ TableName: table.name, Key: companyKey(companyId), ...(consistent ? { ConsistentRead: true } : {}) }),
+  );
   return Item as CompanyRecord | undefined;
 }
 
@@ -58,6 +61,11 @@ export interface CompanyUpdate {
   smsTextWas?: SmsTextSettings | null;
   /** Writes only while the name is still this: the SMS text was sized with it. */
   nameWas?: string;
+  /**
+   * Items written in the same transaction (the back office's record of the change): then the company
+   * is read back, strongly consistently, since a transaction returns no item.
+   */
+  alongside?: TransactItem[];
 }
 
 /**
@@ -68,7 +76,7 @@ export async function updateCompany(
   table: Table,
   companyId: string,
   changes: Partial<CompanyRecord>,
-  { remove = [], smsTextWas, nameWas }: CompanyUpdate = {},
+  { remove = [], smsTextWas, nameWas, alongside }: CompanyUpdate = {},
 ): Promise<CompanyRecord | undefined> {
   const set = Object.entries(changes).filter(([, value]) => value !== undefined);
   const names: Record<string, string> = Object.fromEntries(set.map(([name], index) => [`#a${index}`, name]));
@@ -94,18 +102,26 @@ export async function updateCompany(
   ]
     .filter(Boolean)
     .join(' ');
-  const outcome = await conditionalWrite(
-    table.client.send(
-      new UpdateCommand({
-        TableName: table.name,
-        Key: companyKey(companyId),
-        UpdateExpression: clauses,
-        ConditionExpression: conditions.join(' AND '),
-        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-        ReturnValues: 'ALL_NEW',
-      }),
-    ),
-  );
+  const update = {
+    TableName: table.name,
+    Key: companyKey(companyId),
+    UpdateExpression: clauses,
+    ConditionExpression: conditions.join(' AND '),
+    ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+    ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+  } satisfies UpdateCommandInput;
+  if (alongside) {
+    try {
+      await writeTransaction(table, [
+        { label: 'company', item: { Update: update } },
+        ...alongside.map((item) => ({ label: 'alongside' as const, item })),
+      ]);
+    } catch (error) {
+      if (error instanceof ConditionsFailed && error.labels.includes('company')) return undefined;
+      throw error;
+    }
+    return getCompany(table, companyId, true);
+  }
+  const outcome = await conditionalWrite(table.client.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' })));
   return outcome.written ? (outcome.result.Attributes as CompanyRecord) : undefined;
 }

@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { getCountries, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 // The numbering plan: libphonenumber with its full metadata (real number plans, not just
 // lengths). Functions load this module on the first phone they check (phone-number.ts,
@@ -37,4 +37,9 @@ export function phoneFacts(phoneE164: string): PhoneFacts | undefined {
     countryCallingCode: parsed.countryCallingCode,
     nationalNumber: parsed.nationalNumber,
   };
+}
+
+/** The ISO 3166 alpha-2 codes of the countries the plan has numbers for: those SMS can go to (lib/companies/sms-countries.ts). */
+export function countriesWithNumbers(): string[] {
+  return getCountries();
 }

@@ -653,6 +653,7 @@ async function everyFlow(): Promise<void> {
   await phoneChangeFlows();
   await pinFlows();
   await deletionFlows();
+  await companySettingsFlows();
   await eventsFlows(start);
 }
 
@@ -897,6 +898,47 @@ async function backOfficeActionFlows(): Promise<void> {
   expect((await view({ user_id: customer.userId })).status).toBe(200);
   expect((await view({ user_id: customer.userId, reveal: 1 })).status).toBe(200);
   expect((await view({ user_id: newId() })).status).toBe(404);
+}
+
+/**
+ * The company's settings in the back office, each function after the touch interval: a view; a
+ * change of the limits and countries alone (the one update and its record), one of the texts and
+ * the name (the company read first), one refused for a text of 3 SMS; then all put back.
+ */
+async function companySettingsFlows(): Promise<void> {
+  const admin = await newEmployee(recorded, company);
+  await setEmployeeRole(service.app, {
+    companyId: company.company_id,
+    actorId: 'operator',
+    userId: admin.userId,
+    role: 'admin',
+    reason: 'flows',
+  });
+  const session = await logIn(recorded, company, admin);
+  const post = (name: 'adminCompanyView' | 'adminCompanyUpdate', body: Record<string, unknown>) =>
+    invoke(handlers[name], { path: '/c', headers: headers(session), body: { ...body, reason: 'flows' } });
+  const { name } = company;
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await post('adminCompanyView', {})).status).toBe(200);
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  const limits = await post('adminCompanyUpdate', { limits: { sms_per_hour: 5000, verifies_per_address: null }, sms_countries: ['US'] });
+  expect(limits.status, JSON.stringify(limits.body)).toBe(200);
+  const texts = await post('adminCompanyUpdate', {
+    name: `${name} Pay`,
+    sms_text: { templates: { en: 'Your {brand} code: {code}' }, default_language: 'en', app_hash: 'FA+9qCX9VSu' },
+    phone_change_texts: { en: 'Your {brand} account moved to another number.' },
+  });
+  expect(texts.status, JSON.stringify(texts.body)).toBe(200);
+  const tooLong = `{code} ${'Keep it to yourself. '.repeat(16)}`;
+  expect((await post('adminCompanyUpdate', { sms_text: { templates: { en: tooLong } } })).status).toBe(400);
+  const back = await post('adminCompanyUpdate', {
+    name,
+    sms_text: { templates: { en: null }, default_language: null, app_hash: null },
+    phone_change_texts: { en: null },
+    limits: { sms_per_hour: null },
+    sms_countries: 'all',
+  });
+  expect(back.status, JSON.stringify(back.body)).toBe(200);
 }
 
 /** The profile: read, names changed, an email changed (its claim moved), another user's email refused; each after the touch interval. */

@@ -397,6 +397,8 @@ describe('the packaged CloudFormation', () => {
         SIGNING_KEYS_PARAMETER: '/wallet-auth/ci/signing-keys',
         SIGNING_PUBLIC_KEYS_PARAMETER: '/wallet-auth/ci/signing-keys-public',
         SIGNING_KEYS_FILE: '',
+        // The deployer's, else its default: the algorithm of the keys the stage makes.
+        ACCESS_TOKEN_ALG: 'ES256',
         // The issuer is the HTTP API's own URL: verifiers find the discovery document under it.
         // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)
         TOKEN_ISSUER: { 'Fn::Sub': 'https://${HttpApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}' },
@@ -599,11 +601,15 @@ describe('packaging a deployed stage', () => {
   }, 120_000);
 
   it('refuses to package prod with security limits past their bounds, naming each as lib/config.ts does', async () => {
-    const { output, left } = await refusal({ PIN_MAX_FAILURES: '100000', OTP_MAX_ATTEMPTS: '1000', LOG_LEVEL: 'WARN' }, 'prod');
+    const { output, left } = await refusal(
+      { PIN_MAX_FAILURES: '100000', OTP_MAX_ATTEMPTS: '1000', LOG_LEVEL: 'WARN', ACCESS_TOKEN_ALG: 'HS256' },
+      'prod',
+    );
     expect(output, 'packaged anyway').toContain('stage "prod": lib/config.ts refuses the functions\' settings');
     expect(output).toContain('PIN_MAX_FAILURES must be from 1 to 10 on a deployed stage, not 100000 (every function)');
     expect(output).toContain('OTP_MAX_ATTEMPTS must be from 1 to 10 on a deployed stage, not 1000 (every function)');
     expect(output).toContain('LOG_LEVEL must be INFO or DEBUG on a deployed stage');
+    expect(output).toContain('ACCESS_TOKEN_ALG must be one of ES256, RS256, not "HS256" (every function)');
     expect(left).toEqual([]);
   }, 120_000);
 });

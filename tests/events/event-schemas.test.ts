@@ -4,6 +4,7 @@
 // tests publish is checked against these schemas in tests/events/events.test.ts.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { STAFF_ACTIONS } from '../../lib/admin/staff-actions.js';
 import { EVENT_SOURCE, EVENT_TYPES } from '../../lib/events/event-types.js';
 import { SESSION_END_REASONS } from '../../lib/store/session-store.js';
 import { detailSchemas, detailValidators, EVENTS_PAGE, eventSchemaProblems, jsonBlocks } from './event-schema.js';
@@ -69,7 +70,7 @@ describe('docs/events.md', () => {
     expect(problems({ ...sampleDetail(type), email: 'ada@example.com' })).not.toEqual([]);
     for (const field of Object.keys(sampleDetail(type))) {
       const { [field]: _, ...without } = sampleDetail(type);
-      // admin.action without a user is a search that found nobody: allowed.
+      // admin.action without a user is a search that found nobody, or the company's settings: allowed.
       if (type === 'admin.action' && field === 'user_id') {
         expect(problems(without)).toEqual([]);
         continue;
@@ -84,6 +85,11 @@ describe('docs/events.md', () => {
     const validate = detailValidators(page).get('user.profile_updated')!;
     expect(validate({ ...sampleDetail('user.profile_updated'), changed: ['Ada'] })).toBe(false);
     expect(validate({ ...sampleDetail('user.profile_updated'), changed: [] })).toBe(false);
+  });
+
+  it('names the back office’s actions as the code does (lib/admin/staff-actions.ts)', () => {
+    const action = schemas.find((schema) => schema.title === 'admin.action')!;
+    expect((action.properties as { action: { enum: string[] } }).action.enum).toEqual([...STAFF_ACTIONS]);
   });
 
   it('gives rule patterns that match the events they are for and no other', () => {

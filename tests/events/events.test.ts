@@ -268,6 +268,35 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     expect(JSON.stringify(fake.events)).not.toContain(reason);
   });
 
+  it('tells a view and a change of the company’s settings by admin.action naming no user, never why; a refused change by nothing', async () => {
+    const admin = await newEmployee(service, company);
+    await setEmployeeRole(service.app, {
+      companyId: company.company_id,
+      actorId: 'operator',
+      userId: admin.userId,
+      role: 'admin',
+      reason: 'x',
+    });
+    const session = await logIn(service, company, admin);
+    const reason = `ticket ${randomUUID()}`;
+    expect((await post('adminCompanyView', session, { reason })).status).toBe(200);
+    expect((await post('adminCompanyUpdate', session, { limits: { sms_per_hour: 900 }, reason })).status).toBe(200);
+    const tooLong = `{code} ${'Keep it to yourself. '.repeat(16)}`;
+    expect((await post('adminCompanyUpdate', session, { sms_text: { templates: { en: tooLong } }, reason })).status).toBe(400);
+    await poller.drain(20_000);
+    const byAdmin = fake.events.filter(
+      (event) => event['detail-type'] === 'admin.action' && (event.detail as { actor_id: string }).actor_id === admin.userId,
+    );
+    const once = [...new Map(byAdmin.map((event) => [(event.detail as { event_id: string }).event_id, event])).values()];
+    expect(summary(once)).toEqual([
+      { type: 'admin.action', actor_id: admin.userId, action: 'company_view' },
+      { type: 'admin.action', actor_id: admin.userId, action: 'company_update' },
+    ]);
+    for (const event of once) expect(Object.keys(event.detail)).not.toContain('user_id');
+    expect(JSON.stringify(fake.events)).not.toContain(reason);
+    expect((await post('adminCompanyUpdate', session, { limits: { sms_per_hour: null }, reason: 'put back' })).status).toBe(200);
+  });
+
   it('tells the back office’s disable, enable and end of sessions: user.disabled, user.enabled, session.ended support', async () => {
     const admin = await newEmployee(service, company);
     await setEmployeeRole(service.app, {

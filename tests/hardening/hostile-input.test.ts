@@ -70,6 +70,8 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   adminUsersDevicesRemove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersRestore: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersView: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminCompanyView: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminCompanyUpdate: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   notFound: ['404/6'],
 };
 

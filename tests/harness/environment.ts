@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Config, type Environment, readConfig } from '../../lib/config.js';
+import { type Config, type Environment, readConfig, type SigningAlgorithm } from '../../lib/config.js';
 import { newKeySet } from '../../lib/secrets/signing-keys.js';
 
 // The one description of the service's environment on this machine, for npm start, the tests,
@@ -23,16 +23,17 @@ export interface LocalEnvironmentOptions {
   settings?: Environment;
 }
 
-let keySet: string | undefined;
+const keySets = new Map<SigningAlgorithm, string>();
 
 /**
  * One signing key set for every environment this process describes, as one deployment has one:
  * a token one service of a test made verifies in another. It signs from the epoch on, since a
- * test's clock may be set anywhere.
+ * test's clock may be set anywhere. One per algorithm: an environment with ACCESS_TOKEN_ALG=RS256
+ * starts as an RS256 stage does, with an RSA key.
  */
-function processKeySet(): string {
-  keySet ??= JSON.stringify(newKeySet(0));
-  return keySet;
+function processKeySet(alg: SigningAlgorithm): string {
+  if (!keySets.has(alg)) keySets.set(alg, JSON.stringify(newKeySet(0, alg)));
+  return keySets.get(alg)!;
 }
 
 export function localEnvironment(options: LocalEnvironmentOptions): Record<string, string> {
@@ -43,7 +44,9 @@ export function localEnvironment(options: LocalEnvironmentOptions): Record<strin
     ...(options.serverSecretFile
       ? { SERVER_SECRET_FILE: options.serverSecretFile }
       : { SERVER_SECRET: options.serverSecret ?? randomBytes(32).toString('hex') }),
-    ...(options.signingKeysFile ? { SIGNING_KEYS_FILE: options.signingKeysFile } : { SIGNING_KEYS: processKeySet() }),
+    ...(options.signingKeysFile
+      ? { SIGNING_KEYS_FILE: options.signingKeysFile }
+      : { SIGNING_KEYS: processKeySet(options.settings?.ACCESS_TOKEN_ALG === 'RS256' ? 'RS256' : 'ES256') }),
     AWS_REGION: 'us-east-1',
     SMS_SENDER: 'outbox',
     SMS_OUTBOX_FILE: options.outboxFile,

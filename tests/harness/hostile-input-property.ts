@@ -67,6 +67,8 @@ const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   adminUsersDevicesRemove: [1, 4, 5, 6, 13, 14],
   adminUsersRestore: [1, 4, 5, 6, 7, 13, 14, 22],
   adminUsersView: [1, 4, 5, 6, 12, 13, 14],
+  adminCompanyView: [1, 4, 5, 13, 14],
+  adminCompanyUpdate: [1, 4, 5, 13, 14],
   notFound: [6],
 };
 const DOCUMENTED = new Map<number, number>(
@@ -152,6 +154,8 @@ function emptyCounts(): OutcomeCounts {
     adminUsersDevicesRemove: {},
     adminUsersRestore: {},
     adminUsersView: {},
+    adminCompanyView: {},
+    adminCompanyUpdate: {},
     loginPhone: {},
     verifyOtp: {},
     referralProgram: {},

@@ -309,6 +309,15 @@ export class LiveClient {
       case 'adminUsersView':
         // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
         return { valid: { endpoint, headers, body: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', reason: 'fuzz' } }, settle: withToken() };
+      case 'adminCompanyView':
+        // A customer's token: the back office refuses it (403 code 5) before it reads the company.
+        return { valid: { endpoint, headers, body: { reason: 'fuzz' } }, settle: withToken() };
+      case 'adminCompanyUpdate':
+        // A customer's token: the back office refuses it (403 code 5); the change would be the company's whole.
+        return {
+          valid: { endpoint, headers, body: { sms_text: { templates: { en: 'Your {brand} code: {code}' } }, reason: 'fuzz' } },
+          settle: withToken(),
+        };
       case 'adminEmployeeRole':
         // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
         return {

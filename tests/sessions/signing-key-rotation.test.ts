@@ -27,7 +27,13 @@ describe('npm run signing-key:rotate', () => {
     const env = stored({ SIGNING_KEYS_FILE: file });
     const first = await run(rotate, [], env);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.last).toEqual({ kid: expect.any(String), signs_from: expect.any(Number), published: [first.last.kid], dropped: [] });
+    expect(first.last).toEqual({
+      kid: expect.any(String),
+      alg: 'ES256',
+      signs_from: expect.any(Number),
+      published: [first.last.kid],
+      dropped: [],
+    });
     expect(Math.abs(first.last.signs_from - now())).toBeLessThanOrEqual(2);
     expect(statSync(file).mode & 0o777).toBe(0o600);
 
@@ -58,6 +64,44 @@ describe('npm run signing-key:rotate', () => {
     expect(urgent.last.dropped).toEqual([first.last.kid, second.last.kid]);
     expect((await run(rotate, ['--urgnet'], env)).code).toBe(2);
     expect((await run(rotate, [], { ...env, SIGNING_KEYS: JSON.stringify(set) })).code).toBe(2);
+  });
+
+  it('adds a key of --alg, else of ACCESS_TOKEN_ALG: ES256 to RS256, the service listing both in the JWKS with their alg', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'wallet-keys-')), 'signing-keys.json');
+    const env = stored({ SIGNING_KEYS_FILE: file });
+    const first = await run(rotate, [], env);
+    expect(first.last.alg).toBe('ES256');
+    const moved = await run(rotate, ['--alg', 'RS256'], env);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.last).toMatchObject({ alg: 'RS256', published: [first.last.kid, moved.last.kid], dropped: [] });
+    expect(moved.stderr).toContain(`RS256 key ${moved.last.kid} added`);
+    const set = JSON.parse(readFileSync(file, 'utf8'));
+    expect(set.keys.map(({ alg, jwk }: { alg: string; jwk: { kty: string } }) => [alg, jwk.kty])).toEqual([
+      ['ES256', 'EC'],
+      ['RS256', 'RSA'],
+    ]);
+    // RSA 2048, e = 65537; none of its private members printed.
+    const rsa = set.keys[1].jwk;
+    expect([Buffer.from(rsa.n, 'base64url').length * 8, rsa.e]).toEqual([2048, 'AQAB']);
+    for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(moved.stdout + moved.stderr).not.toContain(rsa[member]);
+
+    // A container of that stage: the JWKS lists both, each with its alg, and the discovery document both algorithms.
+    const service = inProcessService(readConfig({ ...env, ACCESS_TOKEN_ALG: 'RS256' }), { hashCost: TEST_HASH_COST });
+    const wellKnown = async (path: string) => JSON.parse((await service.wellKnown({ rawPath: path } as never, {} as never)).body ?? '');
+    const jwks = await wellKnown('/.well-known/jwks.json');
+    expect(jwks.keys.map(({ kid, kty, alg, use }: Record<string, string>) => ({ kid, kty, alg, use }))).toEqual([
+      { kid: first.last.kid, kty: 'EC', alg: 'ES256', use: 'sig' },
+      { kid: moved.last.kid, kty: 'RSA', alg: 'RS256', use: 'sig' },
+    ]);
+    expect((await wellKnown('/.well-known/openid-configuration')).id_token_signing_alg_values_supported).toEqual(['ES256', 'RS256']);
+
+    // Without --alg, the stage's ACCESS_TOKEN_ALG; another algorithm is refused, and nothing written.
+    const next = await run(rotate, [], { ...env, ACCESS_TOKEN_ALG: 'RS256' });
+    expect(next.last.alg).toBe('RS256');
+    const refused = await run(rotate, ['--alg', 'HS256'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--alg must be one of ES256, RS256, not "HS256"');
+    expect(JSON.parse(readFileSync(file, 'utf8')).keys).toHaveLength(3);
   });
 
   it('writes a deployed stage’s two SSM parameters: the private set a SecureString, the public one without private parts', async () => {

@@ -76,9 +76,10 @@ export async function startTestOffline(
   const port = await freePort();
   settings = { PORT: String(port), TOKEN_ISSUER: `http://127.0.0.1:${port}`, ...settings };
   const folder = mkdtempSync(join(tmpdir(), 'wallet-secret-'));
-  // Signing keys in a file too, as npm start's: serverless.yml passes no key set in any function's environment.
+  // Signing keys in a file too, as npm start's (one key of the stage's ACCESS_TOKEN_ALG): serverless.yml
+  // passes no key set in any function's environment.
   const signingKeysFile = join(folder, 'signing-keys.json');
-  writeFileSync(signingKeysFile, JSON.stringify(newKeySet(0)), { mode: 0o600 });
+  writeFileSync(signingKeysFile, JSON.stringify(newKeySet(0, settings.ACCESS_TOKEN_ALG === 'RS256' ? 'RS256' : 'ES256')), { mode: 0o600 });
   if ('file' in placement) {
     const secretFile = join(folder, 'server-secret');
     writeFileSync(secretFile, randomBytes(32).toString('hex'), { mode: 0o600 });

@@ -149,6 +149,16 @@ export const OPERATION_ROUTES = {
     "POST",
     "/wallet/v3/admin/users/view",
     "required"
+  ],
+  "adminCompanyView": [
+    "POST",
+    "/wallet/v3/admin/company/view",
+    "required"
+  ],
+  "adminCompanyUpdate": [
+    "POST",
+    "/wallet/v3/admin/company/update",
+    "required"
   ]
 } as const;
 

@@ -600,6 +600,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallet/v3/admin/company/view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * See the company’s settings (admin)
+         * @description The company’s settings (API contract 6 and 7) as `npm run company:update` prints them, in the shape company/update takes: the name, require_verified_phone, the countries SMS may go to, the code texts by language with the default language, the app hash and the WebOTP domain, the phone-change warnings, and each limit in force (the company’s own or the configured default, marked which). With each text’s size in SMS as sent (sms_sizes, phone_change_sizes), warnings worth a look, and the rules company/update applies (rules). As stored now: other functions keep a company for up to 30 seconds. Not the status: a disabled company answers 404 code 3 to every call. Never a secret. Needs an employee token with the admin role (support: 403 code 5) whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the view (action company_view, in the company’s log).
+         */
+        post: operations["adminCompanyView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/admin/company/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the company’s settings (admin)
+         * @description Changes what `npm run company:update` changes, by its rules: name, require_verified_phone (0 or 1), sms_countries (ISO 3166 alpha-2 codes or "all"), sms_text (templates by language with {code}, {brand} and {minutes}, null removing one; default_language, app_hash of 11 characters and webotp_domain, null removing each), phone_change_texts (by language, {brand} and no {code} or run of 4 digits; null removes one) and limits (each a whole number, or null for the configured default). Absent fields stay as they are; a top-level null or "" counts as absent, so removals go inside sms_text, phone_change_texts and limits. Every code and warning text, with the name, must fit 2 SMS: a refused one is 400 code 1 with every problem in data.errors and the sizes measured in data.sms_sizes and data.phone_change_sizes, and nothing changes. Not the status: an admin would lock the whole company out, and only an operator could undo it. Answers the settings as company/view does; every function sees them within 30 seconds. Needs an employee token with the admin role (support: 403 code 5) whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the change (action company_update, in the company’s log, written with it).
+         */
+        post: operations["adminCompanyUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/openid-configuration": {
         parameters: {
             query?: never;
@@ -661,6 +701,24 @@ export interface components {
                 errors?: components["schemas"]["FieldError"][];
                 /** @description With code 17: wrong PINs left before the PIN locks */
                 attempts_left?: number;
+                /** @description With a refused SMS text: each code text’s size as measured, by language ("built-in": the English text) */
+                sms_sizes?: {
+                    [key: string]: {
+                        segments: number;
+                        /** @enum {unknown} */
+                        encoding: "GSM-7" | "UCS-2";
+                        units: number;
+                    };
+                };
+                /** @description With a refused SMS text: each phone-change warning’s size as measured, by language */
+                phone_change_sizes?: {
+                    [key: string]: {
+                        segments: number;
+                        /** @enum {unknown} */
+                        encoding: "GSM-7" | "UCS-2";
+                        units: number;
+                    };
+                };
             };
         };
     };
@@ -787,7 +845,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -1256,7 +1314,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -1519,7 +1577,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -2467,7 +2525,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 (`kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -7262,6 +7320,942 @@ export interface operations {
             };
         };
     };
+    adminCompanyView: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "ticket 9120: check the Hindi text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Why the employee acts, such as a ticket number: kept in the record of the action, never in an event */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "company": {
+                     *           "company_id": "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+                     *           "name": "Chai Pay",
+                     *           "require_verified_phone": 1,
+                     *           "sms_countries": [
+                     *             "IN"
+                     *           ],
+                     *           "sms_text": {
+                     *             "templates": {
+                     *               "en": "{code} is your {brand} code. It expires in {minutes} minutes.",
+                     *               "hi": "{code} आपका {brand} कोड है। {minutes} मिनट में समाप्त।"
+                     *             },
+                     *             "default_language": "hi",
+                     *             "app_hash": "FA+9qCX9VSu",
+                     *             "webotp_domain": null
+                     *           },
+                     *           "phone_change_texts": {
+                     *             "hi": "आपका {brand} खाता दूसरे नंबर पर ले जाया गया। यह आपने नहीं किया तो {brand} से संपर्क करें।"
+                     *           },
+                     *           "limits": {
+                     *             "sms_per_hour": {
+                     *               "value": 5000,
+                     *               "default": 1000,
+                     *               "source": "company",
+                     *               "min": 1
+                     *             },
+                     *             "sms_per_prefix_per_hour": {
+                     *               "value": 20,
+                     *               "default": 20,
+                     *               "source": "default",
+                     *               "min": 0
+                     *             },
+                     *             "sends_per_address_per_hour": {
+                     *               "value": 30,
+                     *               "default": 30,
+                     *               "source": "default",
+                     *               "min": 0
+                     *             },
+                     *             "verifies_per_address": {
+                     *               "value": 30,
+                     *               "default": 30,
+                     *               "source": "default",
+                     *               "min": 0
+                     *             }
+                     *           },
+                     *           "sms_sizes": {
+                     *             "en": {
+                     *               "segments": 1,
+                     *               "encoding": "GSM-7",
+                     *               "units": 66
+                     *             },
+                     *             "hi": {
+                     *               "segments": 1,
+                     *               "encoding": "UCS-2",
+                     *               "units": 59
+                     *             }
+                     *           },
+                     *           "phone_change_sizes": {
+                     *             "hi": {
+                     *               "segments": 2,
+                     *               "encoding": "UCS-2",
+                     *               "units": 91
+                     *             }
+                     *           },
+                     *           "warnings": [],
+                     *           "updated_at": 1767312000
+                     *         },
+                     *         "rules": {
+                     *           "max_sms_segments": 2,
+                     *           "sms_segment_units": {
+                     *             "GSM-7": {
+                     *               "single": 160,
+                     *               "part": 153
+                     *             },
+                     *             "UCS-2": {
+                     *               "single": 70,
+                     *               "part": 67
+                     *             }
+                     *           },
+                     *           "template_placeholders": [
+                     *             "{code}",
+                     *             "{brand}",
+                     *             "{minutes}"
+                     *           ],
+                     *           "phone_change_placeholders": [
+                     *             "{brand}"
+                     *           ],
+                     *           "sized_with": {
+                     *             "code_digits": 6,
+                     *             "minutes": 5
+                     *           },
+                     *           "name_max_length": 200,
+                     *           "app_hash_length": 11,
+                     *           "built_in_template": "{code} is your {brand} verification code. It expires in {minutes} minutes. Never share it.",
+                     *           "built_in_phone_change_text": "Your {brand} account was moved to another phone number. If you did not do this, contact {brand} at once.",
+                     *           "in_force_within_seconds": 30
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            company: {
+                                company_id: string;
+                                /** @description The company’s name: {brand} in its texts */
+                                name: string;
+                                /** @description 1: a customer registering themselves must prove the phone first (contract 6) */
+                                require_verified_phone: 0 | 1;
+                                /** @description ISO 3166 alpha-2 codes SMS may go to, or "all" (every country: the favourite target of SMS pumping) */
+                                sms_countries: "all" | string[];
+                                sms_text: {
+                                    /** @description The code text by BCP 47 language tag; none: the built-in English text */
+                                    templates: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The template sent when Accept-Language matches none; null: the built-in text */
+                                    default_language: string | null;
+                                    /** @description The Android SMS Retriever app hash, the last line but the WebOTP one */
+                                    app_hash: string | null;
+                                    /** @description The WebOTP domain: the last line reads @<domain> #<code> */
+                                    webotp_domain: string | null;
+                                };
+                                /** @description The warning the old number gets when the account moves, by language; none: the built-in English text */
+                                phone_change_texts: {
+                                    [key: string]: string;
+                                };
+                                limits: {
+                                    sms_per_hour: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                    sms_per_prefix_per_hour: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                    sends_per_address_per_hour: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                    verifies_per_address: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                };
+                                /** @description Each code text as sent with a 6-digit code, the name, the minutes and the autofill lines, by language; "built-in": the English text, sent while there is no default language */
+                                sms_sizes: {
+                                    [key: string]: {
+                                        /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                        segments: number;
+                                        /**
+                                         * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                         * @enum {string}
+                                         */
+                                        encoding: "GSM-7" | "UCS-2";
+                                        /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                        units: number;
+                                    };
+                                };
+                                /** @description Each phone-change warning as sent with the name, by language */
+                                phone_change_sizes: {
+                                    [key: string]: {
+                                        /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                        segments: number;
+                                        /**
+                                         * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                         * @enum {string}
+                                         */
+                                        encoding: "GSM-7" | "UCS-2";
+                                        /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                        units: number;
+                                    };
+                                };
+                                /** @description What deserves a look: SMS to every country, a text over the limit stored before the checks (sent shortened), an app hash on a text of 2 SMS */
+                                warnings: string[];
+                                /** @description UNIX seconds of the last change (null: never changed) */
+                                updated_at: number | null;
+                            };
+                            rules: {
+                                /** @description A text whose message needs more SMS is refused: a message is never cut */
+                                max_sms_segments: number;
+                                /** @description Units of one SMS alone, and of each part of a longer message */
+                                sms_segment_units: {
+                                    "GSM-7": {
+                                        single: number;
+                                        part: number;
+                                    };
+                                    "UCS-2": {
+                                        single: number;
+                                        part: number;
+                                    };
+                                };
+                                /** @description What a code text may hold; {code} it must */
+                                template_placeholders: string[];
+                                /** @description What a warning may hold; never {code} or 4 digits in a run */
+                                phone_change_placeholders: string[];
+                                /** @description The values a code text is sized with: the longest code and the code lifetime in minutes */
+                                sized_with: {
+                                    code_digits: number;
+                                    minutes: number;
+                                };
+                                name_max_length: number;
+                                app_hash_length: number;
+                                /** @description The English code text of a company with none in the caller’s or its default language */
+                                built_in_template: string;
+                                built_in_phone_change_text: string;
+                                /** @description Every function sees a change within this time (its company cache) */
+                                in_force_within_seconds: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 14 PHONE_NOT_VERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2 | 14)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminCompanyUpdate: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sms_text": {
+                 *         "templates": {
+                 *           "hi": "{code} आपका {brand} कोड है। {minutes} मिनट में समाप्त।"
+                 *         },
+                 *         "default_language": "hi"
+                 *       },
+                 *       "limits": {
+                 *         "sms_per_hour": 5000
+                 *       },
+                 *       "reason": "ticket 9120: Hindi text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The company’s name ({brand}): every code and warning text must still fit 2 SMS with it */
+                    name?: string | "" | null;
+                    /** @description 1: customers prove the phone to register */
+                    require_verified_phone?: (0 | 1) | "" | null;
+                    /** @description ISO 3166 alpha-2 codes SMS may go to, or "all" for every country */
+                    sms_countries?: ("all" | string[]) | "" | null;
+                    sms_text?: {
+                        /** @description The code text by language: {code} (required), {brand}, {minutes}; null removes one */
+                        templates?: {
+                            [key: string]: string | null;
+                        };
+                        /** @description A language with a template, sent when Accept-Language matches none; null removes it */
+                        default_language?: string | null;
+                        /** @description The Android SMS Retriever app hash (11 characters); null removes it */
+                        app_hash?: string | null;
+                        /** @description The WebOTP domain (such as wallet.example.com); null removes it */
+                        webotp_domain?: string | null;
+                    } | "" | null;
+                    /** @description The warning the old number gets on a phone change, by language: {brand}, no {code}; null removes one */
+                    phone_change_texts?: {
+                        [key: string]: string | null;
+                    } | "" | null;
+                    limits?: {
+                        sms_per_hour?: number | null;
+                        sms_per_prefix_per_hour?: number | null;
+                        sends_per_address_per_hour?: number | null;
+                        verifies_per_address?: number | null;
+                    } | "" | null;
+                    /** @description Why the employee acts, such as a ticket number: kept in the record of the action, never in an event */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Company settings updated: every function has them within 30 seconds",
+                     *         "in_force_within_seconds": 30,
+                     *         "company": {
+                     *           "company_id": "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+                     *           "name": "Chai Pay",
+                     *           "require_verified_phone": 1,
+                     *           "sms_countries": [
+                     *             "IN"
+                     *           ],
+                     *           "sms_text": {
+                     *             "templates": {
+                     *               "en": "{code} is your {brand} code. It expires in {minutes} minutes.",
+                     *               "hi": "{code} आपका {brand} कोड है। {minutes} मिनट में समाप्त।"
+                     *             },
+                     *             "default_language": "hi",
+                     *             "app_hash": "FA+9qCX9VSu",
+                     *             "webotp_domain": null
+                     *           },
+                     *           "phone_change_texts": {
+                     *             "hi": "आपका {brand} खाता दूसरे नंबर पर ले जाया गया। यह आपने नहीं किया तो {brand} से संपर्क करें।"
+                     *           },
+                     *           "limits": {
+                     *             "sms_per_hour": {
+                     *               "value": 5000,
+                     *               "default": 1000,
+                     *               "source": "company",
+                     *               "min": 1
+                     *             },
+                     *             "sms_per_prefix_per_hour": {
+                     *               "value": 20,
+                     *               "default": 20,
+                     *               "source": "default",
+                     *               "min": 0
+                     *             },
+                     *             "sends_per_address_per_hour": {
+                     *               "value": 30,
+                     *               "default": 30,
+                     *               "source": "default",
+                     *               "min": 0
+                     *             },
+                     *             "verifies_per_address": {
+                     *               "value": 30,
+                     *               "default": 30,
+                     *               "source": "default",
+                     *               "min": 0
+                     *             }
+                     *           },
+                     *           "sms_sizes": {
+                     *             "en": {
+                     *               "segments": 1,
+                     *               "encoding": "GSM-7",
+                     *               "units": 66
+                     *             },
+                     *             "hi": {
+                     *               "segments": 1,
+                     *               "encoding": "UCS-2",
+                     *               "units": 59
+                     *             }
+                     *           },
+                     *           "phone_change_sizes": {
+                     *             "hi": {
+                     *               "segments": 2,
+                     *               "encoding": "UCS-2",
+                     *               "units": 91
+                     *             }
+                     *           },
+                     *           "warnings": [],
+                     *           "updated_at": 1767312000
+                     *         },
+                     *         "rules": {
+                     *           "max_sms_segments": 2,
+                     *           "sms_segment_units": {
+                     *             "GSM-7": {
+                     *               "single": 160,
+                     *               "part": 153
+                     *             },
+                     *             "UCS-2": {
+                     *               "single": 70,
+                     *               "part": 67
+                     *             }
+                     *           },
+                     *           "template_placeholders": [
+                     *             "{code}",
+                     *             "{brand}",
+                     *             "{minutes}"
+                     *           ],
+                     *           "phone_change_placeholders": [
+                     *             "{brand}"
+                     *           ],
+                     *           "sized_with": {
+                     *             "code_digits": 6,
+                     *             "minutes": 5
+                     *           },
+                     *           "name_max_length": 200,
+                     *           "app_hash_length": 11,
+                     *           "built_in_template": "{code} is your {brand} verification code. It expires in {minutes} minutes. Never share it.",
+                     *           "built_in_phone_change_text": "Your {brand} account was moved to another phone number. If you did not do this, contact {brand} at once.",
+                     *           "in_force_within_seconds": 30
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /** @description Functions keep a company this long (COMPANY_CACHE_SECONDS): every call sees the change within it */
+                            in_force_within_seconds: number;
+                            company: {
+                                company_id: string;
+                                /** @description The company’s name: {brand} in its texts */
+                                name: string;
+                                /** @description 1: a customer registering themselves must prove the phone first (contract 6) */
+                                require_verified_phone: 0 | 1;
+                                /** @description ISO 3166 alpha-2 codes SMS may go to, or "all" (every country: the favourite target of SMS pumping) */
+                                sms_countries: "all" | string[];
+                                sms_text: {
+                                    /** @description The code text by BCP 47 language tag; none: the built-in English text */
+                                    templates: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The template sent when Accept-Language matches none; null: the built-in text */
+                                    default_language: string | null;
+                                    /** @description The Android SMS Retriever app hash, the last line but the WebOTP one */
+                                    app_hash: string | null;
+                                    /** @description The WebOTP domain: the last line reads @<domain> #<code> */
+                                    webotp_domain: string | null;
+                                };
+                                /** @description The warning the old number gets when the account moves, by language; none: the built-in English text */
+                                phone_change_texts: {
+                                    [key: string]: string;
+                                };
+                                limits: {
+                                    sms_per_hour: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                    sms_per_prefix_per_hour: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                    sends_per_address_per_hour: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                    verifies_per_address: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                };
+                                /** @description Each code text as sent with a 6-digit code, the name, the minutes and the autofill lines, by language; "built-in": the English text, sent while there is no default language */
+                                sms_sizes: {
+                                    [key: string]: {
+                                        /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                        segments: number;
+                                        /**
+                                         * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                         * @enum {string}
+                                         */
+                                        encoding: "GSM-7" | "UCS-2";
+                                        /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                        units: number;
+                                    };
+                                };
+                                /** @description Each phone-change warning as sent with the name, by language */
+                                phone_change_sizes: {
+                                    [key: string]: {
+                                        /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                        segments: number;
+                                        /**
+                                         * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                         * @enum {string}
+                                         */
+                                        encoding: "GSM-7" | "UCS-2";
+                                        /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                        units: number;
+                                    };
+                                };
+                                /** @description What deserves a look: SMS to every country, a text over the limit stored before the checks (sent shortened), an app hash on a text of 2 SMS */
+                                warnings: string[];
+                                /** @description UNIX seconds of the last change (null: never changed) */
+                                updated_at: number | null;
+                            };
+                            rules: {
+                                /** @description A text whose message needs more SMS is refused: a message is never cut */
+                                max_sms_segments: number;
+                                /** @description Units of one SMS alone, and of each part of a longer message */
+                                sms_segment_units: {
+                                    "GSM-7": {
+                                        single: number;
+                                        part: number;
+                                    };
+                                    "UCS-2": {
+                                        single: number;
+                                        part: number;
+                                    };
+                                };
+                                /** @description What a code text may hold; {code} it must */
+                                template_placeholders: string[];
+                                /** @description What a warning may hold; never {code} or 4 digits in a run */
+                                phone_change_placeholders: string[];
+                                /** @description The values a code text is sized with: the longest code and the code lifetime in minutes */
+                                sized_with: {
+                                    code_digits: number;
+                                    minutes: number;
+                                };
+                                name_max_length: number;
+                                app_hash_length: number;
+                                /** @description The English code text of a company with none in the caller’s or its default language */
+                                built_in_template: string;
+                                built_in_phone_change_text: string;
+                                /** @description Every function sees a change within this time (its company cache) */
+                                in_force_within_seconds: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 14 PHONE_NOT_VERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2 | 14)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                            /** @description With a refused SMS text: each code text’s size as measured, by language ("built-in": the English text) */
+                            sms_sizes?: {
+                                [key: string]: {
+                                    segments: number;
+                                    /** @enum {unknown} */
+                                    encoding: "GSM-7" | "UCS-2";
+                                    units: number;
+                                };
+                            };
+                            /** @description With a refused SMS text: each phone-change warning’s size as measured, by language */
+                            phone_change_sizes?: {
+                                [key: string]: {
+                                    segments: number;
+                                    /** @enum {unknown} */
+                                    encoding: "GSM-7" | "UCS-2";
+                                    units: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
     openidConfiguration: {
         parameters: {
             query?: never;
@@ -7370,7 +8364,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        keys: {
+                        keys: ({
                             /** @constant */
                             kty: "EC";
                             /** @constant */
@@ -7383,7 +8377,20 @@ export interface operations {
                             alg: "ES256";
                             /** @constant */
                             use: "sig";
-                        }[];
+                        } | {
+                            /** @constant */
+                            kty: "RSA";
+                            /** @description The 2048-bit modulus, base64url */
+                            n: string;
+                            /** @description The public exponent, base64url (`AQAB`: 65537) */
+                            e: string;
+                            /** @description The key’s RFC 7638 thumbprint: the `kid` of the tokens it signs */
+                            kid: string;
+                            /** @constant */
+                            alg: "RS256";
+                            /** @constant */
+                            use: "sig";
+                        })[];
                     };
                 };
             };

@@ -1,0 +1,115 @@
+import type { App } from '../app-context.js';
+import { type CompanySettings, updateCompanySettings } from '../companies/companies.js';
+import { smsCountryCode } from '../companies/sms-countries.js';
+import { AppError, ErrorCodes, fieldError } from '../errors.js';
+import { MAX_SMS_SEGMENTS, type SmsTextChanges, type SmsTextProblem, SmsTextRefused } from '../sms/sms-text.js';
+import type { CompanyUpdateCall, CompanyUpdateInput } from './company-update-input.js';
+import type { CompanyUpdateResult } from './company-update-result.js';
+import { companySettingsOf, companySettingsRules } from './company-view.js';
+import { auditStaffAction, staffActionRecord } from './staff-actions.js';
+import { requireStaff } from './staff-gate.js';
+
+// POST /wallet/v3/admin/company/update (API contract 3.14, 6 and 7): an admin changes the company's
+// settings as `npm run company:update` does, by the same rules (lib/companies/), and the change and
+// its record (action `company_update`, in the company's log only) are one transaction. A refused
+// text changes and records nothing: 400 code 1, every problem in data.errors and the sizes measured
+// in data. Not the status: an admin who disabled their own company would lock everyone out of it.
+
+/** null or "" removes (the command's empty value); a setting's text otherwise as given, trimmed as the command trims it. */
+const removedOr = (value: string | null | undefined) =>
+  value === undefined ? undefined : value === null || value.trim() === '' ? null : value.trim();
+
+/** Texts by language as the rules take them, in the order given (undefined: none given); null or "" removes one. */
+function textChanges(texts: Record<string, string | null> | undefined): { language: string; text: string | null }[] | undefined {
+  const entries = Object.entries(texts ?? {});
+  return entries.length ? entries.map(([language, text]) => ({ language, text: text === null || text === '' ? null : text })) : undefined;
+}
+
+/** The body as the settings updateCompanySettings takes: absent fields change nothing. */
+function settingsOf(body: CompanyUpdateInput): CompanySettings {
+  const { sms_text: smsText } = body;
+  const templates = textChanges(smsText?.templates);
+  const phoneChangeTexts = textChanges(body.phone_change_texts);
+  const changes: SmsTextChanges | undefined = smsText && {
+    ...(templates ? { templates } : {}),
+    ...(smsText.default_language !== undefined ? { default_language: removedOr(smsText.default_language) } : {}),
+    ...(smsText.app_hash !== undefined ? { app_hash: removedOr(smsText.app_hash) } : {}),
+    ...(smsText.webotp_domain !== undefined ? { webotp_domain: removedOr(smsText.webotp_domain) } : {}),
+  };
+  const limits = body.limits && Object.entries(body.limits).filter(([, value]) => value !== undefined);
+  const settings: CompanySettings = {
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.require_verified_phone !== undefined ? { require_verified_phone: body.require_verified_phone === 1 } : {}),
+    ...(body.sms_countries !== undefined
+      ? { sms_countries: body.sms_countries === 'all' ? 'all' : body.sms_countries.map(smsCountryCode) }
+      : {}),
+    ...(changes && Object.keys(changes).length ? { sms_text: changes } : {}),
+    ...(phoneChangeTexts ? { phone_change_texts: phoneChangeTexts } : {}),
+    ...(limits?.length ? { limits: Object.fromEntries(limits.map(([name, value]) => [name, value ?? 'default'])) } : {}),
+  };
+  return settings;
+}
+
+/** The request field a refused text's problem is about; the name, when a rename alone made a stored text too long. */
+function fieldOf(problem: SmsTextProblem, refusal: SmsTextRefused, body: CompanyUpdateInput): string {
+  const language = problem.language ?? '';
+  const tooLong = (sizes: Record<string, { segments: number }> | undefined) => (sizes?.[language]?.segments ?? 0) > MAX_SMS_SEGMENTS;
+  switch (problem.setting) {
+    case 'template':
+      if (tooLong(refusal.sizes.codeTexts) && body.name !== undefined && !body.sms_text) return 'name';
+      return language === 'built-in' ? 'sms_text' : `sms_text.templates.${language}`;
+    case 'phone_change_text':
+      if (tooLong(refusal.sizes.phoneChangeTexts) && body.name !== undefined && !body.phone_change_texts) return 'name';
+      return `phone_change_texts.${language}`;
+    default:
+      return `sms_text.${problem.setting}`;
+  }
+}
+
+/** 400 code 1: every problem on its field, and the sizes measured, so a page can show each text's count. */
+function refusedText(refusal: SmsTextRefused, body: CompanyUpdateInput): AppError {
+  const { codeTexts, phoneChangeTexts } = refusal.sizes;
+  return new AppError('BAD_REQUEST', {
+    detail: `SMS text refused, nothing changed: ${refusal.message}`,
+    fields: refusal.problems.map((problem) => ({
+      code: ErrorCodes.BAD_REQUEST.code,
+      field: fieldOf(problem, refusal, body),
+      detail: problem.detail,
+    })),
+    data: { ...(codeTexts ? { sms_sizes: codeTexts } : {}), ...(phoneChangeTexts ? { phone_change_sizes: phoneChangeTexts } : {}) },
+  });
+}
+
+export async function companyUpdate(app: App, call: CompanyUpdateCall): Promise<CompanyUpdateResult> {
+  const { companyId } = call.principal;
+  const staff = await requireStaff(app, call.principal, ['admin']);
+  const settings = settingsOf(call.body);
+  if (Object.keys(settings).length === 0) {
+    throw fieldError(
+      'BAD_REQUEST',
+      'body',
+      'names no setting to change (name, require_verified_phone, sms_countries, sms_text, phone_change_texts, limits)',
+    );
+  }
+  const { record, writes } = staffActionRecord(app, {
+    companyId,
+    actorId: staff.userId,
+    action: 'company_update',
+    reason: call.body.reason,
+  });
+  let updated: Awaited<ReturnType<typeof updateCompanySettings>>;
+  try {
+    updated = await updateCompanySettings(app.table, app.clock, companyId, settings, app.config.otp.ttlSeconds, writes);
+  } catch (error) {
+    if (!(error instanceof SmsTextRefused)) throw error;
+    auditStaffAction(app, call.origin, record, 'refused');
+    throw refusedText(error, call.body);
+  }
+  auditStaffAction(app, call.origin, record, 'changed');
+  return {
+    message: `Company settings updated: every function has them within ${app.config.companyCacheSeconds} seconds`,
+    in_force_within_seconds: app.config.companyCacheSeconds,
+    company: companySettingsOf(updated.company, app.config),
+    rules: companySettingsRules(app.config),
+  };
+}
