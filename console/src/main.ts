@@ -1,5 +1,6 @@
 import './console.css';
 import { showAccount } from './account.js';
+import { companySettingsSection } from './company-settings.js';
 import { h, show } from './dom.js';
 import { employeesSection } from './employees.js';
 import { searchSection } from './search.js';
@@ -32,7 +33,7 @@ function signIn(message?: string): Promise<void> {
   });
 }
 
-type Screen = 'find' | 'employees';
+type Screen = 'find' | 'employees' | 'settings';
 
 function showShell(current: Staff, screen: Screen = 'find'): void {
   const main = h('div', { class: 'screen' });
@@ -76,11 +77,14 @@ function showShell(current: Staff, screen: Screen = 'find'): void {
       { 'aria-label': 'Screens' },
       navButton('Find a user', 'find'),
       current.role === 'admin' ? navButton('Employees and roles', 'employees') : null,
+      current.role === 'admin' ? navButton('Company settings', 'settings') : null,
     ),
     main,
   );
   if (screen === 'employees' && current.role === 'admin') {
     show(main, employeesSection(current, open));
+  } else if (screen === 'settings' && current.role === 'admin') {
+    show(main, companySettingsSection(current));
   } else {
     show(
       main,

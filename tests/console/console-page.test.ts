@@ -3,8 +3,10 @@
 // their sessions ended; a recovery started by one admin and approved by another, after a PIN
 // sign-in on a remembered browser; no admin control for support; hostile names shown as text.
 // Controls are found by their accessible names, as anyone's browser tests would.
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { companyKey } from '../../lib/store/keys.js';
 import { signUpWithDevice } from '../devices/device-helpers.js';
 import { useOfflineService } from '../e2e/offline-server.js';
 import { launchChromium } from '../harness/chromium.js';
@@ -212,6 +214,49 @@ describe('the console in a browser', () => {
     expect(await page.locator('img').count()).toBe(0);
     expect(await page.locator('script').count()).toBe(1);
     // Nothing was refused by the CSP or Trusted Types either: our own code asked for nothing they block.
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  it('counts a code text’s SMS as it is typed, refuses on the page the edit that needs a third, with the count, and saves one that fits', async () => {
+    const { server, company } = service;
+    const admin = await employee(server, company, 'admin');
+    const { page, problems } = await consolePage(browser, service.server);
+    await signInByCode(page, server, company, admin);
+    await page.getByRole('button', { name: 'Company settings' }).click();
+    await page.getByLabel('Reason').fill('TICKET-505');
+    await page.getByRole('button', { name: 'Show settings' }).click();
+    await page.getByLabel('New language').fill('en');
+    await page.getByRole('button', { name: 'Add code text' }).click();
+    const text = page.getByLabel('Code text (en)');
+    // Starts from the built-in text: one SMS with the company's name.
+    const size = page.locator(`#${await text.getAttribute('id')}-size`);
+    expect(await size.textContent()).toMatch(/^1 SMS · GSM-7/);
+
+    // 300 more characters: three SMS, refused on the page with the count; nothing is sent.
+    const long = `{code} is your {brand} code. ${'Please keep this code to yourself. '.repeat(9)}`;
+    await text.fill(long);
+    expect(await size.textContent()).toMatch(/^3 SMS · GSM-7 · \d+ characters: over the limit of 2 SMS$/);
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'Not saved' });
+    expect(await refusal.textContent()).toMatch(/The code text \(en\) would need 3 SMS \(\d+ GSM-7 units\); at most 2\./);
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    const stored = () =>
+      server.local.app.table.client
+        .send(new GetCommand({ TableName: server.local.app.table.name, Key: companyKey(company.company_id), ConsistentRead: true }))
+        .then(({ Item }) => Item);
+    expect((await stored())?.sms_text).toBeUndefined();
+
+    // Shorter: two SMS, saved after the confirmation, and shown as stored.
+    const fits = `{code} is your {brand} code. ${'Keep it to yourself. '.repeat(8)}`;
+    await text.fill(fits);
+    expect(await size.textContent()).toMatch(/^2 SMS · GSM-7/);
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.textContent()).toContain('sms_text');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText(/^Saved: in force within \d+ s\.$/).waitFor();
+    expect(await page.getByLabel('Code text (en)').inputValue()).toBe(fits);
+    expect((await stored())?.sms_text?.templates).toEqual({ en: fits });
     expect(problems).toEqual([]);
   }, 90_000);
 });
