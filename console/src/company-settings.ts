@@ -286,7 +286,13 @@ function showSettings(root: HTMLElement, staff: Staff, { company, rules }: Setti
       appHash.row,
       webotp.row,
     ),
-    h('fieldset', null, h('legend', null, 'Phone-change warnings'), warningList),
+    h(
+      'fieldset',
+      null,
+      h('legend', null, 'Phone-change warnings'),
+      h('p', { class: 'hint' }, 'A language without one gets the built-in English warning.'),
+      warningList,
+    ),
     h(
       'fieldset',
       null,
