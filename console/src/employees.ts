@@ -34,7 +34,7 @@ export function employeesSection(staff: Staff, open: (userId: string) => void): 
 }
 
 function roleForm(staff: Staff, user: UserSummary): HTMLElement {
-  const role = selectField('Role', ROLES, 'support');
+  const role = selectField('New role', ROLES, 'support');
   const outcome = h('p', { role: 'status' });
   const set = h(
     'button',

@@ -102,4 +102,11 @@ function showShell(current: Staff, screen: Screen = 'find'): void {
   }
 }
 
+// The session lives in this page's memory: when the page goes (a reload, a closed tab), it ends at the API too.
+window.addEventListener('pagehide', () => {
+  if (!staff) return;
+  signingOut = true;
+  void staff.client.auth.logout().catch(() => undefined);
+});
+
 void signIn();

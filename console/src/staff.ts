@@ -42,6 +42,10 @@ export const apiBase = () => `${location.origin}${location.pathname.replace(/\/c
 
 export const COMPANY_ID_PATTERN = /^[0-9a-fA-F]{32}$/;
 
+/** A logout may outlive the page that sends it (a reload, a closed tab): the browser still delivers it. */
+const logoutOutlivesPage: typeof fetch = (input, init) =>
+  fetch(input, { ...init, keepalive: String(input).endsWith('/wallet/v3/auth/logout') });
+
 /** A client of the company: session in memory, device key in IndexedDB; `onSessionEnd` when the API ends the session. */
 export function companyClient(companyId: string, onSessionEnd: () => void): WalletAuthClient {
   return createWalletAuthClient({
@@ -49,6 +53,7 @@ export function companyClient(companyId: string, onSessionEnd: () => void): Wall
     companyId,
     storage: memoryStorage(),
     deviceKeys: indexedDbKeyStore('wallet-console-device-keys'),
+    fetch: logoutOutlivesPage,
     onSessionEnd,
   });
 }

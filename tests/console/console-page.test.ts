@@ -10,7 +10,7 @@ import { companyKey } from '../../lib/store/keys.js';
 import { signUpWithDevice } from '../devices/device-helpers.js';
 import { useOfflineService } from '../e2e/offline-server.js';
 import { launchChromium } from '../harness/chromium.js';
-import { invoke, logIn, randomPhoneNumber, signUp } from '../helpers.js';
+import { invoke, logIn, newEmployee, randomPhoneNumber, signUp } from '../helpers.js';
 import { act, consolePage, employee, nextCode, openAccount, signInByCode, textsTo } from './console-browser.js';
 
 const service = useOfflineService();
@@ -125,7 +125,38 @@ describe('the console in a browser', () => {
     const change = two.page.getByRole('region', { name: 'Pending phone change' });
     expect(await change.textContent()).toContain(`•••• ${newNumber.slice(-4)}`);
     expect(await change.textContent()).toMatch(/Awaiting approvalno/);
-    expect([...one.problems, ...two.problems]).toEqual([]);
+
+    // Employees and roles: the second admin gives a new employee the support role, and ends the first admin's sessions.
+    const newcomer = await newEmployee(server.local, company);
+    await two.page.getByRole('button', { name: 'Employees and roles' }).click();
+    const findEmployee = async (key: string) => {
+      await two.page.getByLabel('Employee’s phone, email or user id').fill(key);
+      await two.page.getByLabel('Reason').fill('TICKET-202 staff');
+      await two.page.getByRole('button', { name: 'Search', exact: true }).click();
+    };
+    await findEmployee(newcomer.userId);
+    await two.page.getByLabel('New role', { exact: true }).selectOption('support');
+    await two.page.getByRole('button', { name: 'Set role' }).click();
+    await two.page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await two.page.getByText('Role set: support.').waitFor();
+    const newcomerProfile = await invoke(server.local.handlers.userProfile, {
+      method: 'GET',
+      path: '/p',
+      headers: { CompanyID: company.company_id, Authorization: newcomer.authorization },
+    });
+    expect(newcomerProfile.body.data.user.role).toBe('support');
+    await findEmployee(`+1${first.phoneNumber}`);
+    await two.page.getByRole('button', { name: 'Open account' }).click();
+    // Two: the PIN sign-in's and the one the operator's registration began; the code sign-in's ended when its page reloaded.
+    expect(await act(two.page, 'End sessions', 'TICKET-202 staff')).toBe('2 sessions ended.');
+    // The first admin's page learns it at its next call: back to sign-in, saying why.
+    await one.page.getByRole('button', { name: 'Find a user' }).click();
+    await one.page.getByLabel('Phone, email, user id or referral code').fill(customerPhone);
+    await one.page.getByRole('button', { name: 'Search', exact: true }).click();
+    await one.page.getByText('Your session has ended: sign in again.').waitFor();
+    expect(await one.page.getByRole('heading', { name: 'Sign in to the console' }).count()).toBe(1);
+    expect(one.problems.filter((problem) => !problem.includes('401 (Unauthorized)'))).toEqual([]);
+    expect(two.problems).toEqual([]);
   }, 120_000);
 
   it('shows a support agent no admin control where an admin sees them; the API refuses support anyway', async () => {
