@@ -14,6 +14,8 @@ type PendingChange = NonNullable<View['pending_phone_change']>;
 
 const STATUS = { active: 1, disabled: 2, deleting: 4 } as const;
 
+const sessions = (count: number) => `${count} session${count === 1 ? '' : 's'}`;
+
 /** Shows a user's account in `root`; each action's success shows it again, read anew. */
 export async function showAccount(root: HTMLElement, staff: Staff, userId: string, reveal = false, outcome?: string): Promise<void> {
   const errors = announcer('alert');
@@ -89,7 +91,7 @@ function accountActions(staff: Staff, { user }: View, again: Again): HTMLElement
     confirmAction(staff, {
       title: 'End sessions',
       effect: `Every session of ${name} ends at once, on every device. They can sign in again by code straight away.`,
-      act: async (reason) => `${(await staff.client.admin.endSessions({ user_id: userId, reason })).revoked} sessions ended.`,
+      act: async (reason) => `${sessions((await staff.client.admin.endSessions({ user_id: userId, reason })).revoked)} ended.`,
       done: again,
     }),
   );
@@ -100,7 +102,7 @@ function accountActions(staff: Staff, { user }: View, again: Again): HTMLElement
         effect: `${name} is disabled: every session ends and no sign-in works until an admin enables the account.`,
         act: async (reason) => {
           const done = await staff.client.admin.setStatus({ user_id: userId, status: 'disabled', reason });
-          return `Disabled; ${done.revoked} sessions ended.`;
+          return `Disabled; ${sessions(done.revoked)} ended.`;
         },
         done: again,
       }),
@@ -166,7 +168,7 @@ function devicesSection(staff: Staff, { user, devices }: View, again: Again): HT
             effect: `The device ${device.device_id ?? device.device_key} is no longer trusted: its PIN sign-in stops and its sessions end.`,
             act: async (reason) => {
               const done = await staff.client.admin.removeDevice({ user_id: user.user_id, device_key: device.device_key, reason });
-              return `Device removed; ${done.revoked} sessions ended.`;
+              return `Device removed; ${sessions(done.revoked)} ended.`;
             },
             done: again,
           }),

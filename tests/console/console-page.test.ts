@@ -80,7 +80,7 @@ describe('the console in a browser', () => {
     );
     // Masked: the last four digits only.
     expect(await page.locator('.facts').first().textContent()).not.toContain(String(customer.registration.phone_number));
-    expect(await act(page, 'End sessions', 'TICKET-101 lost phone')).toBe('1 sessions ended.');
+    expect(await act(page, 'End sessions', 'TICKET-101 lost phone')).toBe('1 session ended.');
     expect(await tokenAnswer(customer.authorization)).toBe(401);
     // The view read anew lists the action, by this agent.
     expect(await page.getByRole('table', { name: /latest 50/ }).textContent()).toContain('sessions_end');
