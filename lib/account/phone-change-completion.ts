@@ -89,7 +89,12 @@ export async function completePendingChange(app: App, texts: TextDispatch, compl
     // This very login moved it (its answer lost), or another completed it: the session is the user's.
     if (user.phone_e164 === phoneE164) return;
     const now = epochSeconds(app.clock);
-    if (change?.change_id === changeId && change.ended_reason === 'void') throw taken();
+    if (change?.change_id === changeId && change.ended_reason === 'void') {
+      // A deletion voids the change in the transaction that ends the account: read after it, the user says which.
+      const after = await getUser(app.table, companyId, userId, true);
+      if (after?.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
+      throw taken();
+    }
     if (!isLive(change, now) || change.change_id !== changeId || change.effective_at > now) throw changeGone();
     const recovery = change.via === 'support';
     const [sessions, devices] = await Promise.all([
