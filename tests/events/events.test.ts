@@ -103,6 +103,19 @@ function nextLogIn(account: Account): Promise<string> {
 
 const freshSession = (account: Account) => freshOtpSession(service, company, account);
 
+/** An employee the operator made admin, with a session begun by OTP login (what the back office asks for). */
+async function adminSession(): Promise<{ admin: Account; session: string }> {
+  const admin = await newEmployee(service, company);
+  await setEmployeeRole(service.app, {
+    companyId: company.company_id,
+    actorId: 'operator',
+    userId: admin.userId,
+    role: 'admin',
+    reason: 'bootstrap',
+  });
+  return { admin, session: await logIn(service, company, admin) };
+}
+
 describe('the events of a user’s life (API contract 3.13)', () => {
   it('are exactly the committed changes, with the fields of 3.13 and no personal value', async () => {
     const { account, device } = await signUpWithDevice(service, company);
@@ -249,15 +262,8 @@ describe('the events of a user’s life (API contract 3.13)', () => {
   });
 
   it('tells each back-office action by admin.action: who did what to whom, never why', async () => {
-    const [admin, agent] = [await newEmployee(service, company), await newEmployee(service, company)];
-    await setEmployeeRole(service.app, {
-      companyId: company.company_id,
-      actorId: 'operator',
-      userId: admin.userId,
-      role: 'admin',
-      reason: 'bootstrap',
-    });
-    const session = await logIn(service, company, admin);
+    const { admin, session } = await adminSession();
+    const agent = await newEmployee(service, company);
     const reason = `ticket ${randomUUID()}`;
     expect((await post('adminEmployeeRole', session, { user_id: agent.userId, role: 'support', reason })).status).toBe(200);
     expect(summary(await eventsOf(agent.userId))).toEqual([
@@ -269,15 +275,7 @@ describe('the events of a user’s life (API contract 3.13)', () => {
   });
 
   it('tells a view and a change of the company’s settings by admin.action naming no user, never why; a refused change by nothing', async () => {
-    const admin = await newEmployee(service, company);
-    await setEmployeeRole(service.app, {
-      companyId: company.company_id,
-      actorId: 'operator',
-      userId: admin.userId,
-      role: 'admin',
-      reason: 'x',
-    });
-    const session = await logIn(service, company, admin);
+    const { admin, session } = await adminSession();
     const reason = `ticket ${randomUUID()}`;
     expect((await post('adminCompanyView', session, { reason })).status).toBe(200);
     expect((await post('adminCompanyUpdate', session, { limits: { sms_per_hour: 900 }, reason })).status).toBe(200);
@@ -298,15 +296,7 @@ describe('the events of a user’s life (API contract 3.13)', () => {
   });
 
   it('tells the back office’s disable, enable and end of sessions: user.disabled, user.enabled, session.ended support', async () => {
-    const admin = await newEmployee(service, company);
-    await setEmployeeRole(service.app, {
-      companyId: company.company_id,
-      actorId: 'operator',
-      userId: admin.userId,
-      role: 'admin',
-      reason: 'x',
-    });
-    const session = await logIn(service, company, admin);
+    const { admin, session } = await adminSession();
     const customer = await signUp(service, company);
     const status = (value: string) => post('adminUsersStatus', session, { user_id: customer.userId, status: value, reason: 'ticket 1' });
     expect((await status('disabled')).status).toBe(200);
