@@ -59,8 +59,6 @@ export type WalletAuthClient = OperationHelpers & {
   auth: AuthHelpers;
 };
 
-const EXPIRY_MARGIN_MS = 30_000;
-
 export function createWalletAuthClient(options: WalletAuthClientOptions): WalletAuthClient {
   const companyId = options.companyId.toLowerCase();
   const storage = options.storage ?? memoryStorage();
@@ -124,12 +122,7 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
     },
     signedIn: async () => (await session.read()) !== undefined,
     userId: async () => (await session.read())?.userId,
-    async accessToken() {
-      const current = await session.read();
-      if (!current) return undefined;
-      if (current.expiresAt - EXPIRY_MARGIN_MS > Date.now()) return current.accessToken;
-      return (await transport.refresh()).accessToken;
-    },
+    accessToken: async () => (await transport.liveSession())?.accessToken,
     hasBoundDevice: async () => Boolean((await deviceKeys.load(keyName))?.deviceKey),
     forgetDevice: () => deviceKeys.remove(keyName),
   };

@@ -39,6 +39,8 @@ export interface Transport {
   request<Data = Record<string, unknown>>(method: 'GET' | 'POST', path: string, body?: unknown, options?: RequestOptions): Promise<Data>;
   /** Refreshes the session now (shared with any refresh already under way). */
   refresh(): Promise<Session>;
+  /** The session, refreshed first when its access token is about to expire; undefined without one. */
+  liveSession(): Promise<Session | undefined>;
   /** The service's clock minus this device's, in ms, from the last answer's Date header (0 before any). */
   clockOffsetMs(): number;
 }
@@ -113,18 +115,20 @@ export function createTransport(options: TransportOptions): Transport {
     return refreshing;
   }
 
+  /** The session as kept, or after the refresh its access token's near expiry calls for. */
+  async function liveSession(kept: Session): Promise<Session> {
+    return kept.expiresAt - EXPIRY_MARGIN_MS <= Date.now() ? refreshShared(kept) : kept;
+  }
+
   async function request<Data>(method: 'GET' | 'POST', path: string, body?: unknown, requestOptions: RequestOptions = {}): Promise<Data> {
     const query = Object.entries(requestOptions.query ?? {}).filter(([, value]) => value !== undefined && value !== '');
     const url = `${baseUrl}${path}${query.length ? `?${new URLSearchParams(query.map(([name, value]) => [name, String(value)]))}` : ''}`;
     const idempotencyKey = method === 'POST' ? (requestOptions.idempotencyKey ?? randomKey()) : undefined;
     const text = body === undefined ? undefined : JSON.stringify(body);
     const isRefresh = path === REFRESH_PATH;
-    let session = requestOptions.auth === false ? undefined : await options.session.read();
-    let refreshed = false;
-    if (session && session.expiresAt - EXPIRY_MARGIN_MS <= Date.now()) {
-      session = await refreshShared(session);
-      refreshed = true;
-    }
+    const kept = requestOptions.auth === false ? undefined : await options.session.read();
+    let session = kept && (await liveSession(kept));
+    let refreshed = session !== kept;
     for (let retries = 0; ; ) {
       const headers: Record<string, string> = { CompanyID: options.companyId, Accept: 'application/json' };
       if (text !== undefined) headers['Content-Type'] = 'application/json';
@@ -161,6 +165,10 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     request,
     refresh: async () => refreshShared(await options.session.read()),
+    liveSession: async () => {
+      const kept = await options.session.read();
+      return kept && liveSession(kept);
+    },
     clockOffsetMs: () => clockOffsetMs,
   };
 }
