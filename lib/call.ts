@@ -1,5 +1,6 @@
 import type { Company } from './companies/companies.js';
 import type { RequestOrigin } from './observability/audit.js';
+import type { Acr } from './sessions/session-strength.js';
 import type { SessionStart } from './store/session-store.js';
 
 /** Who a valid token speaks for, and which session it is. */
@@ -9,8 +10,11 @@ export interface Principal {
   userType: number;
   /** The session's id: the access token's `sid` (or, for an opaque token from before 3.12, its SHA-256). */
   sessionId: string;
-  /** How and when (epoch seconds) the session began, and the device it is bound to. */
-  session?: { began: SessionStart | undefined; beganAt: number; deviceKey: string | undefined };
+  /**
+   * How and when (epoch seconds) the session began, the device it is bound to, how strong it is
+   * (API contract 3.15) and when it was last proven (its start, or a step-up since: auth_time).
+   */
+  session?: { began: SessionStart | undefined; beganAt: number; deviceKey: string | undefined; acr: Acr; authTime: number };
 }
 
 /**

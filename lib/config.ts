@@ -220,10 +220,14 @@ export function readConfig(env: Environment = process.env) {
     pinResetOtpSessionSeconds: read.integer('PIN_RESET_OTP_SESSION_SECONDS'),
     accountEraseAfterDays: read.integer('ACCOUNT_ERASE_AFTER_DAYS'),
     phoneChangeHoldHours: read.integer('PHONE_CHANGE_HOLD_HOURS'),
+    credentialProbationHours: read.integer('CREDENTIAL_PROBATION_HOURS'),
+    probationDevicesMax: read.integer('PROBATION_DEVICES_MAX'),
+    stepUpMaxAgeSeconds: read.integer('STEP_UP_MAX_AGE_SECONDS'),
     authorizationTtlSeconds: read.integer('AUTHORIZATION_TTL_SECONDS'),
     admin: {
       sessionSeconds: read.integer('ADMIN_SESSION_HOURS') * 3600,
       lookupsPerHour: read.integer('ADMIN_LOOKUPS_PER_HOUR'),
+      approverMinSeconds: read.integer('ADMIN_APPROVER_MIN_HOURS') * 3600,
     },
     otp: {
       ttlSeconds: read.integer('OTP_TTL_SECONDS'),
@@ -284,6 +288,10 @@ export function readConfig(env: Environment = process.env) {
   }
   if (read.deployed && !DEPLOYED_LOG_LEVELS.includes(config.logLevel)) {
     read.problems.push(`LOG_LEVEL must be ${DEPLOYED_LOG_LEVELS.join(' or ')} on a deployed stage (above INFO the audit events are lost)`);
+  }
+  if (config.credentialProbationHours < config.phoneChangeHoldHours) {
+    // A swapper's device must not settle before their held change could be cancelled (contract 3.15).
+    read.problems.push('CREDENTIAL_PROBATION_HOURS must be at least PHONE_CHANGE_HOLD_HOURS');
   }
   if (config.sms.decoy.priorP90Ms < config.sms.decoy.priorMedianMs) {
     read.problems.push('SMS_DECOY_PRIOR_P90_MS must be at least SMS_DECOY_PRIOR_MEDIAN_MS');

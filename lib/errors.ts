@@ -25,7 +25,8 @@ export const ErrorCodes = {
   AUTHORIZATION_INVALID: { code: 19, status: 400 },
   IDEMPOTENCY_KEY_REUSED: { code: 20, status: 409 },
   LAST_ADMIN: { code: 21, status: 409 },
-  STATE_CONFLICT: { code: 22, status: 409 },
+  DEVICE_LIMIT: { code: 22, status: 409 },
+  STATE_CONFLICT: { code: 23, status: 409 },
   INTERNAL_ERROR: { code: 500, status: 500 },
 } as const;
 
@@ -72,6 +73,8 @@ interface AppErrorOptions {
 /** Fields a failure may add to its data. */
 export interface FailureDetails {
   attempts_left?: number;
+  /** A 403 code 5 for want of a stronger session, or of PINs the user sets (contract 3.15): what the request needs. */
+  needs?: 'strong' | 'strong_fresh' | 'pin_setup';
   /** A refused company/update: each code text's size in SMS as measured, by language. */
   sms_sizes?: Record<string, SmsSize>;
   /** A refused company/update: each phone-change warning's size in SMS as measured, by language. */

@@ -210,6 +210,33 @@ export const SETTINGS = {
     },
     means: 'hours a phone change asked for from an OTP-login session waits before a login to the new number completes it (contract 3.11)',
   },
+  CREDENTIAL_PROBATION_HOURS: {
+    default: 24,
+    min: 0,
+    deployed: {
+      min: 24,
+      why: 'a device bound by an OTP login (which a SIM swapper passes) must not log in strongly before the owner has had a day to see the SMS and the notice',
+    },
+    means:
+      'hours a device bound at an OTP login stays on probation (its PIN logins SMS-strength); it settles then only if no strong login by an older credential happened meanwhile (contract 3.15); at least PHONE_CHANGE_HOLD_HOURS',
+  },
+  PROBATION_DEVICES_MAX: {
+    default: 3,
+    min: 1,
+    deployed: { max: 10, why: 'devices a holder of the number alone can keep bound' },
+    means:
+      'devices on probation one user may have; one more removes the oldest on probation (settled devices are never removed by a binding)',
+  },
+  STEP_UP_MAX_AGE_SECONDS: {
+    default: 600,
+    min: 1,
+    deployed: {
+      max: 900,
+      why: 'how long a strong proof (PIN on a settled device, passkey) counts as fresh for a change that takes the account',
+    },
+    means:
+      'a strong session proven (login or step-up) longer ago than this must step up before PIN, phone, device, passkey or admin-only changes',
+  },
   ACCOUNT_ERASE_AFTER_DAYS: {
     default: 30,
     means: 'days between a deletion request and the erasure (0: the eraser’s next run); `npm run user:restore` undoes it until then',
@@ -221,6 +248,12 @@ export const SETTINGS = {
     min: 1,
     deployed: { max: 24, why: 'how long after a login a staff session may still act on customers’ accounts' },
     means: 'a staff session acts on the back office only this long after its OTP or PIN login (older: 400 code 14)',
+  },
+  ADMIN_APPROVER_MIN_HOURS: {
+    default: 72,
+    min: 0,
+    deployed: { min: 72, why: 'an admin made recently (perhaps by the very person whose request waits) must not approve' },
+    means: 'an admin made less than this long ago approves neither a recovery nor a grant (contract 3.14, amended in round 6)',
   },
   ADMIN_LOOKUPS_PER_HOUR: {
     default: 120,

@@ -52,6 +52,12 @@ const smsSizesSchema = (description: string): JsonSchema => ({
 /** What a failure's data may carry beside message and errors, by its field (lib/errors.ts, FailureDetails). */
 const FAILURE_DETAILS: Record<keyof FailureDetails, JsonSchema> = {
   attempts_left: { type: 'integer', minimum: 0, description: 'With code 17: wrong PINs left before the PIN locks' },
+  needs: {
+    enum: ['strong', 'strong_fresh', 'pin_setup'],
+    description:
+      'With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; ' +
+      'strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first',
+  },
   sms_sizes: smsSizesSchema('With a refused SMS text: each code text’s size as measured, by language ("built-in": the English text)'),
   phone_change_sizes: smsSizesSchema('With a refused SMS text: each phone-change warning’s size as measured, by language'),
 };
@@ -63,6 +69,7 @@ const FAILURE_DETAILS: Record<keyof FailureDetails, JsonSchema> = {
 export function failureEnvelope(status: number, names: ErrorName[], details: (keyof FailureDetails)[] = []): JsonSchema {
   const added = new Set(details);
   if (status === 0 || names.includes('PIN_INVALID')) added.add('attempts_left');
+  if (status === 0 || names.includes('FORBIDDEN')) added.add('needs');
   return {
     type: 'object',
     properties: {

@@ -205,8 +205,8 @@ async function checkCode(
   const binding = deviceBindingOf(companyId, userId, input);
   const target = { companyId, userId, userType: input.user_type };
   const tokens = binding
-    ? await createBoundSession(app, origin, target, binding, { began: 'otp' }, grant)
-    : await grantSession(app, companyId, userId, input.user_type, { began: 'otp' }, grant);
+    ? await createBoundSession(app, origin, target, binding, { began: 'otp', acr: 'sms' }, grant)
+    : await grantSession(app, companyId, userId, input.user_type, { began: 'otp', acr: 'sms' }, grant);
   return {
     message: 'Logged in successfully',
     ...tokens,

@@ -59,7 +59,7 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
       companyId,
       userId,
       user.user_type,
-      { began: 'pin', deviceKey: input.device_key },
+      { began: 'pin', deviceKey: input.device_key, acr: 'strong' },
       {
         terms: { pinVersion: { attribute: PIN_VERSION_ATTRIBUTE.login, seen: user.login_pin_version ?? 0 } },
         items: [

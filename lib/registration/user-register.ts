@@ -105,7 +105,7 @@ async function registeredByThisRequest(
     user.company_id,
     registered.user_id,
     registered.user_type,
-    { began: 'register', deviceKey: binding?.deviceKey },
+    { began: 'register', deviceKey: binding?.deviceKey, acr: 'sms' },
     { terms: { phoneVerified: registered.phone_verified === 1 } },
   );
   return registrationResult(registered, tokens, binding);
@@ -150,6 +150,8 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
     const { tokens, write: session } = await issueSession(app, companyId, user.user_id, user.user_type, {
       began: 'register',
       deviceKey: binding?.deviceKey,
+      // A registration proves a phone at most (contract 3.15): SMS-strength, though its device is settled.
+      acr: 'sms',
     });
     try {
       await writeRegistration(app.table, {

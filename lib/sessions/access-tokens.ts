@@ -6,6 +6,7 @@ import { hashToken } from '../secrets/hashing.js';
 import { sessionKey } from '../store/keys.js';
 import { getSession, touchSession } from '../store/session-store.js';
 import { type AccessClaims, looksLikeJwt, signAccessToken, verifyAccessToken } from './jwt.js';
+import { acrOfSession } from './session-strength.js';
 
 // A session is one item in its user's partition, keyed by its id (the access token's `sid`),
 // bound to one user of one company, begun by session-grant.ts. A login answers a signed access
@@ -101,6 +102,12 @@ export async function authenticate(
     userId,
     userType: session.user_type,
     sessionId,
-    session: { began: session.began, beganAt: session.created_at, deviceKey: session.device_key },
+    session: {
+      began: session.began,
+      beganAt: session.created_at,
+      deviceKey: session.device_key,
+      acr: acrOfSession(session),
+      authTime: session.auth_at ?? session.created_at,
+    },
   };
 }

@@ -5,6 +5,12 @@ import { epochSeconds } from '../clock.js';
 import { SIGNING_ALGORITHMS } from '../config.js';
 import { ServerSecretUnavailable } from '../secrets/server-keys.js';
 import type { SessionStart } from '../store/session-store.js';
+import { type Acr, acrOfSession } from './session-strength.js';
+
+/** The `amr` claim of a session begun this way (RFC 8176 names where one fits). */
+function amrOf(began: SessionStart): string[] {
+  return [began];
+}
 
 // Access tokens (API contract 3.12): compact JWS, ES256 or RS256 (the signing key's own algorithm),
 // `kid` in the header, signed with the newest signing key (lib/secrets/signing-keys.ts) by `jose`.
@@ -18,8 +24,10 @@ export interface AccessClaims {
   sessionId: string;
   userType: number;
   began: SessionStart;
-  /** When the session began (epoch seconds): RFC 9068's auth_time. */
+  /** When the session was last proven (epoch seconds: its start, or a step-up): RFC 9068's auth_time. */
   authTime: number;
+  /** How strong the session is (API contract 3.15), fixed for its life. */
+  acr: Acr;
 }
 
 export interface SignedAccessToken {
@@ -38,7 +46,14 @@ export async function signAccessToken(app: JwtParts, claims: AccessClaims, sessi
   const { kid, alg, key } = await app.signingKeys.signingKey();
   const now = epochSeconds(app.clock);
   const expiresAt = Math.min(now + app.config.accessTokenTtlSeconds, sessionEndsAt);
-  const payload = { cid: claims.companyId, sid: claims.sessionId, utp: claims.userType, amr: [claims.began], auth_time: claims.authTime };
+  const payload = {
+    cid: claims.companyId,
+    sid: claims.sessionId,
+    utp: claims.userType,
+    amr: amrOf(claims.began),
+    acr: claims.acr,
+    auth_time: claims.authTime,
+  };
   // RFC 9068's access token profile: typ at+jwt, a unique jti, auth_time.
   const token = await new SignJWT(payload)
     .setProtectedHeader({ alg, kid, typ: 'at+jwt' })
@@ -92,12 +107,14 @@ export async function verifyAccessToken(app: JwtParts, companyId: string, token:
         requiredClaims: ['sub', 'exp', 'iat'],
       },
     );
-    const { sub, cid, sid, utp, amr, auth_time: authTime, iat } = payload as Record<string, unknown>;
+    const { sub, cid, sid, utp, amr, acr, auth_time: authTime, iat } = payload as Record<string, unknown>;
     if (cid !== companyId || typeof sub !== 'string' || !HEX_ID.test(sub) || typeof sid !== 'string' || !HEX_ID.test(sid)) return undefined;
     if (typeof utp !== 'number' || !Array.isArray(amr)) return undefined;
     // Tokens signed before auth_time was added (15 minutes at most) say when they were issued instead.
     const began = typeof authTime === 'number' ? authTime : (iat as number);
-    return { companyId, userId: sub, sessionId: sid, userType: utp, began: amr[0] as SessionStart, authTime: began };
+    // Tokens signed before acr was added say how the session began, which is what their strength was.
+    const strength = acr === 'strong' || acr === 'sms' ? acr : acrOfSession({ began: amr[0] as string });
+    return { companyId, userId: sub, sessionId: sid, userType: utp, began: amr[0] as SessionStart, authTime: began, acr: strength };
   } catch (error) {
     // A key set that cannot be read is the service's failure (503), not the token's.
     if ((error as Error).name === 'ServerSecretUnavailable') throw error;

@@ -6,6 +6,7 @@ import { type GrantTerms, type SessionRecord, type SessionStart, sessionGrant, s
 import { ConditionsFailed, type LabelledItem, type TransactItem, writeTransaction } from '../store/transactions.js';
 import { type SessionTokens, sessionTokens } from './access-tokens.js';
 import { newRefreshToken } from './refresh-tokens.js';
+import type { Acr } from './session-strength.js';
 
 export type { SessionStart };
 
@@ -13,10 +14,11 @@ export type { SessionStart };
 // together, and granted in one transaction only while the user is active. How a request presents
 // a session, and when one is over: access-tokens.ts.
 
-/** How a new session begins: by registration, OTP login or PIN login, on a bound device or none. */
+/** How a new session begins: by registration, OTP login or PIN login, on a bound device or none, and how strong it is. */
 export interface SessionOrigin {
   began: SessionStart;
   deviceKey?: string | undefined;
+  acr: Acr;
 }
 
 interface IssuedSession {
@@ -45,6 +47,7 @@ export async function issueSession(
   const record: SessionRecord = {
     user_type: userType,
     began: start.began,
+    acr: start.acr,
     ...(start.deviceKey ? { device_key: start.deviceKey } : {}),
     created_at: now,
     last_used_at: now,
@@ -52,7 +55,7 @@ export async function issueSession(
     refresh_hash: refresh.hash,
     refresh_gen: 1,
   };
-  const claims = { companyId, userId, sessionId, userType, began: start.began, authTime: now };
+  const claims = { companyId, userId, sessionId, userType, began: start.began, authTime: now, acr: start.acr };
   return {
     tokens: await sessionTokens(app, claims, record.expires_at, refresh.token),
     write: sessionPut(app.table, companyId, userId, sessionId, record),

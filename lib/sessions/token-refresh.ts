@@ -11,6 +11,7 @@ import { type SessionRecord, sessionEnd, spendRefreshToken } from '../store/sess
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { sessionIsLive, sessionTokens } from './access-tokens.js';
 import { issuedHere, parseRefreshToken, type RefreshToken, successorOf } from './refresh-tokens.js';
+import { acrOfSession } from './session-strength.js';
 import type { TokenRefreshCall } from './token-refresh-input.js';
 import type { TokenRefreshResult } from './token-refresh-result.js';
 
@@ -60,7 +61,15 @@ export async function tokenRefresh(app: App, { body, company, origin, idempotenc
     session = outcome.seen;
     refreshToken = again;
   }
-  const claims = { companyId, userId, sessionId, userType: session.user_type, began: session.began ?? 'otp', authTime: session.created_at };
+  const claims = {
+    companyId,
+    userId,
+    sessionId,
+    userType: session.user_type,
+    began: session.began ?? 'otp',
+    authTime: session.auth_at ?? session.created_at,
+    acr: acrOfSession(session),
+  };
   const tokens = await sessionTokens(app, claims, session.expires_at, refreshToken);
   audit(app, origin, 'token_refreshed', {
     company_id: companyId,

@@ -1,4 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Acr } from '../sessions/session-strength.js';
 import { UserStatus } from '../users/user-status.js';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
@@ -43,6 +44,10 @@ export interface SessionRecord {
   user_type: number;
   /** How the session began (sessions from before this was kept have none). */
   began?: SessionStart | undefined;
+  /** How strong it is, fixed at its start (API contract 3.15); sessions from before have none (sessions/session-strength.ts). */
+  acr?: Acr | undefined;
+  /** Epoch seconds of its latest strong proof (a step-up), when later than its start: the access token's auth_time. */
+  auth_at?: number | undefined;
   /** The bound device it began on, if any: removing the device ends the session. */
   device_key?: string | undefined;
   created_at: number;

@@ -63,6 +63,7 @@ const CLAIMS: AccessClaims = {
   sessionId: 'fedcba9876543210fedcba9876543210',
   userType: 2,
   began: 'otp',
+  acr: 'sms',
   authTime: 1_700_000_000,
 };
 

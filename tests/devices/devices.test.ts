@@ -169,9 +169,7 @@ describe('binding a device', () => {
           origin,
           target,
           deviceBindingOf(own.company_id, account.userId, { device_public_key: keys.publicKey })!,
-          {
-            began: 'otp',
-          },
+          { began: 'otp', acr: 'sms' },
           {},
         ),
       ),

@@ -184,6 +184,7 @@ export const ERROR_NAMES: Record<number, string> = {
   "19": "AUTHORIZATION_INVALID",
   "20": "IDEMPOTENCY_KEY_REUSED",
   "21": "LAST_ADMIN",
-  "22": "STATE_CONFLICT",
+  "22": "DEVICE_LIMIT",
+  "23": "STATE_CONFLICT",
   "500": "INTERNAL_ERROR"
 };

@@ -694,13 +694,18 @@ export interface components {
         FailureEnvelope: {
             /** @constant */
             success: 0;
-            error: (1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 500)[];
+            error: (1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 500)[];
             data: {
                 /** @enum {unknown} */
                 message: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
                 errors?: components["schemas"]["FieldError"][];
                 /** @description With code 17: wrong PINs left before the PIN locks */
                 attempts_left?: number;
+                /**
+                 * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                 * @enum {unknown}
+                 */
+                needs?: "strong" | "strong_fresh" | "pin_setup";
                 /** @description With a refused SMS text: each code text’s size as measured, by language ("built-in": the English text) */
                 sms_sizes?: {
                     [key: string]: {
@@ -912,6 +917,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -1121,6 +1131,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -1385,6 +1400,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -2983,6 +3003,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -5095,6 +5120,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -5327,6 +5357,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -5558,6 +5593,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -5580,7 +5620,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 7 ALREADY_REGISTERED, 22 STATE_CONFLICT */
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 7 ALREADY_REGISTERED, 23 STATE_CONFLICT */
             409: {
                 headers: {
                     /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
@@ -5591,7 +5631,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: 0;
-                        error: (20 | 7 | 22)[];
+                        error: (20 | 7 | 23)[];
                         data: {
                             /** @constant */
                             message: "CONFLICT";
@@ -5767,6 +5807,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -5974,6 +6019,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -6183,6 +6233,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -6399,6 +6454,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -6421,7 +6481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 22 STATE_CONFLICT */
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 23 STATE_CONFLICT */
             409: {
                 headers: {
                     /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
@@ -6432,7 +6492,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: 0;
-                        error: (20 | 22)[];
+                        error: (20 | 23)[];
                         data: {
                             /** @constant */
                             message: "CONFLICT";
@@ -6609,6 +6669,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -6816,6 +6881,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -6838,7 +6908,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 7 ALREADY_REGISTERED, 22 STATE_CONFLICT */
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 7 ALREADY_REGISTERED, 23 STATE_CONFLICT */
             409: {
                 headers: {
                     /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
@@ -6849,7 +6919,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: 0;
-                        error: (20 | 7 | 22)[];
+                        error: (20 | 7 | 23)[];
                         data: {
                             /** @constant */
                             message: "CONFLICT";
@@ -7200,6 +7270,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -7658,6 +7733,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -8156,6 +8236,11 @@ export interface operations {
                             /** @constant */
                             message: "FORBIDDEN";
                             errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
