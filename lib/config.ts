@@ -289,7 +289,8 @@ export function readConfig(env: Environment = process.env) {
   if (read.deployed && !DEPLOYED_LOG_LEVELS.includes(config.logLevel)) {
     read.problems.push(`LOG_LEVEL must be ${DEPLOYED_LOG_LEVELS.join(' or ')} on a deployed stage (above INFO the audit events are lost)`);
   }
-  if (config.credentialProbationHours < config.phoneChangeHoldHours) {
+  const probationRefused = read.problems.some((problem) => problem.startsWith('CREDENTIAL_PROBATION_HOURS'));
+  if (!probationRefused && config.credentialProbationHours < config.phoneChangeHoldHours) {
     // A swapper's device must not settle before their held change could be cancelled (contract 3.15).
     read.problems.push('CREDENTIAL_PROBATION_HOURS must be at least PHONE_CHANGE_HOLD_HOURS');
   }

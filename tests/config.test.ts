@@ -47,6 +47,8 @@ const CAPS: [string, number, number][] = [
   ['ACCESS_TOKEN_TTL_SECONDS', 3600, 3601],
   ['ADMIN_SESSION_HOURS', 24, 25],
   ['ADMIN_LOOKUPS_PER_HOUR', 1000, 1001],
+  ['PROBATION_DEVICES_MAX', 10, 11],
+  ['STEP_UP_MAX_AGE_SECONDS', 900, 901],
 ];
 /** Windows and intervals, whose shorter values let more through: [setting, the first value taken, the last refused]. */
 const FLOORS: [string, number, number][] = [
@@ -54,6 +56,8 @@ const FLOORS: [string, number, number][] = [
   ['OTP_VERIFY_ADDRESS_WINDOW_SECONDS', 60, 59],
   ['OTP_FAILURE_WINDOW_SECONDS', 3600, 3599],
   ['PHONE_CHANGE_HOLD_HOURS', 24, 23],
+  ['CREDENTIAL_PROBATION_HOURS', 24, 23],
+  ['ADMIN_APPROVER_MIN_HOURS', 72, 71],
 ];
 /** The limits 0 turns off, which a deployed stage may still do. */
 const TURNED_OFF = ['OTP_SENDS_PER_PREFIX_PER_HOUR', 'OTP_SENDS_PER_ADDRESS_PER_HOUR', 'OTP_VERIFIES_PER_ADDRESS'];
@@ -81,6 +85,18 @@ describe('the access tokens’ algorithm (ACCESS_TOKEN_ALG)', () => {
       ]);
       expect(problemsOf(() => onLocalTable({ ACCESS_TOKEN_ALG: value }))).toHaveLength(1);
     }
+  });
+});
+
+describe('probation and the hold (contract 3.15)', () => {
+  it('refuses a probation shorter than the hold on any stage: a device must not settle before its held change could be cancelled', () => {
+    expect(problemsOf(() => onLocalTable({ PHONE_CHANGE_HOLD_HOURS: '2', CREDENTIAL_PROBATION_HOURS: '1' }))).toEqual([
+      'CREDENTIAL_PROBATION_HOURS must be at least PHONE_CHANGE_HOLD_HOURS',
+    ]);
+    expect(problemsOf(() => onLocalTable({ PHONE_CHANGE_HOLD_HOURS: '2', CREDENTIAL_PROBATION_HOURS: '2' }))).toEqual([]);
+    expect(problemsOf(() => deployed({ PHONE_CHANGE_HOLD_HOURS: '48' }))).toEqual([
+      'CREDENTIAL_PROBATION_HOURS must be at least PHONE_CHANGE_HOLD_HOURS',
+    ]);
   });
 });
 

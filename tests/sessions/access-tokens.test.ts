@@ -56,6 +56,7 @@ describe('the access token a login answers', () => {
       sid: expect.stringMatching(/^[0-9a-f]{32}$/),
       utp: 2,
       amr: ['register'],
+      acr: 'sms',
       iat: expect.any(Number),
       exp: expect.any(Number),
       jti: expect.stringMatching(/^[\w-]{22}$/),
@@ -66,6 +67,8 @@ describe('the access token a login answers', () => {
     // An OTP login's session says so.
     const login = await logIn(service, company, account);
     expect(decodeJwt(bearerOf(login)).amr).toEqual(['otp']);
+    // An SMS code alone makes an SMS-strength session (contract 3.15).
+    expect(decodeJwt(bearerOf(login)).acr).toBe('sms');
     expect(decodeJwt(bearerOf(login)).sid).not.toBe(claims.sid);
     expect(decodeJwt(bearerOf(login)).jti).not.toBe(claims.jti);
   });
