@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite } from './conditional-write.js';
 import type { ItemKey } from './keys.js';
 import type { Table } from './table.js';
@@ -47,4 +47,95 @@ export async function removeTry(
       }),
     ),
   );
+}
+
+/**
+ * A try in a window of tries: a count of wrong guesses over a span of time (a phone's wrong codes in
+ * 24 hours, a user's wrong PINs in 24 hours). The window opens with its first try and holds at most
+ * maxTries until it runs out.
+ */
+export type WindowedTry =
+  /** Taken in the window that opened at windowStart; `alone` when no other try is in it. */
+  | { taken: true; windowStart: number; alone: boolean }
+  /** Refused: the window holds its most tries until then (epoch seconds). */
+  | { taken: false; lockedUntil: number };
+
+interface TriesWindow {
+  window_start: number;
+  tries?: Set<string> | undefined;
+}
+
+/**
+ * Takes one try before a guess is compared: in the open window while it has room (one conditional
+ * update), or in a window it opens when the last one ran out.
+ */
+export async function takeWindowedTry(
+  table: Table,
+  key: ItemKey,
+  attempt: { id: string; now: number; windowSeconds: number; maxTries: number },
+): Promise<WindowedTry> {
+  const { id, now, windowSeconds, maxTries } = attempt;
+  const windowAgo = now - windowSeconds;
+  for (let round = 0; ; round++) {
+    const counted = await conditionalWrite(
+      table.client.send(
+        new UpdateCommand({
+          TableName: table.name,
+          Key: key,
+          UpdateExpression:
+            'SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires) ADD tries :attempt',
+          ConditionExpression: `(attribute_not_exists(window_start) OR window_start > :windowAgo) AND ${TRY_ROOM_LEFT}`,
+          ExpressionAttributeValues: { ...tryValues(id, maxTries), ':now': now, ':expires': now + windowSeconds, ':windowAgo': windowAgo },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+    if (counted.written) {
+      const stored = counted.result.Attributes as TriesWindow;
+      return { taken: true, windowStart: stored.window_start, alone: stored.tries?.size === 1 };
+    }
+    const seen = counted.seen as TriesWindow | undefined;
+    if (seen && seen.window_start > windowAgo) return { taken: false, lockedUntil: seen.window_start + windowSeconds };
+    // The window ran out: open a new one with this try, unless another attempt just did.
+    const opened = await conditionalWrite(
+      table.client.send(
+        new PutCommand({
+          TableName: table.name,
+          Item: { ...key, window_start: now, tries: new Set([id]), expires_at: now + windowSeconds },
+          ConditionExpression: 'window_start <= :windowAgo',
+          ExpressionAttributeValues: { ':windowAgo': windowAgo },
+        }),
+      ),
+    );
+    if (opened.written) return { taken: true, windowStart: now, alone: true };
+    if (round >= 2) throw new Error('the window of tries kept changing');
+  }
+}
+
+/**
+ * Gives a try back (the guess was right, or nothing was compared), in the window it was taken in. A
+ * window left with no try in it goes too, so an attempt that compared nothing leaves no trace.
+ */
+export async function giveWindowedTryBack(
+  table: Table,
+  key: ItemKey,
+  taken: { id: string; windowStart: number; alone: boolean },
+): Promise<void> {
+  const values = { ':attempt': new Set([taken.id]), ':windowStart': taken.windowStart };
+  if (taken.alone) {
+    const removed = await conditionalWrite(
+      table.client.send(
+        new DeleteCommand({
+          TableName: table.name,
+          Key: key,
+          ConditionExpression: 'window_start = :windowStart AND tries = :attempt',
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
+    if (removed.written) return;
+    // Another try joined it meanwhile: take out this one only.
+  }
+  await removeTry(table, key, taken.id, { expression: 'window_start = :windowStart', values: { ':windowStart': taken.windowStart } });
 }

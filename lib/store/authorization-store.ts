@@ -19,6 +19,8 @@ export interface ApprovedPayment {
 export interface StoredAuthorization extends ApprovedPayment {
   user_id: string;
   authorized_at: number;
+  /** How strong the approving session was (API contract 3.15); absent on authorizations from before: they were approved before strength was told. */
+  acr?: 'strong' | 'sms' | undefined;
   /** The table's TTL attribute; the code treats an item past it as absent, since TTL deletion is late. */
   expires_at: number;
   /** The invocation that redeemed it: a write the SDK retried finds its own id and keeps its outcome. */

@@ -35,6 +35,11 @@ export interface CompanyRecord {
   verifies_per_address?: number | undefined;
   /** Absent: the built-in English text. It travels with the company record, cached by every function. */
   sms_text?: SmsTextSettings | undefined;
+  /**
+   * What SMS-strength sessions may approve in 24 hours, per ISO 4217 currency, as a decimal string
+   * (contract 3.15, second reading); a currency absent: none. Absent: no SMS-strength payment at all.
+   */
+  sms_payment_limit?: Record<string, string> | undefined;
   created_at: number;
   updated_at?: number | undefined;
 }

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite } from './conditional-write.js';
-import { deviceIndexKey, deviceNonceKey, USER_DEVICE_PREFIX, userDeviceKey, userKey } from './keys.js';
+import { deviceIndexKey, deviceNonceKey, PENDING_CHANGE_PREFIX, USER_DEVICE_PREFIX, userDeviceKey, userKey } from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
 import type { Table } from './table.js';
 import type { TransactItem } from './transactions.js';
@@ -9,8 +9,19 @@ import type { TransactItem } from './transactions.js';
 // PIN login reads, and an item in the user's partition for the user's list. Their nonces live
 // beside the index item.
 
+/**
+ * Whether a device is on probation (API contract 3.15), kept on both its items: bound by an OTP login
+ * (which a SIM swapper passes), it is on probation from `probation_since`; a strong login of the owner
+ * during its probation holds it there (`probation_held`) until approved or removed. Neither: settled
+ * (lib/devices/device-settlement.ts).
+ */
+export interface Probation {
+  probation_since?: number | undefined;
+  probation_held?: number | undefined;
+}
+
 /** The index item: whose device and its public key. */
-export interface DeviceRecord {
+export interface DeviceRecord extends Probation {
   user_id: string;
   user_type: number;
   /** Base64 SPKI DER, canonical (lib/devices/device-signatures.ts spkiBase64Of). */
@@ -26,7 +37,7 @@ export interface DeviceLabels {
 }
 
 /** A device in its user's list. */
-export interface UserDeviceRecord extends DeviceLabels {
+export interface UserDeviceRecord extends DeviceLabels, Probation {
   device_key: string;
   created_at: number;
   last_used_at: number;
@@ -44,22 +55,26 @@ export async function queryUserDevices(table: Table, companyId: string, userId: 
   return (await queryPartitionPrefix(table, userKey(companyId, userId).pk, USER_DEVICE_PREFIX)) as unknown as UserDeviceRecord[];
 }
 
-/** The two items of a binding: new, or the same key bound again by the same user (its labels replaced, its creation kept). */
+/**
+ * The two items of a binding: new, or the same key bound again by the same user (its labels replaced,
+ * its creation and probation kept). With `probation`, a new binding starts on probation (contract 3.15).
+ */
 export function deviceBindWrites(
   table: Table,
   companyId: string,
   userId: string,
-  binding: { deviceKey: string; userType: number; publicKey: string; labels: DeviceLabels },
+  binding: { deviceKey: string; userType: number; publicKey: string; labels: DeviceLabels; probation?: boolean },
   nowSeconds: number,
 ): { index: TransactItem; listing: TransactItem } {
   const labels = Object.entries(binding.labels).filter(([, value]) => value !== undefined);
   const absent = (['device_type', 'device_id', 'device_unique_id'] as const).filter((name) => binding.labels[name] === undefined);
+  const probation = binding.probation ? ', probation_since = if_not_exists(created_at, :now)' : '';
   return {
     index: {
       Update: {
         TableName: table.name,
         Key: deviceIndexKey(companyId, binding.deviceKey),
-        UpdateExpression: 'SET user_id = :user, user_type = :userType, public_key = :key, created_at = if_not_exists(created_at, :now)',
+        UpdateExpression: `SET user_id = :user, user_type = :userType, public_key = :key${probation}, created_at = if_not_exists(created_at, :now)`,
         // The device_key is derived from the user: another user's item under it would be a bug.
         ConditionExpression: 'attribute_not_exists(pk) OR user_id = :user',
         ExpressionAttributeValues: { ':user': userId, ':userType': binding.userType, ':key': binding.publicKey, ':now': nowSeconds },
@@ -70,7 +85,7 @@ export function deviceBindWrites(
         TableName: table.name,
         Key: userDeviceKey(companyId, userId, binding.deviceKey),
         UpdateExpression:
-          `SET device_key = :device, created_at = if_not_exists(created_at, :now), last_used_at = :now` +
+          `SET device_key = :device${probation}, created_at = if_not_exists(created_at, :now), last_used_at = :now` +
           labels.map(([name]) => `, ${name} = :${name}`).join('') +
           (absent.length ? ` REMOVE ${absent.join(', ')}` : ''),
         ExpressionAttributeValues: {
@@ -161,4 +176,76 @@ export function deviceCountChange(table: Table, companyId: string, userId: strin
       ExpressionAttributeValues: { ':add': add },
     },
   };
+}
+
+/**
+ * A user's devices and pending changes in one strongly consistent Query: their sort-key prefixes sort
+ * next to each other with nothing between (keys.ts PENDING_CHANGE_PREFIX). What a PIN login needs to
+ * know of the user beside the record: which devices are on probation, and what waits.
+ */
+export async function queryDevicesAndChanges(
+  table: Table,
+  companyId: string,
+  userId: string,
+): Promise<{ devices: UserDeviceRecord[]; changes: Record<string, unknown>[] }> {
+  const devices: UserDeviceRecord[] = [];
+  const changes: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.client.send(
+      new QueryCommand({
+        TableName: table.name,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': userKey(companyId, userId).pk,
+          ':from': PENDING_CHANGE_PREFIX,
+          ':to': `${USER_DEVICE_PREFIX}\uffff`,
+        },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const sk = String(item.sk);
+      if (sk.startsWith(USER_DEVICE_PREFIX)) devices.push(item as unknown as UserDeviceRecord);
+      else if (sk.startsWith(PENDING_CHANGE_PREFIX)) changes.push(item);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return { devices, changes };
+}
+
+/** Both items of a device, by the same update: the index PIN login reads and the user's listing. */
+function onBothItems(
+  table: Table,
+  companyId: string,
+  userId: string,
+  deviceKey: string,
+  update: Omit<Update, 'TableName' | 'Key'>,
+): TransactItem[] {
+  return [deviceIndexKey(companyId, deviceKey), userDeviceKey(companyId, userId, deviceKey)].map((Key) => ({
+    Update: { TableName: table.name, Key, ...update },
+  }));
+}
+
+type Update = NonNullable<TransactItem['Update']>;
+
+/**
+ * Holds a device on probation (contract 3.15, second reading): the owner logged in strongly while it
+ * was on probation, so time alone no longer settles it. Only while it is still the user's and not held.
+ */
+export function deviceHoldWrites(table: Table, companyId: string, userId: string, deviceKey: string, nowSeconds: number): TransactItem[] {
+  return onBothItems(table, companyId, userId, deviceKey, {
+    UpdateExpression: 'SET probation_held = :now',
+    ConditionExpression: 'attribute_exists(pk) AND attribute_exists(probation_since)',
+    ExpressionAttributeValues: { ':now': nowSeconds },
+  });
+}
+
+/** Settles a device on probation (devices/approve, an admin's approval of an employee's device): only while it is still the user's. */
+export function deviceSettleWrites(table: Table, companyId: string, userId: string, deviceKey: string): TransactItem[] {
+  return onBothItems(table, companyId, userId, deviceKey, {
+    UpdateExpression: 'REMOVE probation_since, probation_held',
+    ConditionExpression: 'attribute_exists(pk)',
+  });
 }

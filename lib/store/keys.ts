@@ -120,12 +120,25 @@ export function notificationTimeBound(createdAtMs: number): string {
   return `${NOTIFICATION_PREFIX}${String(createdAtMs).padStart(15, '0')}`;
 }
 
+/** Sort-key prefix of one PIN's tallies of wrong tries ("login" or "transaction"). */
+export function pinTriesPrefix(pinType: 'login' | 'transaction'): string {
+  return `PINTRIES#${pinType}`;
+}
+
 /**
- * The wrong tries of one of a user's PINs ("login" or "transaction"), in the user's partition: a
- * PIN locks when they reach the limit, and a right PIN, an OTP login (login PIN) or a reset clears them.
+ * One tally of wrong tries of one of a user's PINs, in the user's partition (API contract 3.15): a
+ * login PIN counts per device (`tally` its device_key; none: tries from a session with no device),
+ * a transaction PIN per strength of the session (`tally` "sms"; none: strong). A tally locks when it
+ * reaches the limit; a right PIN clears it, a reset clears every tally of that PIN. The tallies of
+ * round 5 and before, one per PIN, are the untallied keys.
  */
-export function pinTriesKey(companyId: string, userId: string, pinType: 'login' | 'transaction'): ItemKey {
-  return { pk: userKey(companyId, userId).pk, sk: `PINTRIES#${pinType}` };
+export function pinTriesKey(companyId: string, userId: string, pinType: 'login' | 'transaction', tally?: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: tally ? `${pinTriesPrefix(pinType)}#${tally}` : pinTriesPrefix(pinType) };
+}
+
+/** A user's wrong tries of one PIN over 24 hours, across its tallies (the daily cap of contract 3.15). */
+export function pinDailyKey(companyId: string, userId: string, pinType: 'login' | 'transaction'): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: `PINDAY#${pinType}` };
 }
 
 /** Sort-key prefix of the shards of a user's unread count (none of them starts with NOTIFICATION_PREFIX). */
@@ -137,6 +150,15 @@ export const UNREAD_COUNT_PREFIX = 'NOTIFS#UNREAD#';
  */
 export function unreadCountKey(companyId: string, userId: string, shard: number): ItemKey {
   return { pk: userKey(companyId, userId).pk, sk: `${UNREAD_COUNT_PREFIX}${shard}` };
+}
+
+/**
+ * A user's payments approved from SMS-strength sessions in one currency over the last 24 hours
+ * (contract 3.15, second reading), in the user's partition: the amounts and when, and a version each
+ * write moves on, so two approvals at once cannot both pass the company's limit.
+ */
+export function smsPaymentsKey(companyId: string, userId: string, currency: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: `SMSPAY#${currency}` };
 }
 
 /** A transaction authorization, found by the hash of its token (contract 3.8). */
@@ -233,14 +255,23 @@ export function staffLookupsKey(companyId: string, employeeId: string, hour: num
 }
 
 /**
- * A user's pending phone change (API contract 3.11), in the user's partition: one per user, so a
- * new request overwrites it. A cancelled or void change stays marked (its stream record is the event).
+ * Sort-key prefix of a user's pending changes (API contract 3.15), in the user's partition: all of
+ * them one Query away. It sorts right before USER_DEVICE_PREFIX with nothing between them, so a PIN
+ * login reads the user's devices and pending changes in one Query (device-store.ts queryDevicesAndChanges).
  */
-export function pendingPhoneChangeKey(companyId: string, userId: string): ItemKey {
-  return { pk: userKey(companyId, userId).pk, sk: PENDING_PHONE_CHANGE_SORT_KEY };
+export const PENDING_CHANGE_PREFIX = 'CHANGE#';
+
+/**
+ * A user's pending change of one kind (API contract 3.11 and 3.15: a new number, a new PIN, a device
+ * removal...): one per user and kind, so a new request of the kind overwrites it. A cancelled or void
+ * change stays marked (its stream record is the event).
+ */
+export function pendingChangeKey(companyId: string, userId: string, kind: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: `${PENDING_CHANGE_PREFIX}${kind}` };
 }
 
-export const PENDING_PHONE_CHANGE_SORT_KEY = 'PHONECHANGE';
+/** Where round 5 kept a user's one pending phone change; `npm run changes:migrate` moves it to pendingChangeKey's. */
+export const ROUND_5_PHONE_CHANGE_SORT_KEY = 'PHONECHANGE';
 
 /**
  * A pending change found by its new number (phone, user type): how login_phone and verify_otp

@@ -1,13 +1,23 @@
 import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { removeTry, tryValues } from './attempt-sets.js';
+import { removeTry, takeWindowedTry, tryValues, type WindowedTry } from './attempt-sets.js';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
-import { pinTriesKey, USER_SORT_KEY, userKey, userPartitionPrefix } from './keys.js';
+import { pinDailyKey, pinTriesKey, pinTriesPrefix, USER_SORT_KEY, userKey, userPartitionPrefix } from './keys.js';
+import { queryPartitionPrefix } from './partition-query.js';
 import type { Table } from './table.js';
 import type { TransactItem } from './transactions.js';
 
 // A user's two PIN hashes, attributes of the user's own item: the login PIN and the transaction PIN.
 
 export type PinType = 'login' | 'transaction';
+
+/** One tally of a PIN's wrong tries (keys.ts pinTriesKey): per device for the login PIN, per session strength for the transaction PIN. */
+export interface PinTally {
+  companyId: string;
+  userId: string;
+  pinType: PinType;
+  /** A device_key, "sms", or none (tries from a session with no device; a strong session's transaction PIN). */
+  tally?: string | undefined;
+}
 
 export const PIN_HASH_ATTRIBUTE = { login: 'login_pin_hash', transaction: 'transaction_pin_hash' } as const satisfies Record<
   PinType,
@@ -71,7 +81,7 @@ export async function* scanPinHashes(table: Table, companyId?: string): AsyncGen
  * A PIN's lock is a fact of its tries item: `locked_at`, or a full set whose last try was taken
  * before `staleBefore` (every attempt that took a try has ended by then, so a full set nobody
  * marked is a lock whose mark was lost). Either way no attempt id, however it was counted before,
- * takes a try again: only an OTP login or a reset (which delete the item) open it.
+ * takes a try again: only a reset (which deletes the item) opens it (before round 6 an OTP login did too).
  */
 const PIN_NOT_LOCKED = 'attribute_not_exists(locked_at)';
 const PIN_TRY_ROOM = `${PIN_NOT_LOCKED} AND (attribute_not_exists(tries) OR size(tries) < :max OR (contains(tries, :id) AND last_try_at > :staleBefore))`;
@@ -86,14 +96,14 @@ export type PinTry = { taken: true; tries: number } | { taken: false; refused: '
  */
 export async function takePinTry(
   table: Table,
-  target: { companyId: string; userId: string; pinType: PinType },
+  target: PinTally,
   attempt: { attemptId: string; maxTries: number; nowSeconds: number; staleBefore: number },
 ): Promise<PinTry> {
   const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
-        Key: pinTriesKey(target.companyId, target.userId, target.pinType),
+        Key: pinTriesKey(target.companyId, target.userId, target.pinType, target.tally),
         UpdateExpression: 'ADD tries :attempt SET last_try_at = :now',
         ConditionExpression: PIN_TRY_ROOM,
         ExpressionAttributeValues: {
@@ -117,16 +127,12 @@ export async function takePinTry(
  * Marks a PIN locked, once: true for the one call that marked it (it tells the user). Nothing
  * when the tries were cleared meanwhile (an OTP login, a reset) or are not full.
  */
-export async function markPinLocked(
-  table: Table,
-  target: { companyId: string; userId: string; pinType: PinType },
-  lock: { maxTries: number; nowSeconds: number },
-): Promise<boolean> {
+export async function markPinLocked(table: Table, target: PinTally, lock: { maxTries: number; nowSeconds: number }): Promise<boolean> {
   const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
-        Key: pinTriesKey(target.companyId, target.userId, target.pinType),
+        Key: pinTriesKey(target.companyId, target.userId, target.pinType, target.tally),
         UpdateExpression: 'SET locked_at = :now',
         ConditionExpression: `${PIN_NOT_LOCKED} AND size(tries) >= :max`,
         ExpressionAttributeValues: { ':now': lock.nowSeconds, ':max': lock.maxTries },
@@ -136,23 +142,8 @@ export async function markPinLocked(
   return outcome.written;
 }
 
-/** A PIN's wrong tries as kept: how many, and whether its lock is marked (no item: none, open). */
-export async function getPinTries(
-  table: Table,
-  target: { companyId: string; userId: string; pinType: PinType },
-): Promise<{ tries: number; lockMarked: boolean }> {
-  const { Item } = await table.client.send(
-    new GetCommand({
-      TableName: table.name,
-      Key: pinTriesKey(target.companyId, target.userId, target.pinType),
-      ProjectionExpression: 'tries, locked_at',
-    }),
-  );
-  return { tries: (Item?.tries as Set<string> | undefined)?.size ?? 0, lockMarked: Item?.locked_at !== undefined };
-}
-
 /** The write that clears a PIN's tries (a right PIN, an OTP login for the login PIN, a reset), for a transaction or alone. */
-export function pinTriesClear(table: Table, target: { companyId: string; userId: string; pinType: PinType }): TransactItem {
+export function pinTriesClear(table: Table, target: PinTally): TransactItem {
   return { Delete: pinTriesDelete(table, target) };
 }
 
@@ -160,19 +151,15 @@ export function pinTriesClear(table: Table, target: { companyId: string; userId:
  * Gives an attempt's try back: its PIN was right, but what it was for was refused (the device
  * removed meanwhile, the PIN changed): a right PIN never counts toward a lock.
  */
-export async function givePinTryBack(
-  table: Table,
-  target: { companyId: string; userId: string; pinType: PinType },
-  attemptId: string,
-): Promise<void> {
-  await removeTry(table, pinTriesKey(target.companyId, target.userId, target.pinType), attemptId, {
+export async function givePinTryBack(table: Table, target: PinTally, attemptId: string): Promise<void> {
+  await removeTry(table, pinTriesKey(target.companyId, target.userId, target.pinType, target.tally), attemptId, {
     expression: 'attribute_exists(tries)',
     values: {},
   });
 }
 
-function pinTriesDelete(table: Table, target: { companyId: string; userId: string; pinType: PinType }) {
-  return { TableName: table.name, Key: pinTriesKey(target.companyId, target.userId, target.pinType) };
+function pinTriesDelete(table: Table, target: PinTally) {
+  return { TableName: table.name, Key: pinTriesKey(target.companyId, target.userId, target.pinType, target.tally) };
 }
 
 /**
@@ -216,6 +203,81 @@ export function pinVersionCheck(
 }
 
 /** Clears a PIN's tries on its own: a right PIN whose change was refused for another reason. */
-export async function clearPinTries(table: Table, target: { companyId: string; userId: string; pinType: PinType }): Promise<void> {
+export async function clearPinTries(table: Table, target: PinTally): Promise<void> {
   await table.client.send(new DeleteCommand(pinTriesDelete(table, target)));
+}
+
+/** Every tally of one PIN as kept: its key, its tries and whether its lock is marked (the back office's view, a reset). */
+export async function queryPinTallies(
+  table: Table,
+  target: { companyId: string; userId: string; pinType: PinType },
+): Promise<{ sk: string; tally: string | undefined; tries: number; lockMarked: boolean }[]> {
+  const prefix = pinTriesPrefix(target.pinType);
+  const items = await queryPartitionPrefix(table, userKey(target.companyId, target.userId).pk, prefix, {
+    projection: 'sk, tries, locked_at',
+  });
+  // PINTRIES#login is also the prefix of PINTRIES#login#<tally>: nothing else starts with it.
+  return items.map((item) => {
+    const sk = String(item.sk);
+    return {
+      sk,
+      tally: sk === prefix ? undefined : sk.slice(prefix.length + 1),
+      tries: (item.tries as Set<string> | undefined)?.size ?? 0,
+      lockMarked: item.locked_at !== undefined,
+    };
+  });
+}
+
+/** The writes that clear every tally of a PIN (a reset, a new PIN taking effect), for one transaction. */
+export function pinTalliesClear(
+  table: Table,
+  target: { companyId: string; userId: string; pinType: PinType },
+  sortKeys: string[],
+): TransactItem[] {
+  const { pk } = userKey(target.companyId, target.userId);
+  return sortKeys.map((sk) => ({ Delete: { TableName: table.name, Key: { pk, sk } } }));
+}
+
+/** Takes one of a user's daily wrong tries of a PIN (contract 3.15): at most maxTries in the 24 hours from the first. */
+export function takeDailyPinTry(
+  table: Table,
+  target: { companyId: string; userId: string; pinType: PinType },
+  attempt: { id: string; now: number; windowSeconds: number; maxTries: number },
+): Promise<WindowedTry> {
+  return takeWindowedTry(table, pinDailyKey(target.companyId, target.userId, target.pinType), attempt);
+}
+
+/**
+ * Gives a daily try back (the PIN was right, or nothing was compared): out of the window it was taken
+ * in, which stays (with its TTL) even when left empty, as the try a transaction gives back leaves it.
+ */
+export async function giveDailyPinTryBack(
+  table: Table,
+  target: { companyId: string; userId: string; pinType: PinType },
+  taken: { id: string; windowStart: number },
+): Promise<void> {
+  await removeTry(table, pinDailyKey(target.companyId, target.userId, target.pinType), taken.id, {
+    expression: 'window_start = :windowStart',
+    values: { ':windowStart': taken.windowStart },
+  });
+}
+
+/**
+ * A day's try given back in the transaction of a right PIN's change: the attempt's id taken out of the
+ * window it was counted in (the window is this request's own: it exists, and no one else deletes it).
+ */
+export function dailyPinTryReturn(
+  table: Table,
+  target: { companyId: string; userId: string; pinType: PinType },
+  attemptId: string,
+): TransactItem {
+  return {
+    Update: {
+      TableName: table.name,
+      Key: pinDailyKey(target.companyId, target.userId, target.pinType),
+      UpdateExpression: 'DELETE tries :attempt',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':attempt': new Set([attemptId]) },
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { HOUR_SECONDS as HOUR } from '../clock.js';
-import { removeTry, TRY_ROOM_LEFT, tryValues } from './attempt-sets.js';
+import { giveWindowedTryBack, takeWindowedTry, type WindowedTry } from './attempt-sets.js';
 import { conditionalWrite } from './conditional-write.js';
 import { type ItemKey, phoneFailuresKey, phoneSendLimitKey } from './keys.js';
 import type { Table } from './table.js';
@@ -163,88 +163,25 @@ export async function getPhoneFailures(table: Table, companyId: string, phone: s
   return Item as PhoneFailures | undefined;
 }
 
-type PhoneTry =
-  /** Taken in the window that opened at windowStart; `alone` when no other try is in it. */
-  | { taken: true; windowStart: number; alone: boolean }
-  /** Refused: the phone holds its most wrong codes until then (epoch seconds). */
-  | { taken: false; lockedUntil: number };
-
 /**
  * Takes one try for a phone before a code is compared: in its open window while it has room (one
- * conditional update), or in a window it opens when the last one ran out.
+ * conditional update), or in a window it opens when the last one ran out (attempt-sets.ts).
  */
-export async function takePhoneTry(
+export function takePhoneTry(
   table: Table,
   companyId: string,
   phone: string,
   attempt: { id: string; now: number; windowSeconds: number; maxTries: number },
-): Promise<PhoneTry> {
-  const key = phoneFailuresKey(companyId, phone);
-  const { id, now, windowSeconds, maxTries } = attempt;
-  const windowAgo = now - windowSeconds;
-  for (let round = 0; ; round++) {
-    const counted = await conditionalWrite(
-      table.client.send(
-        new UpdateCommand({
-          TableName: table.name,
-          Key: key,
-          UpdateExpression:
-            'SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires) ADD tries :attempt',
-          ConditionExpression: `(attribute_not_exists(window_start) OR window_start > :windowAgo) AND ${TRY_ROOM_LEFT}`,
-          ExpressionAttributeValues: { ...tryValues(id, maxTries), ':now': now, ':expires': now + windowSeconds, ':windowAgo': windowAgo },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
-    );
-    if (counted.written) {
-      const stored = counted.result.Attributes as PhoneFailures;
-      return { taken: true, windowStart: stored.window_start, alone: stored.tries?.size === 1 };
-    }
-    const seen = counted.seen as PhoneFailures | undefined;
-    if (seen && seen.window_start > windowAgo) return { taken: false, lockedUntil: seen.window_start + windowSeconds };
-    // The window ran out: open a new one with this try, unless another attempt just did.
-    const opened = await conditionalWrite(
-      table.client.send(
-        new PutCommand({
-          TableName: table.name,
-          Item: { ...key, window_start: now, tries: new Set([id]), expires_at: now + windowSeconds },
-          ConditionExpression: 'window_start <= :windowAgo',
-          ExpressionAttributeValues: { ':windowAgo': windowAgo },
-        }),
-      ),
-    );
-    if (opened.written) return { taken: true, windowStart: now, alone: true };
-    if (round >= 2) throw new Error('the phone failure window kept changing');
-  }
+): Promise<WindowedTry> {
+  return takeWindowedTry(table, phoneFailuresKey(companyId, phone), attempt);
 }
 
-/**
- * Gives a phone's try back (the code was right, or nothing was compared), in the window it was
- * taken in. A window left with no try in it goes too, so an attempt that compared nothing leaves
- * no trace (a window opens with the first wrong code).
- */
-export async function givePhoneTryBack(
+/** Gives a phone's try back (the code was right, or nothing was compared), in the window it was taken in. */
+export function givePhoneTryBack(
   table: Table,
   companyId: string,
   phone: string,
   taken: { id: string; windowStart: number; alone: boolean },
 ): Promise<void> {
-  const key = phoneFailuresKey(companyId, phone);
-  const values = { ':attempt': new Set([taken.id]), ':windowStart': taken.windowStart };
-  if (taken.alone) {
-    const removed = await conditionalWrite(
-      table.client.send(
-        new DeleteCommand({
-          TableName: table.name,
-          Key: key,
-          ConditionExpression: 'window_start = :windowStart AND tries = :attempt',
-          ExpressionAttributeValues: values,
-        }),
-      ),
-    );
-    if (removed.written) return;
-    // Another try joined it meanwhile: take out this one only.
-  }
-  await removeTry(table, key, taken.id, { expression: 'window_start = :windowStart', values: { ':windowStart': taken.windowStart } });
+  return giveWindowedTryBack(table, phoneFailuresKey(companyId, phone), taken);
 }

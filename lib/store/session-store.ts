@@ -1,5 +1,4 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Acr } from '../sessions/session-strength.js';
 import { UserStatus } from '../users/user-status.js';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
@@ -26,6 +25,8 @@ export const SESSION_END_REASONS = [
   // The back office (API contract 3.14): an employee ended them, or a recovery completed.
   'support',
   'recovered',
+  // The owner's way back (API contract 3.15): not_me ended every other session.
+  'not_me',
 ] as const;
 export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 
@@ -36,6 +37,10 @@ const NOT_ENDED = 'attribute_not_exists(ended_reason)';
 
 /** How many sessions are ended at once outside a transaction. */
 const ENDS_AT_ONCE = 10;
+
+/** How strong a session is (API contract 3.15), the access token's `acr` claim: lib/sessions/session-strength.ts. */
+export const ACR_VALUES = ['strong', 'sms'] as const;
+export type Acr = (typeof ACR_VALUES)[number];
 
 /** How a session began: registration, an OTP login, a PIN login. */
 export type SessionStart = 'register' | 'otp' | 'pin';
@@ -48,6 +53,8 @@ export interface SessionRecord {
   acr?: Acr | undefined;
   /** Epoch seconds of its latest strong proof (a step-up), when later than its start: the access token's auth_time. */
   auth_at?: number | undefined;
+  /** When the credential it began with (a device, a passkey) was bound, epoch seconds: a strong session on an older one cancels a recovery. */
+  credential_at?: number | undefined;
   /** The bound device it began on, if any: removing the device ends the session. */
   device_key?: string | undefined;
   created_at: number;
@@ -96,6 +103,8 @@ export interface GrantTerms {
    * an OTP login to a number the user is leaving never outlives the change (a SIM swapper's).
    */
   phoneE164?: string;
+  /** Times (epoch seconds) the grant stamps on the user: a strong login's, a right login PIN's (contract 3.15). */
+  stamps?: Partial<Record<'strong_login_at' | 'login_pin_right_at', number>>;
 }
 
 /**
@@ -126,11 +135,16 @@ export function sessionGrant(table: Table, companyId: string, userId: string, te
     values[':maxDevices'] = terms.deviceCount.max;
     conditions.push('(attribute_not_exists(device_count) OR device_count < :maxDevices)');
   }
+  const sets = terms.phoneVerified ? ['phone_verified = :one'] : [];
+  for (const [attribute, at] of Object.entries(terms.stamps ?? {})) {
+    sets.push(`${attribute} = :${attribute}`);
+    values[`:${attribute}`] = at;
+  }
   return {
     Update: {
       TableName: table.name,
       Key: userKey(companyId, userId),
-      UpdateExpression: `ADD ${adds.join(', ')}${terms.phoneVerified ? ' SET phone_verified = :one' : ''}`,
+      UpdateExpression: `ADD ${adds.join(', ')}${sets.length ? ` SET ${sets.join(', ')}` : ''}`,
       ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeValues: values,
       ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
@@ -298,4 +312,29 @@ export async function endSessions(table: Table, keys: ItemKey[], end: SessionEnd
   for (let start = 0; start < keys.length; start += ENDS_AT_ONCE) {
     await Promise.all(keys.slice(start, start + ENDS_AT_ONCE).map((key) => endSession(table, key, end)));
   }
+}
+
+/**
+ * Steps a strong session up (API contract 3.15): its device proved itself and its PIN a moment ago,
+ * so its latest strong proof (the access token's auth_time) is now. Only while the session is live,
+ * strong and on that device. The session as it now is, or undefined when refused.
+ */
+export async function stepUpSession(
+  table: Table,
+  key: ItemKey,
+  proof: { deviceKey: string; now: number },
+): Promise<SessionRecord | undefined> {
+  const outcome = await conditionalWrite(
+    table.client.send(
+      new UpdateCommand({
+        TableName: table.name,
+        Key: key,
+        UpdateExpression: 'SET auth_at = :now, last_used_at = :now',
+        ConditionExpression: `attribute_exists(pk) AND ${NOT_ENDED} AND device_key = :device AND expires_at > :now AND (acr = :strong OR (attribute_not_exists(acr) AND began = :pin))`,
+        ExpressionAttributeValues: { ':now': proof.now, ':device': proof.deviceKey, ':strong': 'strong', ':pin': 'pin' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ),
+  );
+  return outcome.written ? (outcome.result.Attributes as SessionRecord) : undefined;
 }

@@ -43,6 +43,10 @@ export interface UserRecord {
   /** Changes and resets of each PIN: a PIN login compared against an older one is refused its session. Absent: 0. */
   login_pin_version?: number | undefined;
   transaction_pin_version?: number | undefined;
+  /** The latest strong login (a PIN login on a settled device, a passkey): it holds devices still on probation (contract 3.15). */
+  strong_login_at?: number | undefined;
+  /** The latest right login PIN: devices bound after it count on the day's cap of wrong PINs (contract 3.15). */
+  login_pin_right_at?: number | undefined;
   cretaed_by: string;
   created_at: number;
   updated_at: number;

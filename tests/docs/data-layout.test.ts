@@ -35,6 +35,8 @@ const SAMPLES = {
   device: 'd3d3d3d3d3d3d3d3d3d3d3d3d3d3d3d3',
   nonce: 'Nn0nceNn0nceNn0nce',
   eraseAfter: 1_767_225_600,
+  kind: 'device_remove',
+  currency: 'EUR',
 };
 
 const PLACEHOLDERS = new Map<string, string>([
@@ -58,6 +60,8 @@ const PLACEHOLDERS = new Map<string, string>([
   [SAMPLES.reference, '<reference>'],
   [SAMPLES.idempotencyHash, '<sha256 of company, Authorization and key>'],
   [SAMPLES.device, '<device_key>'],
+  [SAMPLES.kind, '<kind>'],
+  [SAMPLES.currency, '<currency>'],
   [SAMPLES.nonce, '<nonce>'],
   [String(SAMPLES.eraseAfter).padStart(12, '0'), '<erase_after, 12 digits>'],
   [new Date(SAMPLES.createdAtMs).toISOString().slice(0, 10), '<UTC day, YYYY-MM-DD>'],
@@ -85,7 +89,14 @@ const BUILT: Record<string, () => ItemKey[]> = {
     keys.addressLimitKey(SAMPLES.address, 'VERIFIES', SAMPLES.slot),
   ],
   notificationKey: () => [keys.notificationKey(company, user, SAMPLES.createdAtMs, SAMPLES.notification)],
-  pinTriesKey: () => [keys.pinTriesKey(company, user, 'login'), keys.pinTriesKey(company, user, 'transaction')],
+  pinTriesKey: () => [
+    keys.pinTriesKey(company, user, 'login'),
+    keys.pinTriesKey(company, user, 'login', device),
+    keys.pinTriesKey(company, user, 'transaction'),
+    keys.pinTriesKey(company, user, 'transaction', 'sms'),
+  ],
+  pinDailyKey: () => [keys.pinDailyKey(company, user, 'login'), keys.pinDailyKey(company, user, 'transaction')],
+  smsPaymentsKey: () => [keys.smsPaymentsKey(company, user, SAMPLES.currency)],
   unreadCountKey: () => [keys.unreadCountKey(company, user, shard)],
   authorizationKey: () => [keys.authorizationKey(company, SAMPLES.tokenHash)],
   authorizationReferenceKey: () => [keys.authorizationReferenceKey(company, user, SAMPLES.reference)],
@@ -99,7 +110,7 @@ const BUILT: Record<string, () => ItemKey[]> = {
   staffActionKey: () => [keys.staffActionKey(company, user, SAMPLES.createdAtMs, SAMPLES.notification)],
   staffLogKey: () => [keys.staffLogKey(company, SAMPLES.createdAtMs, SAMPLES.notification)],
   staffLookupsKey: () => [keys.staffLookupsKey(company, user, hour)],
-  pendingPhoneChangeKey: () => [keys.pendingPhoneChangeKey(company, user)],
+  pendingChangeKey: () => [keys.pendingChangeKey(company, user, SAMPLES.kind)],
   phoneChangeIndexKey: () => [keys.phoneChangeIndexKey(company, phone, userType)],
 };
 
