@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { removeTry, takeWindowedTry, tryValues, type WindowedTry } from './attempt-sets.js';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { pinDailyKey, pinTriesKey, pinTriesPrefix, USER_SORT_KEY, userKey, userPartitionPrefix } from './keys.js';
