@@ -1,7 +1,6 @@
 import type { Company } from './companies/companies.js';
 import type { RequestOrigin } from './observability/audit.js';
-import type { Acr } from './sessions/session-strength.js';
-import type { SessionStart } from './store/session-store.js';
+import type { Acr, SessionStart } from './store/session-store.js';
 
 /** Who a valid token speaks for, and which session it is. */
 export interface Principal {
@@ -14,7 +13,15 @@ export interface Principal {
    * How and when (epoch seconds) the session began, the device it is bound to, how strong it is
    * (API contract 3.15) and when it was last proven (its start, or a step-up since: auth_time).
    */
-  session?: { began: SessionStart | undefined; beganAt: number; deviceKey: string | undefined; acr: Acr; authTime: number };
+  session?: {
+    began: SessionStart | undefined;
+    beganAt: number;
+    deviceKey: string | undefined;
+    acr: Acr;
+    authTime: number;
+    /** When the credential it began with (a device, a passkey) was bound, epoch seconds: older than a recovery, it may cancel one. */
+    credentialAt: number | undefined;
+  };
 }
 
 /**

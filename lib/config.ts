@@ -215,6 +215,7 @@ export function readConfig(env: Environment = process.env) {
     deadlineMarginMs: read.integer('DEADLINE_MARGIN_MS'),
     referralCountShards: read.integer('REFERRAL_COUNT_SHARDS'),
     pinMaxFailures: read.integer('PIN_MAX_FAILURES'),
+    pinDailyMaxFailures: read.integer('PIN_DAILY_MAX_FAILURES'),
     maxDevicesPerUser: read.integer('MAX_DEVICES_PER_USER'),
     pinLoginWindowSeconds: read.integer('PIN_LOGIN_WINDOW_SECONDS'),
     pinResetOtpSessionSeconds: read.integer('PIN_RESET_OTP_SESSION_SECONDS'),

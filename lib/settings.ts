@@ -179,9 +179,17 @@ export const SETTINGS = {
     min: 1,
     deployed: {
       max: 10,
-      why: '10 guesses of a 4-digit PIN’s 10,000 is a 0.1 % chance before the lock that only an OTP login or reset opens',
+      why: '10 guesses of a 4-digit PIN’s 10,000 is a 0.1 % chance before the lock that only a reset opens',
     },
-    means: 'wrong PINs in a row (each PIN on its own, over all the user’s devices) before that PIN locks (code 18)',
+    means:
+      'wrong PINs in a row on one tally before it locks (code 18): a login PIN counts per device, a transaction PIN per session strength (contract 3.15)',
+  },
+  PIN_DAILY_MAX_FAILURES: {
+    default: 10,
+    min: 1,
+    deployed: { max: 20, why: 'guesses of one PIN a holder of the number can spread over new devices in a day' },
+    means:
+      'wrong PINs of one user per PIN in the 24 hours from the first, over every tally; then the tallies it caps lock: a login PIN’s of devices bound after its latest right entry, a transaction PIN’s all (contract 3.15)',
   },
   MAX_DEVICES_PER_USER: {
     default: 10,

@@ -16,11 +16,15 @@ module.exports = {
   session: userPartition,
   notification: userPartition,
   pinTries: userPartition,
+  // A user's wrong PINs of a day, per PIN (the daily cap of contract 3.15).
+  pinDaily: userPartition,
+  // A user's payments approved from SMS-strength sessions in 24 hours, per currency (contract 3.15).
+  smsPayments: userPartition,
   referralCount: userPartition,
   unreadCount: userPartition,
   userDevice: userPartition,
-  // A user's pending phone change (one per user), and its index item by the new number.
-  pendingPhoneChange: userPartition,
+  // A user's pending changes (one per kind: CHANGE#<kind>), and a phone change's index item by the new number.
+  pendingChange: userPartition,
   phoneChangeIndex: `${company}#NEWPHONE#*`,
   // A bound device's index item and its nonces share its partition.
   deviceIndex: `${company}#DEVICE#*`,

@@ -27,6 +27,21 @@ const UNREAD = ['unread'];
 const PIN_REHASH = { login: ['login_pin_hash'], transaction: ['transaction_pin_hash'] };
 /** takePinTry reads back the tries it counted (ReturnValues ALL_NEW): of a partition these roles may GetItem anyway. */
 const TRIES_READ_BACK = ['ALL_NEW'];
+/** A day's wrong PINs (takeDailyPinTry, giveDailyPinTryBack): counted in a window and given back, the window opened anew. */
+const PIN_DAILY = [
+  { actions: ['UpdateItem'], keys: ['pinDaily'], attributes: ['tries', 'window_start', 'expires_at'], returns: ['ALL_NEW'] },
+  { actions: ['PutItem'], keys: ['pinDaily'] },
+];
+/** A change held (lib/pending-changes/held-change.ts): the user's change of its kind read and replaced (its notice: the caller's grants). */
+const HOLD_CHANGE = { actions: ['GetItem', 'PutItem'], keys: ['pendingChange'] };
+/** The same, by a caller that read the user's changes itself (its Query; a round that lost a race reads them so again). */
+const HOLD_KNOWN_CHANGE = { actions: ['PutItem'], keys: ['pendingChange'] };
+/** A pending change ended (cancelled, void, superseded): the change marked, a phone change's index freed. */
+const END_CHANGE = {
+  actions: ['UpdateItem'],
+  keys: ['pendingChange'],
+  attributes: ['ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
+};
 
 module.exports = {
   recordSessionUse,
@@ -38,4 +53,8 @@ module.exports = {
   UNREAD,
   PIN_REHASH,
   TRIES_READ_BACK,
+  PIN_DAILY,
+  HOLD_CHANGE,
+  HOLD_KNOWN_CHANGE,
+  END_CHANGE,
 };

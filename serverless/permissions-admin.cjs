@@ -38,9 +38,9 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
-      // The acting employee and the user viewed; the tries of each PIN; the pending phone change.
-      { actions: ['GetItem'], keys: ['user', 'pinTries', 'pendingPhoneChange'] },
-      { actions: ['Query'], keys: ['user', 'userDevice', 'session', 'notification', 'staffAction'] },
+      // The acting employee and the user viewed; the tallies of each PIN; the pending changes.
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['user', 'userDevice', 'session', 'notification', 'staffAction', 'pinTries', 'pendingChange'] },
       { actions: ['UpdateItem'], keys: ['staffLookups'] },
       { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
       recordSessionUse,
@@ -160,8 +160,8 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
-      { actions: ['PutItem'], keys: ['pendingPhoneChange', 'phoneChangeIndex', 'staffLog', 'staffAction', 'notification'] },
+      { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
+      { actions: ['PutItem'], keys: ['pendingChange', 'phoneChangeIndex', 'staffLog', 'staffAction', 'notification'] },
       { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
       { actions: ['ConditionCheckItem'], keys: ['phoneClaim'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
@@ -176,10 +176,10 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
+      { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
       {
         actions: ['UpdateItem'],
-        keys: ['pendingPhoneChange', 'phoneChangeIndex'],
+        keys: ['pendingChange', 'phoneChangeIndex'],
         attributes: [
           'effective_at',
           'expires_at',
@@ -205,10 +205,11 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['pendingChange'] },
       {
         actions: ['UpdateItem'],
-        keys: ['pendingPhoneChange', 'unreadCount'],
+        keys: ['pendingChange', 'unreadCount'],
         attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
       },
       { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },

@@ -26,7 +26,26 @@ const {
   UNREAD,
   PIN_REHASH,
   TRIES_READ_BACK,
+  PIN_DAILY,
+  HOLD_CHANGE,
+  HOLD_KNOWN_CHANGE,
+  END_CHANGE,
 } = require('./permission-parts.cjs');
+
+/** A user's pending change cancelled (contract 3.15; phone/change/cancel of 3.11 and changes/cancel alike). */
+const cancelPendingChange = [
+  keepAnswers,
+  readCompanyAndSession,
+  { actions: ['Query'], keys: ['pendingChange'] },
+  {
+    actions: ['UpdateItem'],
+    keys: ['pendingChange', 'unreadCount'],
+    attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
+  },
+  { actions: ['PutItem'], keys: ['notification'] },
+  { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
+  recordSessionUse,
+];
 
 module.exports = {
   userRegister: {
@@ -55,7 +74,7 @@ module.exports = {
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['phoneClaim', 'phoneFailures'] },
       // A number no one holds: a user's pending phone change to it, once due, gets the code (its index, the user, the change).
-      { actions: ['GetItem'], keys: ['phoneChangeIndex', 'user', 'pendingPhoneChange'] },
+      { actions: ['GetItem'], keys: ['phoneChangeIndex', 'user', 'pendingChange'] },
       { actions: ['UpdateItem'], keys: ['addressLimit', 'phoneSendLimit', 'companySendLimit', 'prefixSendLimit'] },
       { actions: ['PutItem'], keys: ['otp', 'phoneSendLimit'] },
       // A text that could not be queued gives the phone's count back (its counters as before, or
@@ -84,16 +103,16 @@ module.exports = {
       // A login that completes a pending phone change (contract 3.11): the user and the change read; the
       // new claim taken, the old released, the change and its index deleted, the old number's code
       // deleted (the user's record and sessions as above); a change whose number was taken marked void.
-      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
+      { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
       { actions: ['PutItem'], keys: ['phoneClaim'] },
-      { actions: ['DeleteItem'], keys: ['phoneClaim', 'otp', 'pendingPhoneChange', 'phoneChangeIndex'] },
+      { actions: ['DeleteItem'], keys: ['phoneClaim', 'otp', 'pendingChange', 'phoneChangeIndex'] },
       {
         actions: ['UpdateItem'],
-        keys: ['pendingPhoneChange'],
+        keys: ['pendingChange'],
         attributes: ['ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
       },
-      // A phone's try given back that leaves its window empty; an OTP login clears the login PIN's tries.
-      { actions: ['DeleteItem'], keys: ['phoneFailures', 'pinTries'] },
+      // A phone's try given back that leaves its window empty (an OTP login no longer opens a locked PIN: contract 3.15).
+      { actions: ['DeleteItem'], keys: ['phoneFailures'] },
       { actions: ['PutItem'], keys: ['session', 'phoneProof', 'phoneFailures'] },
       // A device bound with the login: the user's list, the binding, its notice; the least recently
       // used device removed with its sessions when the user has the most allowed.
@@ -114,40 +133,114 @@ module.exports = {
     table: [
       keepAnswers,
       { actions: ['GetItem'], keys: ['company', 'deviceIndex', 'user'] },
+      // The user's devices and pending changes, one Query (its lower bound is the changes').
+      { actions: ['Query'], keys: ['pendingChange'] },
       { actions: ['PutItem'], keys: ['deviceNonce', 'session', 'notification'] },
       // The PIN's try, its hash made again under a new key version, and the grant: the user (an
-      // active one, the PIN's version as compared, a session counted), the device still bound and
-      // its last use; a lock's notice counted unread.
+      // active one, the PIN's version as compared, a session counted, when a right or strong PIN
+      // came), the device still bound and its last use; a lock's notice counted unread.
       {
         actions: ['UpdateItem'],
         keys: ['pinTries', 'user', 'userDevice', 'unreadCount'],
-        attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.login, 'status_id', 'login_pin_version', 'session_version', 'last_used_at'],
+        attributes: [
+          ...PIN_TRIES,
+          ...UNREAD,
+          ...PIN_REHASH.login,
+          'status_id',
+          'login_pin_version',
+          'session_version',
+          'last_used_at',
+          'login_pin_right_at',
+          'strong_login_at',
+          // A strong login holds the devices still on probation (contract 3.15): their listing here, their index below.
+          'probation_held',
+          'probation_since',
+        ],
         returns: TRIES_READ_BACK,
       },
+      { actions: ['UpdateItem'], keys: ['deviceIndex'], attributes: ['probation_held', 'probation_since'] },
       { actions: ['DeleteItem'], keys: ['pinTries'] },
+      ...PIN_DAILY,
     ],
     secret: true,
     signingKeys: 'sign',
   },
+
   devices: {
-    table: [readCompanyAndSession, { actions: ['Query'], keys: ['userDevice'] }, recordSessionUse],
+    table: [
+      readCompanyAndSession,
+      // The user's devices and pending changes, one Query (its lower bound is the changes').
+      { actions: ['Query'], keys: ['pendingChange'] },
+      // A held removal that is due, put in place: the device (read, its two items deleted), its
+      // sessions ended, the user's count, the change deleted.
+      { actions: ['GetItem'], keys: ['deviceIndex'] },
+      { actions: ['Query'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice', 'pendingChange'] },
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ['device_count'] },
+      recordUseAndEndSessions,
+    ],
     signingKeys: 'verify',
   },
+
   devicesRemove: {
     table: [
       keepAndRecallAnswers,
       readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['deviceIndex'] },
+      { actions: ['GetItem'], keys: ['deviceIndex', 'user'] },
       { actions: ['Query'], keys: ['session'] },
       { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice'] },
       // One off the user's device count, and nothing else of the user.
       { actions: ['UpdateItem'], keys: ['user'], attributes: ['device_count'] },
+      // A settled device removed from an SMS-strength session waits (contract 3.15), with its notice.
+      HOLD_CHANGE,
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       recordUseAndEndSessions,
     ],
     // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
     secret: true,
+    queue: 'send',
+    signingKeys: 'verify',
+  }, // A device on probation settled by the owner's fresh strong session (contract 3.15): its two items.
+  devicesApprove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['deviceIndex'] },
+      { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'], attributes: ['probation_since', 'probation_held'] },
+      recordSessionUse,
+    ],
+    secret: true,
     signingKeys: 'verify',
   },
+
+  // A strong session proven again by its device and PIN (contract 3.15): the device, its nonce, the
+  // PIN's tally, the session's auth_time; a new access token signed.
+  stepUp: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['deviceIndex', 'user'] },
+      { actions: ['PutItem'], keys: ['deviceNonce', 'notification'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['pinTries', 'unreadCount'],
+        attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.login],
+        returns: TRIES_READ_BACK,
+      },
+      { actions: ['DeleteItem'], keys: ['pinTries'] },
+      // The session's use recorded, and its step-up: auth_at, only while it is live, strong and on that device.
+      {
+        actions: ['UpdateItem'],
+        keys: ['session'],
+        attributes: ['auth_at', 'last_used_at', 'ended_reason', 'device_key', 'expires_at', 'acr', 'began'],
+        returns: ['ALL_NEW'],
+      },
+    ],
+    secret: true,
+    signingKeys: 'sign',
+  },
+
   // A new PIN for either PIN, ending every other session: the current PIN counted (change), a
   // phone proof used up (reset), the PIN's tries cleared, a notice (and one when a wrong PIN locks it).
   changePin: {
@@ -155,6 +248,8 @@ module.exports = {
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
+      // The user's pending changes (a held PIN of this type, due, is put in place first, its change deleted).
+      { actions: ['Query'], keys: ['pendingChange', 'pinTries'] },
       // The current PIN's try (and its hash made again), the new PIN's hash and version, a notice counted unread.
       {
         actions: ['UpdateItem'],
@@ -171,27 +266,39 @@ module.exports = {
         returns: TRIES_READ_BACK,
       },
       { actions: ['Query'], keys: ['session'] },
-      { actions: ['DeleteItem'], keys: ['pinTries'] },
+      { actions: ['DeleteItem'], keys: ['pinTries', 'pendingChange'] },
       { actions: ['PutItem'], keys: ['notification'] },
+      ...PIN_DAILY,
+      // From an SMS-strength session the new PIN waits (contract 3.15); from a strong one it supersedes a PIN that waited.
+      HOLD_KNOWN_CHANGE,
+      END_CHANGE,
       recordUseAndEndSessions,
     ],
     secret: true,
+    queue: 'send',
     signingKeys: 'verify',
   },
+
   resetPin: {
     table: [
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['pendingChange', 'pinTries'] },
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'] },
       { actions: ['Query'], keys: ['session'] },
       { actions: ['DeleteItem'], keys: ['pinTries', 'phoneProof'] },
       { actions: ['PutItem'], keys: ['notification'] },
+      // From an SMS-strength session the new PIN waits (contract 3.15); from a strong one it supersedes a reset that waited.
+      HOLD_KNOWN_CHANGE,
+      END_CHANGE,
       recordUseAndEndSessions,
     ],
     secret: true,
+    queue: 'send',
     signingKeys: 'verify',
   },
+
   // Spends a refresh token (one conditional update of its session) and answers a new pair; a reused
   // one ends its session with a security notice.
   tokenRefresh: {
@@ -269,6 +376,8 @@ module.exports = {
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
+      // The user's pending changes: an SMS-strength session approves nothing while one waits (contract 3.15).
+      { actions: ['Query'], keys: ['pendingChange'] },
       // A try taken before the PIN is compared (and the PIN's hash made again); the unread count of a PIN-locked notice.
       {
         actions: ['UpdateItem'],
@@ -276,19 +385,28 @@ module.exports = {
         attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.transaction],
         returns: TRIES_READ_BACK,
       },
+      ...PIN_DAILY,
       { actions: ['PutItem'], keys: ['authorization', 'authorizationReference', 'notification'] },
       // A right PIN clears its tries (in the authorization's transaction, or alone when it is refused).
       { actions: ['DeleteItem'], keys: ['pinTries'] },
       // The transaction PIN's version as compared, checked in the authorization's transaction.
       { actions: ['ConditionCheckItem'], keys: ['user'] },
+      // An SMS-strength session's payments of the day in the currency, read and replaced (contract 3.15).
+      { actions: ['GetItem', 'PutItem'], keys: ['smsPayments'] },
       recordSessionUse,
     ],
     secret: true,
     signingKeys: 'verify',
   },
+
   // Reads the token user's own record and pending phone change.
   userProfile: {
-    table: [readCompanyAndSession, { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] }, recordSessionUse],
+    table: [
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['pendingChange'] },
+      recordSessionUse,
+    ],
     signingKeys: 'verify',
   },
   // Reads the token user's whole partition (their export), and writes nothing but a session's use.
@@ -333,7 +451,7 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'pendingPhoneChange'] },
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'pendingChange'] },
       {
         actions: ['UpdateItem'],
         keys: ['user', 'unreadCount', 'pinTries'],
@@ -361,7 +479,7 @@ module.exports = {
       // From a session begun by OTP login (contract 3.11, round 5): the login PIN's try (above) and its
       // count cleared; the pending change stored, its index by the new number taken (a replaced one's
       // deleted), the new number's claim checked free.
-      { actions: ['PutItem'], keys: ['pendingPhoneChange', 'phoneChangeIndex'] },
+      { actions: ['PutItem'], keys: ['pendingChange', 'phoneChangeIndex'] },
       { actions: ['DeleteItem'], keys: ['phoneChangeIndex', 'pinTries'] },
       { actions: ['ConditionCheckItem'], keys: ['phoneClaim'] },
     ],
@@ -372,40 +490,51 @@ module.exports = {
   // A pending phone change cancelled: the change marked (and nothing else of the user's partition),
   // its index item deleted, a notice.
   userPhoneChangeCancel: {
+    table: cancelPendingChange,
+    secret: true,
+    signingKeys: 'verify',
+  },
+  userChangesCancel: {
+    table: cancelPendingChange,
+    secret: true,
+    signingKeys: 'verify',
+  }, // "Not me" (contract 3.15): the user's pending changes ended, the devices on probation removed with
+  // their sessions and one off the count each, every other session ended, notice 12.
+  userSecurityNotMe: {
     table: [
       keepAnswers,
       readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['pendingPhoneChange'] },
-      {
-        actions: ['UpdateItem'],
-        keys: ['pendingPhoneChange', 'unreadCount'],
-        attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
-      },
+      { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
+      { actions: ['Query'], keys: ['pendingChange', 'session'] },
+      END_CHANGE,
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice', 'phoneChangeIndex'] },
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ['device_count'] },
       { actions: ['PutItem'], keys: ['notification'] },
-      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
-      recordSessionUse,
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordUseAndEndSessions,
     ],
     secret: true,
     signingKeys: 'verify',
   },
+
   // A deletion: the user's status and erasure time (and no other field of the record), every session
   // and device gone, the phone and email claims freed, the user in the company's due list.
   userDelete: {
     table: [
       keepAndRecallAnswers,
       readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim', 'pendingPhoneChange'] },
-      { actions: ['Query'], keys: ['session', 'userDevice'] },
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim'] },
+      { actions: ['Query'], keys: ['session', 'userDevice', 'pendingChange'] },
       {
         actions: ['UpdateItem'],
         keys: ['user'],
         attributes: ['status_id', 'erase_after', 'deleted_at', 'updated_at', 'device_count', 'deleted_device_keys', 'session_version'],
       },
       { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
-      // A live pending phone change ends with the account (void), its index by the new number freed.
+      // Every live pending change ends with the account (void), a phone change's index by the new number freed.
       {
         actions: ['UpdateItem'],
-        keys: ['pendingPhoneChange'],
+        keys: ['pendingChange'],
         attributes: ['ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
       },
       { actions: ['DeleteItem'], keys: ['userDevice', 'deviceIndex', 'phoneClaim', 'emailClaim', 'phoneChangeIndex'] },
@@ -444,7 +573,7 @@ module.exports = {
           'phoneSendLimit',
           'phoneFailures',
           'session',
-          'pendingPhoneChange',
+          'pendingChange',
         ],
       },
     ],

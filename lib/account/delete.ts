@@ -3,11 +3,12 @@ import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
+import { pendingChangeEndWrites } from '../pending-changes/change-cancel.js';
 import { changeEndingSessions } from '../sessions/end-sessions.js';
 import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
 import { erasureDuePuts, userDeletionChange } from '../store/erasure-store.js';
-import { emailClaimKey, pendingPhoneChangeKey, phoneClaimKey } from '../store/keys.js';
-import { getPendingPhoneChange, isLive, pendingChangeEnd, phoneChangeIndexDelete } from '../store/pending-phone-change-store.js';
+import { emailClaimKey, phoneClaimKey } from '../store/keys.js';
+import { isLive, queryPendingChanges } from '../store/pending-change-store.js';
 import type { LabelledItem } from '../store/transactions.js';
 import { claimRelease, getPhoneClaim } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
@@ -16,9 +17,9 @@ import { requireFreshLogin } from './fresh-login.js';
 
 // Deletion (API contract 3.11): on fresh proof of the holder, one transaction makes the user
 // DELETION_REQUESTED with the time of their erasure, ends every session, removes every device,
-// gives up the phone and email claims (free for a new registration at once), ends a pending phone
-// change (void, its index item freed: a restore must not bring it back, nor may it hold the new
-// number from others) and puts the user in the company's due list. The record keeps its phone and email until erasure, so an operator's
+// gives up the phone and email claims (free for a new registration at once), ends every pending
+// change (void, a phone change's index item freed: a restore must not bring one back, nor may it hold
+// the new number from others) and puts the user in the company's due list. The record keeps its phone and email until erasure, so an operator's
 // user:restore can take the claims back.
 
 const DAY_SECONDS = 24 * 3600;
@@ -43,7 +44,7 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
       queryUserDevices(app.table, companyId, userId),
       getPhoneClaim(app.table, companyId, user.phone_e164, user.user_type, true),
       user.email ? emailClaimHolder(app, companyId, user.email, user.user_type) : undefined,
-      getPendingPhoneChange(app.table, companyId, userId, true),
+      queryPendingChanges(app.table, companyId, userId),
     ]);
     devices = listed.length;
     const items: LabelledItem<string>[] = [
@@ -62,13 +63,10 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
       // A device bound or removed meanwhile changes the user's session_version or listing: read again.
       items.push({ label: 'user', item: writes.index }, { label: 'user', item: writes.listing });
     }
-    // A live pending change ends with the account; one cancelled or completed meanwhile fails it: read again.
-    if (isLive(pending, now)) {
-      const end = { changeId: pending.change_id, reason: 'void' as const, now, requestRef: undefined };
-      items.push(
-        { label: 'user', item: pendingChangeEnd(app.table, pendingPhoneChangeKey(companyId, userId), end) },
-        { label: 'user', item: phoneChangeIndexDelete(app.table, companyId, pending.phone_e164, pending.user_type, userId) },
-      );
+    // Live pending changes end with the account; one cancelled or completed meanwhile fails it: read again.
+    for (const change of pending.filter((change) => isLive(change, now))) {
+      const end = { reason: 'void', requestRef: undefined, quiet: true } as const;
+      items.push(...pendingChangeEndWrites(app, companyId, userId, change, end).map(({ item }) => ({ label: 'user', item })));
     }
     // Claims the user holds are given up; one another user holds (a reclaimed phone) is theirs to keep.
     if (phone?.user_id === userId) {

@@ -1,12 +1,24 @@
 import { listedStaffActionOf } from '../admin/listed-staff-action.js';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
+import { listedDeviceOf } from '../devices/devices.js';
 import { AppError } from '../errors.js';
 import { LISTED_NOTIFICATION_FIELDS, type ListedNotification } from '../notifications/listed-notification.js';
 import { NotificationType } from '../notifications/notification-record.js';
+import { waitingChanges } from '../pending-changes/pending-change-list.js';
 import { listedSessionOf } from '../sessions/listed-session.js';
-import { NOTIFICATION_PREFIX, SESSION_PREFIX, STAFF_ACTION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY, userKey } from '../store/keys.js';
+import type { UserDeviceRecord } from '../store/device-store.js';
+import {
+  NOTIFICATION_PREFIX,
+  PENDING_CHANGE_PREFIX,
+  SESSION_PREFIX,
+  STAFF_ACTION_PREFIX,
+  USER_DEVICE_PREFIX,
+  USER_SORT_KEY,
+  userKey,
+} from '../store/keys.js';
 import { queryPartitionPrefix } from '../store/partition-query.js';
+import { withKind } from '../store/pending-change-store.js';
 import { referralCountIn } from '../store/referral-store.js';
 import type { StaffActionRecord } from '../store/staff-store.js';
 import type { UserRecord } from '../store/user-store.js';
@@ -21,7 +33,11 @@ import { profileOf } from './profile.js';
 const byNewest = <Item extends { created_date: number }>(items: Item[]) => [...items].sort((a, b) => b.created_date - a.created_date);
 
 /** Everything held about one user of a company: the answer of GET /wallet/v3/user/export and of npm run user:export. */
-export async function accountExport(app: Pick<App, 'table' | 'clock'>, companyId: string, userId: string): Promise<UserExportResult> {
+export async function accountExport(
+  app: Pick<App, 'table' | 'clock' | 'config'>,
+  companyId: string,
+  userId: string,
+): Promise<UserExportResult> {
   const items = await queryPartitionPrefix(app.table, userKey(companyId, userId).pk, '');
   const user = items.find((item) => item.sk === USER_SORT_KEY) as UserRecord | undefined;
   if (!user) throw new AppError('NOT_FOUND', { detail: 'no such user' });
@@ -31,18 +47,18 @@ export async function accountExport(app: Pick<App, 'table' | 'clock'>, companyId
       (item) => Object.fromEntries(LISTED_NOTIFICATION_FIELDS.map((field) => [field, item[field]])) as ListedNotification,
     ),
   );
+  const now = epochSeconds(app.clock);
   return {
-    exported_date: epochSeconds(app.clock),
+    exported_date: now,
     user: profileOf(user),
     referral: { referral_code: user.referral_code, referral_count: referralCountIn(items as { sk: string }[]) },
-    devices: withPrefix(USER_DEVICE_PREFIX).map((item) => ({
-      device_key: String(item.device_key),
-      device_type: (item.device_type as number | undefined) ?? null,
-      device_id: (item.device_id as string | undefined) ?? null,
-      device_unique_id: (item.device_unique_id as string | undefined) ?? null,
-      created_date: Number(item.created_at),
-      last_used_date: Number(item.last_used_at),
-    })),
+    devices: (withPrefix(USER_DEVICE_PREFIX) as unknown as UserDeviceRecord[]).map((device) =>
+      listedDeviceOf(app.config, device, user.user_type, now),
+    ),
+    pending_changes: waitingChanges(
+      withPrefix(PENDING_CHANGE_PREFIX).map((item) => withKind(item)!),
+      now,
+    ),
     sessions: byNewest(
       // An ended session is kept only until its TTL, so the stream can say why it ended: it is no session of the user's.
       withPrefix(SESSION_PREFIX)

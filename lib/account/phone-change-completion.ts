@@ -9,7 +9,7 @@ import { OtpType } from '../otp/otp-types.js';
 import { accountBusy, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
-import { pendingPhoneChangeKey } from '../store/keys.js';
+import { type ItemKey, pendingChangeKey } from '../store/keys.js';
 import {
   getPendingPhoneChange,
   getPhoneChangeIndex,
@@ -18,7 +18,7 @@ import {
   pendingChangeComplete,
   pendingChangeEnd,
   phoneChangeIndexDelete,
-} from '../store/pending-phone-change-store.js';
+} from '../store/pending-change-store.js';
 import { codeDelete, userPhoneChange as userPhoneChangeWrite } from '../store/phone-change-store.js';
 import { endSessions, querySessions, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
@@ -159,7 +159,7 @@ function moveWrites(
   }: {
     user: UserRecord;
     change: PendingPhoneChange;
-    sessions: ReturnType<typeof pendingPhoneChangeKey>[];
+    sessions: ItemKey[];
     /** The bound devices a recovery removes: the user lost them, and whoever holds one is no longer trusted. */
     devices: string[];
     releaseOld: boolean;
@@ -186,7 +186,7 @@ function moveWrites(
       }),
     },
     { label: 'phone', item: phoneClaimPut(table, companyId, change.phone_e164, userType, userId, UserStatus.ACTIVE) },
-    { label: 'pending', item: pendingChangeComplete(table, pendingPhoneChangeKey(companyId, userId), change.change_id, now) },
+    { label: 'pending', item: pendingChangeComplete(table, pendingChangeKey(companyId, userId, 'phone'), change.change_id, now) },
     { label: 'index', item: phoneChangeIndexDelete(table, companyId, change.phone_e164, userType, userId) },
     // A login code already sent to the old number is never verified after the change.
     {
@@ -222,7 +222,7 @@ async function voidChange(
     await writeTransaction(app.table, [
       {
         label: 'pending',
-        item: pendingChangeEnd(app.table, pendingPhoneChangeKey(companyId, userId), {
+        item: pendingChangeEnd(app.table, pendingChangeKey(companyId, userId, 'phone'), {
           changeId: change.change_id,
           reason: 'void',
           now: epochSeconds(app.clock),

@@ -1,9 +1,9 @@
 import type { App } from '../app-context.js';
 import { epochSeconds, HOUR_SECONDS } from '../clock.js';
 import type { Company } from '../companies/companies.js';
-import { BUILT_IN_PHONE_CHANGE_PENDING_TEXT, BUILT_IN_PHONE_CHANGE_TEXT, phoneChangeMessage } from '../companies/phone-change-texts.js';
+import { BUILT_IN_PHONE_CHANGE_TEXT, phoneChangeMessage } from '../companies/phone-change-texts.js';
+import { allowedSmsDestination } from '../companies/sms-destinations.js';
 import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
-import { allowedSmsDestination } from '../otp/sms-destinations.js';
 import { templateLanguage } from '../sms/otp-sms-text.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 
@@ -36,26 +36,18 @@ export function phoneChangeWarning(
 const NOTICE_LIFETIME_SECONDS = HOUR_SECONDS;
 
 /**
- * Sends the warning to the old number: that the account moved, or (`pending`) that a move waits
- * and may be cancelled, in built-in English. The change has committed: a warning that cannot leave
- * is logged and counted (phone_change_notices_failed), never thrown.
+ * Sends the warning to the old number that the account moved (a move that waits is told as every
+ * held change is: lib/pending-changes/change-warning.ts). The change has committed: a warning that
+ * cannot leave is logged and counted (phone_change_notices_failed), never thrown.
  */
 export async function warnOldNumber(
   app: App,
   texts: TextDispatch,
-  {
-    company,
-    origin,
-    userId,
-    oldPhoneE164,
-    pending,
-  }: { company: Company; origin: RequestOrigin; userId: string; oldPhoneE164: string; pending?: true },
+  { company, origin, userId, oldPhoneE164 }: { company: Company; origin: RequestOrigin; userId: string; oldPhoneE164: string },
 ): Promise<void> {
   const companyId = company.company_id;
   let ref: string | undefined;
-  const warning = pending
-    ? { text: phoneChangeMessage(BUILT_IN_PHONE_CHANGE_PENDING_TEXT, company.name), language: 'built-in' }
-    : phoneChangeWarning(company, origin.acceptLanguage);
+  const warning = phoneChangeWarning(company, origin.acceptLanguage);
   try {
     ref = await phoneRef(app.keys, oldPhoneE164);
     const destination = await allowedSmsDestination(company, oldPhoneE164);
@@ -73,7 +65,6 @@ export async function warnOldNumber(
       phone_ref: ref,
       outcome,
       language: warning.language,
-      ...(pending ? { notice: 'pending' } : {}),
     });
   } catch (error) {
     app.logger.warn('the old number was not told of the phone change', {

@@ -9,6 +9,7 @@ import { OtpType } from '../otp/otp-types.js';
 import { auditReclaim, endReclaimedLater, phoneReclaim } from '../registration/phone-reclaim.js';
 import { hashToken } from '../secrets/hashing.js';
 import { accountBusy, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
+import { isStrong, requireFreshStrong } from '../sessions/session-strength.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { sessionKey } from '../store/keys.js';
 import { codeDelete, userPhoneChange as userPhoneChangeWrite } from '../store/phone-change-store.js';
@@ -33,11 +34,12 @@ import { requestPendingPhoneChange } from './phone-change-pending.js';
 import type { UserPhoneChangeResult } from './phone-change-result.js';
 import { invalidProof, taken } from './phone-change-rules.js';
 
-// A new phone number (API contract 3.11): the classic SIM-swap takeover, so it takes fresh proof
-// of the holder (a session begun by OTP or PIN login a short while ago) and proof of the new number
-// (a type-2 proof verified under this user's token), and the old number is told. A session begun
-// by PIN login (device key and PIN) moves it at once, here; one begun by OTP login, which a SIM
-// swapper passes, makes a change that waits (phone-change-pending.ts).
+// A new phone number (API contract 3.11 and 3.15): the classic SIM-swap takeover, so it takes fresh
+// proof of the holder and proof of the new number (a type-2 proof verified under this user's token),
+// and the old number is told. A strong session proven under STEP_UP_MAX_AGE_SECONDS ago (a PIN login
+// on a settled device, a step-up) moves it at once, here; an SMS-strength one begun by a login under
+// 10 minutes ago (an OTP login, which a SIM swapper passes, or a PIN login on a device on probation)
+// makes a change that waits (phone-change-pending.ts).
 
 type Label = 'user' | 'phone' | 'old_phone' | 'old_code' | 'proof' | 'notice' | 'session' | 'holder' | 'holder_session';
 
@@ -143,8 +145,10 @@ export async function userPhoneChange(
     audit(app, origin, 'phone_change_refused', { ...event, phone_ref: await phoneRef(app.keys, input.phone_e164), outcome });
     throw error;
   };
+  const strong = isStrong(principal);
   try {
-    requireFreshLogin(app, principal);
+    if (strong) requireFreshStrong(app, principal, 'a phone change');
+    else requireFreshLogin(app, principal);
   } catch (error) {
     return refuse(error as AppError, 'stale_login');
   }
@@ -160,8 +164,8 @@ export async function userPhoneChange(
     );
   }
   const proofHash = hashToken(input.phone_verification_token);
-  if (principal.session?.began === 'otp') {
-    // An OTP login is what a SIM swapper passes: the change takes the login PIN, and waits.
+  if (!strong) {
+    // An SMS code is what a SIM swapper passes: the change waits (and an OTP login's takes the login PIN).
     const user = await getUser(app.table, companyId, userId, true);
     if (user?.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
     if (user.phone_e164 === input.phone_e164) {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { pendingChangesField } from '../pending-changes/pending-change-list.js';
 
 // What a user sees of their own account (API contract 3.11): never a password, PIN, hash or key.
 
@@ -44,7 +45,9 @@ export const pendingPhoneChangeSchema = () =>
       .check(z.meta({ description: 'the pending phone change; null when there is none (or it ended, or is void)' })),
   );
 
-export const userProfileResult = z.lazy(() => z.object({ user: profileSchema(), pending_phone_change: pendingPhoneChangeSchema() }));
+export const userProfileResult = z.lazy(() =>
+  z.object({ user: profileSchema(), pending_phone_change: pendingPhoneChangeSchema(), pending_changes: pendingChangesField() }),
+);
 export const userProfileUpdateResult = z.lazy(() => z.object({ message: z.string(), user: profileSchema() }));
 
 export type Profile = z.output<ReturnType<typeof profileSchema>>;

@@ -2,8 +2,9 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError, ErrorCodes } from '../errors.js';
+import { waitingChanges } from '../pending-changes/pending-change-list.js';
 import { conditionalWrite } from '../store/conditional-write.js';
-import { getPendingPhoneChange, isRunning, type PendingPhoneChange } from '../store/pending-phone-change-store.js';
+import { isRunning, type PendingChange, type PendingPhoneChange, queryPendingChanges } from '../store/pending-change-store.js';
 import type { StaffRole } from '../store/staff-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { emailClaimPut, emailClaimRelease, getUser, type ProfileChanges, type UserRecord, userProfileChange } from '../store/user-store.js';
@@ -53,11 +54,21 @@ async function activeUser(app: Pick<App, 'table'>, companyId: string, userId: st
 }
 
 export async function userProfile(app: App, { principal }: UserProfileCall): Promise<UserProfileResult> {
-  const [user, change] = await Promise.all([
+  const [user, changes] = await Promise.all([
     activeUser(app, principal.companyId, principal.userId),
-    getPendingPhoneChange(app.table, principal.companyId, principal.userId),
+    queryPendingChanges(app.table, principal.companyId, principal.userId),
   ]);
-  return { user: profileOf(user), pending_phone_change: pendingPhoneChangeOf(change, epochSeconds(app.clock)) };
+  const now = epochSeconds(app.clock);
+  return {
+    user: profileOf(user),
+    pending_phone_change: pendingPhoneChangeOf(phoneChangeOf(changes), now),
+    pending_changes: waitingChanges(changes, now),
+  };
+}
+
+/** The phone change among a user's pending changes, if any. */
+export function phoneChangeOf(changes: PendingChange[]): PendingPhoneChange | undefined {
+  return changes.find((change): change is PendingPhoneChange => change.kind === 'phone');
 }
 
 /** A pending phone change as the profile shows it (the back office's view too): null when there is none running. */

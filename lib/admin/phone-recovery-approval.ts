@@ -1,10 +1,10 @@
-import { warnOldNumber } from '../account/phone-change-notice.js';
 import { PENDING_CHANGE_COMPLETES_WITHIN_SECONDS } from '../account/phone-change-rules.js';
 import type { App } from '../app-context.js';
 import type { RequestKey } from '../call.js';
 import { epochSeconds, HOUR_SECONDS } from '../clock.js';
 import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
+import { warnNumber } from '../pending-changes/change-warning.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { distinctUnreadShards } from '../store/notification-store.js';
 import {
@@ -13,7 +13,7 @@ import {
   type PendingPhoneChange,
   phoneChangeIndexApproval,
   recoveryApproval,
-} from '../store/pending-phone-change-store.js';
+} from '../store/pending-change-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import type { PhoneApproveCall } from './phone-change-id-input.js';
 import type { PhoneApproveResult } from './phone-recovery-result.js';
@@ -82,6 +82,7 @@ export async function approvePhoneRecovery(
     throw noSuchChange('is not a recovery awaiting approval');
   }
   auditStaffAction(app, origin, record, 'approved');
-  await warnOldNumber(app, texts, { company, origin, userId: user.user_id, oldPhoneE164: user.phone_e164, pending: true });
+  const warning = { kind: 'held', change: 'phone' } as const;
+  await warnNumber(app, texts, { company, origin, userId: user.user_id, phoneE164: user.phone_e164, warning });
   return answer({ ...change, effective_at: effectiveAt });
 }

@@ -1,9 +1,10 @@
-import { cancelledByThisRequest, pendingChangeCancelWrites } from '../account/phone-change-cancel.js';
 import type { App } from '../app-context.js';
 import type { RequestKey } from '../call.js';
+import { epochSeconds } from '../clock.js';
 import { fieldError } from '../errors.js';
+import { endedByThisRequest, pendingChangeEndWrites } from '../pending-changes/change-cancel.js';
 import { distinctUnreadShards } from '../store/notification-store.js';
-import { getPendingPhoneChange } from '../store/pending-phone-change-store.js';
+import { isLive, queryPendingChanges } from '../store/pending-change-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { getUser } from '../store/user-store.js';
 import type { PhoneCancelCall } from './phone-change-id-input.js';
@@ -12,11 +13,13 @@ import { noSuchChange } from './recovery-target.js';
 import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
 import { requireStaff } from './staff-gate.js';
 
-// A pending change cancelled by support (API contract 3.14): a recovery, or the user's own change.
+// A pending change cancelled by support (API contract 3.14, and 3.15: of any kind): a recovery, or
+// one the user (or whoever holds their SIM) asked for.
 
 /**
- * Cancels a live pending change of the user, a recovery (awaiting approval or running) or the
- * user's own: the victim of a takeover who calls support is heard. Notice 10 and notice 8.
+ * Cancels a live pending change of the user, of any kind: a recovery (awaiting approval or
+ * running), a phone change, a new PIN or a device removal that waits: the victim of a takeover who
+ * calls support is heard. Notice 10 and notice 8.
  */
 export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall & RequestKey): Promise<PhoneCancelResult> {
   const { body, principal, origin, idempotencyRef } = call;
@@ -24,9 +27,16 @@ export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall
   const staff = await requireStaff(app, principal, ['support', 'admin']);
   const user = await getUser(app.table, companyId, body.user_id, true);
   if (!user) throw fieldError('NOT_FOUND', 'user_id', 'is not a user of this company');
-  const answer = { message: 'Phone number change cancelled', change_id: body.change_id };
-  const change = await getPendingPhoneChange(app.table, companyId, user.user_id, true);
-  if (change?.change_id !== body.change_id) throw noSuchChange();
+  const change = (await queryPendingChanges(app.table, companyId, user.user_id)).find((found) => found.change_id === body.change_id);
+  if (!change) throw noSuchChange();
+  const answer = {
+    message: change.kind === 'phone' ? 'Phone number change cancelled' : 'Pending change cancelled',
+    change_id: body.change_id,
+  };
+  if (!isLive(change, epochSeconds(app.clock))) {
+    if (await endedByThisRequest(app, companyId, user.user_id, change, idempotencyRef)) return answer;
+    throw noSuchChange();
+  }
   // Notices 10 and 8 in one transaction: each on its own shard of the unread count.
   const [cancelShard, staffShard] = distinctUnreadShards(2);
   const { record, writes: recorded } = staffActionOnUser(
@@ -36,12 +46,16 @@ export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall
   );
   try {
     await writeTransaction(app.table, [
-      ...pendingChangeCancelWrites(app, companyId, user.user_id, change, idempotencyRef, cancelShard),
+      ...pendingChangeEndWrites(app, companyId, user.user_id, change, {
+        reason: 'cancelled',
+        requestRef: idempotencyRef,
+        unreadShard: cancelShard,
+      }),
       ...recorded.map((item) => ({ label: 'record' as const, item })),
     ]);
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;
-    if (await cancelledByThisRequest(app, companyId, user.user_id, body.change_id, idempotencyRef)) return answer;
+    if (await endedByThisRequest(app, companyId, user.user_id, change, idempotencyRef)) return answer;
     throw noSuchChange();
   }
   auditStaffAction(app, origin, record, 'cancelled');

@@ -2,9 +2,9 @@ import { taken } from '../account/phone-change-rules.js';
 import type { App } from '../app-context.js';
 import type { RequestKey } from '../call.js';
 import { epochSeconds, HOUR_SECONDS } from '../clock.js';
+import { allowedSmsDestination } from '../companies/sms-destinations.js';
 import { fieldError } from '../errors.js';
 import { newId } from '../ids.js';
-import { allowedSmsDestination } from '../otp/sms-destinations.js';
 import { accountBusy } from '../sessions/end-sessions.js';
 import {
   getPendingPhoneChange,
@@ -14,7 +14,7 @@ import {
   phoneChangeIndexDelete,
   phoneChangeIndexPut,
   phoneClaimFree,
-} from '../store/pending-phone-change-store.js';
+} from '../store/pending-change-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import type { PhoneRecoverCall } from './phone-recover-input.js';
 import type { PhoneRecoverResult } from './phone-recovery-result.js';
@@ -61,6 +61,9 @@ export async function startPhoneRecovery(app: App, call: PhoneRecoverCall & Requ
     const approveBy = now + RECOVERY_APPROVAL_WITHIN_SECONDS;
     const change: PendingPhoneChange = {
       change_id: newId(),
+      kind: 'phone',
+      // Support's own request: no SMS-strength session may replace it (3.15, second reading).
+      acr: 'strong',
       user_type: user.user_type,
       dial_code: body.dial_code,
       phone_number: body.phone_number,
@@ -83,7 +86,7 @@ export async function startPhoneRecovery(app: App, call: PhoneRecoverCall & Requ
     });
     const index = { user_id: user.user_id, change_id: change.change_id, effective_at: approveBy, expires_at: approveBy };
     const writes: LabelledItem<string>[] = [
-      { label: 'pending', item: pendingChangePut(app.table, companyId, user.user_id, change, current?.change_id) },
+      { label: 'pending', item: pendingChangePut(app.table, companyId, user.user_id, change, current) },
       { label: 'index', item: phoneChangeIndexPut(app.table, companyId, body.phone_e164, user.user_type, index, now) },
       { label: 'claim', item: phoneClaimFree(app.table, companyId, body.phone_e164, user.user_type) },
       ...recorded.map((item) => ({ label: 'record', item })),

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { profileSchema } from '../account/profile-result.js';
 import { deviceListItem } from '../devices/devices-result.js';
 import { listedNotification } from '../notifications/listed-notification.js';
+import { pendingChangesField } from '../pending-changes/pending-change-list.js';
 import { listedSession } from '../sessions/listed-session.js';
 import { listedStaffAction } from './listed-staff-action.js';
 
@@ -64,6 +65,7 @@ export const userViewResult = z.lazy(() =>
         })
         .check(z.meta({ description: 'the pending phone change, running or a recovery awaiting approval; null when none' })),
     ),
+    pending_changes: pendingChangesField(),
     deletion: z.nullable(
       z
         .object({ erase_after: z.int().check(z.meta({ description: 'UNIX seconds: when the account is erased unless restored' })) })

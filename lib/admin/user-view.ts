@@ -1,15 +1,16 @@
-import { profileOf } from '../account/profile.js';
+import { phoneChangeOf, profileOf } from '../account/profile.js';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { byLastUse, listedDeviceOf } from '../devices/devices.js';
 import { AppError } from '../errors.js';
 import { NotificationType } from '../notifications/notification-record.js';
+import { waitingChanges } from '../pending-changes/pending-change-list.js';
 import { pinStandingOf } from '../pins/pin-attempts.js';
 import { listedSessionOf, sessionIdOf } from '../sessions/listed-session.js';
 import { queryUserDevices } from '../store/device-store.js';
 import { queryNotifications } from '../store/notification-store.js';
-import { getPendingPhoneChange, isLive, type PendingPhoneChange } from '../store/pending-phone-change-store.js';
-import { getPinTries, PIN_HASH_ATTRIBUTE, type PinType } from '../store/pin-store.js';
+import { isLive, type PendingPhoneChange, queryPendingChanges } from '../store/pending-change-store.js';
+import { PIN_HASH_ATTRIBUTE, type PinType, queryPinTallies } from '../store/pin-store.js';
 import { getUserWithReferralCount } from '../store/referral-store.js';
 import { querySessionListing } from '../store/session-store.js';
 import { queryStaffActionsOn } from '../store/staff-store.js';
@@ -41,11 +42,15 @@ function viewedProfileOf(user: UserRecord, reveal: boolean): ViewedProfile {
   return reveal ? { ...profile, ...shown, dial_code, phone_number, email } : { ...profile, ...shown };
 }
 
+/**
+ * Where a PIN stands, over its tallies (API contract 3.15: per device, per session strength): locked
+ * when any tally is, with the fewest tries left of any, so support sees the worst a device meets.
+ */
 async function pinStanding(app: App, user: UserRecord, pinType: PinType): Promise<PinStanding> {
-  const { locked, attemptsLeft } = pinStandingOf(
-    app,
-    await getPinTries(app.table, { companyId: user.company_id, userId: user.user_id, pinType }),
-  );
+  const tallies = await queryPinTallies(app.table, { companyId: user.company_id, userId: user.user_id, pinType });
+  const standings = tallies.map((tally) => pinStandingOf(app, tally));
+  const locked = standings.some((standing) => standing.locked);
+  const attemptsLeft = Math.min(app.config.pinMaxFailures, ...standings.map((standing) => standing.attemptsLeft));
   return { set: user[PIN_HASH_ATTRIBUTE[pinType]] ? 1 : 0, locked: locked ? 1 : 0, attempts_left: attemptsLeft };
 }
 
@@ -74,12 +79,12 @@ export async function userView(app: App, call: UserViewCall): Promise<UserViewRe
 
   const { user, referralCount } = found;
   const now = epochSeconds(app.clock);
-  const [devices, sessions, login, transaction, change, securityEvents, staffActions] = await Promise.all([
+  const [devices, sessions, login, transaction, changes, securityEvents, staffActions] = await Promise.all([
     queryUserDevices(app.table, companyId, userId),
     querySessionListing(app.table, companyId, userId),
     pinStanding(app, user, 'login'),
     pinStanding(app, user, 'transaction'),
-    getPendingPhoneChange(app.table, companyId, userId),
+    queryPendingChanges(app.table, companyId, userId),
     queryNotifications(app.table, companyId, userId, {
       fields: SECURITY_EVENT_FIELDS,
       limit: SECURITY_EVENTS_SHOWN,
@@ -91,14 +96,15 @@ export async function userView(app: App, call: UserViewCall): Promise<UserViewRe
   const eraseAfter = (user as { erase_after?: number }).erase_after;
   return {
     user: viewedProfileOf(user, reveal),
-    devices: byLastUse(devices).map(listedDeviceOf),
+    devices: byLastUse(devices).map((device) => listedDeviceOf(app.config, device, user.user_type, now)),
     sessions: sessions
       // Expired sessions stay stored until DynamoDB's TTL removes them, late: they are no way in.
       .filter((item) => Number(item.expires_at) > now)
       .map((item) => ({ ...listedSessionOf(item), sid: sessionIdOf(item) }))
       .sort((a, b) => b.created_date - a.created_date),
     pins: { login, transaction },
-    pending_phone_change: pendingChangeForStaff(change, now),
+    pending_phone_change: pendingChangeForStaff(phoneChangeOf(changes), now),
+    pending_changes: waitingChanges(changes, now),
     deletion: user.status_id === UserStatus.DELETION_REQUESTED && eraseAfter !== undefined ? { erase_after: eraseAfter } : null,
     referral_count: referralCount,
     security_events: securityEvents.notifications.map((notice) => ({

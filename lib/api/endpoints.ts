@@ -13,6 +13,7 @@ import { adminUsersSessionsEndEndpoint } from './admin-users-sessions-end-endpoi
 import { adminUsersStatusEndpoint } from './admin-users-status-endpoint.js';
 import { adminUsersViewEndpoint } from './admin-users-view-endpoint.js';
 import { changePinEndpoint } from './change-pin-endpoint.js';
+import { devicesApproveEndpoint } from './devices-approve-endpoint.js';
 import { devicesEndpoint } from './devices-endpoint.js';
 import { devicesRemoveEndpoint } from './devices-remove-endpoint.js';
 import { loginPhoneEndpoint } from './login-phone-endpoint.js';
@@ -22,8 +23,10 @@ import { notificationsEndpoint } from './notifications-endpoint.js';
 import { notificationsReadEndpoint } from './notifications-read-endpoint.js';
 import { referralProgramEndpoint } from './referral-program-endpoint.js';
 import { resetPinEndpoint } from './reset-pin-endpoint.js';
+import { stepUpEndpoint } from './step-up-endpoint.js';
 import { tokenRefreshEndpoint } from './token-refresh-endpoint.js';
 import { transactionAuthorizationEndpoint } from './transaction-authorization-endpoint.js';
+import { userChangesCancelEndpoint } from './user-changes-cancel-endpoint.js';
 import { userDeleteEndpoint } from './user-delete-endpoint.js';
 import { userExportEndpoint } from './user-export-endpoint.js';
 import { userPhoneChangeCancelEndpoint } from './user-phone-change-cancel-endpoint.js';
@@ -31,6 +34,7 @@ import { userPhoneChangeEndpoint } from './user-phone-change-endpoint.js';
 import { userProfileEndpoint } from './user-profile-endpoint.js';
 import { userProfileUpdateEndpoint } from './user-profile-update-endpoint.js';
 import { userRegisterEndpoint } from './user-register-endpoint.js';
+import { userSecurityNotMeEndpoint } from './user-security-not-me-endpoint.js';
 import { verifyOtpEndpoint } from './verify-otp-endpoint.js';
 
 // The route table: every operation of the API by its one name, in the order the document lists
@@ -47,8 +51,10 @@ export const endpoints = {
   loginPin: loginPinEndpoint,
   devices: devicesEndpoint,
   devicesRemove: devicesRemoveEndpoint,
+  devicesApprove: devicesApproveEndpoint,
   changePin: changePinEndpoint,
   resetPin: resetPinEndpoint,
+  stepUp: stepUpEndpoint,
   tokenRefresh: tokenRefreshEndpoint,
   logout: logoutEndpoint,
   referralProgram: referralProgramEndpoint,
@@ -60,6 +66,8 @@ export const endpoints = {
   userExport: userExportEndpoint,
   userPhoneChange: userPhoneChangeEndpoint,
   userPhoneChangeCancel: userPhoneChangeCancelEndpoint,
+  userChangesCancel: userChangesCancelEndpoint,
+  userSecurityNotMe: userSecurityNotMeEndpoint,
   userDelete: userDeleteEndpoint,
   adminEmployeeRole: adminEmployeeRoleEndpoint,
   adminUsersSearch: adminUsersSearchEndpoint,

@@ -25,6 +25,12 @@ export const redeemAuthorizationResult = z.object({
   payee: z.string(),
   reference: z.string(),
   authorized_date: z.int().check(z.meta({ description: 'When the user approved it (UNIX seconds)' })),
+  acr: z.enum(['strong', 'sms']).check(
+    z.meta({
+      description:
+        'How strong the session that approved it was (contract 3.15): strong (a PIN login on a settled device, a passkey) or sms (a session an SMS code alone could open). Approvals from before round 6 (they live 120 s) say sms: any session could make them',
+    }),
+  ),
 });
 
 export type RedeemAuthorizationResult = z.output<typeof redeemAuthorizationResult>;

@@ -39,7 +39,7 @@ export async function redeemAuthorization(
     });
     throw new AppError('AUTHORIZATION_INVALID', { detail: `authorization ${outcome.why}` });
   }
-  const { user_id, amount, currency, payee, reference, authorized_at } = outcome.authorization;
-  audit(app, undefined, 'authorization_redeemed', { company_id: companyId, user_id, outcome: 'redeemed', reference });
-  return { user_id, amount, currency, payee, reference, authorized_date: authorized_at };
+  const { user_id, amount, currency, payee, reference, authorized_at, acr = 'sms' } = outcome.authorization;
+  audit(app, undefined, 'authorization_redeemed', { company_id: companyId, user_id, outcome: 'redeemed', reference, acr });
+  return { user_id, amount, currency, payee, reference, authorized_date: authorized_at, acr };
 }

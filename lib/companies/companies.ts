@@ -81,11 +81,17 @@ export interface CompanySettings {
   sms_text?: SmsTextChanges;
   /** The SIM-swap warning per language (phone-change-texts.ts), stored in sms_text beside the templates. */
   phone_change_texts?: PhoneChangeTextChange[];
+  /**
+   * What SMS-strength sessions may approve in 24 hours, per currency, as normalised decimal strings
+   * (contract 3.15); 'none': no SMS-strength payment at all (the default).
+   */
+  sms_payment_limit?: Record<string, string> | 'none';
 }
 
 function storedSettings(settings: CompanySettings): Partial<Company> {
-  const { name, status, require_verified_phone, sms_countries, limits = {} } = settings;
+  const { name, status, require_verified_phone, sms_countries, sms_payment_limit, limits = {} } = settings;
   return {
+    ...(sms_payment_limit !== undefined && sms_payment_limit !== 'none' ? { sms_payment_limit } : {}),
     ...(name !== undefined ? { name } : {}),
     ...(status !== undefined ? { status } : {}),
     ...(require_verified_phone !== undefined ? { require_verified_phone } : {}),
@@ -99,6 +105,7 @@ function removedSettings(settings: CompanySettings): NonNullable<CompanyUpdate['
   const limits = Object.entries(settings.limits ?? {}).filter(([, value]) => value === 'default');
   return [
     ...(settings.sms_countries === 'all' ? ['sms_countries' as const] : []),
+    ...(settings.sms_payment_limit === 'none' ? ['sms_payment_limit' as const] : []),
     ...limits.map(([name]) => name as CompanyLimitAttribute),
   ];
 }

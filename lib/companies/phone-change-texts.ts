@@ -9,13 +9,6 @@ import { canonicalLanguageTag, MAX_SMS_SEGMENTS, type SmsTextProblem, SmsTextRef
 export const BUILT_IN_PHONE_CHANGE_TEXT =
   'Your {brand} account was moved to another phone number. If you did not do this, contact {brand} at once.';
 
-/**
- * The built-in English notice of a change that waits (contract 3.11, amended in round 5): the old
- * number is told while the owner can still cancel. Companies' own texts are for the move itself.
- */
-export const BUILT_IN_PHONE_CHANGE_PENDING_TEXT =
-  'A move of your {brand} account to another phone number was asked for. If this was not you, open the {brand} app to cancel it, or contact {brand} at once.';
-
 /** Four digits or more, a space, dot or hyphen allowed between them: read as a code ("123 456"). */
 const CODE_LIKE_DIGITS = /\p{Nd}(?:[ .-]?\p{Nd}){3,}/u;
 

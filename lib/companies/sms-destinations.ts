@@ -1,6 +1,6 @@
-import type { Company } from '../companies/companies.js';
 import { fieldError } from '../errors.js';
 import { type PhoneFacts, phonePlan } from '../users/phone-number.js';
+import type { Company } from './companies.js';
 
 // Where SMS may go (API contract 3.2 and 6): the company's countries, and only numbers a mobile
 // can answer. Checked before any limit is spent: a refused destination is sent nothing and costs

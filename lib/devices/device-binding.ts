@@ -1,5 +1,6 @@
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
+import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
@@ -8,22 +9,27 @@ import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import { GrantRefused, type GrantWith, grantSession, type SessionOrigin } from '../sessions/session-grant.js';
 import {
   type DeviceLabels,
+  type DeviceRecord,
   deviceBindWrites,
   deviceCountChange,
   deviceRemoveWrites,
   getDevice,
   queryUserDevices,
+  type UserDeviceRecord,
 } from '../store/device-store.js';
 import { endSessions, querySessions, type StoredSession, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { getUser } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
+import { isSettled } from './device-settlement.js';
 import { deviceKeyOf, p256PublicKey, spkiBase64Of } from './device-signatures.js';
 
-// Binding a device (API contract 3.6): a P-256 public key sent with a request that proves the
-// user (registration, an OTP login) becomes a device_key, the handle PIN login names. The same
-// key bound again by the same user keeps its device_key; a user has at most
-// config.maxDevicesPerUser, and binding one more removes the least recently used with its sessions.
+// Binding a device (API contract 3.6 and 3.15): a P-256 public key sent with a request that proves
+// the user (registration, an OTP login) becomes a device_key, the handle PIN login names. The same
+// key bound again by the same user keeps its device_key. Bound at registration it is settled; bound
+// at an OTP login it is on probation (device-settlement.ts). A user has at most
+// config.maxDevicesPerUser, of which at most config.probationDevicesMax on probation; a binding
+// removes the oldest on probation to make room, never a settled device.
 
 export interface DeviceBinding {
   deviceKey: string;
@@ -65,9 +71,13 @@ export function firstDeviceWrites(
 
 /** One binding's end: the writes of its transaction, and what to do once that has committed. */
 export interface DeviceRemoval {
+  /** The device as read (its probation: contract 3.15). */
+  device: DeviceRecord;
   items: LabelledItem<'device' | 'session'>[];
   /** The sessions read before, ended in the transaction (or before it, when too many). */
   sessions: StoredSession[];
+  /** Before the transaction: ends the sessions too many for it (they are ended either way). Nothing is ended until it runs. */
+  endOverflow: () => Promise<void>;
   /** After the commit: ends the sessions granted on the device between the read and the commit; how many. */
   endLateSessions: () => Promise<number>;
 }
@@ -91,23 +101,27 @@ export async function deviceRemoval(
     querySessions(app.table, companyId, userId, deviceKey),
   ]);
   if (!device || device.user_id !== userId) return undefined;
-  // Too many for one transaction: ended first (they are ended either way).
+  // Too many for one transaction: ended first (they are ended either way), once the caller commits to it.
   const inTransaction = sessions.length > MAX_SESSIONS_IN_TRANSACTION ? [] : sessions;
-  if (!inTransaction.length && sessions.length) {
-    await endSessions(
-      app.table,
-      sessions.map(({ key }) => key),
-      deviceRemoved(),
-    );
-  }
+  const endOverflow = async () => {
+    if (!inTransaction.length && sessions.length) {
+      await endSessions(
+        app.table,
+        sessions.map(({ key }) => key),
+        deviceRemoved(),
+      );
+    }
+  };
   const { index, listing } = deviceRemoveWrites(app.table, companyId, userId, deviceKey);
   return {
+    device,
     items: [
       { label: 'device', item: index },
       { label: 'device', item: listing },
       ...inTransaction.map(({ key }) => ({ label: 'session' as const, item: sessionEnd(app.table, key, deviceRemoved()) })),
     ],
     sessions,
+    endOverflow,
     endLateSessions: async () => {
       const late = await querySessions(app.table, companyId, userId, deviceKey);
       if (late.length) {
@@ -136,10 +150,13 @@ export async function removeDevice(
   userId: string,
   deviceKey: string,
   also: LabelledItem<string>[] = [],
+  /** The removal already read (deviceRemoval), when the caller needed the device first. */
+  read?: DeviceRemoval,
 ): Promise<number> {
-  const removal = await deviceRemoval(app, companyId, userId, deviceKey);
+  const removal = read ?? (await deviceRemoval(app, companyId, userId, deviceKey));
   const gone = () => new AppError('NOT_FOUND', { detail: 'no such device of this user' });
   if (!removal) throw gone();
+  await removal.endOverflow();
   try {
     await writeTransaction<string>(app.table, [
       ...removal.items,
@@ -161,11 +178,34 @@ export async function removeDevice(
 
 const MAX_ROUNDS = 5;
 
+/** A session an OTP login granted with a device to bind: the device bound (on probation if new), or refused for want of a slot. */
+export type BoundSession = SessionTokens & ({ deviceKey: string; newDevice: boolean } | { deviceKey?: undefined; deviceRefused: true });
+
 /**
- * A session for a user who proved themselves (an OTP login) with a device bound in the same
- * transaction: the binding, its NEW_DEVICE notice when the key is new to the user, and the least
- * recently used device removed (with its sessions) when the user already has the most allowed.
- * Concurrent bindings and logins on the removed device make the write fail; it is then read again.
+ * Which devices a new binding on probation removes (API contract 3.15, second reading): never a
+ * settled one. The oldest on probation go while PROBATION_DEVICES_MAX would be passed, then while
+ * MAX_DEVICES_PER_USER would; undefined when every slot holds a settled device (DEVICE_LIMIT).
+ */
+export function probationRemovals(
+  config: Pick<Config, 'credentialProbationHours' | 'probationDevicesMax' | 'maxDevicesPerUser'>,
+  devices: UserDeviceRecord[],
+  userType: number,
+  now: number,
+): UserDeviceRecord[] | undefined {
+  const onProbation = devices.filter((device) => !isSettled(config, device, userType, now)).sort((a, b) => a.created_at - b.created_at);
+  const overProbation = Math.max(0, onProbation.length - config.probationDevicesMax + 1);
+  const overAll = Math.max(0, devices.length - config.maxDevicesPerUser + 1);
+  const removed = onProbation.slice(0, Math.max(overProbation, overAll));
+  return devices.length - removed.length < config.maxDevicesPerUser ? removed : undefined;
+}
+
+/**
+ * A session for a user who proved the phone (an OTP login) with a device bound in the same
+ * transaction: the binding (a new key on probation, contract 3.15), its NEW_DEVICE notice, and the
+ * oldest devices on probation removed (with their sessions) where a slot is needed. A settled device
+ * is never removed: when every slot holds one, the session is granted with no device bound
+ * (deviceRefused: 409 code 22 to the app, the login itself succeeds). Concurrent bindings and logins
+ * on a removed device make the write fail; it is then read again.
  */
 export async function createBoundSession(
   app: App,
@@ -174,7 +214,7 @@ export async function createBoundSession(
   binding: DeviceBinding,
   start: Omit<SessionOrigin, 'deviceKey'>,
   grant: GrantWith<string>,
-): Promise<SessionTokens> {
+): Promise<BoundSession> {
   const { companyId, userId, userType } = target;
   const max = app.config.maxDevicesPerUser;
   for (let round = 1; ; round++) {
@@ -182,7 +222,13 @@ export async function createBoundSession(
     const isNew = !devices.some((device) => device.device_key === binding.deviceKey);
     const nowMs = app.clock.now();
     const now = Math.floor(nowMs / 1000);
-    const { index, listing } = deviceBindWrites(app.table, companyId, userId, { ...binding, userType }, now);
+    const removals = isNew ? probationRemovals(app.config, devices, userType, now) : [];
+    if (!removals) {
+      audit(app, origin, 'device_bound', { company_id: companyId, user_id: userId, outcome: 'device_limit' });
+      const tokens = await grantSession(app, companyId, userId, userType, start, grant);
+      return { ...tokens, deviceRefused: true };
+    }
+    const { index, listing } = deviceBindWrites(app.table, companyId, userId, { ...binding, userType, probation: isNew }, now);
     const items: LabelledItem<string>[] = [{ label: 'device', item: index }, { label: 'device', item: listing }, ...(grant.items ?? [])];
     let terms = grant.terms ?? {};
     const evicted: DeviceRemoval[] = [];
@@ -193,11 +239,10 @@ export async function createBoundSession(
           item,
         })),
       );
-      // Least recently used first; normally one, more only if the maximum was lowered.
-      const leastRecent = [...devices].sort((a, b) => a.last_used_at - b.last_used_at).slice(0, Math.max(0, devices.length - max + 1));
-      for (const device of leastRecent) {
+      for (const device of removals) {
         const removal = await deviceRemoval(app, companyId, userId, device.device_key);
         if (removal) {
+          await removal.endOverflow();
           items.push(...removal.items.map(({ item }) => ({ label: 'evicted', item })));
           evicted.push(removal);
         }
@@ -209,10 +254,10 @@ export async function createBoundSession(
       const tokens = await grantSession(app, companyId, userId, userType, { ...start, deviceKey: binding.deviceKey }, { terms, items });
       for (const removal of evicted) await removal.endLateSessions();
       const event = { company_id: companyId, user_id: userId };
-      if (isNew) audit(app, origin, 'device_bound', { ...event, outcome: 'bound', devices_removed: evicted.length });
+      if (isNew) audit(app, origin, 'device_bound', { ...event, outcome: 'bound_on_probation', devices_removed: evicted.length });
       else audit(app, origin, 'device_bound', { ...event, outcome: 'bound_again' });
-      for (const _ of evicted) audit(app, origin, 'device_removed', { ...event, outcome: 'least_recently_used' });
-      return tokens;
+      for (const _ of evicted) audit(app, origin, 'device_removed', { ...event, outcome: 'oldest_on_probation' });
+      return { ...tokens, deviceKey: binding.deviceKey, newDevice: isNew };
     } catch (error) {
       if (!(error instanceof GrantRefused) || round >= MAX_ROUNDS) throw error;
       if (error.labels.includes('user')) {

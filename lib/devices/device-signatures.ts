@@ -45,7 +45,21 @@ export function signatureMatches(spkiBase64: string, text: string, signatureBase
   }
 }
 
+/** What a device signs for: a PIN login (contract 3.6), or a step-up of its strong session (3.15). */
+export type DeviceSignedPurpose = 'login_pin' | 'step_up';
+
+/** The text a device signs: its purpose first, so a PIN login's signature never steps a session up, nor the reverse. */
+export function deviceSignedText(
+  purpose: DeviceSignedPurpose,
+  companyId: string,
+  deviceKey: string,
+  timestamp: number,
+  nonce: string,
+): string {
+  return [purpose, companyId.toLowerCase(), deviceKey, String(timestamp), nonce].join('\n');
+}
+
 /** The text a PIN login signs (contract 3.6). */
 export function loginPinText(companyId: string, deviceKey: string, timestamp: number, nonce: string): string {
-  return ['login_pin', companyId.toLowerCase(), deviceKey, String(timestamp), nonce].join('\n');
+  return deviceSignedText('login_pin', companyId, deviceKey, timestamp, nonce);
 }

@@ -30,7 +30,8 @@ export interface EventFields {
   'user.deleted': { erase_after: number };
   'user.restored': Record<string, never>;
   'user.erased': Record<string, never>;
-  'device.added': Record<string, never>;
+  /** `settled` 0: bound by an OTP login, on probation (API contract 3.15); 1: settled at once (registration, the operator). */
+  'device.added': { settled: 0 | 1 };
   'device.removed': Record<string, never>;
   /** `sid` is the access token's claim: a verifier refuses that session's tokens from now on. */
   'session.ended': { sid: string; reason: SessionEndReason };
@@ -41,6 +42,14 @@ export interface EventFields {
   'user.phone_change_pending': { change_id: string; effective_at: number; via: 'user' | 'support' };
   /** A pending change cancelled, replaced by a newer one, or void (its number taken meanwhile). */
   'user.phone_change_cancelled': { change_id: string };
+  /** A security change that waits until `effective_at` (API contract 3.15): a new PIN, number or device removal; `via` who asked. */
+  'user.change_pending': { change_id: string; kind: string; effective_at: number; via: 'user' | 'support' };
+  /**
+   * A pending change of any kind ended before it took effect: `reason` cancelled (the user or support),
+   * replaced (a newer request of its kind), void, pin_proven (a held PIN reset undone by the right
+   * PIN on a settled device), not_me or support_freeze.
+   */
+  'user.change_cancelled': { change_id: string; kind: string; reason: string };
 }
 
 export type EventType = keyof EventFields;
@@ -61,6 +70,8 @@ export const EVENT_TYPES = [
   'user.phone_change_pending',
   'user.phone_change_cancelled',
   'user.enabled',
+  'user.change_pending',
+  'user.change_cancelled',
 ] as const satisfies readonly EventType[];
 
 /** One event as the publisher puts it: its detail-type and detail. */

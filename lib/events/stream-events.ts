@@ -1,6 +1,6 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, AttributeValue as StreamAttributeValue } from 'aws-lambda';
-import { PENDING_PHONE_CHANGE_SORT_KEY, SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY } from '../store/keys.js';
+import { PENDING_CHANGE_PREFIX, SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY } from '../store/keys.js';
 import { SESSION_END_REASONS, type SessionEndReason } from '../store/session-store.js';
 import { UserStatus } from '../users/user-status.js';
 import type { EventBase, WalletEvent } from './event-types.js';
@@ -15,7 +15,7 @@ import type { EventBase, WalletEvent } from './event-types.js';
 const USER_PARTITION = /^C#([^#]+)#USER#([^#]+)$/;
 /** A company's log of back-office actions of one day (lib/store/keys.ts, staffLogKey). */
 const STAFF_LOG_PARTITION = /^C#([^#]+)#STAFFLOG#\d{4}-\d{2}-\d{2}$/;
-const PIN_TRIES = /^PINTRIES#(login|transaction)$/;
+const PIN_TRIES = /^PINTRIES#(login|transaction)(?:#|$)/;
 /** The `sid` claim of a signed access token (lib/sessions/jwt.ts): 128 random bits in hex. */
 const ACCESS_TOKEN_SID = /^[0-9a-f]{32}$/;
 
@@ -52,7 +52,7 @@ export function eventsOfRecord(record: DynamoDBRecord, sessions: SessionLimits):
   if (sk === USER_SORT_KEY) {
     const at = userChangeTime(before, after);
     found.push(...userChanges(record.eventName, before, after).map((change) => ({ ...change, at })));
-  } else if (sk === PENDING_PHONE_CHANGE_SORT_KEY) {
+  } else if (sk.startsWith(PENDING_CHANGE_PREFIX)) {
     found.push(...pendingChanges(record.eventName, before, after));
   } else if (sk.startsWith(SESSION_PREFIX)) {
     const sid = sk.slice(SESSION_PREFIX.length);
@@ -63,7 +63,14 @@ export function eventsOfRecord(record: DynamoDBRecord, sessions: SessionLimits):
       found.push({ type: 'session.ended', fields: { sid, reason: ended.reason }, at: ended.at });
     }
   } else if (sk.startsWith(USER_DEVICE_PREFIX)) {
-    if (record.eventName === 'INSERT') found.push({ type: 'device.added', at: secondsToMs(after?.created_at) });
+    if (record.eventName === 'INSERT') {
+      // A device bound by an OTP login is on probation (contract 3.15): a push service can tell the settled ones.
+      found.push({
+        type: 'device.added',
+        fields: { settled: after?.probation_since === undefined ? 1 : 0 },
+        at: secondsToMs(after?.created_at),
+      });
+    }
     // DynamoDB's own deletions (TTL) are no removal by anyone; a device has no TTL, but a stray one would not be news.
     if (record.eventName === 'REMOVE' && record.userIdentity?.type !== 'Service') found.push({ type: 'device.removed' });
   } else {
@@ -129,10 +136,12 @@ function userChanges(
 }
 
 /**
- * What a write of a user's pending phone change means (lib/store/pending-phone-change-store.ts): a
- * new change is pending; the live one it replaced, or one marked ended (cancelled, void), is
- * cancelled. A change deleted as it completes tells nothing here: the user's record says
- * user.phone_changed. (Its TTL deletion, and that completion, are REMOVEs, which the filter drops.)
+ * What a write of a user's pending change means (lib/store/pending-change-store.ts): a new change is
+ * pending; the live one it replaced, or one marked ended (cancelled, void, undone), is cancelled.
+ * Every kind is told as user.change_pending and user.change_cancelled (contract 3.15); a phone change
+ * also as user.phone_change_pending and user.phone_change_cancelled (3.11). A change deleted as it
+ * takes effect tells nothing here: the user's record says what changed. (Its deletion, as its TTL's,
+ * is a REMOVE, which the filter drops.)
  */
 function pendingChanges(
   eventName: DynamoDBRecord['eventName'],
@@ -143,21 +152,32 @@ function pendingChanges(
   const changes: Array<{ type: WalletEvent['type']; fields?: Record<string, unknown>; at?: number }> = [];
   // A recovery awaiting its approval (contract 3.14) is not pending yet: its approval makes it so.
   const running = (image: Image) => image.ended_reason === undefined && image.awaiting_approval === undefined;
-  const pending = (image: Image, at: unknown) => ({
-    type: 'user.phone_change_pending' as const,
-    fields: { change_id: image.change_id, effective_at: image.effective_at, via: image.via },
-    at: secondsToMs(at),
-  });
+  // Items of round 5 were phone changes with no kind.
+  const kindOf = (image: Image) => (typeof image.kind === 'string' ? image.kind : 'phone');
+  const pending = (image: Image, at: unknown) => {
+    const fields = { change_id: image.change_id, effective_at: image.effective_at, via: image.via };
+    const told: Array<{ type: WalletEvent['type']; fields: Record<string, unknown>; at?: number }> = [
+      { type: 'user.change_pending', fields: { ...fields, kind: kindOf(image) }, at: secondsToMs(at) },
+    ];
+    if (kindOf(image) === 'phone') told.unshift({ type: 'user.phone_change_pending', fields, at: secondsToMs(at) });
+    return told;
+  };
+  const cancelled = (image: Image, reason: unknown, at: unknown) => {
+    const told: Array<{ type: WalletEvent['type']; fields: Record<string, unknown>; at?: number }> = [
+      { type: 'user.change_cancelled', fields: { change_id: image.change_id, kind: kindOf(image), reason }, at: secondsToMs(at) },
+    ];
+    if (kindOf(image) === 'phone')
+      told.unshift({ type: 'user.phone_change_cancelled', fields: { change_id: image.change_id }, at: secondsToMs(at) });
+    return told;
+  };
   const replaced = before !== undefined && before.change_id !== after.change_id;
-  if (replaced && running(before)) {
-    changes.push({ type: 'user.phone_change_cancelled', fields: { change_id: before.change_id }, at: secondsToMs(after.created_at) });
-  }
+  if (replaced && running(before)) changes.push(...cancelled(before, 'replaced', after.created_at));
   if (!before || replaced) {
-    if (running(after)) changes.push(pending(after, after.created_at));
+    if (running(after)) changes.push(...pending(after, after.created_at));
   } else if (before.awaiting_approval !== undefined && running(after)) {
-    changes.push(pending(after, after.approved_at));
+    changes.push(...pending(after, after.approved_at));
   } else if (running(before) && after.ended_reason !== undefined) {
-    changes.push({ type: 'user.phone_change_cancelled', fields: { change_id: after.change_id }, at: secondsToMs(after.ended_at) });
+    changes.push(...cancelled(after, after.ended_reason, after.ended_at));
   }
   return changes;
 }

@@ -19,7 +19,14 @@ export const NotificationEvent = {
   /** The back office acted on the account (contract 3.14). */
   CHANGED_BY_SUPPORT: 8,
   PHONE_CHANGE_PENDING: 9,
+  /** A pending change cancelled (round 6: of any kind, by the user, a right PIN, not_me or support). */
   PHONE_CHANGE_CANCELLED: 10,
+  /** A security change that waits (contract 3.15): a new PIN, the removal of a settled device... */
+  CHANGE_PENDING: 11,
+  /** The owner's way back (not_me): every pending change cancelled, every other session ended. */
+  SECURED_BY_YOU: 12,
+  PASSKEY_ADDED: 13,
+  PASSKEY_REMOVED: 14,
 } as const;
 export type NotificationEvent = (typeof NotificationEvent)[keyof typeof NotificationEvent];
 

@@ -16,12 +16,31 @@ export const SecurityEvent = {
   CHANGED_BY_SUPPORT: NotificationEvent.CHANGED_BY_SUPPORT,
   PHONE_CHANGE_PENDING: NotificationEvent.PHONE_CHANGE_PENDING,
   PHONE_CHANGE_CANCELLED: NotificationEvent.PHONE_CHANGE_CANCELLED,
+  CHANGE_PENDING: NotificationEvent.CHANGE_PENDING,
+  SECURED_BY_YOU: NotificationEvent.SECURED_BY_YOU,
 } as const;
 export type SecurityEvent = (typeof SecurityEvent)[keyof typeof SecurityEvent];
 
 const PIN_NAMES = { login: 'login PIN', transaction: 'transaction PIN' } as const;
 
-function texts(event: SecurityEvent, pinType: keyof typeof PIN_NAMES | undefined): { title: string; body: string } {
+/** What a cancelled pending change of a kind tells (round 6: every kind is cancelled with notice 10). */
+function cancelledTexts(kind: string | undefined, pin: string): { title: string; body: string } {
+  if (kind === 'login_pin' || kind === 'transaction_pin') {
+    return { title: 'PIN change cancelled', body: `The new ${pin} that was waiting was cancelled: your ${pin} stays as it was.` };
+  }
+  if (kind === 'device_remove')
+    return { title: 'Device removal cancelled', body: 'The removal of a device that was waiting was cancelled.' };
+  if (kind === undefined || kind === 'phone') {
+    return { title: 'Phone number change cancelled', body: 'The move of your account to a new phone number was cancelled.' };
+  }
+  return { title: 'Change cancelled', body: 'A change of your account that was waiting was cancelled.' };
+}
+
+function texts(
+  event: SecurityEvent,
+  pinType: keyof typeof PIN_NAMES | undefined,
+  kind: string | undefined,
+): { title: string; body: string } {
   const pin = PIN_NAMES[pinType ?? 'login'];
   switch (event) {
     case SecurityEvent.NEW_DEVICE:
@@ -46,7 +65,17 @@ function texts(event: SecurityEvent, pinType: keyof typeof PIN_NAMES | undefined
         body: 'A move of your account to a new phone number was asked for. It happens after a waiting time unless you cancel it. If this was not you, cancel it in the app at once and contact support.',
       };
     case SecurityEvent.PHONE_CHANGE_CANCELLED:
-      return { title: 'Phone number change cancelled', body: 'The move of your account to a new phone number was cancelled.' };
+      return cancelledTexts(kind, pin);
+    case SecurityEvent.CHANGE_PENDING:
+      return {
+        title: 'Security change requested',
+        body: 'A change of your PIN, phone number or devices was asked for from a sign-in by SMS code. It happens after a waiting time unless you cancel it. If this was not you, open the app on your usual phone and choose "Not me".',
+      };
+    case SecurityEvent.SECURED_BY_YOU:
+      return {
+        title: 'Account secured',
+        body: 'You chose "Not me": every change that was waiting was cancelled, every other sign-in ended and new devices removed.',
+      };
     case SecurityEvent.CHANGED_BY_SUPPORT:
       return {
         title: 'Changed by support',
@@ -66,10 +95,17 @@ export function securityNotificationWrites(
   companyId: string,
   userId: string,
   /** unreadShard: the unread count's shard, when one transaction adds more than one notice (distinctUnreadShards). */
-  notice: { event: SecurityEvent; pinType?: keyof typeof PIN_NAMES; nowMs: number; unreadShard?: number | undefined },
+  notice: {
+    event: SecurityEvent;
+    pinType?: keyof typeof PIN_NAMES;
+    /** A pending change's kind (lib/store/pending-change-store.ts), for the notices of one cancelled. */
+    changeKind?: string;
+    nowMs: number;
+    unreadShard?: number | undefined;
+  },
 ): TransactItem[] {
   const seconds = Math.floor(notice.nowMs / 1000);
-  const { title, body } = texts(notice.event, notice.pinType);
+  const { title, body } = texts(notice.event, notice.pinType, notice.changeKind);
   const notification: NotificationRecord = {
     id: newNotificationId(notice.nowMs),
     user_id: userId,

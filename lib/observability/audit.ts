@@ -41,7 +41,15 @@ type AuditEventName =
   | 'transaction_authorization_refused'
   | 'authorization_redeemed'
   | 'authorization_redeem_refused'
-  | 'staff_action';
+  | 'staff_action'
+  | 'security_warning'
+  | 'change_pending'
+  | 'change_cancelled'
+  | 'change_completed'
+  | 'change_refused'
+  | 'not_me'
+  | 'device_approved'
+  | 'step_up';
 
 /** Where a request came from, as API Gateway saw it (never from a header a client can set). */
 export interface RequestOrigin {

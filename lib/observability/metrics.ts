@@ -15,6 +15,7 @@ export type MetricName =
   | 'sms_expired'
   | 'sms_text_shortened'
   | 'phone_change_notices_failed'
+  | 'security_warnings_failed'
   | 'codes_verified'
   | 'codes_failed'
   | 'limited'

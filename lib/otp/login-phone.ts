@@ -3,6 +3,7 @@ import { dueChangeFor } from '../account/phone-change-completion.js';
 import type { App } from '../app-context.js';
 import type { RequestTime } from '../call.js';
 import { epochSeconds } from '../clock.js';
+import { allowedSmsDestination, numberRange } from '../companies/sms-destinations.js';
 import { AppError } from '../errors.js';
 import { audit, phoneRef } from '../observability/audit.js';
 import { otpSmsText } from '../sms/otp-sms-text.js';
@@ -14,7 +15,6 @@ import type { LoginPhoneResult } from './login-phone-result.js';
 import { codeKey, currentOtpCodeHash, newOtpCode } from './otp-codes.js';
 import { phoneOwnerFor } from './phone-owner.js';
 import { checkSender, reserveSend } from './send-limits.js';
-import { allowedSmsDestination, numberRange } from './sms-destinations.js';
 
 /** What a withheld code's wait leaves of the request's time, to answer in. */
 const ANSWER_MARGIN_MS = 100;

@@ -146,7 +146,7 @@ async function countPhoneSend(
 /**
  * Counts a send against the phone, then against the company's hour (a shard of it) and the
  * number range's hour side by side; any refusal gives back what was counted. `range` is the
- * destination's number range (sms-destinations.ts numberRange).
+ * destination's number range (lib/companies/sms-destinations.ts numberRange).
  */
 export async function reserveSend(app: LimitParts, company: Company, phone: string, range: string): Promise<SendReservation> {
   const { table, fullSendShards } = app;

@@ -6,12 +6,12 @@ import { companyLimits } from '../companies/company-limits.js';
 import { createBoundSession, deviceBindingOf } from '../devices/device-binding.js';
 import { AppError, fieldError } from '../errors.js';
 import { audit, phoneRef } from '../observability/audit.js';
+import { warnNumber } from '../pending-changes/change-warning.js';
 import type { VersionedKey } from '../secrets/server-keys.js';
 import { grantSession } from '../sessions/session-grant.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { consumeCode, giveCodeTryBack, type OtpRecord, takeCodeTry } from '../store/otp-store.js';
-import { pinTriesClear } from '../store/pin-store.js';
 import { givePhoneTryBack, takePhoneTry } from '../store/send-limit-store.js';
 import { getPhoneClaim, markPhoneVerified } from '../store/user-store.js';
 import { OtpType, OWNER_ONLY_OTP_TYPES } from './code-target.js';
@@ -195,22 +195,35 @@ async function checkCode(
     };
     await completePendingChange(app, texts, completion);
   }
-  // The code reached the phone: the user is phone-verified from this login on, and their login PIN
-  // unlocked (contract 3.6: an OTP login clears its wrong tries).
+  // The code reached the phone: the user is phone-verified from this login on. A locked login PIN
+  // stays locked (contract 3.15: before round 6 an OTP login opened it, 5 fresh guesses per code).
   // Granted only while the number is still the user's: a phone change that commits first leaves this login without a session.
-  const grant = {
-    terms: { phoneVerified: true, phoneE164: input.phone_e164 },
-    items: [{ label: 'pin', item: pinTriesClear(app.table, { companyId, userId, pinType: 'login' }) }],
-  };
+  const grant = { terms: { phoneVerified: true, phoneE164: input.phone_e164 } };
   const binding = deviceBindingOf(companyId, userId, input);
-  const target = { companyId, userId, userType: input.user_type };
-  const tokens = binding
-    ? await createBoundSession(app, origin, target, binding, { began: 'otp', acr: 'sms' }, grant)
-    : await grantSession(app, companyId, userId, input.user_type, { began: 'otp', acr: 'sms' }, grant);
-  return {
-    message: 'Logged in successfully',
-    ...tokens,
-    user_id: userId,
-    ...(binding ? { device_key: binding.deviceKey } : {}),
-  };
+  const start = { began: 'otp', acr: 'sms' } as const;
+  if (!binding) {
+    return {
+      message: 'Logged in successfully',
+      ...(await grantSession(app, companyId, userId, input.user_type, start, grant)),
+      user_id: userId,
+    };
+  }
+  const { deviceKey, ...bound } = await createBoundSession(
+    app,
+    origin,
+    { companyId, userId, userType: input.user_type },
+    binding,
+    start,
+    grant,
+  );
+  const tokens = { token: bound.token, refresh_token: bound.refresh_token, expires_in: bound.expires_in };
+  if (deviceKey === undefined) {
+    const detail = 'every device slot holds a settled device: remove one from a strong session to bind this one';
+    return { message: 'Logged in successfully', ...tokens, user_id: userId, device_refused: { code: 22, detail } };
+  }
+  // A new device bound by a code alone: the number is told (a push service hears device.added with settled 0).
+  if ('newDevice' in bound && bound.newDevice) {
+    await warnNumber(app, texts, { company, origin, userId, phoneE164: input.phone_e164, warning: { kind: 'new_device' } });
+  }
+  return { message: 'Logged in successfully', ...tokens, user_id: userId, device_key: deviceKey };
 }

@@ -2,9 +2,8 @@ import type { App } from '../app-context.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
 import type { PinType } from '../store/pin-store.js';
-import type { TransactItem } from '../store/transactions.js';
 import { writeTransaction } from '../store/transactions.js';
-import { countThenComparePin, PinRefused } from './pin-attempts.js';
+import { countThenComparePin, PinRefused, type RightPin } from './pin-attempts.js';
 import type { PinCheck } from './pin-hashes.js';
 
 /** The attempt that locked a PIN: a PIN_LOCKED notice in the user's list, once. */
@@ -26,14 +25,9 @@ async function writePinLocked(app: App, target: { companyId: string; userId: str
  * (pin-attempts.ts), then what its outcome is recorded as: an audit event for each outcome, and
  * when this attempt locked the PIN, a PIN_LOCKED notice in the user's list, best effort (the
  * refusal stands either way).
- * Returns the write that clears the count, for the caller's transaction, and the tries taken.
+ * Returns what a right PIN writes with the caller's change (RightPin), and the tries taken.
  */
-export async function checkPinAndAudit(
-  app: App,
-  origin: RequestOrigin | undefined,
-  check: PinCheck,
-  action: string,
-): Promise<{ clearTries: TransactItem; triesTaken: number }> {
+export async function checkPinAndAudit(app: App, origin: RequestOrigin | undefined, check: PinCheck, action: string): Promise<RightPin> {
   const event = { company_id: check.companyId, user_id: check.userId, pin_type: check.pinType, action };
   try {
     const counted = await countThenComparePin(app, check);

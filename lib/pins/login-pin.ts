@@ -1,80 +1,150 @@
+import { decodeJwt } from 'jose';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
-import { loginPinText, signatureMatches } from '../devices/device-signatures.js';
+import { type DeviceRefusal, deviceRefused, provenDevice } from '../devices/device-proof.js';
+import { removeDueDevice } from '../devices/device-removal-change.js';
+import { inProbationWindow, isSettled } from '../devices/device-settlement.js';
+import { probationDevicesOf } from '../devices/devices.js';
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
+import { waitingChanges } from '../pending-changes/pending-change-list.js';
+import { auditNotMe, endOtherSessions, type NotMeUndo, notMeUndo } from '../security/not-me.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
 import { GrantRefused, grantSession } from '../sessions/session-grant.js';
+import { needs } from '../sessions/session-strength.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
-import { deviceUseWrite, getDevice, takeNonce } from '../store/device-store.js';
-import { givePinTryBack, PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
+import { deviceHoldWrites, deviceUseWrite, queryDevicesAndChanges } from '../store/device-store.js';
+import { type PendingChange, withKind } from '../store/pending-change-store.js';
+import { PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
+import type { LabelledItem } from '../store/transactions.js';
 import { getUser } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
 import { checkPinAndAudit } from './check-pin-and-audit.js';
+import { heldResetVoidWrites, withDuePinApplied } from './held-pins.js';
 import type { LoginPinCall } from './login-pin-input.js';
 import type { LoginPinResult } from './login-pin-result.js';
 
-/** Why a PIN login was refused before its PIN was looked at: each is 401 code 4 to the client, and costs the PIN nothing. */
-type DeviceRefusal = 'stale_timestamp' | 'unknown_device' | 'bad_signature' | 'replayed_nonce' | 'user_not_active' | 'device_removed';
-
 /**
- * Logs in by PIN on a bound device (API contract 3.6). The device proves itself first: the
+ * Logs in by PIN on a bound device (API contract 3.6 and 3.15). The device proves itself first: the
  * timestamp in the window, the device known in this company, its signature, then the nonce taken
- * once; any of these failing is 401 and nothing counts against the PIN. Then the PIN, counted and
- * audited (check-pin-and-audit.ts). The session is granted only while the device is still bound
- * and the login PIN is still the one compared: a removal or a PIN change that committed first
- * refuses it.
+ * once; any of these failing is 401 and nothing counts against the PIN. A removal of this device
+ * that was held and is due takes effect now (401). Then the PIN, counted on this device's own tally
+ * (and on the day's cap when the device was bound after the latest right PIN) and audited. A
+ * settled device begins a strong session, which also holds every device still in its probation
+ * window (the owner is present) and voids a held reset of the login PIN (the owner knows it); a
+ * device on probation begins an SMS-strength one. The session is granted only while the device is
+ * still bound and the login PIN is still the one compared. The answer lists what waits and which
+ * devices are on probation, so the owner's app can say so.
  */
 export async function loginPin(app: App, { body: input, company, origin, idempotencyRef }: LoginPinCall): Promise<LoginPinResult> {
   const companyId = company.company_id;
   const attemptId = attemptIdOf(idempotencyRef);
   const now = epochSeconds(app.clock);
-  const window = app.config.pinLoginWindowSeconds;
-  const refused = (reason: DeviceRefusal, userId?: string) => {
-    audit(app, origin, 'pin_login_refused', { company_id: companyId, user_id: userId, outcome: reason });
-    return new AppError('UNAUTHORIZED', { detail: `device not proven: ${reason}` });
-  };
-
-  if (Math.abs(input.timestamp - now) > window) throw refused('stale_timestamp');
-  const device = await getDevice(app.table, companyId, input.device_key);
-  if (!device) throw refused('unknown_device');
-  const text = loginPinText(companyId, input.device_key, input.timestamp, input.nonce);
-  if (!signatureMatches(device.public_key, text, input.signature)) throw refused('bad_signature', device.user_id);
-  // A nonce outlives the window its timestamp may be in, so it can never be used twice.
-  const [fresh, user] = await Promise.all([
-    takeNonce(app.table, companyId, input.device_key, input.nonce, now + 2 * window, attemptId),
+  const refused = (reason: DeviceRefusal, userId?: string) => deviceRefused(app, origin, companyId, reason, userId);
+  const { device, nonceTaken } = await provenDevice(app, { companyId, origin, attemptId }, input, 'login_pin');
+  const [fresh, read, held] = await Promise.all([
+    nonceTaken,
     getUser(app.table, companyId, device.user_id, true),
+    queryDevicesAndChanges(app.table, companyId, device.user_id),
   ]);
   if (!fresh) throw refused('replayed_nonce', device.user_id);
-  if (user?.status_id !== UserStatus.ACTIVE) throw refused('user_not_active', device.user_id);
+  if (read?.status_id !== UserStatus.ACTIVE) throw refused('user_not_active', device.user_id);
+  const changes = held.changes.map((item) => withKind(item)!);
+  if (await removeDueDevice(app, origin, read, changes, input.device_key)) throw refused('device_removed', read.user_id);
+  const user = await withDuePinApplied(app, origin, read, changes, 'login');
 
   const userId = user.user_id;
-  const check = { companyId, userId, pinType: 'login' as const, pin: input.login_pin, storedHash: user.login_pin_hash, attemptId };
-  const { clearTries } = await checkPinAndAudit(app, origin, check, 'login_pin');
-  const use = deviceUseWrite(app.table, companyId, userId, input.device_key, now);
-  let tokens: SessionTokens;
-  try {
-    tokens = await grantSession(
+  const settled = isSettled(app.config, device, user.user_type, now);
+  if (input.not_me && !settled) throw needs('strong', '"Not me" needs a settled device: this one is on probation');
+  // The day's cap counts the devices bound after the latest right PIN: a swapper's, never the owner's.
+  const daily = device.created_at > (user.login_pin_right_at ?? user.created_at);
+  const check = {
+    companyId,
+    userId,
+    pinType: 'login' as const,
+    pin: input.login_pin,
+    storedHash: user.login_pin_hash,
+    attemptId,
+    tally: input.device_key,
+    daily,
+  };
+  const rightPin = await checkPinAndAudit(app, origin, check, 'login_pin');
+  const items: LabelledItem<string>[] = [
+    { label: 'device', item: deviceUseWrite(app.table, companyId, userId, input.device_key, now) },
+    ...rightPin.writes.map((item) => ({ label: 'tries', item })),
+  ];
+  let voided: PendingChange[] = [];
+  let undo: NotMeUndo | undefined;
+  if (settled && input.not_me) {
+    // "Not me" with the login: what it undoes commits with the session (voids and holds are part of it).
+    undo = await notMeUndo(app, user, { devices: held.devices, changes }, idempotencyRef);
+    items.push(...undo.items.map(({ item }) => ({ label: 'not_me', item })));
+    voided = changes;
+  } else if (settled) {
+    // The owner is here: a device bound by a code meanwhile waits for their approval, not for time.
+    for (const other of held.devices.filter((listed) => inProbationWindow(app.config, listed, user.user_type, now))) {
+      items.push(...deviceHoldWrites(app.table, companyId, userId, other.device_key, now).map((item) => ({ label: 'hold', item })));
+    }
+    const voids = heldResetVoidWrites(app, user, changes, 'login', { requestRef: idempotencyRef });
+    if (voids.length) voided = changes.filter((change) => change.kind === 'login_pin');
+    items.push(...voids.map(({ item }) => ({ label: 'void', item })));
+  }
+  const grant = (withItems: LabelledItem<string>[]) =>
+    grantSession(
       app,
       companyId,
       userId,
       user.user_type,
-      { began: 'pin', deviceKey: input.device_key, acr: 'strong' },
+      { began: 'pin', deviceKey: input.device_key, acr: settled ? 'strong' : 'sms', credentialAt: device.created_at },
       {
-        terms: { pinVersion: { attribute: PIN_VERSION_ATTRIBUTE.login, seen: user.login_pin_version ?? 0 } },
-        items: [
-          { label: 'device', item: use },
-          { label: 'tries', item: clearTries },
-        ],
+        terms: {
+          pinVersion: { attribute: PIN_VERSION_ATTRIBUTE.login, seen: user.login_pin_version ?? 0 },
+          stamps: { login_pin_right_at: now, ...(settled ? { strong_login_at: now } : {}) },
+          ...(undo?.devicesRemoved ? { deviceCount: { add: -undo.devicesRemoved } } : {}),
+        },
+        items: withItems,
       },
     );
+  let tokens: SessionTokens;
+  try {
+    tokens = await grant(items).catch((error: unknown) => {
+      // A device on probation removed or approved meanwhile, a held reset cancelled meanwhile: the
+      // owner's hold and void are for what is still there, and the login does not wait on them.
+      const racedOnly = error instanceof GrantRefused && error.labels.every((label: string) => label === 'hold' || label === 'void');
+      if (!racedOnly) throw error;
+      voided = [];
+      return grant(items.filter(({ label }) => label !== 'hold' && label !== 'void'));
+    });
   } catch (error) {
     // The PIN was right: whatever refused the session, its try does not count toward a lock.
-    await givePinTryBack(app.table, check, attemptId).catch(() => undefined);
+    await rightPin.giveBack();
     if (error instanceof GrantRefused) throw refused('device_removed', userId);
     if (error instanceof AppError && error.errorName === 'UNAUTHORIZED') throw refused('user_not_active', userId);
     throw error;
   }
-  audit(app, origin, 'login', { company_id: companyId, user_id: userId, outcome: 'session_started', method: 'pin' });
-  return { message: 'Logged in successfully', ...tokens, user_id: userId };
+  audit(app, origin, 'login', {
+    company_id: companyId,
+    user_id: userId,
+    outcome: 'session_started',
+    method: 'pin',
+    acr: settled ? 'strong' : 'sms',
+  });
+  if (undo) {
+    const keptSessionId = String(decodeJwt(tokens.token.token).sid);
+    const revoked = await endOtherSessions(app, undo, { companyId, userId, keptSessionId });
+    auditNotMe(
+      app,
+      origin,
+      { companyId, userId },
+      { cancelled: undo.cancelled, revoked, devices_removed: undo.devicesRemoved, passkeys_removed: 0 },
+    );
+  }
+  const waiting = changes.filter((change) => !voided.includes(change));
+  return {
+    message: 'Logged in successfully',
+    ...tokens,
+    user_id: userId,
+    pending_changes: waitingChanges(waiting, now),
+    probation_devices: undo ? [] : probationDevicesOf(app.config, held.devices, user.user_type, now),
+  };
 }

@@ -17,6 +17,10 @@ export interface PinCheck {
   storedHash: string;
   /** The attempt's id (attemptIdOf) when counted: a request retried with its Idempotency-Key takes no second try. */
   attemptId?: string;
+  /** The tally it counts on (store/pin-store.ts PinTally): a device_key, "sms", or none. */
+  tally?: string | undefined;
+  /** Whether it also counts on the user's daily cap of this PIN (contract 3.15). */
+  daily?: boolean;
 }
 
 /**

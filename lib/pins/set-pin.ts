@@ -1,12 +1,10 @@
 import * as z from 'zod/mini';
 import type { App } from '../app-context.js';
-import type { Principal } from '../call.js';
 import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
-import { hashPin } from '../secrets/hashing.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import { sessionKey } from '../store/keys.js';
-import { PIN_VERSION_ATTRIBUTE, type PinType, pinReplace, pinTriesClear } from '../store/pin-store.js';
+import { PIN_VERSION_ATTRIBUTE, type PinType, pinReplace, pinTalliesClear, queryPinTallies } from '../store/pin-store.js';
 import { endSessions, querySessions, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { getUser } from '../store/user-store.js';
@@ -22,28 +20,43 @@ export const pinTypeField = z.pipe(
 
 const MAX_ROUNDS = 3;
 
+/** Whose PIN is set: the user, and the session kept (the one that asked; none: every session ends). */
+export interface PinOwner {
+  companyId: string;
+  userId: string;
+  keptSessionId?: string | undefined;
+  /** Only sessions begun before this (epoch seconds) end: a held PIN that takes effect late leaves those begun after its time. */
+  endBegunBefore?: number | undefined;
+}
+
 /**
  * Sets a user's PIN and ends every other session of theirs. One transaction makes the change:
  * the new hash and the PIN's version (a PIN login that compared the old PIN is refused its
- * session from then on), the count and lock cleared, a security notice, the caller's own items (a
- * proof used up) and the deletion of the other sessions read before. Sessions granted between
- * that read and the commit are found by a second read and ended before the answer. Not guarded by
- * the user's session count: PIN logins flooding in cannot hold a change back.
+ * session from then on), every tally of the PIN cleared, a security notice, the caller's own items
+ * (a proof used up, a held change done) and the deletion of the other sessions read before.
+ * Sessions granted between that read and the commit are found by a second read and ended before
+ * the answer. Not guarded by the user's session count: PIN logins flooding in cannot hold a change back.
  * With pinVersion (change_pin compared that version), a change made meanwhile refuses this one
  * with PIN_INVALID. Returns how many sessions ended.
  */
 export async function setPin(
   app: App,
-  principal: Principal,
-  change: { pinType: PinType; newPin: string; pinVersion?: number; event: 'PIN_CHANGED' | 'PIN_RESET'; items?: LabelledItem<string>[] },
+  owner: PinOwner,
+  change: { pinType: PinType; hash: string; pinVersion?: number; event: 'PIN_CHANGED' | 'PIN_RESET'; items?: LabelledItem<string>[] },
 ): Promise<number> {
-  const { companyId, userId, sessionId } = principal;
-  const { pinType } = change;
-  const kept = sessionKey(companyId, userId, sessionId).sk;
-  const others = async () => (await querySessions(app.table, companyId, userId)).map(({ key }) => key).filter(({ sk }) => sk !== kept);
-  const hash = await hashPin(app.keys, change.newPin, app.hashCost.pin);
+  const { companyId, userId, keptSessionId, endBegunBefore = Number.POSITIVE_INFINITY } = owner;
+  const { pinType, hash } = change;
+  const kept = keptSessionId === undefined ? undefined : sessionKey(companyId, userId, keptSessionId).sk;
+  const others = async () =>
+    (await querySessions(app.table, companyId, userId))
+      .filter(({ key, createdAt }) => key.sk !== kept && createdAt < endBegunBefore)
+      .map(({ key }) => key);
   for (let round = 1; ; round++) {
-    const [user, before] = await Promise.all([getUser(app.table, companyId, userId, true), others()]);
+    const [user, before, tallies] = await Promise.all([
+      getUser(app.table, companyId, userId, true),
+      others(),
+      queryPinTallies(app.table, { companyId, userId, pinType }),
+    ]);
     if (!user) throw new AppError('UNAUTHORIZED', { detail: 'no such user' });
     const pinVersion = user[PIN_VERSION_ATTRIBUTE[pinType]] ?? 0;
     if (change.pinVersion !== undefined && pinVersion !== change.pinVersion) {
@@ -57,7 +70,11 @@ export async function setPin(
     try {
       await writeTransaction<string>(app.table, [
         { label: 'user', item: pinReplace(app.table, { companyId, userId, pinType, hash, pinVersion, now: Math.floor(nowMs / 1000) }) },
-        { label: 'tries', item: pinTriesClear(app.table, { companyId, userId, pinType }) },
+        ...pinTalliesClear(
+          app.table,
+          { companyId, userId, pinType },
+          tallies.map(({ sk }) => sk),
+        ).map((item) => ({ label: 'tries', item })),
         ...notice.map((item) => ({ label: 'notice', item })),
         ...(change.items ?? []),
         ...inTransaction.map((key) => ({ label: 'session', item: sessionEnd(app.table, key, { reason: 'pin_changed', atMs: nowMs }) })),

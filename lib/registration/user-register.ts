@@ -8,6 +8,7 @@ import { AppError, ErrorCodes, type FieldError, fieldError } from '../errors.js'
 import { referredSignUpNotification } from '../notifications/referral-notifications.js';
 import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
 import { OtpType } from '../otp/code-target.js';
+import { samePins } from '../pins/distinct-pins.js';
 import { newReferralCode, requireReferrer } from '../referrals/referral-codes.js';
 import { hashPassword, hashPin, hashToken } from '../secrets/hashing.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
@@ -126,6 +127,8 @@ const MAX_ROUNDS = 6;
 export async function userRegister(app: App, call: UserRegisterCall): Promise<UserRegisterResult> {
   const { body: input, company, principal, origin, idempotencyRef } = call;
   requirePastBirthDate(input, app.clock.now());
+  // The transaction PIN is not the login PIN (contract 3.15, second reading).
+  if (input.transaction_pin === input.login_pin) throw samePins('transaction_pin');
   const employee = registeringEmployee(input, principal);
   const companyId = company.company_id;
   if (company.require_verified_phone && !employee && !input.phone_verification_token) {

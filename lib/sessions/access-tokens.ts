@@ -108,6 +108,7 @@ export async function authenticate(
       deviceKey: session.device_key,
       acr: acrOfSession(session),
       authTime: session.auth_at ?? session.created_at,
+      credentialAt: session.credential_at,
     },
   };
 }

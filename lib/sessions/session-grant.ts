@@ -19,6 +19,8 @@ export interface SessionOrigin {
   began: SessionStart;
   deviceKey?: string | undefined;
   acr: Acr;
+  /** When the credential it begins with was bound (a PIN login's device), epoch seconds. */
+  credentialAt?: number | undefined;
 }
 
 interface IssuedSession {
@@ -48,6 +50,7 @@ export async function issueSession(
     user_type: userType,
     began: start.began,
     acr: start.acr,
+    ...(start.credentialAt !== undefined ? { credential_at: start.credentialAt } : {}),
     ...(start.deviceKey ? { device_key: start.deviceKey } : {}),
     created_at: now,
     last_used_at: now,

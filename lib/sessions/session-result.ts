@@ -11,7 +11,7 @@ export const sessionTokensResult = () => ({
       token: z.string().check(
         z.meta({
           description:
-            'An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), ' +
+            'An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), ' +
             'verifiable by any service against /.well-known/jwks.json',
         }),
       ),
@@ -33,11 +33,25 @@ export const sessionResult = () =>
     ...sessionTokensResult(),
     user_id: z.string().check(z.regex(/^[0-9a-f]{32}$/), z.meta({ description: '32 lower-case hex characters' })),
     device_key: z.optional(
+      z.string().check(
+        z.regex(/^[0-9a-f]{32}$/),
+        z.meta({
+          description:
+            'With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin. Bound by an OTP login, a new device is on probation (contract 3.15)',
+        }),
+      ),
+    ),
+    device_refused: z.optional(
       z
-        .string()
+        .object({
+          code: z.literal(22).check(z.meta({ description: 'DEVICE_LIMIT (409)' })),
+          detail: z.string(),
+        })
         .check(
-          z.regex(/^[0-9a-f]{32}$/),
-          z.meta({ description: 'With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin' }),
+          z.meta({
+            description:
+              'An OTP login’s device_public_key not bound: every device slot holds a settled device, and a binding never removes one (contract 3.15). The login itself succeeded',
+          }),
         ),
     ),
   });

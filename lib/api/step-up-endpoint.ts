@@ -1,0 +1,36 @@
+import { type Endpoint, sampleTokens } from '../http/endpoint.js';
+import { stepUpBody } from '../pins/step-up-input.js';
+import { stepUpResult } from '../pins/step-up-result.js';
+
+export const stepUpEndpoint = {
+  operationId: 'stepUp',
+  method: 'POST',
+  path: '/wallet/v3/auth/step_up',
+  summary: 'Prove a strong session again: the device and the PIN',
+  tag: 'auth',
+  description: ({ stepUpMaxAgeSeconds, pinLoginWindowSeconds }) =>
+    `A strong session proven more than ${stepUpMaxAgeSeconds} s ago (a PIN login on a settled device, a passkey) answers 403 code 5 ` +
+    'with needs "strong_fresh" to a PIN reset or change, a phone change, a deletion, the removal of a settled device, passkeys, not_me ' +
+    'and admin-only routes. Its own device proves itself again, as login_pin does, signing ' +
+    '"step_up\\n<company id, lowercase>\\n<device_key>\\n<timestamp>\\n<nonce>" (a timestamp within ' +
+    `${pinLoginWindowSeconds} s, a nonce used once per device), with the login PIN counted on the device’s tally. The session keeps ` +
+    'its sid and strength; the answer is a new access token whose auth_time is now (the refresh token stays). Another device than the ' +
+    'session’s, a bad signature, a replayed nonce: 401 code 4, nothing counted. An SMS-strength session: 403 code 5 with needs "strong".',
+  // A PIN checked against its scrypt hash is CPU-bound, as login_pin's.
+  memorySize: 1024,
+  auth: 'required',
+  body: stepUpBody,
+  result: stepUpResult,
+  errors: ['UNAUTHORIZED', 'FORBIDDEN', 'PIN_INVALID', 'PIN_LOCKED'],
+  answersCredential: true,
+  examples: {
+    request: {
+      device_key: '3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c',
+      login_pin: '2580',
+      timestamp: 1767225600,
+      nonce: 'c4L0yR3nW8qM2tU9',
+      signature: 'MEUCIQDp1x2Rz9mK8nB3vC5tY7uW0qL4sE6hJ2gF1aD9cX3bZwIgQ5rT8yU1iO4pA7sD0fG3hJ6kL9zX2cV5bN8mQ1wE4rT=',
+    },
+    result: { message: 'Stepped up', token: sampleTokens.token, expires_in: 900 },
+  },
+} as const satisfies Endpoint;

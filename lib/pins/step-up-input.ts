@@ -1,0 +1,11 @@
+import * as z from 'zod/mini';
+import type { Call, Principal, RequestKey } from '../call.js';
+import { loginPinFields } from './login-pin-input.js';
+
+// The step_up body (API contract 3.15, second reading): login_pin's, the device signing
+// "step_up\n<company id>\n<device_key>\n<timestamp>\n<nonce>" instead.
+
+export const stepUpBody = z.lazy(() => z.object(loginPinFields('step_up')));
+
+export type StepUpInput = z.output<typeof stepUpBody>;
+export type StepUpCall = Call<StepUpInput, Record<string, never>, Principal> & RequestKey;

@@ -1,0 +1,70 @@
+import type { App } from '../app-context.js';
+import { epochSeconds } from '../clock.js';
+import { type DeviceRefusal, deviceRefused, provenDevice } from '../devices/device-proof.js';
+import { AppError } from '../errors.js';
+import { audit } from '../observability/audit.js';
+import { TOKEN_TYPE } from '../sessions/access-tokens.js';
+import { signAccessToken } from '../sessions/jwt.js';
+import { acrOfSession, needs } from '../sessions/session-strength.js';
+import { attemptIdOf } from '../store/attempt-sets.js';
+import { sessionKey } from '../store/keys.js';
+import { clearPinTries } from '../store/pin-store.js';
+import { stepUpSession } from '../store/session-store.js';
+import { getUser } from '../store/user-store.js';
+import { UserStatus } from '../users/user-status.js';
+import { checkPinAndAudit } from './check-pin-and-audit.js';
+import type { StepUpCall } from './step-up-input.js';
+import type { StepUpResult } from './step-up-result.js';
+
+/**
+ * Steps a strong session up (API contract 3.15, second reading): a strong session proven longer than
+ * STEP_UP_MAX_AGE_SECONDS ago (a phone left unlocked for days) may not reset a PIN, move the number or
+ * say "Not me" until its own settled device proves itself again, as a PIN login does (signature over
+ * "step_up\n...", nonce once, the PIN counted on the device's tally). The session keeps its sid and
+ * its strength; its auth_time becomes now and a new access token says so. An SMS-strength session
+ * cannot be stepped up to strong: 403 code 5 with needs "strong".
+ */
+export async function stepUp(app: App, { body: input, principal, origin, idempotencyRef }: StepUpCall): Promise<StepUpResult> {
+  const { companyId, userId, sessionId } = principal;
+  const session = principal.session;
+  if (session?.acr !== 'strong')
+    throw needs('strong', 'only a strong session steps up: log in by PIN on a settled device, or with a passkey');
+  const attemptId = attemptIdOf(idempotencyRef);
+  const refused = (reason: DeviceRefusal) => deviceRefused(app, origin, companyId, reason, userId);
+  // The session's own device, and no other: a step-up proves the phone the session lives on.
+  if (input.device_key !== session.deviceKey) throw refused('not_this_session');
+  const { device, nonceTaken } = await provenDevice(app, { companyId, origin, attemptId }, input, 'step_up');
+  if (device.user_id !== userId) throw refused('not_this_session');
+  const [fresh, user] = await Promise.all([nonceTaken, getUser(app.table, companyId, userId, true)]);
+  if (!fresh) throw refused('replayed_nonce');
+  if (user?.status_id !== UserStatus.ACTIVE) throw refused('user_not_active');
+  const check = {
+    companyId,
+    userId,
+    pinType: 'login' as const,
+    pin: input.login_pin,
+    storedHash: user.login_pin_hash,
+    attemptId,
+    tally: input.device_key,
+  };
+  await checkPinAndAudit(app, origin, check, 'step_up');
+  const now = epochSeconds(app.clock);
+  // A right PIN clears its tally, as a PIN login's does, beside the step-up (best effort: a right PIN counts toward no lock either way).
+  const [stepped] = await Promise.all([
+    stepUpSession(app.table, sessionKey(companyId, userId, sessionId), { deviceKey: input.device_key, now }),
+    clearPinTries(app.table, check).catch(() => undefined),
+  ]);
+  if (!stepped) throw new AppError('UNAUTHORIZED', { detail: 'the session ended meanwhile' });
+  const claims = {
+    companyId,
+    userId,
+    sessionId,
+    userType: stepped.user_type,
+    began: stepped.began ?? 'pin',
+    authTime: now,
+    acr: acrOfSession(stepped),
+  };
+  const access = await signAccessToken(app, claims, stepped.expires_at);
+  audit(app, origin, 'step_up', { company_id: companyId, user_id: userId, outcome: 'stepped_up' });
+  return { message: 'Stepped up', token: { type: TOKEN_TYPE, token: access.token }, expires_in: access.expiresIn };
+}
