@@ -37,6 +37,8 @@ export interface AuthHelpers {
   verifyCode(input: VerifyCode, options?: RequestOptions & BindDevice): Promise<OperationData<'verifyOtp'>>;
   /** Logs in with the login PIN and this device's bound key, signing the text of contract 3.6. */
   loginWithPin(loginPin: string, options?: RequestOptions): Promise<OperationData<'loginPin'>>;
+  /** Makes this session strong again (contract 3.15) with the login PIN and this device's key; keeps the new access token. */
+  stepUp(loginPin: string, options?: RequestOptions): Promise<OperationData<'stepUp'>>;
   /** Logs out (scope `current` by default) and forgets the session. */
   logout(input?: OperationInput<'logout'>, options?: RequestOptions): Promise<OperationData<'logout'>>;
   /** Refreshes the tokens now, shared with any refresh under way. */
@@ -91,6 +93,17 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
     return data;
   }
 
+  /** The PIN with this device's signature of the text of contract 3.6 (a login) or 3.15 (a step-up). */
+  async function signedPin(purpose: 'login_pin' | 'step_up', loginPin: string) {
+    const key = await deviceKeys.load(keyName);
+    const bound = key?.deviceKey;
+    if (!key || !bound) throw new Error('this device has no bound key: verify a code or register with bindDevice first');
+    const timestamp = Math.floor((Date.now() + transport.clockOffsetMs()) / 1000);
+    const nonce = randomNonce();
+    const signature = await key.sign(new TextEncoder().encode(pinLoginText(companyId, bound, timestamp, nonce, purpose)));
+    return { device_key: bound, login_pin: loginPin, timestamp, nonce, signature: base64(signature) };
+  }
+
   const auth: AuthHelpers = {
     register: (input, { bindDevice, ...requestOptions } = {}) =>
       withBinding(bindDevice, input, (body) =>
@@ -102,19 +115,13 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
       withBinding(bindDevice && input.otp_type === 1, input, (body) =>
         callOperation(transport, 'verifyOtp', body, { auth: input.otp_type === 3 || input.otp_type === 4, ...requestOptions }),
       ),
-    async loginWithPin(loginPin, requestOptions) {
-      const key = await deviceKeys.load(keyName);
-      const bound = key?.deviceKey;
-      if (!key || !bound) throw new Error('this device has no bound key: verify a code or register with bindDevice first');
-      const timestamp = Math.floor((Date.now() + transport.clockOffsetMs()) / 1000);
-      const nonce = randomNonce();
-      const signature = await key.sign(new TextEncoder().encode(pinLoginText(companyId, bound, timestamp, nonce)));
-      return callOperation(
-        transport,
-        'loginPin',
-        { device_key: bound, login_pin: loginPin, timestamp, nonce, signature: base64(signature) },
-        requestOptions,
-      );
+    loginWithPin: async (loginPin, requestOptions) =>
+      callOperation(transport, 'loginPin', await signedPin('login_pin', loginPin), requestOptions),
+    async stepUp(loginPin, requestOptions) {
+      const data = await callOperation(transport, 'stepUp', await signedPin('step_up', loginPin), requestOptions);
+      const kept = await session.read();
+      if (kept) await session.keep({ ...kept, accessToken: data.token.token, expiresAt: Date.now() + data.expires_in * 1000 });
+      return data;
     },
     logout: (input, requestOptions) => callOperation(transport, 'logout', input, requestOptions),
     refreshTokens: async () => {

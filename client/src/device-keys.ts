@@ -123,7 +123,13 @@ export function defaultKeyStore(): DeviceKeyStore {
   return typeof indexedDB === 'undefined' ? memoryKeyStore() : indexedDbKeyStore();
 }
 
-/** The text a PIN login signs (API contract 3.6), exactly. */
-export function pinLoginText(companyId: string, deviceKey: string, timestamp: number, nonce: string): string {
-  return `login_pin\n${companyId.toLowerCase()}\n${deviceKey}\n${timestamp}\n${nonce}`;
+/** The text a PIN login (API contract 3.6) or a step-up (3.15) signs, exactly. */
+export function pinLoginText(
+  companyId: string,
+  deviceKey: string,
+  timestamp: number,
+  nonce: string,
+  purpose: 'login_pin' | 'step_up' = 'login_pin',
+): string {
+  return `${purpose}\n${companyId.toLowerCase()}\n${deviceKey}\n${timestamp}\n${nonce}`;
 }

@@ -53,13 +53,14 @@ export const AUTH_OPERATIONS = [
   'loginPhone',
   'verifyOtp',
   'loginPin',
+  'stepUp',
   'logout',
   'tokenRefresh',
 ] as const satisfies OperationId[];
 
 /** The helpers by group, each named for what it does, each one operation. */
 export const OPERATION_HELPERS = {
-  devices: { list: 'devices', remove: 'devicesRemove' },
+  devices: { list: 'devices', remove: 'devicesRemove', approve: 'devicesApprove' },
   pins: { change: 'changePin', reset: 'resetPin' },
   transactions: { authorize: 'transactionAuthorization' },
   notifications: { list: 'notifications', markRead: 'notificationsRead' },
@@ -71,6 +72,8 @@ export const OPERATION_HELPERS = {
     delete: 'userDelete',
     changePhone: 'userPhoneChange',
     cancelPhoneChange: 'userPhoneChangeCancel',
+    cancelChange: 'userChangesCancel',
+    notMe: 'userSecurityNotMe',
   },
   admin: {
     setRole: 'adminEmployeeRole',

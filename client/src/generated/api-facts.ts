@@ -30,6 +30,11 @@ export const OPERATION_ROUTES = {
     "/wallet/v3/auth/devices/remove",
     "required"
   ],
+  "devicesApprove": [
+    "POST",
+    "/wallet/v3/auth/devices/approve",
+    "required"
+  ],
   "changePin": [
     "POST",
     "/wallet/v3/auth/change_pin",
@@ -38,6 +43,11 @@ export const OPERATION_ROUTES = {
   "resetPin": [
     "POST",
     "/wallet/v3/auth/reset_pin",
+    "required"
+  ],
+  "stepUp": [
+    "POST",
+    "/wallet/v3/auth/step_up",
     "required"
   ],
   "tokenRefresh": [
@@ -93,6 +103,16 @@ export const OPERATION_ROUTES = {
   "userPhoneChangeCancel": [
     "POST",
     "/wallet/v3/user/phone/change/cancel",
+    "required"
+  ],
+  "userChangesCancel": [
+    "POST",
+    "/wallet/v3/user/changes/cancel",
+    "required"
+  ],
+  "userSecurityNotMe": [
+    "POST",
+    "/wallet/v3/user/security/not_me",
     "required"
   ],
   "userDelete": [

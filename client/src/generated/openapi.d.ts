@@ -120,6 +120,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallet/v3/auth/devices/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle a device on probation
+         * @description A device bound by an OTP login is on probation: its PIN logins are SMS-strength. It settles by time after 1 day unless the owner logged in strongly meanwhile; then only this settles it. From a strong session proven under 10 minutes ago (else 403 code 5 with needs "strong" or "strong_fresh"), the device is settled at once. An employee’s device is settled by another admin only (403 code 5). A device that is not the user’s: 404 code 6.
+         */
+        post: operations["devicesApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/wallet/v3/auth/change_pin": {
         parameters: {
             query?: never;
@@ -154,6 +174,26 @@ export interface paths {
          * @description Sets a new login PIN (pin_type 1) or transaction PIN (2) without the current one, on proof of the phone: a phone_verification_token (otp_type 2) verified while presenting this user’s token, or a presenting session that began by OTP login less than 10 minutes ago. Without either: 400 code 14. Clears that PIN's count and lock; every other session of the user ends.
          */
         post: operations["resetPin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/auth/step_up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove a strong session again: the device and the PIN
+         * @description A strong session proven more than 600 s ago (a PIN login on a settled device, a passkey) answers 403 code 5 with needs "strong_fresh" to a PIN reset or change, a phone change, a deletion, the removal of a settled device, passkeys, not_me and admin-only routes. Its own device proves itself again, as login_pin does, signing "step_up\n<company id, lowercase>\n<device_key>\n<timestamp>\n<nonce>" (a timestamp within 300 s, a nonce used once per device), with the login PIN counted on the device’s tally. The session keeps its sid and strength; the answer is a new access token whose auth_time is now (the refresh token stays). Another device than the session’s, a bad signature, a replayed nonce: 401 code 4, nothing counted. An SMS-strength session: 403 code 5 with needs "strong".
+         */
+        post: operations["stepUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -370,10 +410,50 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel the token user’s pending phone change
-         * @description Cancels the phone change that phone/change made pending (a session begun by OTP login). Any live session of the user may cancel it, however it began. A security notification (event 10) is written and the event user.phone_change_cancelled follows. A change_id that is not the user’s pending change (unknown, another user’s, replaced by a newer request, already cancelled, completed, or void): 404 code 6 naming change_id.
+         * Cancel one of the token user’s pending changes (the phone change’s route of 3.11)
+         * @description The route of 3.11, kept: it cancels a pending change of any kind, as POST /wallet/v3/user/changes/cancel does. Any live session of the user may cancel, however it began, but for a recovery started by support (only a strong session on a credential older than the recovery: else 403 code 5 with needs "strong"). A security notification (event 10) is written and the events user.change_cancelled (and, for a phone change, user.phone_change_cancelled) follow. A change_id that is not the user’s pending change (unknown, another user’s, replaced by a newer request, already cancelled, done, or void): 404 code 6 naming change_id.
          */
         post: operations["userPhoneChangeCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/user/changes/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel one of the token user’s pending changes
+         * @description Cancels a change that waits (a new PIN, a new number, the removal of a settled device...: pending_changes of the profile). A change asked for from a session an SMS code alone could have opened waits 24 hours, and any live session of the user may cancel it, however it began, so the owner whose SIM was swapped stops it from the app. A recovery started by support is cancelled only by a strong session on a credential older than the recovery (else 403 code 5 with needs "strong") or by support. A security notification (event 10) is written and the event user.change_cancelled follows. A change_id that is not a pending change of the user (unknown, another user’s, replaced, already cancelled, done, or void): 404 code 6 naming change_id.
+         */
+        post: operations["userChangesCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/user/security/not_me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * "Not me": undo what someone holding the number did
+         * @description The owner’s way back from a SIM swap: from a strong session (a PIN login on a settled device, or a passkey) proven under 10 minutes ago, it cancels every pending change (but a recovery started by support), removes every device on probation with its sessions, removes passkeys registered less than 1 day ago, and ends every other session of the user. Answers what it undid. Notification event 12. An SMS-strength session: 403 code 5 with needs "strong"; an older strong one: needs "strong_fresh".
+         */
+        post: operations["userSecurityNotMe"];
         delete?: never;
         options?: never;
         head?: never;
@@ -850,7 +930,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -859,8 +939,17 @@ export interface operations {
                             expires_in: number;
                             /** @description 32 lower-case hex characters */
                             user_id: string;
-                            /** @description With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin */
+                            /** @description With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin. Bound by an OTP login, a new device is on probation (contract 3.15) */
                             device_key?: string;
+                            /** @description An OTP login’s device_public_key not bound: every device slot holds a settled device, and a binding never removes one (contract 3.15). The login itself succeeded */
+                            device_refused?: {
+                                /**
+                                 * @description DEVICE_LIMIT (409)
+                                 * @constant
+                                 */
+                                code: 22;
+                                detail: string;
+                            };
                             /** @description The new user's own referral code, unique in the company */
                             referral_code: string;
                         };
@@ -1329,7 +1418,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -1338,8 +1427,17 @@ export interface operations {
                             expires_in: number;
                             /** @description 32 lower-case hex characters */
                             user_id: string;
-                            /** @description With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin */
+                            /** @description With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin. Bound by an OTP login, a new device is on probation (contract 3.15) */
                             device_key?: string;
+                            /** @description An OTP login’s device_public_key not bound: every device slot holds a settled device, and a binding never removes one (contract 3.15). The login itself succeeded */
+                            device_refused?: {
+                                /**
+                                 * @description DEVICE_LIMIT (409)
+                                 * @constant
+                                 */
+                                code: 22;
+                                detail: string;
+                            };
                         } | {
                             message: string;
                             /** @constant */
@@ -1558,6 +1656,8 @@ export interface operations {
                     nonce: string;
                     /** @description ECDSA P-256 / SHA-256 by the device key, base64 (DER or raw r||s), over the UTF-8 text "login_pin\n<company id, lowercase>\n<device_key>\n<timestamp>\n<nonce>" */
                     signature: string;
+                    /** @description 1: "Not me" in the same transaction as the session, on a settled device (contract 3.15): every pending change cancelled, every device on probation removed, every other session ended */
+                    not_me?: 1 | "" | null;
                 };
             };
         };
@@ -1597,7 +1697,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -1606,8 +1706,47 @@ export interface operations {
                             expires_in: number;
                             /** @description 32 lower-case hex characters */
                             user_id: string;
-                            /** @description With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin */
+                            /** @description With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin. Bound by an OTP login, a new device is on probation (contract 3.15) */
                             device_key?: string;
+                            /** @description An OTP login’s device_public_key not bound: every device slot holds a settled device, and a binding never removes one (contract 3.15). The login itself succeeded */
+                            device_refused?: {
+                                /**
+                                 * @description DEVICE_LIMIT (409)
+                                 * @constant
+                                 */
+                                code: 22;
+                                detail: string;
+                            };
+                            /** @description Changes asked for from a session an SMS code alone could have opened: each waits PHONE_CHANGE_HOLD_HOURS, and any session of the user may cancel it (POST /wallet/v3/user/changes/cancel) */
+                            pending_changes: {
+                                change_id: string;
+                                /**
+                                 * @description phone: a new number; login_pin or transaction_pin: a new PIN (reset_pin or change_pin); device_remove: a settled device removed; delete, profile, export: the account deleted, its names, birth date or email changed, its export delivered
+                                 * @enum {string}
+                                 */
+                                kind: "phone" | "login_pin" | "transaction_pin" | "device_remove" | "delete" | "profile" | "export";
+                                /** @description UNIX seconds from which it takes effect unless cancelled */
+                                effective_at: number;
+                                /**
+                                 * @description who asked: the user, or support (a recovery)
+                                 * @enum {string}
+                                 */
+                                via: "user" | "support";
+                                /** @description a phone change’s new number, its last 4 digits */
+                                phone_last4?: string;
+                                /** @description a device removal’s device */
+                                device_key?: string;
+                            }[];
+                            /** @description Devices bound by an OTP login and still on probation: their PIN logins are SMS-strength. From a strong session, approve one (POST /wallet/v3/auth/devices/approve) or remove it; "Not me" (not_me) removes them all */
+                            probation_devices: {
+                                /** @description The handle login_pin and devices/remove take */
+                                device_key: string;
+                                device_type: number | null;
+                                device_id: string | null;
+                                /** @description When it was bound, UNIX seconds */
+                                created_date: number;
+                                probation_ends_at: number | null;
+                            }[];
                         };
                     };
                 };
@@ -1799,6 +1938,9 @@ export interface operations {
                                 created_date: number;
                                 /** @description Its last binding or PIN login, UNIX seconds */
                                 last_used_date: number;
+                                /** @description 1: its PIN logins are strong (bound at registration, or past its probation). 0: bound by an OTP login and on probation (contract 3.15) */
+                                settled: 0 | 1;
+                                probation_ends_at: number | null;
                                 /** @description 1 for the device of the presenting session */
                                 current: 0 | 1;
                             }[];
@@ -1968,6 +2110,14 @@ export interface operations {
                             message: string;
                             /** @description How many sessions bound to the device ended */
                             revoked: number;
+                        } | {
+                            message: string;
+                            /** @constant */
+                            pending: 1;
+                            /** @description The pending change: POST /wallet/v3/user/changes/cancel takes it */
+                            change_id: string;
+                            /** @description UNIX seconds from which it takes effect unless cancelled */
+                            effective_at: number;
                         };
                     };
                 };
@@ -2004,6 +2154,214 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (3 | 6)[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    devicesApprove: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "device_key": "3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The device_key a binding answered (32 hex) */
+                    device_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Device approved: its PIN logins are strong",
+                     *         "device_key": "3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            device_key: string;
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -2157,6 +2515,14 @@ export interface operations {
                             message: string;
                             /** @description How many other sessions of the user ended */
                             revoked: number;
+                        } | {
+                            message: string;
+                            /** @constant */
+                            pending: 1;
+                            /** @description The pending change: POST /wallet/v3/user/changes/cancel takes it */
+                            change_id: string;
+                            /** @description UNIX seconds from which it takes effect unless cancelled */
+                            effective_at: number;
                         };
                     };
                 };
@@ -2348,6 +2714,14 @@ export interface operations {
                             message: string;
                             /** @description How many other sessions of the user ended */
                             revoked: number;
+                        } | {
+                            message: string;
+                            /** @constant */
+                            pending: 1;
+                            /** @description The pending change: POST /wallet/v3/user/changes/cancel takes it */
+                            change_id: string;
+                            /** @description UNIX seconds from which it takes effect unless cancelled */
+                            effective_at: number;
                         };
                     };
                 };
@@ -2384,6 +2758,242 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    stepUp: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "device_key": "3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c",
+                 *       "login_pin": "2580",
+                 *       "timestamp": 1767225600,
+                 *       "nonce": "c4L0yR3nW8qM2tU9",
+                 *       "signature": "MEUCIQDp1x2Rz9mK8nB3vC5tY7uW0qL4sE6hJ2gF1aD9cX3bZwIgQ5rT8yU1iO4pA7sD0fG3hJ6kL9zX2cV5bN8mQ1wE4rT="
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The device_key a binding answered (32 hex) */
+                    device_key: string;
+                    login_pin: string;
+                    /** @description UNIX seconds, signed; within 300 s of the server clock */
+                    timestamp: number;
+                    /** @description Used once per device */
+                    nonce: string;
+                    /** @description ECDSA P-256 / SHA-256 by the device key, base64 (DER or raw r||s), over the UTF-8 text "step_up\n<company id, lowercase>\n<device_key>\n<timestamp>\n<nonce>" */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Stepped up",
+                     *         "token": {
+                     *           "type": "Token",
+                     *           "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ikh4M29aMHlxMVFtUjJ2NWJUOHdLNG5DN2RFNmZHOWhKMGtMMW1QMnNBM3UiLCJ0eXAiOiJKV1QifQ.eyJjaWQiOiIwYTFiMmMzZDRlNWY2MDcxODI5M2E0YjVjNmQ3ZThmOSIsInNpZCI6IjljMmU0YjdhMWQzZjVlNjA3MTgyOTMwNGE1YjZjN2Q4IiwidXRwIjoyLCJhbXIiOlsib3RwIl0sImlzcyI6Imh0dHBzOi8vYXV0aC5leGFtcGxlLmNvbSIsImF1ZCI6IndhbGxldCIsInN1YiI6IjVmMWM3YTJiOWQzZTRmNjA3MTgyOTNhNGI1YzZkN2U4IiwiaWF0IjoxNzY0MDgxMDAwLCJleHAiOjE3NjQwODE5MDB9.JIrBfWYh5N7_sdoc4aVo1GrA8M3ymty_X1a1rHWi_VNq56kgW7Z3sJqnLptNTrU8nG-GVsx7sCcCE2akcgJC4g"
+                     *         },
+                     *         "expires_in": 900
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
+                            token: {
+                                /**
+                                 * @description The scheme name to send in Authorization
+                                 * @constant
+                                 */
+                                type: "Token";
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
+                                token: string;
+                            };
+                            /** @description Seconds until the access token expires */
+                            expires_in: number;
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 17 PIN_INVALID, 18 PIN_LOCKED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2 | 17 | 18)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                            /** @description With code 17: wrong PINs left before the PIN locks */
+                            attempts_left?: number;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -2545,7 +3155,7 @@ export interface operations {
                                  * @constant
                                  */
                                 type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, iat, exp), verifiable by any service against /.well-known/jwks.json */
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -3547,6 +4157,11 @@ export interface operations {
                             authorization_token: string;
                             /** @description Seconds the authorization can be redeemed */
                             expires_in: number;
+                            /**
+                             * @description How strong the approving session was (contract 3.15): the payment service hears it at redeem and may set its own limits
+                             * @enum {string}
+                             */
+                            acr: "strong" | "sms";
                         };
                     };
                 };
@@ -3773,6 +4388,26 @@ export interface operations {
                                 /** @description the last 4 digits of the new number */
                                 phone_last4: string;
                             } | null;
+                            /** @description Changes asked for from a session an SMS code alone could have opened: each waits PHONE_CHANGE_HOLD_HOURS, and any session of the user may cancel it (POST /wallet/v3/user/changes/cancel) */
+                            pending_changes: {
+                                change_id: string;
+                                /**
+                                 * @description phone: a new number; login_pin or transaction_pin: a new PIN (reset_pin or change_pin); device_remove: a settled device removed; delete, profile, export: the account deleted, its names, birth date or email changed, its export delivered
+                                 * @enum {string}
+                                 */
+                                kind: "phone" | "login_pin" | "transaction_pin" | "device_remove" | "delete" | "profile" | "export";
+                                /** @description UNIX seconds from which it takes effect unless cancelled */
+                                effective_at: number;
+                                /**
+                                 * @description who asked: the user, or support (a recovery)
+                                 * @enum {string}
+                                 */
+                                via: "user" | "support";
+                                /** @description a phone change’s new number, its last 4 digits */
+                                phone_last4?: string;
+                                /** @description a device removal’s device */
+                                device_key?: string;
+                            }[];
                         };
                     };
                 };
@@ -4274,6 +4909,29 @@ export interface operations {
                                 created_date: number;
                                 /** @description Its last binding or PIN login, UNIX seconds */
                                 last_used_date: number;
+                                /** @description 1: its PIN logins are strong (bound at registration, or past its probation). 0: bound by an OTP login and on probation (contract 3.15) */
+                                settled: 0 | 1;
+                                probation_ends_at: number | null;
+                            }[];
+                            /** @description Changes asked for from a session an SMS code alone could have opened: each waits PHONE_CHANGE_HOLD_HOURS, and any session of the user may cancel it (POST /wallet/v3/user/changes/cancel) */
+                            pending_changes: {
+                                change_id: string;
+                                /**
+                                 * @description phone: a new number; login_pin or transaction_pin: a new PIN (reset_pin or change_pin); device_remove: a settled device removed; delete, profile, export: the account deleted, its names, birth date or email changed, its export delivered
+                                 * @enum {string}
+                                 */
+                                kind: "phone" | "login_pin" | "transaction_pin" | "device_remove" | "delete" | "profile" | "export";
+                                /** @description UNIX seconds from which it takes effect unless cancelled */
+                                effective_at: number;
+                                /**
+                                 * @description who asked: the user, or support (a recovery)
+                                 * @enum {string}
+                                 */
+                                via: "user" | "support";
+                                /** @description a phone change’s new number, its last 4 digits */
+                                phone_last4?: string;
+                                /** @description a device removal’s device */
+                                device_key?: string;
                             }[];
                             /** @description Sessions still stored, newest first; never a token */
                             sessions: {
@@ -4505,9 +5163,9 @@ export interface operations {
                             message: string;
                             /** @constant */
                             pending: 1;
-                            /** @description The pending change: phone/change/cancel takes it */
+                            /** @description The pending change: POST /wallet/v3/user/changes/cancel takes it */
                             change_id: string;
-                            /** @description UNIX seconds from which an OTP login to the new number completes the change (void 7 days later) */
+                            /** @description UNIX seconds from which it takes effect unless cancelled */
                             effective_at: number;
                         };
                     };
@@ -4667,7 +5325,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The change_id phone/change answered */
+                    /** @description The change_id a held change answered, or one listed in pending_changes */
                     change_id: string;
                 };
             };
@@ -4684,7 +5342,8 @@ export interface operations {
                      *       "success": 1,
                      *       "error": [],
                      *       "data": {
-                     *         "message": "Phone number change cancelled"
+                     *         "message": "Phone number change cancelled",
+                     *         "kind": "phone"
                      *       }
                      *     }
                      */
@@ -4694,6 +5353,11 @@ export interface operations {
                         error: unknown[];
                         data: {
                             message: string;
+                            /**
+                             * @description The kind of the change cancelled
+                             * @enum {string}
+                             */
+                            kind: "phone" | "login_pin" | "transaction_pin" | "device_remove" | "delete" | "profile" | "export";
                         };
                     };
                 };
@@ -4734,6 +5398,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
             /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
             404: {
                 headers: {
@@ -4744,6 +5431,429 @@ export interface operations {
                         /** @constant */
                         success: 0;
                         error: (3 | 6)[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    userChangesCancel: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "change_id": "6f1c0b7e9a2d4c3b8e5f7a1d2c4b6e8f"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The change_id a held change answered, or one listed in pending_changes */
+                    change_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Login PIN change cancelled",
+                     *         "kind": "login_pin"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /**
+                             * @description The kind of the change cancelled
+                             * @enum {string}
+                             */
+                            kind: "phone" | "login_pin" | "transaction_pin" | "device_remove" | "delete" | "profile" | "export";
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (3 | 6)[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    userSecurityNotMe: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Secured: every change that waited is cancelled, every other session ended and new devices removed",
+                     *         "cancelled": 2,
+                     *         "revoked": 3,
+                     *         "devices_removed": 1,
+                     *         "passkeys_removed": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /** @description Pending changes cancelled (a recovery by support stays) */
+                            cancelled: number;
+                            /** @description Other sessions ended */
+                            revoked: number;
+                            /** @description Devices on probation removed, with their sessions */
+                            devices_removed: number;
+                            /** @description Passkeys registered less than CREDENTIAL_PROBATION_HOURS ago removed */
+                            passkeys_removed: number;
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
                         data: {
                             /** @constant */
                             message: "NOT_FOUND";
@@ -7152,6 +8262,9 @@ export interface operations {
                                 created_date: number;
                                 /** @description Its last binding or PIN login, UNIX seconds */
                                 last_used_date: number;
+                                /** @description 1: its PIN logins are strong (bound at registration, or past its probation). 0: bound by an OTP login and on probation (contract 3.15) */
+                                settled: 0 | 1;
+                                probation_ends_at: number | null;
                             }[];
                             /** @description The sessions not ended or expired, newest first; never a token */
                             sessions: {
@@ -7193,6 +8306,26 @@ export interface operations {
                                 awaiting_approval: number;
                                 started_by: string | null;
                             } | null;
+                            /** @description Changes asked for from a session an SMS code alone could have opened: each waits PHONE_CHANGE_HOLD_HOURS, and any session of the user may cancel it (POST /wallet/v3/user/changes/cancel) */
+                            pending_changes: {
+                                change_id: string;
+                                /**
+                                 * @description phone: a new number; login_pin or transaction_pin: a new PIN (reset_pin or change_pin); device_remove: a settled device removed; delete, profile, export: the account deleted, its names, birth date or email changed, its export delivered
+                                 * @enum {string}
+                                 */
+                                kind: "phone" | "login_pin" | "transaction_pin" | "device_remove" | "delete" | "profile" | "export";
+                                /** @description UNIX seconds from which it takes effect unless cancelled */
+                                effective_at: number;
+                                /**
+                                 * @description who asked: the user, or support (a recovery)
+                                 * @enum {string}
+                                 */
+                                via: "user" | "support";
+                                /** @description a phone change’s new number, its last 4 digits */
+                                phone_last4?: string;
+                                /** @description a device removal’s device */
+                                device_key?: string;
+                            }[];
                             deletion: {
                                 /** @description UNIX seconds: when the account is erased unless restored */
                                 erase_after: number;
