@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import * as z from 'zod/mini';
+import { amountField, currencyField } from '../lib/authorizations/payment-fields.js';
 import { type CompanySettings, EVERY_COUNTRY_WARNING } from '../lib/companies/companies.js';
 import {
   COMPANY_LIMITS,
@@ -48,6 +50,27 @@ export async function smsCountriesOption(value: string | undefined): Promise<Com
     );
   }
   return codes;
+}
+
+/**
+ * --sms-payment-limit EUR=100,USD=50.25 (what SMS-strength sessions may approve in 24 hours per
+ * currency, contract 3.15) or none (no payment from an SMS-strength session, the default).
+ */
+export function smsPaymentLimitOption(value: string | undefined): Record<string, string> | 'none' | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === 'none') return 'none';
+  const limits: Record<string, string> = {};
+  for (const part of value.split(',')) {
+    const [currency = '', amount = '', ...rest] = part.trim().split('=');
+    const checkedCurrency = z.safeParse(currencyField, currency);
+    const checkedAmount = z.safeParse(amountField, amount);
+    if (rest.length || !checkedCurrency.success || !checkedAmount.success)
+      throw new OptionError(
+        `--sms-payment-limit takes CURRENCY=AMOUNT,... (ISO 4217, a decimal above 0) or none; not ${JSON.stringify(part)}`,
+      );
+    limits[checkedCurrency.data] = checkedAmount.data;
+  }
+  return limits;
 }
 
 /** on|off as require_verified_phone. */
@@ -129,7 +152,8 @@ export function printedSettings(company: CompanyRecord, config: Pick<Config, 'ot
     sms_per_prefix_per_hour: limits.smsPerPrefixPerHour,
     sends_per_address_per_hour: limits.sendsPerAddressPerHour,
     verifies_per_address: limits.verifiesPerAddress,
-    // Only for a company that has its own SMS text: the others print as they always did.
+    // Only for a company that has its own SMS text or payment limit: the others print as they always did.
+    ...(company.sms_payment_limit ? { sms_payment_limit: company.sms_payment_limit } : {}),
     ...(company.sms_text ? { sms_text: company.sms_text } : {}),
   };
 }

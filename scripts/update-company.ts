@@ -25,13 +25,14 @@ import {
   printedSettings,
   reportSmsSizes,
   smsCountriesOption,
+  smsPaymentLimitOption,
   smsTextOptions,
   warnIfEveryCountry,
 } from './operator-options.js';
 
 const USAGE =
   `usage: npm run company:update -- --company <company id> [--name NAME (1 to ${COMPANY_NAME_MAX_LENGTH} characters)] [--status active|disabled]\n` +
-  '  [--sms-countries IN,US|all] [--require-verified-phone on|off]\n' +
+  '  [--sms-countries IN,US|all] [--require-verified-phone on|off] [--sms-payment-limit EUR=100,USD=50|none]\n' +
   '  [--sms-template LANG=TEXT (repeatable; {code}, {brand}, {minutes}; LANG= removes one)] [--sms-default-language LANG]\n' +
   '  [--sms-app-hash HASH (11 characters)] [--sms-webotp-domain DOMAIN] (an empty value removes a setting)\n' +
   '  [--phone-change-text LANG=TEXT (repeatable; the warning the old number gets on a phone change: {brand}, no {code}; LANG= removes one)]' +
@@ -61,6 +62,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
         status: { type: 'string' },
         'sms-countries': { type: 'string' },
         'require-verified-phone': { type: 'string' },
+        'sms-payment-limit': { type: 'string' },
         ...Object.fromEntries(Object.keys(LIMIT_OPTIONS).map((option) => [option, { type: 'string' as const }])),
         'sms-template': { type: 'string', multiple: true },
         'sms-default-language': { type: 'string' },
@@ -80,6 +82,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
       status,
       require_verified_phone: onOffOption('require-verified-phone', values['require-verified-phone']),
       sms_countries: await smsCountriesOption(values['sms-countries']),
+      sms_payment_limit: smsPaymentLimitOption(values['sms-payment-limit']),
       limits: limitsOption(values),
       sms_text: smsTextOptions(values),
       phone_change_texts: phoneChangeTextOptions(values['phone-change-text']),

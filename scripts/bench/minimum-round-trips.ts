@@ -106,28 +106,50 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
   },
   loginPin: {
     'right PIN': {
-      requests: 5,
+      requests: 6,
       sequential: 4,
       work:
-        'GetItem device; PutItem nonce (if absent) | GetItem user; UpdateItem PIN try (ADD); ' +
-        "TransactWriteItems (session; user: active? same PIN version, session count; the user's listing of the device: still bound, its last use; tries cleared)",
+        "GetItem device; PutItem nonce (if absent) | GetItem user | Query the user's devices and pending changes (one Query, contract 3.15); " +
+        'UpdateItem PIN try (ADD; a device bound before the latest right PIN takes no day’s try); ' +
+        "TransactWriteItems (session with its acr; user: active? same PIN version, session count, when the right and strong PIN came; the user's listing of the device: still bound, its last use; tries cleared)",
     },
     'wrong PIN (400, code 17)': {
-      requests: 4,
+      requests: 5,
       sequential: 3,
-      work: 'GetItem device; PutItem nonce | GetItem user; UpdateItem PIN try (ADD); compared in memory',
+      work: "GetItem device; PutItem nonce | GetItem user | Query the user's devices and pending changes; UpdateItem PIN try (ADD); compared in memory",
     },
     'PIN locked (400, code 18)': {
-      requests: 4,
+      requests: 5,
       sequential: 3,
-      work: 'GetItem device; PutItem nonce | GetItem user; UpdateItem PIN try (refused: locked)',
+      work: "GetItem device; PutItem nonce | GetItem user | Query the user's devices and pending changes; UpdateItem PIN try (refused: locked)",
     },
     'bad signature (401)': { requests: 1, sequential: 1, work: 'GetItem device; the signature checked in memory, nothing written' },
+    'a held PIN due: put in place, then right': {
+      requests: 12,
+      sequential: 8,
+      work:
+        "GetItem device; PutItem nonce | GetItem user | Query devices and changes; GetItem user | Query sessions | Query the PIN's tallies; " +
+        'TransactWriteItems (the new hash and version, tallies cleared, the held change deleted, notice, sessions begun before it ended); ' +
+        'Query sessions (any granted while it worked); GetItem user (the PIN as it now is); UpdateItem PIN try; TransactWriteItems (the grant)',
+      events: 'session.ended (pin_changed) per session begun before the change took effect',
+    },
   },
   devices: {
-    'own devices': { requests: 2, sequential: 2, work: "GetItem session (consistent); Query the user's devices" },
+    'own devices': {
+      requests: 2,
+      sequential: 2,
+      work: "GetItem session (consistent); Query the user's devices and pending changes (a held removal due is put in place first)",
+    },
   },
   devicesRemove: {
+    'a settled device, held (an SMS-strength session)': {
+      requests: 6,
+      sequential: 4,
+      work:
+        "GetItem session; GetItem device | Query the device's sessions | GetItem user (its number); GetItem the user's change of the kind; " +
+        'TransactWriteItems (the change, notice 11 and unread count); the number warned by SMS',
+      events: 'user.change_pending (device_remove)',
+    },
     'a device with one session': {
       requests: 5,
       sequential: 4,
@@ -138,31 +160,73 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
     },
   },
   changePin: {
+    'held (an SMS-strength session)': {
+      requests: 6,
+      sequential: 4,
+      work:
+        'GetItem session; GetItem user (consistent) | Query pending changes; UpdateItem PIN try (ADD) | UpdateItem day’s try; ' +
+        'TransactWriteItems (the change with the new hash, notice 11 and unread count, tries cleared, the day’s try given back); the number warned by SMS',
+      events: 'user.change_pending (login_pin or transaction_pin)',
+    },
     'PIN changed': {
-      requests: 7,
+      requests: 10,
       sequential: 6,
       work:
-        'GetItem session; GetItem user (consistent); UpdateItem PIN try (ADD); GetItem user | Query sessions; ' +
-        'TransactWriteItems (new hash and PIN version, tries cleared, notice and unread count, other sessions marked ended); ' +
+        'GetItem session; GetItem user (consistent) | Query pending changes; UpdateItem PIN try (ADD) | UpdateItem day’s try; ' +
+        "GetItem user | Query sessions | Query the PIN's tallies; " +
+        'TransactWriteItems (new hash and PIN version, every tally cleared, the day’s try given back, notice and unread count, other sessions marked ended); ' +
         'Query sessions (any granted while it worked)',
       events: 'session.ended (pin_changed) per other session',
     },
     'wrong current PIN (400, code 17)': {
-      requests: 3,
+      requests: 5,
       sequential: 3,
-      work: 'GetItem session; GetItem user (consistent); UpdateItem PIN try (ADD); compared in memory',
+      work: 'GetItem session; GetItem user (consistent) | Query pending changes; UpdateItem PIN try (ADD) | UpdateItem day’s try; compared in memory',
     },
   },
   resetPin: {
+    'held (a fresh strong session, no phone proof)': {
+      requests: 4,
+      sequential: 3,
+      work: 'GetItem session; GetItem user | Query pending changes; TransactWriteItems (the change with the new hash, notice 11 and unread count); the number warned by SMS',
+      events: 'user.change_pending (login_pin or transaction_pin)',
+    },
     'with a phone proof': {
-      requests: 6,
+      requests: 8,
       sequential: 5,
       work:
-        'GetItem session; GetItem user (its phone); GetItem user | Query sessions; ' +
-        'TransactWriteItems (proof used up, new hash, tries cleared, notice, other sessions marked ended); Query sessions',
+        "GetItem session; GetItem user (its phone) | Query pending changes; GetItem user | Query sessions | Query the PIN's tallies; " +
+        'TransactWriteItems (proof used up, new hash, tallies cleared, notice, other sessions marked ended); Query sessions',
       events: 'session.ended (pin_changed) per other session',
     },
     'no proof (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session' },
+  },
+  userChangesCancel: {
+    'a held change cancelled': {
+      requests: 3,
+      sequential: 3,
+      work: 'GetItem session; Query pending changes; TransactWriteItems (the change marked cancelled, notice 10 and unread count)',
+      events: 'user.change_cancelled',
+    },
+  },
+  userSecurityNotMe: {
+    'one held change cancelled': {
+      requests: 5,
+      sequential: 4,
+      work:
+        "GetItem session; GetItem user | Query the user's devices and pending changes; " +
+        'TransactWriteItems (changes marked cancelled, devices on probation removed with their sessions, notice 12); Query sessions, the others ended',
+      events: 'user.change_cancelled (not_me) per change, device.removed per device, session.ended (not_me) per session',
+    },
+  },
+  stepUp: {
+    'stepped up': {
+      requests: 7,
+      sequential: 5,
+      work:
+        "GetItem session; GetItem device; PutItem nonce | GetItem user; UpdateItem PIN try (the device's tally); " +
+        'UpdateItem session (auth_at, only while live, strong, on that device) | DeleteItem tries',
+    },
   },
   referralProgram: {
     'own list, first page': {
@@ -328,18 +392,38 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
   // Count first, compare second (lib/pins/pin-attempts.ts): the PIN's try is taken before it is compared.
   transactionAuthorization: {
     'right PIN': {
-      requests: 4,
+      requests: 6,
       sequential: 4,
-      work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try; TransactWriteItems (authorization, reference claim, tries cleared, PIN version checked)',
+      work:
+        'GetItem session (consistent); GetItem user | Query pending changes; UpdateItem PIN try | UpdateItem day’s try (contract 3.15); ' +
+        'TransactWriteItems (authorization with its acr, reference claim, tries cleared, the day’s try given back, PIN version checked)',
     },
-    'wrong PIN (17)': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try' },
-    'wrong PIN that locks it (17, attempts_left 0)': {
+    'wrong PIN (17)': {
       requests: 5,
+      sequential: 3,
+      work: 'GetItem session (consistent); GetItem user | Query pending changes; UpdateItem PIN try | UpdateItem day’s try',
+    },
+    'wrong PIN that locks it (17, attempts_left 0)': {
+      requests: 7,
       sequential: 5,
-      work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try; UpdateItem tries marked locked; TransactWriteItems (notification, unread count)',
+      work:
+        'GetItem session (consistent); GetItem user | Query pending changes; UpdateItem PIN try | UpdateItem day’s try; UpdateItem tries marked locked; ' +
+        'TransactWriteItems (notification, unread count)',
       events: 'pin.locked',
     },
-    'locked (18)': { requests: 3, sequential: 3, work: 'GetItem session (consistent); GetItem user; UpdateItem PIN try (refused)' },
+    'locked (18)': {
+      requests: 6,
+      sequential: 4,
+      work: 'GetItem session (consistent); GetItem user | Query pending changes; UpdateItem PIN try (refused) | UpdateItem day’s try; the day’s try given back',
+    },
+    'SMS-strength session within the company’s limit': {
+      requests: 7,
+      sequential: 5,
+      work:
+        'GetItem session (consistent); GetItem user | Query pending changes; GetItem the day’s SMS payments (checked before the PIN); ' +
+        'UpdateItem PIN try | UpdateItem day’s try; TransactWriteItems (authorization, reference claim, tries cleared, the day’s try given back, ' +
+        'PIN version checked, the day’s SMS payments by their version)',
+    },
   },
   // One conditional write decides every refusal: no read first; a redeem that passes reads its user's status (round 5).
   redeemAuthorization: {
