@@ -49,6 +49,7 @@ const CAPS: [string, number, number][] = [
   ['ADMIN_LOOKUPS_PER_HOUR', 1000, 1001],
   ['PROBATION_DEVICES_MAX', 10, 11],
   ['STEP_UP_MAX_AGE_SECONDS', 900, 901],
+  ['PIN_DAILY_MAX_FAILURES', 20, 21],
 ];
 /** Windows and intervals, whose shorter values let more through: [setting, the first value taken, the last refused]. */
 const FLOORS: [string, number, number][] = [

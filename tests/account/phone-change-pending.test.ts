@@ -6,16 +6,17 @@
 
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { userPhoneChange } from '../../lib/account/phone-change.js';
-import { userPhoneChangeCancel } from '../../lib/account/phone-change-cancel.js';
 import { userPhoneChangeCancelEndpoint } from '../../lib/api/user-phone-change-cancel-endpoint.js';
 import { userPhoneChangeEndpoint } from '../../lib/api/user-phone-change-endpoint.js';
 import { verifyOtpEndpoint } from '../../lib/api/verify-otp-endpoint.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { BUILT_IN_PHONE_CHANGE_PENDING_TEXT, phoneChangeMessage } from '../../lib/companies/phone-change-texts.js';
+import { phoneChangeMessage } from '../../lib/companies/phone-change-texts.js';
 import { verifyOtp } from '../../lib/otp/verify-otp.js';
+import { BUILT_IN_HELD_CHANGE_TEXTS } from '../../lib/pending-changes/change-warning.js';
+import { userChangesCancel as userPhoneChangeCancel } from '../../lib/pending-changes/user-changes-cancel.js';
 import { authenticate } from '../../lib/sessions/access-tokens.js';
 import { textDispatchFor } from '../../lib/sms/sms-delivery.js';
-import { getPendingPhoneChange, getPhoneChangeIndex } from '../../lib/store/pending-phone-change-store.js';
+import { getPendingPhoneChange, getPhoneChangeIndex } from '../../lib/store/pending-change-store.js';
 import { getPhoneClaim, getUser } from '../../lib/store/user-store.js';
 import { parseInput } from '../../lib/validation.js';
 import {
@@ -136,7 +137,7 @@ describe('a phone change from a session begun by OTP login', () => {
     const { change_id: changeId, effective_at: effectiveAt } = answer.body.data;
     expect(await noticeEvents(account.userId)).toContain(9);
     expect(outbox(oldNumber)).toHaveLength(toldBefore + 1);
-    expect(outbox(oldNumber).at(-1)).toBe(phoneChangeMessage(BUILT_IN_PHONE_CHANGE_PENDING_TEXT, company.name));
+    expect(outbox(oldNumber).at(-1)).toBe(phoneChangeMessage(BUILT_IN_HELD_CHANGE_TEXTS.phone, company.name));
     expect((await profile(fresh)).body.data.pending_phone_change).toEqual({
       change_id: changeId,
       effective_at: effectiveAt,
@@ -200,7 +201,7 @@ describe('a phone change from a session begun by OTP login', () => {
     expectFailure(await cancel(other.fresh, changeId), 404, 6);
     // The registration's session, begun days before, may cancel.
     const cancelled = await cancel(account.authorization, changeId);
-    expect(cancelled.body).toEqual({ success: 1, error: [], data: { message: 'Phone number change cancelled' } });
+    expect(cancelled.body).toEqual({ success: 1, error: [], data: { message: 'Phone number change cancelled', kind: 'phone' } });
     expect(await noticeEvents(account.userId)).toContain(10);
     expectFailure(await cancel(account.authorization, changeId), 404, 6);
     expect((await profile(fresh)).body.data.pending_phone_change).toBeNull();
@@ -295,8 +296,8 @@ describe('a phone change from a session begun by OTP login', () => {
       origin,
       idempotencyRef: `cancel-${account.userId}`,
     };
-    expect(await userPhoneChangeCancel(service.app, cancelCall)).toEqual({ message: 'Phone number change cancelled' });
-    expect(await userPhoneChangeCancel(service.app, cancelCall)).toEqual({ message: 'Phone number change cancelled' });
+    expect(await userPhoneChangeCancel(service.app, cancelCall)).toEqual({ message: 'Phone number change cancelled', kind: 'phone' });
+    expect(await userPhoneChangeCancel(service.app, cancelCall)).toEqual({ message: 'Phone number change cancelled', kind: 'phone' });
     await expect(userPhoneChangeCancel(service.app, { ...cancelCall, idempotencyRef: 'another' })).rejects.toMatchObject({
       errorName: 'NOT_FOUND',
     });

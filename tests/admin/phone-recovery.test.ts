@@ -6,15 +6,16 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { BUILT_IN_PHONE_CHANGE_PENDING_TEXT, phoneChangeMessage } from '../../lib/companies/phone-change-texts.js';
+import { phoneChangeMessage } from '../../lib/companies/phone-change-texts.js';
+import { BUILT_IN_HELD_CHANGE_TEXTS } from '../../lib/pending-changes/change-warning.js';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { queryUserDevices } from '../../lib/store/device-store.js';
 import { STAFF_ACTION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
-import { getPendingPhoneChange } from '../../lib/store/pending-phone-change-store.js';
+import { getPendingPhoneChange } from '../../lib/store/pending-change-store.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { UserStatus } from '../../lib/users/user-status.js';
-import { noticeEvents as sharedNoticeEvents, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
+import { noticeEvents as sharedNoticeEvents, signUpWithDevice, strongSession, tokenWorks } from '../devices/device-helpers.js';
 import {
   type Account,
   codeIn,
@@ -155,7 +156,7 @@ describe('assisted recovery', () => {
     const now = Math.floor(service.clock.now() / 1000);
     expect(approved.body.data).toEqual({ message: expect.any(String), change_id: changeId, effective_at: now + HOLD_SECONDS });
     expect(outbox(oldNumber)).toHaveLength(toldBefore + 1);
-    expect(outbox(oldNumber).at(-1)).toBe(phoneChangeMessage(BUILT_IN_PHONE_CHANGE_PENDING_TEXT, company.name));
+    expect(outbox(oldNumber).at(-1)).toBe(phoneChangeMessage(BUILT_IN_HELD_CHANGE_TEXTS.phone, company.name));
     expect(await noticeEvents(account.userId)).toContain(9);
     expect((await profile(account.authorization)).body.data.pending_phone_change).toEqual({
       change_id: changeId,
@@ -179,15 +180,20 @@ describe('assisted recovery', () => {
     expect(await staffActionsOn(account.userId)).toEqual([`phone_recover by ${agent.userId}`, `phone_approve by ${admin.userId}`]);
   });
 
-  it('is cancelled by the user’s live session once it runs, or by support before or after approval', async () => {
-    const { account } = await signUpWithDevice(service, company);
+  it('is cancelled once it runs by a strong session on a credential older than the recovery (an SMS-strength one: 403 code 5), or by support before or after approval', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    // The recovery begins after the device was bound (a second on): the device is the older credential.
+    service.clock.advance(1);
     const first = (await recover(agent, account.userId, randomPhoneNumber())).body.data.change_id;
     expect((await approve(admin, account.userId, first)).status).toBe(200);
-    const cancelled = await invoke(service.handlers.userPhoneChangeCancel, {
-      path: '/c',
-      headers: headers(account.authorization),
-      body: { change_id: first },
-    });
+    const cancel = (authorization: string) =>
+      invoke(service.handlers.userPhoneChangeCancel, { path: '/c', headers: headers(authorization), body: { change_id: first } });
+    // Whoever holds the SIM must not undo the owner's way back (contract 3.15, second reading).
+    const bySms = await cancel(account.authorization);
+    expectFailure(bySms, 403, 5);
+    expect(bySms.body.data.needs).toBe('strong');
+    // The owner's settled device, bound before the recovery began.
+    const cancelled = await cancel(await strongSession(service, company, device));
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(await noticeEvents(account.userId)).toContain(10);
     expectFailure(await approve(secondAdmin, account.userId, first), 404, 6);
@@ -218,11 +224,11 @@ describe('assisted recovery', () => {
     });
     expectFailure(asCustomer, 403, 5);
     expectFailure(await recover(agent, '0'.repeat(32), randomPhoneNumber()), 404, 6);
-    // A disabled account is enabled by an admin first: 409 code 22 naming user_id.
+    // A disabled account is enabled by an admin first: 409 code 23 naming user_id.
     const disabled = await signUp(service, company);
     await setStatusEndingSessions(service.app, company.company_id, disabled.userId, UserStatus.DISABLED);
     const refused = await recover(agent, disabled.userId, randomPhoneNumber());
-    expectFailure(refused, 409, 22);
+    expectFailure(refused, 409, 23);
     expect(refused.body.data.errors[0].field).toBe('user_id');
     // Nothing started by any of them.
     expect(await getPendingPhoneChange(service.app.table, company.company_id, account.userId, true)).toBeUndefined();

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eraseDueAccounts } from '../../lib/account/erasure.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { newId } from '../../lib/ids.js';
-import { type PendingPhoneChange, pendingChangePut } from '../../lib/store/pending-phone-change-store.js';
+import { type PendingPhoneChange, pendingChangePut } from '../../lib/store/pending-change-store.js';
 import { queryStaffLogOfDay } from '../../lib/store/staff-store.js';
 import { writeTransaction } from '../../lib/store/transactions.js';
 import { getUser } from '../../lib/store/user-store.js';
@@ -62,6 +62,8 @@ async function pendingChangeOf(account: Account): Promise<PendingPhoneChange> {
   const phoneNumber = randomPhoneNumber();
   const change: PendingPhoneChange = {
     change_id: newId(),
+    kind: 'phone',
+    acr: 'sms',
     user_type: 2,
     dial_code: '+1',
     phone_number: phoneNumber,
@@ -109,6 +111,8 @@ describe('users/view', () => {
         device_unique_id: expect.anything(),
         created_date: expect.any(Number),
         last_used_date: expect.any(Number),
+        settled: 1,
+        probation_ends_at: null,
       },
     ]);
     expect(data.sessions).toEqual([

@@ -50,6 +50,7 @@ describe('docs/redeem-authorization.schema.json', () => {
       payee: 'Acme Coffee',
       reference: 'order-1',
       authorized_date: 1,
+      acr: 'strong',
     };
     expect(answerValid({ success: 1, error: [], data: redeemed })).toBe(true);
     for (const code of [1, 16, 19]) expect(answerValid({ success: 0, error: [code], data: { message: 'BAD_REQUEST' } })).toBe(true);

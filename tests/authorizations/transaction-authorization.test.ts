@@ -7,11 +7,12 @@ import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { beforeAll, describe, expect, it } from 'vitest';
 import { normalizeAmount } from '../../lib/authorizations/payment-fields.js';
 import { epochSeconds } from '../../lib/clock.js';
-import type { Company } from '../../lib/companies/companies.js';
+import { type Company, createCompany } from '../../lib/companies/companies.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { authorizationKey, userKey } from '../../lib/store/keys.js';
 import { pinTriesClear, takePinTry } from '../../lib/store/pin-store.js';
 import { MINIMUM_ROUND_TRIPS } from '../../scripts/bench/minimum-round-trips.js';
+import { signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import { captureLogs } from '../hardening/log-capture.js';
 import { scanItems } from '../harness/table-snapshot.js';
 import {
@@ -21,7 +22,9 @@ import {
   type InProcessService,
   invoke,
   lambdaContext,
+  logIn,
   newCompany,
+  provePhone,
   signUp,
   standalone,
   testService,
@@ -71,13 +74,23 @@ function redeem(payload: unknown, by: InProcessService = service) {
 
 const invalid = { success: 0, error: [19], data: { message: 'BAD_REQUEST' } };
 
+/** A customer whose token is a strong session (contract 3.15): a PIN login on the device registration bound. */
+async function payer(by: InProcessService = service): Promise<Account> {
+  const { account, device } = await signUpWithDevice(by, company);
+  return { ...account, authorization: await strongSession(by, company, device) };
+}
+
 describe('transaction_authorization', () => {
   it('answers a token of 256 random bits, stored only as its SHA-256, and expires_in', async () => {
-    const account = await signUp(service, company);
+    const account = await payer();
     const body = payment();
     const answer = await authorize(account, body);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    expect(answer.body).toEqual({ success: 1, error: [], data: { authorization_token: expect.any(String), expires_in: 120 } });
+    expect(answer.body).toEqual({
+      success: 1,
+      error: [],
+      data: { authorization_token: expect.any(String), expires_in: 120, acr: 'strong' },
+    });
     const token: string = answer.body.data.authorization_token;
     expect(Buffer.from(token, 'base64url')).toHaveLength(32);
     // Paged: one Scan page of the run's shared table (1 MB) may not reach the company's items.
@@ -87,7 +100,7 @@ describe('transaction_authorization', () => {
   });
 
   it('refuses a wrong PIN with 17 and the tries left; a right PIN sets the count back', async () => {
-    const account = await signUp(service, company);
+    const account = await payer();
     for (const left of [4, 3]) {
       const answer = await authorize(account, { ...payment(), transaction_pin: WRONG_PIN });
       expectFailure(answer, 400, 17);
@@ -99,7 +112,7 @@ describe('transaction_authorization', () => {
   });
 
   it('counts 10 wrong PINs at once exactly: 5 compared (17, 4..0 left), 5 refused (18, or 503 while the five were in flight), one notice; reset unlocks', async () => {
-    const account = await signUp(service, company);
+    const account = await payer();
     const answers = await Promise.all(Array.from({ length: 10 }, () => authorize(account, { ...payment(), transaction_pin: WRONG_PIN })));
     expectFiveComparedFiveRefused(answers);
     // Locked: the right PIN too, until reset_pin (pin_type 2) clears the tries.
@@ -120,7 +133,7 @@ describe('transaction_authorization', () => {
   });
 
   it('counts the login PIN apart: a locked login PIN leaves the transaction PIN working', async () => {
-    const account = await signUp(service, company);
+    const account = await payer();
     const login = { companyId: company.company_id, userId: account.userId, pinType: 'login' as const };
     const nowSeconds = epochSeconds(service.clock);
     const attempt = (attemptId: string) =>
@@ -136,7 +149,7 @@ describe('transaction_authorization', () => {
   });
 
   it('authorizes one reference per user once while its authorization lives (400, code 1, on reference), again after expiry', async () => {
-    const [ada, grace] = [await signUp(service, company), await signUp(service, company)];
+    const [ada, grace] = [await payer(), await payer()];
     const body = payment();
     await authorized(ada, body);
     const twice = await authorize(ada, { ...body, amount: '11' });
@@ -165,7 +178,7 @@ describe('transaction_authorization', () => {
     ['reference', 'a\nb', 'control characters'],
     ['transaction_pin', 1397, '4 to 6 digits'],
   ])('refuses %s %j with 400, code 1, on that field, before the PIN is counted', async (field, value, detail) => {
-    const account = await signUp(service, company);
+    const account = await payer();
     const answer = await authorize(account, { ...payment(), [field]: value });
     expectFailure(answer, 400, 1);
     expect(answer.body.data.errors).toEqual([{ code: 1, field, detail: expect.stringContaining(detail) }]);
@@ -174,7 +187,7 @@ describe('transaction_authorization', () => {
   });
 
   it('never approves with a transaction PIN changed between its check and its write: 17, no authorization stored', async () => {
-    const account = await signUp(service, company);
+    const account = await payer();
     const user = userKey(company.company_id, account.userId);
     // Just before the authorization's transaction leaves, the PIN is changed (its version moves on).
     let changed = false;
@@ -209,17 +222,112 @@ describe('transaction_authorization', () => {
   });
 
   it('refuses a call without a valid token (401, code 4)', async () => {
-    const account = await signUp(service, company);
+    const account = await payer();
     expectFailure(await authorize({ ...account, authorization: 'Token nope' }, payment()), 401, 4);
     // A token of this company is no token in another.
     expectFailure(await authorize(account, payment(), await newCompany(service)), 401, 4);
   });
 });
 
+describe('transaction_authorization from an SMS-strength session (contract 3.15)', () => {
+  const smsAuthorize = (account: Account, on: Company, body: Record<string, unknown>) =>
+    invoke(service.handlers.transactionAuthorization, {
+      path: PATH,
+      headers: { CompanyID: on.company_id, Authorization: account.authorization },
+      body: { transaction_pin: PIN, ...body },
+    });
+
+  it('approves nothing where the company allows no SMS payment in the currency: 403 code 5, needs strong, before the PIN is counted', async () => {
+    const account = await signUp(service, company);
+    for (const pin of [PIN, WRONG_PIN]) {
+      const answer = await smsAuthorize(account, company, { ...payment(), transaction_pin: pin });
+      expectFailure(answer, 403, 5);
+      expect(answer.body.data.needs).toBe('strong');
+    }
+    const limited = await createCompany(service.app.table, service.clock, 'euro only', { sms_payment_limit: { EUR: '50' } });
+    expectFailure(await smsAuthorize(await signUp(service, limited), limited, payment({ currency: 'USD' })), 403, 5);
+    // Nothing was compared: no tally holds a try.
+    const tries = await service.app.table.client.send(
+      new QueryCommand({
+        TableName: service.app.table.name,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :tries)',
+        ExpressionAttributeValues: { ':pk': userKey(company.company_id, account.userId).pk, ':tries': 'PINTRIES#' },
+        ConsistentRead: true,
+      }),
+    );
+    expect(tries.Items).toEqual([]);
+  });
+
+  it('approves within the company’s daily limit per currency, and refuses past it; two at once pass the limit once', async () => {
+    const limited = await createCompany(service.app.table, service.clock, 'limited', { sms_payment_limit: { EUR: '50' } });
+    const account = await signUp(service, limited);
+    const first = await smsAuthorize(account, limited, payment({ amount: '30' }));
+    expect(first.body.data.acr).toBe('sms');
+    const racing = await Promise.all([
+      smsAuthorize(account, limited, payment({ amount: '15' })),
+      smsAuthorize(account, limited, payment({ amount: '15' })),
+    ]);
+    expect(racing.map((answer) => answer.status).sort()).toEqual([200, 403]);
+    const past = await smsAuthorize(account, limited, payment({ amount: '5.0001' }));
+    expectFailure(past, 403, 5);
+    expect((await smsAuthorize(account, limited, payment({ amount: '5' }))).status).toBe(200);
+    // A day after the first, its 30 no longer count.
+    service.clock.advance(24 * 3600 + 1);
+    const dayLater = { ...account, authorization: await logIn(service, limited, account) };
+    expect((await smsAuthorize(dayLater, limited, payment({ amount: '30' }))).status).toBe(200);
+    service.clock.reset();
+  });
+
+  it('answers the payment service acr sms for an approval from an SMS-strength session', async () => {
+    const limited = await createCompany(service.app.table, service.clock, 'redeem sms', { sms_payment_limit: { EUR: '50' } });
+    const account = await signUp(service, limited);
+    const body = payment({ amount: '12' });
+    const answer = await smsAuthorize(account, limited, body);
+    const redeemed = await redeem({ ...body, company_id: limited.company_id, authorization_token: answer.body.data.authorization_token });
+    expect(redeemed.data.acr).toBe('sms');
+  });
+
+  it('approves nothing from an SMS-strength session while a change waits (a swapper’s reset of the PIN), whatever the limit', async () => {
+    const limited = await createCompany(service.app.table, service.clock, 'held', { sms_payment_limit: { EUR: '500' } });
+    const account = await signUp(service, limited);
+    const reset = await invoke(service.handlers.resetPin, {
+      path: '/wallet/v3/auth/reset_pin',
+      headers: { CompanyID: limited.company_id, Authorization: account.authorization },
+      body: {
+        pin_type: 2,
+        new_pin: '730264',
+        phone_verification_token: await provePhone(service, limited, String(account.registration.phone_number), {
+          authorization: account.authorization,
+        }),
+      },
+    });
+    expect(reset.body.data.pending).toBe(1);
+    for (const pin of [PIN, '730264']) {
+      const answer = await smsAuthorize(account, limited, { ...payment({ amount: '1' }), transaction_pin: pin });
+      expectFailure(answer, 403, 5);
+      expect(answer.body.data.needs).toBe('strong');
+    }
+  });
+
+  it('counts wrong PINs of SMS-strength sessions on their own tally: five lock those, a strong session still approves; ten a day over every tally lock all', async () => {
+    const limited = await createCompany(service.app.table, service.clock, 'tallies', { sms_payment_limit: { EUR: '500' } });
+    const { account, device } = await signUpWithDevice(service, limited);
+    const strong = { ...account, authorization: await strongSession(service, limited, device) };
+    for (let i = 0; i < 5; i++) expectFailure(await smsAuthorize(account, limited, { ...payment(), transaction_pin: WRONG_PIN }), 400, 17);
+    expectFailure(await smsAuthorize(account, limited, payment()), 400, 18);
+    expect((await smsAuthorize(strong, limited, payment())).status).toBe(200);
+    // Four more on the strong tally (a thief with the unlocked phone), and one: the day's ten, for every tally.
+    for (let i = 0; i < 4; i++) expectFailure(await smsAuthorize(strong, limited, { ...payment(), transaction_pin: WRONG_PIN }), 400, 17);
+    const tenth = await smsAuthorize(strong, limited, { ...payment(), transaction_pin: WRONG_PIN });
+    expectFailure(tenth, 400, 17);
+    expectFailure(await smsAuthorize(strong, limited, payment()), 400, 18);
+  });
+});
+
 describe('redeemAuthorization', () => {
   let ada: Account;
   beforeAll(async () => {
-    ada = await signUp(service, company);
+    ada = await payer();
   });
 
   it('redeems once, for the values approved, amounts compared as decimals', async () => {
@@ -236,6 +344,8 @@ describe('redeemAuthorization', () => {
         payee: 'Acme Coffee',
         reference: body.reference,
         authorized_date: expect.any(Number),
+        // How strong the approving session was (contract 3.15): the payment service sets its own limits by it.
+        acr: 'strong',
       },
     });
     expect(Math.abs(answer.data.authorized_date - service.clock.now() / 1000)).toBeLessThan(5);
@@ -277,7 +387,7 @@ describe('redeemAuthorization', () => {
   });
 
   it("refuses another company's token and an unknown one (19), a session token by its shape (1); another user's redeems to that user", async () => {
-    const grace = await signUp(service, company);
+    const grace = await payer();
     const body = payment();
     const adaToken = await authorized(ada, body);
     const graceToken = await authorized(grace, body);
@@ -350,7 +460,7 @@ describe('logs', () => {
     const capture = captureLogs();
     let token: string;
     try {
-      const account = await signUp(service, company);
+      const account = await payer();
       const body = payment({ amount: '734.19', payee: 'Payee 8842' });
       await authorize(account, { ...body, transaction_pin: WRONG_PIN });
       token = await authorized(account, body);
@@ -402,7 +512,7 @@ describe('DynamoDB requests per outcome (scripts/bench/minimum-round-trips.ts)',
   }
 
   it('makes the documented minimum for each outcome of both functions', async () => {
-    const account = await signUp(warm, company);
+    const account = await payer(warm);
     const minimum = (name: 'transactionAuthorization' | 'redeemAuthorization', outcome: string) =>
       MINIMUM_ROUND_TRIPS[name]![outcome]!.requests;
     const body = payment();
@@ -417,5 +527,15 @@ describe('DynamoDB requests per outcome (scripts/bench/minimum-round-trips.ts)',
     expect(await counted(() => redeem({ ...payload, amount: '1' }, warm))).toBe(minimum('redeemAuthorization', 'other values (19)'));
     expect(await counted(() => redeem(payload, warm))).toBe(minimum('redeemAuthorization', 'redeemed'));
     expect(await counted(() => redeem(payload, warm))).toBe(minimum('redeemAuthorization', 'used (19)'));
+    // From an SMS-strength session of a company that allows it: the day's SMS payments read, then counted with the authorization.
+    const smsCompany = await createCompany(warm.app.table, warm.clock, 'sms payments', { sms_payment_limit: { EUR: '100' } });
+    const smsAccount = await signUp(warm, smsCompany);
+    const smsPayment = () =>
+      invoke(warm.handlers.transactionAuthorization, {
+        path: PATH,
+        headers: { CompanyID: smsCompany.company_id, Authorization: smsAccount.authorization },
+        body: { transaction_pin: PIN, ...payment() },
+      });
+    expect(await counted(smsPayment)).toBe(minimum('transactionAuthorization', 'SMS-strength session within the company’s limit'));
   });
 });

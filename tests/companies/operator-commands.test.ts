@@ -399,7 +399,16 @@ describe('npm run employee:create', () => {
       userId,
       userType: 1,
       sessionId: expect.stringMatching(/^[0-9a-f]{32}$/),
-      session: { began: 'register', beganAt: expect.any(Number), deviceKey: undefined },
+      // Registration proves no device: the session is SMS-strength (contract 3.15), so the back
+      // office's strong-only routes wait for the admin's PIN login on a settled device.
+      session: {
+        began: 'register',
+        beganAt: expect.any(Number),
+        acr: 'sms',
+        authTime: expect.any(Number),
+        credentialAt: undefined,
+        deviceKey: undefined,
+      },
     });
     expect((await getUser(service.app.table, companyId, userId))?.cretaed_by).toBe('operator');
   });

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { setEmployeeRole } from '../../lib/admin/employee-role.js';
 import type { SigningKeySources } from '../../lib/app.js';
 import { epochSeconds } from '../../lib/clock.js';
-import type { Company } from '../../lib/companies/companies.js';
+import { type Company, updateCompanySettings } from '../../lib/companies/companies.js';
 import { readConfig } from '../../lib/config.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { newId } from '../../lib/ids.js';
@@ -40,13 +40,14 @@ import {
   NOTIFICATION_PREFIX,
   notificationKey,
   otpKey,
-  PENDING_PHONE_CHANGE_SORT_KEY,
-  pendingPhoneChangeKey,
+  PENDING_CHANGE_PREFIX,
+  pendingChangeKey,
   phoneChangeIndexKey,
   phoneClaimKey,
   phoneFailuresKey,
   phoneProofKey,
   phoneSendLimitKey,
+  pinDailyKey,
   pinTriesKey,
   prefixSendLimitKey,
   REFERRAL_COUNT_PREFIX,
@@ -55,6 +56,7 @@ import {
   SESSION_PREFIX,
   STAFF_ACTION_PREFIX,
   sessionKey,
+  smsPaymentsKey,
   staffActionKey,
   staffLogKey,
   staffLookupsKey,
@@ -64,12 +66,12 @@ import {
   userDeviceKey,
   userKey,
 } from '../../lib/store/keys.js';
-import { pendingChangePut, phoneChangeIndexPut } from '../../lib/store/pending-phone-change-store.js';
+import { pendingChangePut, phoneChangeIndexPut } from '../../lib/store/pending-change-store.js';
 import { pinTriesClear } from '../../lib/store/pin-store.js';
 import { writeTransaction } from '../../lib/store/transactions.js';
-import { otpLogin, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
+import { otpLogin, PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import { AdjustableClock } from '../harness/adjustable-clock.js';
-import { newDeviceKeyPair } from '../harness/device-keys.js';
+import { newDeviceKeyPair, signedStepUp } from '../harness/device-keys.js';
 import { startFakeEventBridge } from '../harness/eventbridge-fake.js';
 import { type StreamPoller, startStreamPoller } from '../harness/stream-poller.js';
 import {
@@ -152,6 +154,8 @@ const settings = {
   ACCESS_TOKEN_TTL_SECONDS: String(90 * 24 * 3600),
   // A deletion is due at once: the flows run the eraser on it.
   ACCOUNT_ERASE_AFTER_DAYS: '0',
+  // A strong session is still fresh after the touch interval (an hour), so each function that needs one records its use.
+  STEP_UP_MAX_AGE_SECONDS: '7200',
 };
 const config = readConfig(testEnvironment(settings));
 const clock = new AdjustableClock();
@@ -236,11 +240,13 @@ const BY_SORT_KEY: [string, (sk: string) => boolean][] = [
   // A Query of a user's whole partition (their export) names no sort key: it is the user's.
   ['user', (sk) => sk === userKey(newId(), newId()).sk || sk === ''],
   ['pinTries', (sk) => sk.startsWith('PINTRIES#')],
+  ['pinDaily', (sk) => sk.startsWith('PINDAY#')],
+  ['smsPayments', (sk) => sk.startsWith('SMSPAY#')],
   ['staffAction', (sk) => sk.startsWith(STAFF_ACTION_PREFIX)],
   ['userDevice', (sk) => sk.startsWith(USER_DEVICE_PREFIX)],
   ['deviceIndex', (sk) => sk === deviceIndexKey(newId(), newId()).sk],
   ['deviceNonce', (sk) => sk === deviceNonceKey(newId(), newId(), 'n').sk.slice(0, -1) || sk.startsWith('NONCE#')],
-  ['pendingPhoneChange', (sk) => sk === PENDING_PHONE_CHANGE_SORT_KEY],
+  ['pendingChange', (sk) => sk.startsWith(PENDING_CHANGE_PREFIX)],
 ];
 
 /** The kind of item a key is: the one partition pattern it matches, and in a user's partition its sort key. */
@@ -624,16 +630,18 @@ async function everyFlow(): Promise<void> {
   expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: wrongAgain } })).status).toBe(400);
   expect((await invoke(handlers.notFound, { path: '/nowhere', headers: headers() })).status).toBe(404);
 
-  // Transaction authorization, after an hour so the session's use is recorded: a right PIN, the
-  // same reference again (the tries cleared alone), wrong PINs to the lock (its notice), locked.
-  const payer = await signUp(recorded, company);
+  // Transaction authorization from a strong session (a PIN login on the device registration bound),
+  // after an hour so the session's use is recorded: a right PIN, the same reference again (the tries
+  // cleared alone), wrong PINs to the lock (its notice), locked.
+  const { account: payer, device: payerDevice } = await signUpWithDevice(recorded, company);
+  const strongPayer = await strongSession(recorded, company, payerDevice);
   service.clock.advance(3601);
   const payment = { amount: '10.50', currency: 'EUR', payee: 'Acme Coffee', reference: `order-${newId()}` };
-  const authorize = (pin: string) =>
+  const authorize = (pin: string, authorization = strongPayer, paid = payment) =>
     invoke(handlers.transactionAuthorization, {
       path: '/a',
-      headers: headers(payer.authorization),
-      body: { ...payment, transaction_pin: pin },
+      headers: headers(authorization),
+      body: { ...paid, transaction_pin: pin },
     });
   const authorized = await authorize(String(payer.registration.transaction_pin));
   expect(authorized.status, JSON.stringify(authorized.body)).toBe(200);
@@ -646,6 +654,19 @@ async function everyFlow(): Promise<void> {
   const redeem = { ...payment, company_id: company.company_id, authorization_token: authorized.body.data.authorization_token };
   expect(await invoked.redeemAuthorization({ ...redeem, amount: '10.51' }, lambdaContext())).toMatchObject({ error: [19] });
   expect(await invoked.redeemAuthorization(redeem, lambdaContext())).toMatchObject({ success: 1 });
+  // From an SMS-strength session (the registration's): within the company's daily limit (counted in
+  // the user's window), then past it (403 code 5).
+  await updateCompanySettings(service.app.table, service.clock, company.company_id, { sms_payment_limit: { EUR: '20' } });
+  service.clock.advance(service.app.config.companyCacheSeconds + 1);
+  const smsPaid = (amount: string) =>
+    authorize(String(payer.registration.transaction_pin), payer.authorization, { ...payment, amount, reference: `order-${newId()}` });
+  expect((await smsPaid('12')).status).toBe(200);
+  expect((await smsPaid('12')).body.error).toEqual([5]);
+  // A day on (a new PIN login), a wrong PIN opens the day's next window.
+  service.clock.advance(24 * 3600 + 1);
+  const nextDay = await strongSession(recorded, company, payerDevice);
+  expect((await authorize('2468', nextDay)).body.error).toEqual([17]);
+  await service.app.table.client.send(new DeleteCommand(pinTriesClear(service.app.table, transactionPin).Delete!));
   await deviceFlows();
   await accountFlows();
   await backOfficeFlows();
@@ -687,6 +708,8 @@ async function deletionFlows(): Promise<void> {
   const newPhone = `+1${randomPhoneNumber()}`;
   const change = {
     change_id: newId(),
+    kind: 'phone' as const,
+    acr: 'sms' as const,
     user_type: 2,
     dial_code: '+1',
     phone_number: newPhone.slice(2),
@@ -710,76 +733,191 @@ async function deletionFlows(): Promise<void> {
   }
 }
 
-/** change_pin (wrong until locked, right with a few and with many other sessions) and reset_pin (by a recent OTP login, by a proof). */
+/**
+ * change_pin (wrong until locked; right from a strong session with a few and with many other
+ * sessions; held from an SMS-strength one) and reset_pin (held from a recent OTP login; at once from a
+ * strong session with a proof, superseding the one that waited); a held PIN put in place at its next
+ * check once due.
+ */
 async function pinFlows(): Promise<void> {
-  const account = await signUp(recorded, company, PINS);
+  const { account, device } = await signUpWithDevice(recorded, company);
   const change = (authorization: string, body: unknown) =>
     invoke(handlers.changePin, { path: '/c', headers: headers(authorization), body });
   const reset = (authorization: string, body: unknown) => invoke(handlers.resetPin, { path: '/r', headers: headers(authorization), body });
   for (let i = 0; i < service.app.config.pinMaxFailures; i++) {
     expect((await change(account.authorization, { pin_type: 2, current_pin: '1357', new_pin: '8052' })).status).toBe(400);
   }
-  // After an hour unused, so the session's use is recorded.
+  // After an hour unused, so the session's use is recorded: a strong session changes at once.
+  const strong = await strongSession(recorded, company, device);
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
   await logIn(recorded, company, account);
-  const changed = await change(account.authorization, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' });
-  expect(changed.body.data.revoked, JSON.stringify(changed.body)).toBe(1);
+  const changed = await change(strong, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' });
+  expect(changed.body.data.revoked, JSON.stringify(changed.body)).toBe(2);
   await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1);
-  expect((await change(account.authorization, { pin_type: 1, current_pin: '8052', new_pin: '5207' })).status).toBe(200);
-  // A reset by a proof verified with the user's token, after an hour (the session's use recorded), with
-  // another session to end; then one by a session begun by OTP login, with many.
-  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
-  const older = await logIn(recorded, company, account);
-  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
-  const proving = await logIn(recorded, company, account);
-  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
-  const proof = await provePhone(recorded, company, String(account.registration.phone_number), { authorization: proving });
-  const byProof = await reset(older, { pin_type: 1, new_pin: '2580', phone_verification_token: proof });
-  expect(byProof.body.data.revoked, JSON.stringify(byProof.body)).toBeGreaterThan(0);
+  expect((await change(strong, { pin_type: 1, current_pin: '8052', new_pin: '5207' })).status).toBe(200);
+  // From an SMS-strength session (an OTP login's), a change and a reset wait; the number is told.
   service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
   const otpSession = await logIn(recorded, company, account);
-  await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1);
-  expect((await reset(otpSession, { pin_type: 2, new_pin: '730264' })).status).toBe(200);
-  // The transaction PIN changed too: its own hash and version.
-  expect((await change(otpSession, { pin_type: 2, current_pin: '730264', new_pin: '582916' })).status).toBe(200);
+  expect((await change(otpSession, { pin_type: 1, current_pin: '5207', new_pin: '2580' })).body.data.pending).toBe(1);
+  expect((await reset(otpSession, { pin_type: 2, new_pin: '730264' })).body.data.pending).toBe(1);
+  // A wrong login PIN from that session (no device: its own tally), which the reset below clears.
+  expect((await change(otpSession, { pin_type: 1, current_pin: '1357', new_pin: '2580' })).body.error).toEqual([17]);
+  // A strong session with a proof verified with the user's token resets at once, the held reset superseded.
+  const fresh = await strongSession(recorded, company, device, '5207');
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  const proof = await provePhone(recorded, company, String(account.registration.phone_number), { authorization: strong });
+  const byProof = await reset(fresh, { pin_type: 1, new_pin: '4826', phone_verification_token: proof });
+  expect(byProof.status, JSON.stringify(byProof.body)).toBe(200);
+  expect(byProof.body.data.revoked).toBeGreaterThan(0);
+  // Once due, the held transaction PIN is put in place by its next check (its change done, every session but the asking one ended).
+  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600 + 1);
+  const another = await logIn(recorded, company, account);
+  const held = await change(another, { pin_type: 2, current_pin: '730264', new_pin: '582916' });
+  expect(held.body.data.pending).toBe(1);
+  // Cancelled from another session, after the touch interval (its use recorded).
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  const cancelled = await invoke(handlers.userChangesCancel, {
+    path: '/c',
+    headers: headers(another),
+    body: { change_id: held.body.data.change_id },
+  });
+  expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+  // Held again, then superseded by a strong session's change of the same PIN.
+  expect((await change(another, { pin_type: 2, current_pin: '730264', new_pin: '582916' })).body.data.pending).toBe(1);
+  const stronger = await strongSession(recorded, company, device, '4826');
+  expect((await change(stronger, { pin_type: 2, current_pin: '730264', new_pin: '582916' })).body.data.revoked).toBeGreaterThan(0);
+  await pinDayFlows();
 }
 
-/** Binding at registration and OTP login (a new key, the same key, a third removing the least recently used), PIN login, the list and removal. */
+/**
+ * The day's cap of wrong login PINs (contract 3.15), which counts the devices bound after the latest
+ * right PIN: a window opened by a wrong PIN, opened anew a day later, and given back whole by a right
+ * PIN alone in its window.
+ */
+async function pinDayFlows(): Promise<void> {
+  const { account } = await signUpWithDevice(recorded, company);
+  const bind = async () => {
+    const keys = newDeviceKeyPair();
+    const bound = await otpLogin(recorded, company, account, { device_public_key: keys.publicKey });
+    return { ...keys, deviceKey: bound.body.data.device_key as string };
+  };
+  const newer = await bind();
+  expect((await pinLogin(recorded, company, newer, '1357')).body.error).toEqual([17]);
+  service.clock.advance(24 * 3600 + 1);
+  expect((await pinLogin(recorded, company, newer, '1357')).body.error).toEqual([17]);
+  expect((await pinLogin(recorded, company, newer, PINS.login_pin)).status).toBe(200);
+  service.clock.advance(24 * 3600 + 1);
+  // Settled by time now, both slots are: the newer one goes, from its own strong session, to free one.
+  const onNewer = await strongSession(recorded, company, newer);
+  expect(
+    (await invoke(handlers.devicesRemove, { path: '/x', headers: headers(onNewer), body: { device_key: newer.deviceKey } })).status,
+  ).toBe(200);
+  const alone = await pinLogin(recorded, company, await bind(), PINS.login_pin);
+  expect(alone.status, JSON.stringify(alone.body)).toBe(200);
+}
+
+/**
+ * Binding at registration (settled) and OTP login (on probation: a new key, the same key, new keys up
+ * to the most on probation, one more removing the oldest on probation), PIN login (strong on the
+ * settled device, holding the others; SMS-strength on one on probation), the list, removal (at once
+ * on probation, held for a settled device and put in place once due), approval, step-up and not_me.
+ */
 async function deviceFlows(): Promise<void> {
   const { account, device } = await signUpWithDevice(recorded, company);
   const second = newDeviceKeyPair();
   const bound = await otpLogin(recorded, company, account, { device_public_key: second.publicKey });
   expect(bound.status, JSON.stringify(bound.body)).toBe(200);
-  // PIN logins: right, a bad signature, an unknown device, wrong until locked, locked.
+  const secondDevice = { ...second, deviceKey: bound.body.data.device_key as string };
+  // PIN logins: right (strong: it holds the second on probation), a bad signature, an unknown device,
+  // one on probation (SMS-strength), wrong until the device's tally locks, locked.
   expect((await pinLogin(recorded, company, device, PINS.login_pin)).status).toBe(200);
   expect((await pinLogin(recorded, company, { ...newDeviceKeyPair(), deviceKey: device.deviceKey }, PINS.login_pin)).status).toBe(401);
   expect((await pinLogin(recorded, company, { ...device, deviceKey: newId() }, PINS.login_pin)).status).toBe(401);
-  for (let i = 0; i < service.app.config.pinMaxFailures; i++) expect((await pinLogin(recorded, company, device, '1357')).status).toBe(400);
-  expect((await pinLogin(recorded, company, device, PINS.login_pin)).body.error).toEqual([18]);
-  // The same key again: the second device is now the most recently used.
+  expect((await pinLogin(recorded, company, secondDevice, PINS.login_pin)).status).toBe(200);
+  for (let i = 0; i < service.app.config.pinMaxFailures; i++)
+    expect((await pinLogin(recorded, company, secondDevice, '1357')).status).toBe(400);
+  expect((await pinLogin(recorded, company, secondDevice, PINS.login_pin)).body.error).toEqual([18]);
+  // The same key again.
   expect((await otpLogin(recorded, company, account, { device_public_key: second.publicKey })).status).toBe(200);
-  // The first device, the least recently used, with more sessions than one transaction ends, goes for a third.
-  await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1, device.deviceKey);
+  // Two slots (MAX_DEVICES_PER_USER here): the second, on probation, with more sessions than one
+  // transaction ends, goes when a third needs its slot; the third goes, its few sessions in the
+  // binding's transaction, for a fourth. The settled device stays.
+  await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1, secondDevice.deviceKey);
   const third = await otpLogin(recorded, company, account, { device_public_key: newDeviceKeyPair().publicKey });
   expect(third.status, JSON.stringify(third.body)).toBe(200);
-  // A fourth removes the second, whose few sessions end in the binding's transaction.
   const fourth = await otpLogin(recorded, company, account, { device_public_key: newDeviceKeyPair().publicKey });
   expect(fourth.status, JSON.stringify(fourth.body)).toBe(200);
   const plain = await otpLogin(recorded, company, account);
   const token = `Token ${plain.body.data.token.token}`;
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
   expect((await invoke(handlers.devices, { method: 'GET', path: '/d', headers: headers(token) })).status).toBe(200);
-  // Removal: a device with its one session; one with more sessions than one transaction ends; one not the user's.
-  const remove = (deviceKey: string) =>
-    invoke(handlers.devicesRemove, { path: '/x', headers: headers(token), body: { device_key: deviceKey } });
+  // Removal: one on probation with its one session, at once; one with more sessions than one
+  // transaction ends (bound an hour on: the phone's sends of an hour are spent); one not the user's;
+  // the settled one, held (an SMS-strength session).
+  const remove = (deviceKey: string, authorization = token) =>
+    invoke(handlers.devicesRemove, { path: '/x', headers: headers(authorization), body: { device_key: deviceKey } });
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
-  expect((await remove(third.body.data.device_key)).body.data.revoked).toBe(1);
-  await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1, fourth.body.data.device_key);
-  expect((await remove(fourth.body.data.device_key)).status).toBe(200);
+  const removedFourth = await remove(fourth.body.data.device_key);
+  expect(removedFourth.body.data.revoked, JSON.stringify(removedFourth.body)).toBe(1);
+  service.clock.advance(3601);
+  const fifth = await otpLogin(recorded, company, account, { device_public_key: newDeviceKeyPair().publicKey });
+  await storeSessions(account, MAX_SESSIONS_IN_TRANSACTION + 1, fifth.body.data.device_key);
+  expect((await remove(fifth.body.data.device_key)).status).toBe(200);
   expect((await remove(newId())).status).toBe(404);
+  expect((await remove(device.deviceKey)).body.data.pending).toBe(1);
+  // Due: the next listing puts it in place.
+  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600 + 1);
+  expect((await invoke(handlers.devices, { method: 'GET', path: '/d', headers: headers(token) })).body.data.devices).toEqual([]);
   // With its session over, a removal sent with a key looks for a first outcome of that session's: none, 401.
   expect((await invoke(handlers.logout, { path: '/o', headers: headers(token) })).status).toBe(200);
-  expect((await remove(third.body.data.device_key)).status).toBe(401);
+  expect((await remove(fourth.body.data.device_key)).status).toBe(401);
+  await strongDeviceFlows();
+}
+
+/**
+ * What a strong session does with devices: approves one on probation, steps up once its proof is old,
+ * and says "Not me" (a change that waited cancelled, a device on probation removed, other sessions ended).
+ */
+async function strongDeviceFlows(): Promise<void> {
+  const { account, device } = await signUpWithDevice(recorded, company);
+  const onProbation = (await otpLogin(recorded, company, account, { device_public_key: newDeviceKeyPair().publicKey })).body.data
+    .device_key;
+  const strong = await strongSession(recorded, company, device);
+  const post = (endpoint: 'devicesApprove' | 'stepUp' | 'userSecurityNotMe' | 'resetPin', body: unknown, authorization = strong) =>
+    invoke(handlers[endpoint], { path: '/s', headers: headers(authorization), body });
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  expect((await post('devicesApprove', { device_key: onProbation })).status).toBe(200);
+  // Both slots settled: an OTP login's binding is refused (DEVICE_LIMIT), the login itself succeeds.
+  const refused = await otpLogin(recorded, company, account, { device_public_key: newDeviceKeyPair().publicKey });
+  expect(refused.body.data.device_refused.code).toBe(22);
+  // The approved device goes at once, from the strong session: a slot on probation again.
+  expect((await invoke(handlers.devicesRemove, { path: '/x', headers: headers(strong), body: { device_key: onProbation } })).status).toBe(
+    200,
+  );
+  // A swapper's held reset and a new device on probation, for not_me to undo.
+  const swapper = await otpLogin(recorded, company, account, { device_public_key: newDeviceKeyPair().publicKey });
+  const swapped = `Token ${swapper.body.data.token.token}`;
+  expect((await post('resetPin', { pin_type: 1, new_pin: '8052' }, swapped)).body.data.pending).toBe(1);
+  // And a phone change that waits (the swapper phished the login PIN): not_me frees its number's index.
+  const away = randomPhoneNumber();
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  const proof = await provePhone(recorded, company, away, { authorization: swapped });
+  const moving = await invoke(handlers.userPhoneChange, {
+    path: '/c',
+    headers: headers(swapped),
+    body: { dial_code: '+1', phone_number: away, phone_verification_token: proof, login_pin: PINS.login_pin },
+  });
+  expect(moving.body.data.pending, JSON.stringify(moving.body)).toBe(1);
+  service.clock.advance(service.app.config.stepUpMaxAgeSeconds + 1);
+  expect((await post('userSecurityNotMe', {})).body.data.needs).toBe('strong_fresh');
+  const stepped = await post('stepUp', signedStepUp(device, company.company_id, PINS.login_pin, epochSeconds(service.clock)));
+  expect(stepped.status, JSON.stringify(stepped.body)).toBe(200);
+  const undone = await post('userSecurityNotMe', {}, `Token ${stepped.body.data.token.token}`);
+  expect(undone.body.data).toMatchObject({ cancelled: 2, devices_removed: 1 });
+  // Wrong PINs at step-up count on the device's tally, to its lock (and its notice).
+  for (let i = 0; i < service.app.config.pinMaxFailures; i++) {
+    expect((await post('stepUp', signedStepUp(device, company.company_id, '1357', epochSeconds(service.clock)))).body.error).toEqual([17]);
+  }
 }
 
 /**
@@ -824,7 +962,8 @@ async function backOfficeFlows(): Promise<void> {
   // One to another number replaces it (its index item deleted); support cancels that, after the touch interval.
   const replacing = await act('adminUsersPhoneRecover', agentSession, { dial_code: '+1', phone_number: randomPhoneNumber() });
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
-  expect((await act('adminUsersPhoneCancel', agentSession, { change_id: replacing.body.data.change_id })).status).toBe(200);
+  const cancelled = await act('adminUsersPhoneCancel', agentSession, { change_id: replacing.body.data.change_id });
+  expect(cancelled.status, JSON.stringify([replacing.body, cancelled.body])).toBe(200);
   const recovery = await act('adminUsersPhoneRecover', agentSession, { dial_code: '+1', phone_number: newNumber });
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
   const approval = await act('adminUsersPhoneApprove', session, { change_id: recovery.body.data.change_id });
@@ -1007,6 +1146,14 @@ async function phoneChangeFlows(): Promise<void> {
   // The touch interval made that session stale (over 10 minutes): a fresh OTP login for the next change.
   service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
   otp = await logIn(recorded, company, moved);
+  // changes/cancel takes a phone change too (its index by the new number freed).
+  const another = await pending(randomPhoneNumber());
+  const cancelled = await invoke(handlers.userChangesCancel, {
+    path: '/x',
+    headers: headers(otp),
+    body: { change_id: another.body.data.change_id },
+  });
+  expect(cancelled.body.data.kind).toBe('phone');
   const completing = randomPhoneNumber();
   expect((await pending(completing)).body.data.pending).toBe(1);
   expect(
@@ -1085,7 +1232,7 @@ describe('the role of each function (serverless/permissions.cjs)', () => {
     const attributesOf = (name: string) => (permissions[name]!.table ?? []).flatMap((grant) => grant.attributes ?? []);
     expect(attributesOf('transactionAuthorization')).not.toContain('login_pin_hash');
     expect(attributesOf('loginPin')).not.toContain('transaction_pin_hash');
-    expect(attributesOf('devicesRemove')).toEqual(['device_count', 'last_used_at', 'ended_reason', 'ended_at_ms']);
+    expect(attributesOf('devicesRemove')).toEqual(['device_count', 'unread', 'last_used_at', 'ended_reason', 'ended_at_ms']);
   });
 
   it('names every function of the service', () => {
@@ -1126,6 +1273,8 @@ describe('the kinds of item (serverless/key-kinds.cjs)', () => {
       phoneFailures: phoneFailuresKey(company, phone),
       addressLimit: addressLimitKey('2001:db8::1', 'VERIFIES', 1),
       pinTries: pinTriesKey(company, user, 'transaction'),
+      pinDaily: pinDailyKey(company, user, 'login'),
+      smsPayments: smsPaymentsKey(company, user, 'EUR'),
       authorization: authorizationKey(company, hashToken(randomUUID())),
       // A reference may hold another kind's marker and stays a reference claim.
       authorizationReference: authorizationReferenceKey(company, user, 'order#PHONE#1'),
@@ -1139,7 +1288,7 @@ describe('the kinds of item (serverless/key-kinds.cjs)', () => {
       staffLog: staffLogKey(company, Date.now(), newId()),
       staffAction: staffActionKey(company, user, Date.now(), newId()),
       staffLookups: staffLookupsKey(company, user, 490_000),
-      pendingPhoneChange: pendingPhoneChangeKey(company, user),
+      pendingChange: pendingChangeKey(company, user, 'phone'),
       phoneChangeIndex: phoneChangeIndexKey(company, phone, 2),
     };
     expect(Object.keys(keys).sort()).toEqual(Object.keys(keyKinds).sort());

@@ -288,7 +288,7 @@ describe('the packaged CloudFormation', () => {
     }
   });
 
-  it('lets only smsSend publish SMS, and only to phone numbers; login_phone, phone/change and verify_otp (the old number warned) only queue them', () => {
+  it('lets only smsSend publish SMS, and only to phone numbers; the functions that send a code or warn the number only queue them', () => {
     const publishers = roleIds().filter((roleId) => statementsOf(roleId).some((statement) => statement.Action.includes('sns:Publish')));
     expect(publishers).toEqual(['SmsSendRole']);
     expect(statementsOf('SmsSendRole').filter((statement) => statement.Action.includes('sns:Publish'))).toEqual([
@@ -299,10 +299,14 @@ describe('the packaged CloudFormation', () => {
       statementsOf(roleId).some((statement) => statement.Action.some((action: string) => action.startsWith('sqs:'))),
     );
     // The events' publisher sends to its own dead-letter queue only (below).
+    // A PIN reset or change and a device's removal held by an SMS-strength session queue a warning (3.15).
     expect(queueUsers.sort()).toEqual([
       'AdminUsersPhoneApproveRole',
+      'ChangePinRole',
+      'DevicesRemoveRole',
       'EventsPublishRole',
       'LoginPhoneRole',
+      'ResetPinRole',
       'SmsSendRole',
       'UserPhoneChangeRole',
       'VerifyOtpRole',
@@ -310,14 +314,17 @@ describe('the packaged CloudFormation', () => {
     const smsQueueUsers = queueUsers.filter((roleId) =>
       statementsOf(roleId).some((statement) => JSON.stringify(statement.Resource ?? '').includes('"SmsQueue"')),
     );
-    expect(smsQueueUsers.sort()).toEqual([
+    const senders = [
       'AdminUsersPhoneApproveRole',
+      'ChangePinRole',
+      'DevicesRemoveRole',
       'LoginPhoneRole',
-      'SmsSendRole',
+      'ResetPinRole',
       'UserPhoneChangeRole',
       'VerifyOtpRole',
-    ]);
-    for (const sender of ['AdminUsersPhoneApproveRole', 'LoginPhoneRole', 'UserPhoneChangeRole', 'VerifyOtpRole']) {
+    ];
+    expect(smsQueueUsers.sort()).toEqual([...senders, 'SmsSendRole'].sort());
+    for (const sender of senders) {
       expect(statementsOf(sender).filter((statement) => statement.Action.some((action: string) => action.startsWith('sqs:')))).toEqual([
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: queueArn },
       ]);
@@ -384,12 +391,12 @@ describe('the packaged CloudFormation', () => {
       const names = [...(granted.secret ? ['server-secret'] : []), ...(signing[granted.signingKeys ?? ''] ?? [])];
       expect(ssm, roleId).toEqual(names.length ? [{ Effect: 'Allow', Action: ['ssm:GetParameter'], Resource: names.map(parameter) }] : []);
     }
-    // Only the functions that answer a session read the private keys.
+    // Only the functions that answer a session (a step-up: its new access token) read the private keys.
     const signers = Object.entries(permissions)
       .filter(([, granted]) => granted.signingKeys === 'sign')
       .map(([name]) => name)
       .sort();
-    expect(signers).toEqual(['loginPin', 'tokenRefresh', 'userRegister', 'verifyOtp']);
+    expect(signers).toEqual(['loginPin', 'stepUp', 'tokenRefresh', 'userRegister', 'verifyOtp']);
     for (const fn of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         SERVER_SECRET_PARAMETER: '/wallet-auth/ci/server-secret',

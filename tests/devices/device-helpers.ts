@@ -3,8 +3,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { NOTIFICATION_PREFIX, pinTriesKey, sessionKey, userKey } from '../../lib/store/keys.js';
+import { NOTIFICATION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
+import { queryPinTallies } from '../../lib/store/pin-store.js';
 import type { SessionRecord } from '../../lib/store/session-store.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from '../harness/device-keys.js';
 import { type Account, codeIn, type InProcessService, invoke, outboxMessages, sessionIdOf, signUp } from '../helpers.js';
@@ -76,16 +77,10 @@ export async function sessionOf(
   return Item?.ended_reason === undefined ? (Item as SessionRecord | undefined) : undefined;
 }
 
-/** How many wrong tries a user's login PIN holds now. */
+/** How many wrong tries a user's login PIN holds now, over its tallies (one per device, one for sessions with no device). */
 export async function loginPinTries(service: InProcessService, company: Company, account: Account): Promise<number> {
-  const { Item } = await service.app.table.client.send(
-    new GetCommand({
-      TableName: service.app.table.name,
-      Key: pinTriesKey(company.company_id, account.userId, 'login'),
-      ConsistentRead: true,
-    }),
-  );
-  return (Item?.tries as Set<string> | undefined)?.size ?? 0;
+  const tallies = await queryPinTallies(service.app.table, { companyId: company.company_id, userId: account.userId, pinType: 'login' });
+  return tallies.reduce((sum, { tries }) => sum + tries, 0);
 }
 
 /** Whether a token works: the device list answers 200 with it. */
@@ -102,4 +97,11 @@ export async function tokenWorks(service: InProcessService, company: Company, au
 export async function noticeEvents(service: InProcessService, company: Company, userId: string): Promise<number[]> {
   const items = await queryPartitionPrefix(service.app.table, userKey(company.company_id, userId).pk, NOTIFICATION_PREFIX);
   return items.map((item) => item.notification_event_type as number);
+}
+
+/** The Authorization of a strong session (API contract 3.15): a PIN login just now on a settled device (one registration bound). */
+export async function strongSession(service: InProcessService, company: Company, device: Device, pin = PINS.login_pin): Promise<string> {
+  const login = await pinLogin(service, company, device, pin);
+  if (login.status !== 200) throw new Error(`PIN login answered ${login.status}: ${JSON.stringify(login.body)}`);
+  return `Token ${login.body.data.token.token}`;
 }

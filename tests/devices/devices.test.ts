@@ -5,6 +5,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { createBoundSession, deviceBindingOf } from '../../lib/devices/device-binding.js';
+import { getDevice } from '../../lib/store/device-store.js';
 import { USER_DEVICE_PREFIX, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { querySessions } from '../../lib/store/session-store.js';
@@ -19,6 +20,7 @@ import {
   sessionOf,
   noticeEvents as sharedNoticeEvents,
   signUpWithDevice,
+  strongSession,
   tokenWorks,
 } from './device-helpers.js';
 
@@ -74,6 +76,9 @@ describe('binding a device', () => {
         device_unique_id: 'u-1',
         created_date: expect.any(Number),
         last_used_date: expect.any(Number),
+        // Bound at registration: settled at once (contract 3.15).
+        settled: 1,
+        probation_ends_at: null,
         current: 1,
       },
     ]);
@@ -133,7 +138,7 @@ describe('binding a device', () => {
     expect(answer.body.data.errors[0].field).toBe('device_public_key');
   });
 
-  it('keeps at most MAX_DEVICES_PER_USER: one more removes the least recently used, with its sessions', async () => {
+  it('keeps at most MAX_DEVICES_PER_USER and never removes a settled device: one more removes the oldest on probation, with its sessions; with every slot settled the binding is refused (22) and the login succeeds', async () => {
     const on = twoDevices;
     const own = await newCompany(on);
     const { account, device: first } = await signUpWithDevice(on, own);
@@ -144,19 +149,18 @@ describe('binding a device', () => {
       return { device: { ...keys, deviceKey: answer.body.data.device_key } as Device, token: `Token ${answer.body.data.token.token}` };
     };
     const second = await bind();
-    // The first is used after the second was bound: the second is now the least recently used.
-    on.clock.advance(5);
-    const firstSession = await pinLogin(on, own, first, PINS.login_pin);
-    expect(firstSession.status).toBe(200);
+    // The first, settled, is used long before the second: still it stays, and the second, on probation, goes.
     on.clock.advance(5);
     const third = await bind();
     const kept = (
       await invoke(on.handlers.devices, { method: 'GET', path: '/d', headers: { CompanyID: own.company_id, Authorization: third.token } })
     ).body.data.devices;
-    expect(kept.map((device: { device_key: string }) => device.device_key)).toEqual([third.device.deviceKey, first.deviceKey]);
+    expect(kept.map((device: { device_key: string }) => device.device_key).sort()).toEqual(
+      [third.device.deviceKey, first.deviceKey].sort(),
+    );
     expect(await tokenWorks(on, own, second.token)).toBe(false);
     expectFailure(await pinLogin(on, own, second.device, PINS.login_pin), 401, 4);
-    expect(await tokenWorks(on, own, `Token ${firstSession.body.data.token.token}`)).toBe(true);
+    expect((await pinLogin(on, own, first, PINS.login_pin)).status).toBe(200);
     // Two new devices bound at once still leave two (the later binding reads again and removes another).
     const [fourth, fifth] = [newDeviceKeyPair(), newDeviceKeyPair()];
     // One phone has one live code: two logins at once are two sessions granted side by side.
@@ -176,27 +180,83 @@ describe('binding a device', () => {
     );
     expect(await deviceItems(on, own.company_id, account.userId)).toBe(2);
     expect((await getUser(on.app.table, own.company_id, account.userId, true))?.device_count).toBe(2);
+    // Past its probation with no strong login meanwhile, the one on probation settles: every slot settled.
+    on.clock.advance(on.app.config.credentialProbationHours * 3600 + 1);
+    const refused = await otpLogin(on, own, account, { device_public_key: newDeviceKeyPair().publicKey });
+    expect(refused.status).toBe(200);
+    expect(refused.body.data.device_refused).toEqual({ code: 22, detail: expect.any(String) });
+    expect(refused.body.data.device_key).toBeUndefined();
+    expect(await tokenWorks(on, own, `Token ${refused.body.data.token.token}`)).toBe(true);
+    expect(await deviceItems(on, own.company_id, account.userId)).toBe(2);
+  });
+
+  it('keeps at most PROBATION_DEVICES_MAX on probation: a fourth removes the oldest on probation, never the settled one', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const bound: string[] = [];
+    let latest = '';
+    for (let i = 0; i < 4; i++) {
+      // An hour on before the fourth: a phone's sends of an hour are spent.
+      if (i === 3) service.clock.advance(3601);
+      const answer = await otpLogin(service, company, account, { device_public_key: newDeviceKeyPair().publicKey });
+      bound.push(answer.body.data.device_key);
+      latest = `Token ${answer.body.data.token.token}`;
+    }
+    const listed = (await listDevices(latest)).body.data.devices as { device_key: string; settled: number }[];
+    expect(listed.map((item) => item.device_key).sort()).toEqual([device.deviceKey, ...bound.slice(1)].sort());
+    expect(listed.filter((item) => item.settled === 0)).toHaveLength(3);
   });
 });
 
 describe('devices/remove', () => {
-  it('ends the binding and every session bound to it, and answers how many', async () => {
+  it('removes a device on probation at once from any session, and a settled one at once from a fresh strong session: the binding and every session bound to it, answering how many', async () => {
     const { account, device } = await signUpWithDevice(service, company);
     const other = newDeviceKeyPair();
-    const kept = await otpLogin(service, company, account, { device_public_key: other.publicKey });
-    const keptToken = `Token ${kept.body.data.token.token}`;
-    const pinSession = `Token ${(await pinLogin(service, company, device, PINS.login_pin)).body.data.token.token}`;
-    const answer = await removeDevice(keptToken, device.deviceKey);
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    expect(answer.body).toEqual({ success: 1, error: [], data: { message: 'Device removed', revoked: 2 } });
-    expect(await tokenWorks(service, company, pinSession)).toBe(false);
+    const onProbation = await otpLogin(service, company, account, { device_public_key: other.publicKey });
+    const probationToken = `Token ${onProbation.body.data.token.token}`;
+    const answer = await removeDevice(account.authorization, onProbation.body.data.device_key);
+    expect(answer.body).toEqual({ success: 1, error: [], data: { message: 'Device removed', revoked: 1 } });
+    expect(await tokenWorks(service, company, probationToken)).toBe(false);
+    expectFailure(await pinLogin(service, company, { ...other, deviceKey: onProbation.body.data.device_key }, PINS.login_pin), 401, 4);
+    // The settled one, from a strong session on it: its sessions end, the registration's and the strong one itself.
+    const strong = await strongSession(service, company, device);
+    const settled = await removeDevice(strong, device.deviceKey);
+    expect(settled.body).toEqual({ success: 1, error: [], data: { message: 'Device removed', revoked: 2 } });
     expect(await tokenWorks(service, company, account.authorization)).toBe(false);
-    expect(await tokenWorks(service, company, keptToken)).toBe(true);
     expectFailure(await pinLogin(service, company, device, PINS.login_pin), 401, 4);
-    const listed = (await listDevices(keptToken)).body.data.devices;
-    expect(listed.map((item: { device_key: string }) => item.device_key)).toEqual([kept.body.data.device_key]);
     // Removed already: 404.
-    expectFailure(await removeDevice(keptToken, device.deviceKey), 404, 6);
+    const kept = `Token ${(await otpLogin(service, company, account)).body.data.token.token}`;
+    expectFailure(await removeDevice(kept, device.deviceKey), 404, 6);
+  });
+
+  it('holds the removal of a settled device asked from an SMS-strength session: it works until the hold ends, any session cancels it, and once due its next use or listing removes it', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const otp = `Token ${(await otpLogin(service, company, account)).body.data.token.token}`;
+    const held = await removeDevice(otp, device.deviceKey);
+    expect(held.body.data).toMatchObject({ message: 'Device removal pending', pending: 1 });
+    expect((await pinLogin(service, company, device, PINS.login_pin)).status).toBe(200);
+    // The owner cancels it from the device's own strong session.
+    const strong = await strongSession(service, company, device);
+    const cancel = await invoke(service.handlers.userChangesCancel, {
+      path: '/c',
+      headers: headers(strong),
+      body: { change_id: held.body.data.change_id },
+    });
+    expect(cancel.body.data).toEqual({ message: 'Device removal cancelled', kind: 'device_remove' });
+    // Asked again and left: once due, the device's next PIN login finds it removed.
+    const again = await removeDevice(otp, device.deviceKey);
+    expect(again.body.data.pending).toBe(1);
+    service.clock.advance(service.app.config.phoneChangeHoldHours * 3600 + 1);
+    expectFailure(await pinLogin(service, company, device, PINS.login_pin), 401, 4);
+    expect(await getDevice(service.app.table, company.company_id, device.deviceKey)).toBeUndefined();
+  });
+
+  it('answers a stale strong session’s removal of a settled device 403 code 5 with needs strong_fresh', async () => {
+    const { device } = await signUpWithDevice(service, company);
+    const strong = await strongSession(service, company, device);
+    service.clock.advance(service.app.config.stepUpMaxAgeSeconds);
+    const stale = await removeDevice(strong, device.deviceKey);
+    expectFailure(stale, 403, 5);
+    expect(stale.body.data).toEqual({ message: 'FORBIDDEN', needs: 'strong_fresh' });
   });
 
   it('answers 404, code 6, for another user’s device and for none, and 400 for a malformed key', async () => {
@@ -212,9 +272,8 @@ describe('devices/remove', () => {
   it('leaves no live session on a device removed while PIN logins race the removal, and is not held back by them', async () => {
     for (let round = 0; round < 3; round++) {
       const { account, device } = await signUpWithDevice(service, company);
-      const keeper = newDeviceKeyPair();
-      const kept = await otpLogin(service, company, account, { device_public_key: keeper.publicKey });
-      const keptToken = `Token ${kept.body.data.token.token}`;
+      // A fresh strong session removes the settled device at once (contract 3.15): the one the race is about.
+      const keptToken = await strongSession(service, company, device);
       // PIN logins on the device, one every few milliseconds from before the removal starts until after it answered.
       let answered = false;
       const removal = removeDevice(keptToken, device.deviceKey).finally(() => {

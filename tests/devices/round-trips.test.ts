@@ -18,7 +18,7 @@ it('makes exactly the documented minimum of DynamoDB requests for every device a
   await runDeviceScenarios(service, company, [randomPhoneNumber(), randomPhoneNumber()], async (spec) => {
     results.push(await runScenario(spec, counter));
   });
-  expect(results).toHaveLength(10);
+  expect(results).toHaveLength(17);
   for (const result of results) {
     const seen = { requests: result.requests, sequential: result.sequential, operations: result.operations };
     expect(result.matchesMinimum, `${result.endpoint} / ${result.outcome}: ${JSON.stringify(seen)}`).toBe(true);

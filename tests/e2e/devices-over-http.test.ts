@@ -49,6 +49,12 @@ const pinLogin = (device: { keys: { privateKey: any }; deviceKey: string }, pin:
       nonce,
     }),
   );
+/** A strong session (contract 3.15): a PIN login now on the device registration bound, so settled. */
+async function strongToken(device: { keys: { privateKey: any }; deviceKey: string }): Promise<string> {
+  const login = await pinLogin(device, LOGIN_PIN);
+  expect(login.status, JSON.stringify(login.body)).toBe(200);
+  return `Token ${login.body.data.token.token}`;
+}
 const works = async (authorization: string) => (await call('GET', '/wallet/v3/auth/devices', undefined, authorization)).status === 200;
 
 describe('trusted devices over HTTP', () => {
@@ -103,11 +109,13 @@ describe('trusted devices over HTTP', () => {
   it('leaves no live session on a device removed while a PIN login races the removal', async () => {
     for (let round = 0; round < 3; round++) {
       const device = await customerWithDevice();
+      // Removal from a strong session takes effect at once; from the registration's it would wait (3.15).
+      const strong = await strongToken(device);
       const [logins, removal] = await Promise.all([
         Promise.all([1, 2].map(() => pinLogin(device, LOGIN_PIN))),
-        call('POST', '/wallet/v3/auth/devices/remove', { device_key: device.deviceKey }, device.token),
+        call('POST', '/wallet/v3/auth/devices/remove', { device_key: device.deviceKey }, strong),
       ]);
-      expect(removal.status).toBe(200);
+      expect(removal.body).toEqual({ success: 1, error: [], data: { message: 'Device removed', revoked: expect.any(Number) } });
       for (const login of logins) {
         if (login.status === 200) expect(await works(`Token ${login.body.data.token.token}`)).toBe(false);
         else expect(login.body.error).toEqual([4]);
@@ -117,15 +125,14 @@ describe('trusted devices over HTTP', () => {
 
   it('changes and resets a PIN; the old PIN never works once the change has answered, with PIN logins racing it', async () => {
     const device = await customerWithDevice();
+    // A strong session changes the PIN at once (contract 3.15); the registration's would hold it.
+    const strong = await strongToken(device);
     let answered = false;
-    const change = call(
-      'POST',
-      '/wallet/v3/auth/change_pin',
-      { pin_type: 1, current_pin: LOGIN_PIN, new_pin: '8052' },
-      device.token,
-    ).finally(() => {
-      answered = true;
-    });
+    const change = call('POST', '/wallet/v3/auth/change_pin', { pin_type: 1, current_pin: LOGIN_PIN, new_pin: '8052' }, strong).finally(
+      () => {
+        answered = true;
+      },
+    );
     // Four logins in flight at every moment until the change has answered: the race covers the
     // whole change, and the server's workers stay few (a login every 20 ms piled up dozens of cold
     // workers on a loaded machine, slowing the change they raced).
@@ -142,9 +149,9 @@ describe('trusted devices over HTTP', () => {
       else expect([4, 16, 17, 18]).toContain(login.body.error[0]);
     }
     expect((await pinLogin(device, LOGIN_PIN)).status).toBe(400);
-    // A reset needs a proof of the phone: the registration's session is none.
+    // The change ended every other session: the registration's reset gets 401, not a held reset.
     const refused = await call('POST', '/wallet/v3/auth/reset_pin', { pin_type: 1, new_pin: '5207' }, device.token);
-    expect(refused.status).toBe(400);
-    expect(refused.body.error).toEqual([14]);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toEqual([4]);
   });
 });

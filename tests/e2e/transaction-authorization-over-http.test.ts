@@ -7,7 +7,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { authorizationKey } from '../../lib/store/keys.js';
-import { expectFiveComparedFiveRefused, newCompany, signUp } from '../helpers.js';
+import { signUpWithDevice, strongSession } from '../devices/device-helpers.js';
+import { expectFiveComparedFiveRefused, newCompany } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
 import { useOfflineService } from './offline-server.js';
 
@@ -29,11 +30,12 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 
 /**
  * A customer registered through the server's in-process twin (same table and secret; registering
- * over HTTP is registration-over-http's): the Authorization header of their token, and their id.
+ * over HTTP is registration-over-http's), holding a strong session (contract 3.15: only a PIN login
+ * on a settled device pays): the Authorization header of its token, and their id.
  */
 async function customer(company = service.company): Promise<{ authorization: string; userId: string }> {
-  const { authorization, userId } = await signUp(service.server.local, company, { transaction_pin: PIN });
-  return { authorization, userId };
+  const { account, device } = await signUpWithDevice(service.server.local, company, { transaction_pin: PIN });
+  return { authorization: await strongSession(service.server.local, company, device), userId: account.userId };
 }
 
 const payment = () => ({ amount: '25.00', currency: 'EUR', payee: 'Acme Coffee', reference: `order-${Date.now()}-${sequence++}` });
@@ -78,6 +80,8 @@ describe('transaction authorization over HTTP, redeemed through the local Lambda
           payee: 'Acme Coffee',
           reference: body.reference,
           authorized_date: expect.any(Number),
+          // The strength of the session that approved it (contract 3.15), for the payment service's own limits.
+          acr: 'strong',
         },
       },
     });

@@ -23,6 +23,9 @@ const sampleDetail = (type: string): Record<string, unknown> => {
     'admin.action': { actor_id: '2d'.repeat(16), action: 'role' },
     'user.phone_change_pending': { change_id: '3c'.repeat(16), effective_at: 1_795_086_400, via: 'user' },
     'user.phone_change_cancelled': { change_id: '3c'.repeat(16) },
+    'user.change_pending': { change_id: '3c'.repeat(16), kind: 'login_pin', effective_at: 1_795_086_400, via: 'user' },
+    'user.change_cancelled': { change_id: '3c'.repeat(16), kind: 'login_pin', reason: 'pin_proven' },
+    'device.added': { settled: 0 },
   };
   return {
     event_id: 'c4ca4238a0b923820dcc509a6f75849b',

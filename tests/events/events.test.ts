@@ -134,10 +134,7 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     expect((await post('logout', second, {})).status).toBe(200);
     expect((await post('logout', second, {})).status).toBe(401);
 
-    // The login PIN locked by wrong PINs on the device.
-    for (let attempt = 0; attempt < service.app.config.pinMaxFailures; attempt++) await pinLogin(service, company, device, '0000');
-
-    // A new number asked for from an OTP login (which opened the PIN): it waits, and is cancelled.
+    // A new number asked for from an OTP login: it waits, and is cancelled.
     const otpSession = await freshSession(account);
     const pendingNumber = randomPhoneNumber();
     used.push(pendingNumber, `+1${pendingNumber}`);
@@ -152,7 +149,12 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     const changeId = pending.body.data.change_id;
     expect((await post('userPhoneChangeCancel', otpSession, { change_id: changeId })).status).toBe(200);
 
-    // A new number from a PIN login on the device: fresh proof of the holder and of the number; the other sessions end.
+    // The login PIN locked by wrong PINs from that session (no device: a tally of its own, contract 3.15).
+    for (let attempt = 0; attempt < service.app.config.pinMaxFailures; attempt++) {
+      expect((await post('changePin', otpSession, { pin_type: 1, current_pin: '0000', new_pin: '8642' })).body.error).toEqual([17]);
+    }
+
+    // A new number from a PIN login on the device (strong): fresh proof of the holder and of the number; the other sessions end.
     const onPin = await pinLogin(service, company, device, PINS.login_pin);
     const pinSession = `Token ${onPin.body.data.token.token}`;
     const newNumber = randomPhoneNumber();
@@ -166,15 +168,15 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     const moved = { ...account, registration: { ...account.registration, phone_number: newNumber } };
     const fresh = await freshSession(moved);
 
-    // Another PIN login on the device, then the device removed: both its sessions end.
+    // Another PIN login on the device, strong: the login PIN changed from it ends every other session.
     const onDevice = await pinLogin(service, company, device, PINS.login_pin);
     expect(onDevice.status).toBe(200);
     const deviceSession = `Token ${onDevice.body.data.token.token}`;
-    expect((await post('devicesRemove', fresh, { device_key: device.deviceKey })).status).toBe(200);
-
-    // The login PIN changed from the fresh session: another session ends.
     const third = await nextLogIn(moved);
-    expect((await post('changePin', fresh, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8642' })).status).toBe(200);
+    expect((await post('changePin', deviceSession, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8642' })).status).toBe(200);
+
+    // The device removed from its own strong session: that session ends with it.
+    expect((await post('devicesRemove', deviceSession, { device_key: device.deviceKey })).status).toBe(200);
 
     // Deleted (every session ends), restored by the operator, deleted again and erased.
     const beforeDelete = await freshSession(moved);
@@ -188,21 +190,24 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     const sid = (authorization: string) => sessionIdOf(authorization);
     const expected = [
       { type: 'user.registered' },
-      { type: 'device.added' },
+      // Bound at registration: settled (contract 3.15).
+      { type: 'device.added', settled: 1 },
       { type: 'user.profile_updated', changed: ['first_name', 'image'] },
       { type: 'session.ended', sid: sid(second), reason: 'logout' },
-      { type: 'pin.locked', pin_type: 'login' },
       { type: 'user.phone_change_pending', change_id: changeId, effective_at: pending.body.data.effective_at, via: 'user' },
+      { type: 'user.change_pending', change_id: changeId, kind: 'phone', effective_at: pending.body.data.effective_at, via: 'user' },
       { type: 'user.phone_change_cancelled', change_id: changeId },
+      { type: 'user.change_cancelled', change_id: changeId, kind: 'phone', reason: 'cancelled' },
+      { type: 'pin.locked', pin_type: 'login' },
       { type: 'user.phone_changed' },
       { type: 'session.ended', sid: sid(account.authorization), reason: 'phone_changed' },
       { type: 'session.ended', sid: sid(otpSession), reason: 'phone_changed' },
-      { type: 'device.removed' },
-      { type: 'session.ended', sid: sid(pinSession), reason: 'device_removed' },
-      { type: 'session.ended', sid: sid(deviceSession), reason: 'device_removed' },
+      { type: 'session.ended', sid: sid(pinSession), reason: 'pin_changed' },
+      { type: 'session.ended', sid: sid(fresh), reason: 'pin_changed' },
       { type: 'session.ended', sid: sid(third), reason: 'pin_changed' },
+      { type: 'device.removed' },
+      { type: 'session.ended', sid: sid(deviceSession), reason: 'device_removed' },
       { type: 'user.deleted', erase_after: expect.any(Number) },
-      { type: 'session.ended', sid: sid(fresh), reason: 'deleted' },
       { type: 'session.ended', sid: sid(beforeDelete), reason: 'deleted' },
       { type: 'user.restored' },
       { type: 'user.deleted', erase_after: expect.any(Number) },
@@ -392,7 +397,7 @@ describe('sessions that end with no event', () => {
   });
 
   it('a pending phone change: pending when stored, cancelled when replaced, cancelled or void; nothing when it completes (deleted)', () => {
-    const key = { pk: `C#${company.company_id}#USER#${'ab'.repeat(16)}`, sk: 'PHONECHANGE' };
+    const key = { pk: `C#${company.company_id}#USER#${'ab'.repeat(16)}`, sk: 'CHANGE#phone' };
     const first = {
       ...key,
       change_id: '1'.repeat(32),
@@ -413,7 +418,10 @@ describe('sessions that end with no event', () => {
     });
     const limits = service.app.config;
     const of = (events: ReturnType<typeof eventsOfRecord>) =>
-      events.map(({ type, detail }) => ({ type, ...detail }) as { type: string; change_id?: string } & Record<string, unknown>);
+      events.map(
+        ({ type, detail }) => ({ type, ...detail }) as { type: string; change_id?: string; reason?: string } & Record<string, unknown>,
+      );
+    // A phone change is told twice: as 3.11's phone change and as 3.15's change of kind phone (items of round 5 had no kind).
     expect(of(eventsOfRecord(record('INSERT', undefined, first), limits))).toEqual([
       expect.objectContaining({
         type: 'user.phone_change_pending',
@@ -421,18 +429,32 @@ describe('sessions that end with no event', () => {
         effective_at: first.effective_at,
         via: 'user',
       }),
+      expect.objectContaining({
+        type: 'user.change_pending',
+        change_id: first.change_id,
+        kind: 'phone',
+        effective_at: first.effective_at,
+        via: 'user',
+      }),
     ]);
-    expect(of(eventsOfRecord(record('MODIFY', first, second), limits)).map(({ type, change_id }) => [type, change_id])).toEqual([
-      ['user.phone_change_cancelled', first.change_id],
-      ['user.phone_change_pending', second.change_id],
+    const types = (events: ReturnType<typeof of>) => events.map(({ type, change_id, reason }) => [type, change_id, reason]);
+    expect(types(of(eventsOfRecord(record('MODIFY', first, second), limits)))).toEqual([
+      ['user.phone_change_cancelled', first.change_id, undefined],
+      ['user.change_cancelled', first.change_id, 'replaced'],
+      ['user.phone_change_pending', second.change_id, undefined],
+      ['user.change_pending', second.change_id, undefined],
     ]);
     for (const reason of ['cancelled', 'void']) {
       const ended = { ...first, ended_reason: reason, ended_at: 1_795_000_500 };
       expect(of(eventsOfRecord(record('MODIFY', first, ended), limits))).toEqual([
         expect.objectContaining({ type: 'user.phone_change_cancelled', change_id: first.change_id, occurred_at: 1_795_000_500_000 }),
+        expect.objectContaining({ type: 'user.change_cancelled', change_id: first.change_id, kind: 'phone', reason }),
       ]);
       // A new change replacing an ended one is pending only.
-      expect(of(eventsOfRecord(record('MODIFY', ended, second), limits)).map(({ type }) => type)).toEqual(['user.phone_change_pending']);
+      expect(of(eventsOfRecord(record('MODIFY', ended, second), limits)).map(({ type }) => type)).toEqual([
+        'user.phone_change_pending',
+        'user.change_pending',
+      ]);
     }
     expect(eventsOfRecord(record('REMOVE', first), limits)).toEqual([]);
     // A recovery by support (contract 3.14) is pending from its approval, not its start; one
@@ -440,7 +462,7 @@ describe('sessions that end with no event', () => {
     const awaiting = { ...first, via: 'support', effective_at: 1_795_086_400, expires_at: 1_795_086_400, awaiting_approval: 1 };
     const approved = { ...first, via: 'support', approved_at: 1_795_003_600, effective_at: 1_795_090_000 };
     expect(eventsOfRecord(record('INSERT', undefined, awaiting), limits)).toEqual([]);
-    expect(of(eventsOfRecord(record('MODIFY', awaiting, approved), limits))).toEqual([
+    expect(of(eventsOfRecord(record('MODIFY', awaiting, approved), limits))[0]).toEqual(
       expect.objectContaining({
         type: 'user.phone_change_pending',
         change_id: first.change_id,
@@ -448,9 +470,34 @@ describe('sessions that end with no event', () => {
         via: 'support',
         occurred_at: 1_795_003_600_000,
       }),
-    ]);
+    );
     expect(eventsOfRecord(record('MODIFY', awaiting, { ...awaiting, ended_reason: 'cancelled', ended_at: 1 }), limits)).toEqual([]);
-    expect(of(eventsOfRecord(record('MODIFY', awaiting, second), limits)).map(({ type }) => type)).toEqual(['user.phone_change_pending']);
+    expect(of(eventsOfRecord(record('MODIFY', awaiting, second), limits)).map(({ type }) => type)).toEqual([
+      'user.phone_change_pending',
+      'user.change_pending',
+    ]);
+    // Another kind is told as a change only: a PIN reset held, then undone by the right PIN on a settled device.
+    const pinKey = { pk: key.pk, sk: 'CHANGE#login_pin' };
+    const held = {
+      ...pinKey,
+      change_id: '3'.repeat(32),
+      kind: 'login_pin',
+      via: 'user',
+      acr: 'sms',
+      created_at: 1_795_000_000,
+      effective_at: 1_795_086_400,
+    };
+    const pinRecord = (eventName: 'INSERT' | 'MODIFY', before?: object, after?: object) => ({
+      ...record(eventName, before, after),
+      dynamodb: { ...record(eventName, before, after).dynamodb, Keys: marshall(pinKey) as never },
+    });
+    expect(types(of(eventsOfRecord(pinRecord('INSERT', undefined, held), limits)))).toEqual([
+      ['user.change_pending', held.change_id, undefined],
+    ]);
+    const proven = { ...held, ended_reason: 'pin_proven', ended_at: 1_795_000_900 };
+    expect(types(of(eventsOfRecord(pinRecord('MODIFY', held, proven), limits)))).toEqual([
+      ['user.change_cancelled', held.change_id, 'pin_proven'],
+    ]);
   });
 });
 

@@ -56,6 +56,11 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   userPhoneChange: ['400/1', '400/14', '400/2', '404/3', '401/4', '413/13'],
   // The fixture's user has no pending change: a well-formed change_id is 404 code 6.
   userPhoneChangeCancel: ['400/1', '400/2', '404/3', '401/4', '404/6', '413/13'],
+  userChangesCancel: ['400/1', '400/2', '404/3', '401/4', '404/6', '413/13'],
+  // The fixture's sessions began by registration: SMS-strength, so each of these needs a strong one (403 code 5).
+  userSecurityNotMe: ['400/2', '404/3', '401/4', '403/5'],
+  devicesApprove: ['400/1', '400/2', '404/3', '401/4', '403/5'],
+  stepUp: ['400/1', '400/2', '404/3', '401/4', '403/5'],
   // The fixture's session began by registration: never fresh enough to delete the account.
   userDelete: ['400/14', '400/2', '404/3', '401/4', '413/13'],
   userProfileUpdate: ['400/1', '400/2', '404/3', '401/4', '413/13'],
@@ -173,6 +178,8 @@ const USER_RECORD_FIELDS: Record<keyof UserRecord, true> = {
   parent_user_id: true,
   referred_by: true,
   referral_code: true,
+  strong_login_at: true,
+  login_pin_right_at: true,
   referral_count: true,
   phone_verified: true,
   session_version: true,

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   deviceIndexKey,
-  pendingPhoneChangeKey,
+  pendingChangeKey,
   phoneChangeIndexKey,
   phoneClaimKey,
   sessionKey,
@@ -27,7 +27,7 @@ const user = (id: string, phone: string, extra: Record<string, unknown> = {}): S
   ...extra,
 });
 const change = (userId: string, changeId: string, phone: string, extra: Record<string, unknown> = {}): StoredItem => ({
-  ...pendingPhoneChangeKey(company, userId),
+  ...pendingChangeKey(company, userId, 'phone'),
   change_id: changeId,
   user_type: 2,
   phone_e164: phone,
@@ -85,16 +85,16 @@ describe('the pending phone change check', () => {
   });
 
   it('names an index item whose user’s pending change is another, ended, or to another number', () => {
-    const replaced = replace(sound, pendingPhoneChangeKey(company, 'u1'), { change_id: 'ch9' });
+    const replaced = replace(sound, pendingChangeKey(company, 'u1', 'phone'), { change_id: 'ch9' });
     expect(phoneChangeCheck(replaced, company, [], now).problems).toEqual([
       `user u1's live pending change ch9 to ${newPhone} has no index item of its own (the number's names u1's ch1)`,
       `the index item of ${newPhone} (change ch1 of user u1) is live though the user's pending change is ch9`,
     ]);
-    const cancelled = replace(sound, pendingPhoneChangeKey(company, 'u1'), { ended_reason: 'cancelled' });
+    const cancelled = replace(sound, pendingChangeKey(company, 'u1', 'phone'), { ended_reason: 'cancelled' });
     expect(phoneChangeCheck(cancelled, company, [], now).problems).toEqual([
       `the index item of ${newPhone} (change ch1 of user u1) is live though its change ended (cancelled)`,
     ]);
-    const completed = without(sound, pendingPhoneChangeKey(company, 'u1'));
+    const completed = without(sound, pendingChangeKey(company, 'u1', 'phone'));
     expect(phoneChangeCheck(completed, company, [], now).problems).toEqual([
       `the index item of ${newPhone} (change ch1 of user u1) is live though the user has no pending change`,
     ]);

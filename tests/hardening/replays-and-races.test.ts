@@ -13,7 +13,7 @@ import { hashToken } from '../../lib/secrets/hashing.js';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { emailClaimKey, phoneClaimKey, SESSION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
 import { UserStatus } from '../../lib/users/user-status.js';
-import { type Device, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
+import { type Device, PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import { createOwnTable } from '../harness/dynamodb-local.js';
 import { scanItems } from '../harness/table-snapshot.js';
 import {
@@ -324,7 +324,9 @@ describe('7. a request that ended its own session, sent again with its key', () 
 
 describe('8. an authorization whose user is no longer active', () => {
   it('is not redeemed once an operator disabled the user: code 19', async () => {
-    const account = await signUp(service, company);
+    // Approved from a strong session (a PIN login on the device registration bound): an SMS-strength one approves nothing here.
+    const { account: owner, device } = await signUpWithDevice(service, company);
+    const account = { ...owner, authorization: await strongSession(service, company, device) };
     const payment = { amount: '12.00', currency: 'EUR', payee: 'Acme', reference: `order-${randomUUID()}` };
     const authorized = await post(service, 'transactionAuthorization', { transaction_pin: '1397', ...payment }, account.authorization);
     expect(authorized.status).toBe(200);

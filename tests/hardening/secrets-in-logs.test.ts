@@ -322,7 +322,7 @@ async function runDeviceAndPaymentFlows(path: string): Promise<void> {
   const body = secretRegistration({ device_public_key: keys.publicKey, device_id: 'dev-1', device_unique_id: 'uniq-1' });
   const registered = await call('register with device', register, { path, body });
   expect(registered.status).toBe(200);
-  const token = rememberToken(registered);
+  rememberToken(registered);
   const device = { privateKey: keys.privateKey, deviceKey: registered.body.data.device_key as string };
   secrets.add(keys.publicKey.slice(-40));
   const pinLogin = (what: string, pin: string) =>
@@ -339,11 +339,12 @@ async function runDeviceAndPaymentFlows(path: string): Promise<void> {
     (await call('devices', service.handlers.devices, { method: 'GET', path: '/d', headers: { Authorization: pinToken } })).status,
   ).toBe(200);
 
-  // Payments: a wrong transaction PIN, then an authorization redeemed once.
+  // Payments from the PIN login's strong session (an SMS-strength one pays nothing by default, contract 3.15):
+  // a wrong transaction PIN, then an authorization redeemed once.
   const authorize = (what: string, pin: string, reference: string) =>
     call(what, service.handlers.transactionAuthorization, {
       path: '/wallet/v3/auth/transaction_authorization',
-      headers: { Authorization: token },
+      headers: { Authorization: pinToken },
       body: { transaction_pin: pin, amount: '12.30', currency: 'EUR', payee: 'Acme Coffee', reference },
     });
   expect((await authorize('authorize wrong PIN', wrongPin, 'order-1')).body.error).toEqual([17]);
@@ -368,7 +369,7 @@ async function runDeviceAndPaymentFlows(path: string): Promise<void> {
   digitSecrets.add(newPin);
   const changed = await call('change PIN', service.handlers.changePin, {
     path: '/wallet/v3/auth/change_pin',
-    headers: { Authorization: token },
+    headers: { Authorization: pinToken },
     body: { pin_type: 1, current_pin: body.login_pin, new_pin: newPin },
   });
   expect(changed.status, JSON.stringify(changed.body)).toBe(200);

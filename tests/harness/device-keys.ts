@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
-import { loginPinText } from '../../lib/devices/device-signatures.js';
+import { deviceSignedText, loginPinText } from '../../lib/devices/device-signatures.js';
 
 // A stand-in for a phone's keystore: a P-256 key pair whose private half stays here, and the
 // signed body of a PIN login as the app sends it (API contract 3.6). For the tests, the bench and
@@ -43,4 +43,16 @@ export function signedLoginPin(
     nonce,
     signature: signText(device.privateKey, text, options.encoding),
   };
+}
+
+/** A step_up body signed by the device (API contract 3.15): login_pin's, over "step_up\n..." instead. */
+export function signedStepUp(
+  device: { privateKey: KeyObject; deviceKey: string },
+  companyId: string,
+  pin: string,
+  timestamp: number,
+): { device_key: string; login_pin: string; timestamp: number; nonce: string; signature: string } {
+  const nonce = newNonce();
+  const text = deviceSignedText('step_up', companyId, device.deviceKey, timestamp, nonce);
+  return { device_key: device.deviceKey, login_pin: pin, timestamp, nonce, signature: signText(device.privateKey, text) };
 }

@@ -4,7 +4,7 @@ import { PIN_VERSION_ATTRIBUTE, type PinType } from '../../lib/store/pin-store.j
 import { SESSION_END_REASONS } from '../../lib/store/session-store.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import type { DeadLetter, DeliveredEvent } from './eventbridge-fake.js';
-import { itemId, type StoredItem } from './table-snapshot.js';
+import type { StoredItem } from './table-snapshot.js';
 
 // The events of API contract 3.13 checked against a company's items as stored (issue 31): the
 // events are what reached the bus and the dead-letter queue, counted once per event_id as a
@@ -145,10 +145,16 @@ export function eventCheck(items: StoredItem[], companyId: string, seen: SeenEve
   const count = (userId: string, type: string) => (ofUser.get(userId) ?? []).filter((event) => event.type === type);
 
   const proven: Proven = { users: 0, sessionsEnded: 0, devices: 0, phoneChanges: 0, statuses: 0, profileUpdates: 0, pinLocks: 0 };
-  /** A PIN's tries item (lib/store/pin-store.ts): its locked_at, in epoch seconds, marks the lock. */
-  const itemsById = new Map(items.map((item) => [itemId(item), item]));
-  const lockedAt = (userId: string, pinType: PinType) =>
-    itemsById.get(itemId(pinTriesKey(companyId, userId, pinType)))?.locked_at as number | undefined;
+  /**
+   * A PIN's tallies of tries (lib/store/pin-store.ts; per device or session strength since contract
+   * 3.15): each one's locked_at, in epoch seconds, marks a lock of that tally.
+   */
+  const locksOf = (userId: string, pinType: PinType): number[] => {
+    const { pk, sk } = pinTriesKey(companyId, userId, pinType);
+    return items
+      .filter((item) => item.pk === pk && (item.sk === sk || item.sk.startsWith(`${sk}#`)) && item.locked_at !== undefined)
+      .map((item) => Number(item.locked_at));
+  };
 
   // The table's side: each change it proves has its event.
   for (const [userId, user] of users) {
@@ -168,12 +174,12 @@ export function eventCheck(items: StoredItem[], companyId: string, seen: SeenEve
         problems.push(`user ${userId}'s user.deleted does not say its erase_after ${user.erase_after}`);
     }
     for (const pinType of PIN_TYPES) {
-      const locked = lockedAt(userId, pinType);
-      if (locked === undefined) continue;
-      proven.pinLocks++;
-      const found = count(userId, 'pin.locked').filter((event) => event.detail.pin_type === pinType);
-      if (!found.some((event) => event.detail.occurred_at === locked * 1000))
-        problems.push(`user ${userId}'s ${pinType} PIN is locked (at ${locked}) with no pin.locked at that time`);
+      for (const locked of locksOf(userId, pinType)) {
+        proven.pinLocks++;
+        const found = count(userId, 'pin.locked').filter((event) => event.detail.pin_type === pinType);
+        if (!found.some((event) => event.detail.occurred_at === locked * 1000))
+          problems.push(`user ${userId}'s ${pinType} PIN is locked (at ${locked}) with no pin.locked at that time`);
+      }
     }
     const devices = devicesOf.get(userId) ?? 0;
     proven.devices += devices;
@@ -214,7 +220,7 @@ export function eventCheck(items: StoredItem[], companyId: string, seen: SeenEve
    * or the user erased (its PINs deleted).
    */
   const lockStands = (userId: string, pinType: PinType, occurredAt: number) => {
-    if (lockedAt(userId, pinType) === occurredAt / 1000) return true;
+    if (locksOf(userId, pinType).includes(occurredAt / 1000)) return true;
     const user = users.get(userId)!;
     const atSecond = Math.floor(occurredAt / 1000);
     if (Number(user.status_id) === UserStatus.ERASED) return true;

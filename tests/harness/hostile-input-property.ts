@@ -41,20 +41,24 @@ const ENDPOINT_CODES: Record<EndpointName, number[]> = {
   loginPhone: [1, 4, 5, 12, 13, 15],
   verifyOtp: [1, 4, 5, 9, 10, 11, 12, 13],
   referralProgram: [1, 4, 5, 6, 13],
-  loginPin: [1, 4, 13, 17, 18],
+  loginPin: [1, 4, 5, 13, 17, 18],
   devices: [1, 4, 13],
-  devicesRemove: [1, 4, 6, 13],
-  changePin: [1, 4, 13, 17, 18],
-  resetPin: [1, 4, 13, 14],
+  devicesRemove: [1, 4, 5, 6, 13],
+  devicesApprove: [1, 4, 5, 6, 13],
+  stepUp: [1, 4, 5, 13, 17, 18],
+  changePin: [1, 4, 5, 13, 17, 18],
+  resetPin: [1, 4, 5, 13, 14],
   notifications: [1, 4, 13],
   notificationsRead: [1, 4, 13],
   logout: [1, 4, 13],
-  transactionAuthorization: [1, 4, 13, 17, 18],
+  transactionAuthorization: [1, 4, 5, 13, 17, 18],
   tokenRefresh: [1, 4, 13],
   userProfile: [1, 4, 13],
   userExport: [1, 4, 13],
-  userPhoneChange: [1, 4, 7, 13, 14, 17, 18],
-  userPhoneChangeCancel: [1, 4, 6, 13],
+  userPhoneChange: [1, 4, 5, 7, 13, 14, 17, 18],
+  userPhoneChangeCancel: [1, 4, 5, 6, 13],
+  userChangesCancel: [1, 4, 5, 6, 13],
+  userSecurityNotMe: [1, 4, 5, 13],
   userDelete: [1, 4, 13, 14],
   userProfileUpdate: [1, 4, 7, 13],
   adminEmployeeRole: [1, 4, 5, 6, 13, 14, 21],
@@ -144,6 +148,10 @@ type OutcomeCounts = Record<EndpointName, Record<string, number>>;
 function emptyCounts(): OutcomeCounts {
   return {
     userRegister: {},
+    devicesApprove: {},
+    stepUp: {},
+    userChangesCancel: {},
+    userSecurityNotMe: {},
     adminEmployeeRole: {},
     adminUsersSearch: {},
     adminUsersPhoneRecover: {},
@@ -233,9 +241,13 @@ function answerProblems(
     if (more.length || typeof code !== 'number') problems.push(`error is not one code: ${JSON.stringify(body.error)}`);
     if (DOCUMENTED.get(code) !== status) problems.push(`code ${code} with status ${status} is not documented`);
     if (body.data.message !== StatusNames[status]) problems.push(`message ${body.data.message} for ${status}`);
-    // A wrong PIN (17) also says how many tries are left.
+    // A wrong PIN (17) also says how many tries are left; a refusal for want of strength (5) what it needs.
     const extraKeys = Object.keys(body.data).filter(
-      (key) => key !== 'message' && key !== 'errors' && !(key === 'attempts_left' && code === ErrorCodes.PIN_INVALID.code),
+      (key) =>
+        key !== 'message' &&
+        key !== 'errors' &&
+        !(key === 'attempts_left' && code === ErrorCodes.PIN_INVALID.code) &&
+        !(key === 'needs' && code === ErrorCodes.FORBIDDEN.code),
     );
     if (extraKeys.length) problems.push(`failure data carries ${extraKeys}`);
     if (body.data.errors !== undefined) {
@@ -289,14 +301,18 @@ function precedenceProblems(
   return ENDPOINT_CODES[request.endpoint].includes(code) ? [] : [`${request.endpoint} answered undocumented code ${code}`];
 }
 
+/** A PIN's tries on one tally, and the user's wrong PINs of the day (contract 3.15). */
+const isPinCount = (sk: string) => sk.startsWith('PINTRIES#') || sk.startsWith('PINDAY#');
+
 /** A counter a request takes before it is judged: the phone's wrong codes, sends, the source address's requests, a PIN's tries. */
 const isCounter = ({ pk, sk }: { pk: string; sk: string }) =>
-  pk.includes('#FAILS#') || pk.includes('#SENDS#') || pk.startsWith('ADDRESS#') || sk.startsWith('PINTRIES#');
+  pk.includes('#FAILS#') || pk.includes('#SENDS#') || pk.startsWith('ADDRESS#') || isPinCount(sk);
 
 /**
  * Changes a refused request may make: a verify spends one try of the live code (its `tries` set
  * gains one attempt id, nothing else changes), and a wrong code (9) also counts one wrong code
- * against the phone (a window item, added or changed); a wrong PIN (17) counts a try of that PIN,
+ * against the phone (a window item, added or changed); a wrong PIN (17) counts a try of that PIN
+ * (on its tally and in the day's count),
  * and the try that locks it adds a notice with its unread count; nothing else. Under faults, also
  * what a refusal took and a fault kept it from giving back: counts only, which the service gives
  * back at best effort (a count left taken errs on the safe side).
@@ -305,7 +321,7 @@ function refusalChangeProblems(request: HostileRequest, code: number, diff: Snap
   if (isUnchanged(diff)) return [];
   const countsOnly = !diff.removed.length && diff.added.every(isCounter) && diff.changed.every(({ after }) => isCounter(after));
   if (faulted && countsOnly) return [];
-  const pinTry = ({ sk }: { sk: string }) => sk.startsWith('PINTRIES#') || sk.startsWith('NOTIF');
+  const pinTry = ({ sk }: { sk: string }) => isPinCount(sk) || sk.startsWith('NOTIF');
   const wrongPin =
     code === ErrorCodes.PIN_INVALID.code &&
     !diff.removed.length &&

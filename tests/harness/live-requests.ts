@@ -286,6 +286,15 @@ export class LiveClient {
       case 'userProfile':
       case 'userExport':
         return { valid: { endpoint, headers }, settle: withToken() };
+      case 'userSecurityNotMe':
+        // The account's sessions are SMS-strength: not_me needs a strong one (403 code 5).
+        return { valid: { endpoint, headers, body: {} }, settle: withToken() };
+      case 'devicesApprove':
+        // The same: approving a device needs a strong session (403 code 5).
+        return { valid: { endpoint, headers, body: { device_key: account.device.deviceKey } }, settle: withToken() };
+      case 'stepUp':
+        // Only a strong session steps up (403 code 5): the signature is a PIN login's, of the account's device.
+        return { valid: { endpoint, headers, body: this.signedPinLogin(account) }, settle: withToken() };
       case 'adminUsersSearch':
         return { valid: { endpoint, headers, body: { phone: `+1${account.phone}`, reason: 'fuzz' } }, settle: withToken() };
       case 'adminUsersPhoneRecover':
@@ -339,6 +348,7 @@ export class LiveClient {
           }),
         };
       case 'userPhoneChangeCancel':
+      case 'userChangesCancel':
         // The account's pending change when it has one (then cancelled), else an id no change has (404 code 6).
         return {
           valid: { endpoint, headers, body: { change_id: account.pendingChangeId ?? '0'.repeat(32) } },
@@ -417,7 +427,8 @@ export class LiveClient {
         return {
           valid: { endpoint, headers: this.headers(account.token), body },
           settle: withToken(true, (answer, sent) => {
-            if (answer.status !== 200) return;
+            // The account's sessions are SMS-strength: a new PIN waits (contract 3.15), the current one stays.
+            if (answer.status !== 200 || answer.body?.data?.pending === 1) return;
             // The PIN the service took is the one sent, whatever the part changed; every other session ended.
             const taken = sentBody(sent);
             if (taken.pin_type === 1) account.loginPin = taken.new_pin;

@@ -1,17 +1,10 @@
-import {
-  companyPrefix,
-  PENDING_PHONE_CHANGE_SORT_KEY,
-  phoneChangeIndexKey,
-  SESSION_PREFIX,
-  USER_DEVICE_PREFIX,
-  userKey,
-} from '../../lib/store/keys.js';
+import { companyPrefix, pendingChangeKey, phoneChangeIndexKey, SESSION_PREFIX, USER_DEVICE_PREFIX, userKey } from '../../lib/store/keys.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import { itemId, type StoredItem } from './table-snapshot.js';
 
 // Pending phone changes and assisted recoveries (issue 39), checked over a company's items as
 // stored: no change or index item left half-done by a race of its completion, its cancel, the
-// user's deletion or PIN logins. A change lives in two items (lib/store/pending-phone-change-store.ts):
+// user's deletion or PIN logins. A change lives in two items (lib/store/pending-change-store.ts):
 // the change in the user's partition and the index item by the new number that login_phone reads;
 // ending one ends both, completing one deletes both. No vitest here: scripts/chaos.ts uses it too.
 
@@ -56,11 +49,11 @@ export function phoneChangeCheck(items: StoredItem[], companyId: string, recover
   const users = new Map(
     items.filter((item) => item.sk === 'PROFILE' && item.pk.startsWith(userPrefix)).map((user) => [user.user_id as string, user]),
   );
-  const changeOf = (userId: string) => byId.get(itemId({ pk: userKey(companyId, userId).pk, sk: PENDING_PHONE_CHANGE_SORT_KEY }));
+  const changeOf = (userId: string) => byId.get(itemId(pendingChangeKey(companyId, userId, 'phone')));
   const problems: string[] = [];
   let live = 0;
 
-  for (const change of items.filter((item) => item.sk === PENDING_PHONE_CHANGE_SORT_KEY && item.pk.startsWith(userPrefix))) {
+  for (const change of items.filter((item) => item.sk === pendingChangeKey(companyId, '', 'phone').sk && item.pk.startsWith(userPrefix))) {
     if (!isLiveChange(change, nowSeconds)) continue;
     live++;
     const userId = change.pk.slice(userPrefix.length);

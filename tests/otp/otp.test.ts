@@ -96,7 +96,15 @@ describe('login by phone', () => {
       userId,
       userType: 2,
       sessionId: expect.stringMatching(/^[0-9a-f]{32}$/),
-      session: { began: 'otp', beganAt: expect.any(Number), deviceKey: undefined },
+      // An SMS code alone: an SMS-strength session (contract 3.15).
+      session: {
+        began: 'otp',
+        beganAt: expect.any(Number),
+        deviceKey: undefined,
+        acr: 'sms',
+        authTime: expect.any(Number),
+        credentialAt: undefined,
+      },
     });
   });
 

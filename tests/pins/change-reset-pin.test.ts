@@ -5,11 +5,21 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { countThenComparePin, PinRefused } from '../../lib/pins/pin-attempts.js';
 import { pinTriesKey } from '../../lib/store/keys.js';
 import { getUser } from '../../lib/store/user-store.js';
-import { otpLogin, PINS, pinLogin, noticeEvents as sharedNoticeEvents, signUpWithDevice, tokenWorks } from '../devices/device-helpers.js';
+import {
+  otpLogin,
+  PINS,
+  pinLogin,
+  sessionOf,
+  noticeEvents as sharedNoticeEvents,
+  signUpWithDevice,
+  strongSession,
+  tokenWorks,
+} from '../devices/device-helpers.js';
 import { newDeviceKeyPair } from '../harness/device-keys.js';
 import { type Account, expectFailure, invoke, newCompany, provePhone, testService } from '../helpers.js';
 
@@ -74,11 +84,30 @@ describe('change_pin', () => {
   });
 
   it('changes the transaction PIN the same way', async () => {
-    const { account } = await signUpWithDevice(service, company);
-    const answer = await changePin(account.authorization, { pin_type: 2, current_pin: PINS.transaction_pin, new_pin: '730264' });
+    const { account, device } = await signUpWithDevice(service, company);
+    const strong = await strongSession(service, company, device);
+    const answer = await changePin(strong, { pin_type: 2, current_pin: PINS.transaction_pin, new_pin: '730264' });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(await transactionPin(account, PINS.transaction_pin)).toBe(17);
     expect(await transactionPin(account, '730264')).toBe('right');
+  });
+
+  it('waits when asked from an SMS-strength session (an OTP login): the current PIN stays the PIN until the hold ends, and any session cancels it', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const otp = `Token ${(await otpLogin(service, company, account)).body.data.token.token}`;
+    const held = await changePin(otp, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' });
+    expect(held.body.data).toMatchObject({ message: 'PIN change pending', pending: 1 });
+    expect((await pinLogin(service, company, device, PINS.login_pin)).status).toBe(200);
+    expectFailure(await pinLogin(service, company, device, '8052'), 400, 17);
+    // Cancelled from the owner's registration session: the hold's end changes nothing.
+    const cancel = await invoke(service.handlers.userChangesCancel, {
+      path: '/wallet/v3/user/changes/cancel',
+      headers: headers(account.authorization),
+      body: { change_id: held.body.data.change_id },
+    });
+    expect(cancel.body).toEqual({ success: 1, error: [], data: { message: 'Login PIN change cancelled', kind: 'login_pin' } });
+    service.clock.advance(service.app.config.phoneChangeHoldHours * 3600 + 1);
+    expect((await pinLogin(service, company, device, PINS.login_pin)).status).toBe(200);
   });
 
   it('answers a wrong current PIN 17 with attempts_left, counted with PIN logins toward one lock', async () => {
@@ -107,7 +136,9 @@ describe('change_pin', () => {
 
   it('never lets the old PIN work once a change has answered, with PIN logins racing the change', async () => {
     for (let round = 0; round < 3; round++) {
-      const { account, device } = await signUpWithDevice(service, company);
+      const { device } = await signUpWithDevice(service, company);
+      // A strong session changes at once (contract 3.15): the one the race is about.
+      const strong = await strongSession(service, company, device);
       // PIN logins with the old PIN, one every few milliseconds while the change is in flight.
       // When the logins in flight hold every try, the change answers 503 code 16 with
       // Retry-After (lib/pins/pin-attempts.ts): sent again with its key after it, as an app does.
@@ -118,7 +149,7 @@ describe('change_pin', () => {
       const change = (async () => {
         for (let attempt = 1; ; attempt++) {
           changing = true;
-          const answer = await changePin(account.authorization, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' }, key);
+          const answer = await changePin(strong, { pin_type: 1, current_pin: PINS.login_pin, new_pin: '8052' }, key);
           changing = false;
           if (answer.status !== 503 || attempt === 5) return answer;
           expect(answer.body.error).toEqual([16]);
@@ -145,43 +176,85 @@ describe('change_pin', () => {
 });
 
 describe('reset_pin', () => {
-  it('resets with a session begun by OTP login under 10 minutes ago, clearing the lock; older, or begun otherwise: 400, code 14', async () => {
+  it('waits when asked from a session begun by OTP login under 10 minutes ago: the locked PIN stays locked until the new one takes effect; older, or begun otherwise: 400, code 14', async () => {
     const { account, device } = await signUpWithDevice(service, company);
     for (let i = 0; i < 5; i++) await pinLogin(service, company, device, '1357');
     expectFailure(await pinLogin(service, company, device, PINS.login_pin), 400, 18);
     const noProof = await resetPin(account.authorization, { pin_type: 1, new_pin: '8052' });
     expectFailure(noProof, 400, 14);
     expect(noProof.body.data.errors[0].field).toBe('phone_verification_token');
-    // An OTP login clears the login PIN's tries itself; lock the transaction PIN to see a reset clear it.
-    for (let i = 0; i < 5; i++) await transactionPin(account, '1357');
-    expect(await transactionPin(account, PINS.transaction_pin)).toBe(18);
+    // An OTP login no longer opens a locked PIN (contract 3.15): the device stays locked.
     const login = await otpLogin(service, company, account, { device_public_key: newDeviceKeyPair().publicKey });
     const otpSession = `Token ${login.body.data.token.token}`;
+    expectFailure(await pinLogin(service, company, device, PINS.login_pin), 400, 18);
     service.clock.advance(service.app.config.pinResetOtpSessionSeconds - 10);
-    const reset = await resetPin(otpSession, { pin_type: 2, new_pin: '730264' });
-    expect(reset.body).toEqual({ success: 1, error: [], data: { message: 'PIN reset', revoked: expect.any(Number) } });
-    expect(await tries(account, 'transaction')).toBe(0);
-    expect(await transactionPin(account, '730264')).toBe('right');
-    expect(await tokenWorks(service, company, otpSession)).toBe(true);
+    const reset = await resetPin(otpSession, { pin_type: 1, new_pin: '8052' });
+    expect(reset.body).toEqual({
+      success: 1,
+      error: [],
+      data: {
+        message: 'PIN reset pending',
+        pending: 1,
+        change_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+        effective_at: expect.any(Number),
+      },
+    });
+    expect(reset.body.data.effective_at).toBe(epochSeconds(service.clock) + service.app.config.phoneChangeHoldHours * 3600);
+    // Held: the current PIN stays the PIN (locked), and no session ended.
+    expectFailure(await pinLogin(service, company, device, '8052'), 400, 18);
+    expect(await tokenWorks(service, company, account.authorization)).toBe(true);
+    expect((await noticeEvents(account.userId)).filter((event) => event === 11)).toHaveLength(1);
     service.clock.advance(20);
-    expectFailure(await resetPin(otpSession, { pin_type: 1, new_pin: '8052' }), 400, 14);
+    expectFailure(await resetPin(otpSession, { pin_type: 1, new_pin: '5207' }), 400, 14);
+    // Once due, the new PIN is the PIN: every tally cleared, the sessions begun before ended but the asking one.
+    service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+    expect((await pinLogin(service, company, device, '8052')).status).toBe(200);
+    // (Their access tokens have expired by now: the stored sessions say which ended.)
+    expect(await sessionOf(service, company, account, account.authorization)).toBeUndefined();
+    expect(await sessionOf(service, company, account, otpSession)).toBeDefined();
     expect((await noticeEvents(account.userId)).filter((event) => event === 4)).toHaveLength(1);
   });
 
-  it('resets with a phone proof verified with the user’s own token, once; a proof got without the token: 400, code 14', async () => {
+  it('resets at once from a fresh strong session with a phone proof verified with the user’s own token, once; a proof got without the token: 400, code 14', async () => {
     const { account, device } = await signUpWithDevice(service, company);
     const phone = String(account.registration.phone_number);
+    const strong = await strongSession(service, company, device);
     const anonymous = await provePhone(service, company, phone);
-    const refused = await resetPin(account.authorization, { pin_type: 1, new_pin: '8052', phone_verification_token: anonymous });
+    const refused = await resetPin(strong, { pin_type: 1, new_pin: '8052', phone_verification_token: anonymous });
     expectFailure(refused, 400, 14);
     service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
     const proof = await provePhone(service, company, phone, { authorization: account.authorization });
-    const other = `Token ${(await pinLogin(service, company, device, PINS.login_pin)).body.data.token.token}`;
-    for (let i = 0; i < 5; i++) await pinLogin(service, company, device, '1357');
-    const reset = await resetPin(account.authorization, { pin_type: 1, new_pin: '8052', phone_verification_token: proof });
+    for (let i = 0; i < 4; i++) await pinLogin(service, company, device, '1357');
+    const reset = await resetPin(strong, { pin_type: 1, new_pin: '8052', phone_verification_token: proof });
     expect(reset.body).toEqual({ success: 1, error: [], data: { message: 'PIN reset', revoked: 1 } });
-    expect(await tokenWorks(service, company, other)).toBe(false);
+    expect(await tokenWorks(service, company, account.authorization)).toBe(false);
+    expect(await tokenWorks(service, company, strong)).toBe(true);
     expect((await pinLogin(service, company, device, '8052')).status).toBe(200);
-    expectFailure(await resetPin(account.authorization, { pin_type: 1, new_pin: '5207', phone_verification_token: proof }), 400, 14);
+    expectFailure(await resetPin(strong, { pin_type: 1, new_pin: '5207', phone_verification_token: proof }), 400, 14);
+  });
+
+  it('holds a reset from an SMS-strength session even with a proof, and one from a fresh strong session without a proof (the SIM is gone)', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const proof = await provePhone(service, company, String(account.registration.phone_number), { authorization: account.authorization });
+    expect(
+      (await resetPin(account.authorization, { pin_type: 2, new_pin: '730264', phone_verification_token: proof })).body.data.pending,
+    ).toBe(1);
+    const strong = await strongSession(service, company, device);
+    const held = await resetPin(strong, { pin_type: 1, new_pin: '8052' });
+    expect(held.body.data).toMatchObject({ message: 'PIN reset pending', pending: 1 });
+    // Stale: a step-up first.
+    service.clock.advance(service.app.config.stepUpMaxAgeSeconds);
+    const stale = await resetPin(strong, { pin_type: 1, new_pin: '8052' });
+    expectFailure(stale, 403, 5);
+    expect(stale.body.data.needs).toBe('strong_fresh');
+  });
+
+  it('refuses a transaction PIN equal to the login PIN, and the reverse, at change and reset (400 code 1 on new_pin)', async () => {
+    const { device } = await signUpWithDevice(service, company);
+    const strong = await strongSession(service, company, device);
+    const same = await changePin(strong, { pin_type: 2, current_pin: PINS.transaction_pin, new_pin: PINS.login_pin });
+    expectFailure(same, 400, 1);
+    expect(same.body.data.errors[0].field).toBe('new_pin');
+    expectFailure(await resetPin(strong, { pin_type: 1, new_pin: PINS.transaction_pin }), 400, 1);
   });
 });

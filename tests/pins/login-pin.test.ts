@@ -43,6 +43,9 @@ describe('login_pin', () => {
           refresh_token: expect.any(String),
           expires_in: 900,
           user_id: account.userId,
+          // Nothing waits, and no device is on probation (contract 3.15).
+          pending_changes: [],
+          probation_devices: [],
         },
       });
       const authorization = `Token ${answer.body.data.token.token}`;
@@ -85,29 +88,51 @@ describe('login_pin', () => {
     expect((await pinLogin(service, company, device, PINS.login_pin, { timestamp: now + 299 })).status).toBe(200);
   });
 
-  it('answers a wrong PIN 17 with attempts_left, locks after 5 in a row over all devices (18, the right PIN too, a PIN_LOCKED notice) until an OTP login', async () => {
+  it('answers a wrong PIN 17 with attempts_left, locks a device after 5 in a row on it (18, the right PIN too, a PIN_LOCKED notice): the other device, and an OTP login, leave it locked', async () => {
     const { account, device } = await signUpWithDevice(service, company);
     const second = { ...newDeviceKeyPair() };
     const bound = await otpLogin(service, company, account, { device_public_key: second.publicKey });
     const other = { ...second, deviceKey: bound.body.data.device_key as string };
+    // Each device counts its own (contract 3.15): whoever binds new devices locks those, never the owner's.
     for (const [index, left] of [4, 3, 2, 1].entries()) {
-      const answer = await pinLogin(service, company, index % 2 ? other : device, '1357');
+      const answer = await pinLogin(service, company, other, '1357');
       expectFailure(answer, 400, 17);
-      expect(answer.body.data).toEqual({ message: 'BAD_REQUEST', attempts_left: left });
+      expect(answer.body.data, `try ${index + 1}`).toEqual({ message: 'BAD_REQUEST', attempts_left: left });
     }
+    const wrongOnOwn = await pinLogin(service, company, device, '1357');
+    expect(wrongOnOwn.body.data).toEqual({ message: 'BAD_REQUEST', attempts_left: 4 });
     const fifth = await pinLogin(service, company, other, '1357');
     expectFailure(fifth, 400, 17);
     expect(fifth.body.data.attempts_left).toBe(0);
-    for (const keys of [device, other]) {
-      const locked = await pinLogin(service, company, keys, PINS.login_pin);
-      expectFailure(locked, 400, 18);
-      expect(locked.body.data).toEqual({ message: 'BAD_REQUEST' });
-    }
+    const locked = await pinLogin(service, company, other, PINS.login_pin);
+    expectFailure(locked, 400, 18);
+    expect(locked.body.data).toEqual({ message: 'BAD_REQUEST' });
     expect((await notices(account.userId)).filter((event) => event === 5)).toHaveLength(1);
-    // An OTP login unlocks the login PIN.
-    expect((await otpLogin(service, company, account)).status).toBe(200);
-    expect(await loginPinTries(service, company, account)).toBe(0);
+    // The owner's settled device is not locked by them; an OTP login opens nothing (before round 6 it did).
     expect((await pinLogin(service, company, device, PINS.login_pin)).status).toBe(200);
+    expect((await otpLogin(service, company, account)).status).toBe(200);
+    expectFailure(await pinLogin(service, company, other, PINS.login_pin), 400, 18);
+  });
+
+  it('caps the wrong PINs of a day at PIN_DAILY_MAX_FAILURES over the devices bound after the latest right PIN, which then lock; the devices bound before it are not counted', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const newDevices = [];
+    for (let i = 0; i < 3; i++) {
+      const keys = newDeviceKeyPair();
+      const bound = await otpLogin(service, company, account, { device_public_key: keys.publicKey });
+      newDevices.push({ ...keys, deviceKey: bound.body.data.device_key as string });
+    }
+    // 4 + 4 wrong on two new devices (none locked on its own), then 2 on the third: the day's 10.
+    for (const [index, count] of [4, 4, 2].entries()) {
+      for (let i = 0; i < count; i++) expectFailure(await pinLogin(service, company, newDevices[index]!, '1357'), 400, 17);
+    }
+    for (const keys of newDevices) expectFailure(await pinLogin(service, company, keys, PINS.login_pin), 400, 18);
+    // The owner's device, bound before the latest right PIN (its registration), is no part of the cap.
+    for (let i = 0; i < 3; i++) expectFailure(await pinLogin(service, company, device, '1357'), 400, 17);
+    expect((await pinLogin(service, company, device, PINS.login_pin)).status).toBe(200);
+    // A day on, the cap's window has run out.
+    service.clock.advance(24 * 3600 + 1);
+    expect((await pinLogin(service, company, newDevices[2]!, PINS.login_pin)).status).toBe(200);
   });
 
   it('sets the count back to 0 with a right PIN', async () => {

@@ -21,14 +21,14 @@ async function attempt(account: Account, pinType: PinType, pin: string) {
   const user = (await getUser(service.app.table, company.company_id, account.userId, true))!;
   const storedHash = pinType === 'login' ? user.login_pin_hash : user.transaction_pin_hash;
   try {
-    const { clearTries } = await countThenComparePin(service.app, {
+    const { writes } = await countThenComparePin(service.app, {
       companyId: company.company_id,
       userId: account.userId,
       pinType,
       pin,
       storedHash,
     });
-    await service.app.table.client.send(new DeleteCommand(clearTries.Delete!));
+    await service.app.table.client.send(new DeleteCommand(writes[0]!.Delete!));
     return { right: true as const };
   } catch (error) {
     if (error instanceof PinBusy) return { code: 16 };

@@ -9,11 +9,11 @@ import { IDEMPOTENCY_WINDOW_SECONDS } from '../../lib/call.js';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { pinTriesKey } from '../../lib/store/keys.js';
-import { type Device, noticeEvents, PINS, signUpWithDevice } from '../devices/device-helpers.js';
+import { type Device, noticeEvents, PINS, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import { captureLogs } from '../hardening/log-capture.js';
 import { signedLoginPin } from '../harness/device-keys.js';
 import { type FaultProxy, faultWhen, startFaultProxy } from '../harness/fault-proxy.js';
-import { type Account, expectFailure, type InProcessService, invoke, newCompany, signUp, testService } from '../helpers.js';
+import { type Account, expectFailure, type InProcessService, invoke, newCompany, testService } from '../helpers.js';
 
 const PIN_LOCKED_EVENT = 5;
 const WRONG = ['1111', '2222', '3333', '4444', '5555'];
@@ -53,9 +53,16 @@ function authorize(account: Account, pin: string, key?: string) {
   });
 }
 
-async function triesItem(account: Account, pinType: 'login' | 'transaction') {
-  const key = pinTriesKey(company.company_id, account.userId, pinType);
+/** A PIN's tally item (contract 3.15): the login PIN's of a device, the transaction PIN's of strong sessions. */
+async function triesItem(account: Account, pinType: 'login' | 'transaction', tally?: string) {
+  const key = pinTriesKey(company.company_id, account.userId, pinType, tally);
   return (await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: key, ConsistentRead: true }))).Item;
+}
+
+/** A customer whose token is a strong session (contract 3.15): a PIN login on the device registration bound. */
+async function strongAccount(): Promise<Account> {
+  const { account, device } = await signUpWithDevice(service, company);
+  return { ...account, authorization: await strongSession(service, company, device) };
 }
 
 const lockNotices = async (account: Account) =>
@@ -75,7 +82,7 @@ describe('a PIN locked by five wrong tries', () => {
   });
 
   it('stays locked for the transaction PIN too, a day later, with the keys of its wrong tries', async () => {
-    const account = await signUp(service, company, PINS);
+    const account = await strongAccount();
     const keys = WRONG.map((_, index) => `tx-lock-${account.userId}-${index}`);
     for (const [index, pin] of WRONG.entries()) expectFailure(await authorize(account, pin, keys[index]), 400, 17);
     service.clock.advance(IDEMPOTENCY_WINDOW_SECONDS + 3600);
@@ -85,7 +92,7 @@ describe('a PIN locked by five wrong tries', () => {
 
 describe('the transaction PIN with its lock notice failing', () => {
   it('answers the locking try 400 (17, none left), binds its key to that body, and compares nothing more', async () => {
-    const account = await signUp(service, company, PINS);
+    const account = await strongAccount();
     for (const pin of WRONG.slice(0, 4)) expectFailure(await authorize(account, pin), 400, 17);
     // Every write of a notice fails, retries included.
     proxy.rule = faultWhen(({ operation, body }) => operation === 'TransactWriteItems' && body.includes('NOTIF#'), 'server-error');
@@ -121,7 +128,7 @@ describe('a lock whose mark the table throttled', () => {
     expectFailure(locking, 400, 17);
     expect(locking.body.data.attempts_left).toBe(0);
     proxy.reset();
-    expect((await triesItem(account, 'login'))?.locked_at).toBeUndefined();
+    expect((await triesItem(account, 'login', device.deviceKey))?.locked_at).toBeUndefined();
     // Within a function's time the fifth try may still be at work: retry soon.
     const soon = await loginPin(device, PINS.login_pin);
     expectFailure(soon, 503, 16);
@@ -130,7 +137,7 @@ describe('a lock whose mark the table throttled', () => {
     service.clock.advance(Math.ceil(service.app.config.functionTimeoutMs / 1000) + 5);
     const answers = await Promise.all([loginPin(device, PINS.login_pin), loginPin(device, WRONG[0]!)]);
     for (const answer of answers) expectFailure(answer, 400, 18);
-    expect((await triesItem(account, 'login'))?.locked_at).toEqual(expect.any(Number));
+    expect((await triesItem(account, 'login', device.deviceKey))?.locked_at).toEqual(expect.any(Number));
     expect(await lockNotices(account)).toHaveLength(1);
     service.clock.advance(3600);
     expectFailure(await loginPin(device, PINS.login_pin), 400, 18);
