@@ -1,7 +1,6 @@
 import type { Company } from './companies/companies.js';
 import type { RequestOrigin } from './observability/audit.js';
-import type { Acr } from './sessions/session-strength.js';
-import type { SessionStart } from './store/session-store.js';
+import type { Acr, SessionStart } from './store/session-store.js';
 
 /** Who a valid token speaks for, and which session it is. */
 export interface Principal {

@@ -2,16 +2,13 @@ import type { App } from '../app-context.js';
 import type { Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
+import type { Acr } from '../store/session-store.js';
 
 // How strong a session is (API contract 3.15): a code sent to the phone number is a restricted
 // authenticator (NIST SP 800-63B-4), which a SIM swapper receives too. A session is strong when it
 // began by PIN login on a settled device (or a passkey, 3.16); every other one is SMS-strength.
 // Its strength is fixed when it begins, for its whole life (refreshes included); a step-up makes
 // a strong session fresh again, never an SMS-strength one strong.
-
-/** The access token's `acr` claim: how strong the session is. */
-export const ACR_VALUES = ['strong', 'sms'] as const;
-export type Acr = (typeof ACR_VALUES)[number];
 
 /** What a refused request needs (403 code 5, `data.needs`). */
 export type Needs = 'strong' | 'strong_fresh' | 'pin_setup';

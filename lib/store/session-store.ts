@@ -1,5 +1,4 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Acr } from '../sessions/session-strength.js';
 import { UserStatus } from '../users/user-status.js';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
@@ -39,6 +38,9 @@ const ENDS_AT_ONCE = 10;
 
 /** How a session began: registration, an OTP login, a PIN login. */
 export type SessionStart = 'register' | 'otp' | 'pin';
+
+/** How strong a session is (API contract 3.15; lib/sessions/session-strength.ts): the access token's `acr` claim. */
+export type Acr = 'strong' | 'sms';
 
 export interface SessionRecord {
   user_type: number;
