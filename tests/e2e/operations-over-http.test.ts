@@ -70,9 +70,9 @@ async function markAfterQuiet(): Promise<number> {
   return server.output().length;
 }
 
-/** Waits for serverless-offline to pass on what a function wrote (it arrives through a pipe). */
+/** Waits for serverless-offline to pass on what a function wrote (it arrives through a pipe), as long as it takes: the test's timeout bounds it. */
 async function settled(mark: number, until: (lines: Line[]) => boolean): Promise<Line[]> {
-  for (let tries = 0; tries < 50 && !until(linesSince(mark)); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (!until(linesSince(mark))) await new Promise((resolve) => setTimeout(resolve, 100));
   return linesSince(mark);
 }
 
