@@ -15,6 +15,7 @@ export const UNIT_TESTS = [
   'tests/console/console-function.test.ts',
   'tests/console/console-modules.test.ts',
   'tests/console/sms-size.test.ts',
+  'tests/deploy/compact-zips.test.ts',
   'tests/docs/data-layout.test.ts',
   'tests/docs/links.test.ts',
   'tests/events/event-schemas.test.ts',
@@ -26,6 +27,7 @@ export const UNIT_TESTS = [
   'tests/secrets/signing-keys.test.ts',
   'tests/sms/sms-segments.test.ts',
   'tests/sms/text-dispatch.test.ts',
+  'tests/users/phone-plan.test.ts',
 ];
 
 /** The client library's unit tests: a fake fetch, a local JWKS, no network. */

@@ -26,7 +26,7 @@ import type { ScenarioResult } from './bench/warm-latency.js';
 // how to read them. `--only tokens` measures the access tokens alone (ES256 and RS256, a few
 // seconds, no DynamoDB Local) and writes nothing.
 
-const LIMITS = { initRatio: 1.25, zipBytes: 500 * 1024, totalSeconds: 600, refreshDollarsPerMillion: 3, answerTimeMs: 10 };
+const LIMITS = { initRatio: 1.25, zipBytes: 250 * 1024, totalSeconds: 600, refreshDollarsPerMillion: 3, answerTimeMs: 10 };
 
 const { values: options } = parseArgs({
   options: {
@@ -207,8 +207,8 @@ async function main() {
   const checks = {
     initRatioAtMost: LIMITS.initRatio,
     initRatios: cold.every((entry) => entry.ratio <= LIMITS.initRatio),
-    zipsUnderBytes: LIMITS.zipBytes,
-    zips: functions.every((fn) => fn.zipBytes < LIMITS.zipBytes),
+    zipsAtMostBytes: LIMITS.zipBytes,
+    zips: functions.every((fn) => fn.zipBytes <= LIMITS.zipBytes),
     roundTripsEqualMinimum: warm.every((entry) => entry.matchesMinimum),
     refreshDollarsPerMillionAtMost: LIMITS.refreshDollarsPerMillion,
     refreshCost: refresh <= LIMITS.refreshDollarsPerMillion,
@@ -243,7 +243,7 @@ async function main() {
       ],
       functions.map((fn) => {
         const entry = cold.find((candidate) => candidate.name === fn.name)!;
-        const ok = entry.ratio <= LIMITS.initRatio && fn.zipBytes < LIMITS.zipBytes;
+        const ok = entry.ratio <= LIMITS.initRatio && fn.zipBytes <= LIMITS.zipBytes;
         return [
           fn.name,
           fn.route,
@@ -267,7 +267,7 @@ async function main() {
   out(
     `(${coldRuns} runs, each a fresh process importing the bundle while another imports its floor, the functions in random order;` +
       `\nratio: the median of the runs' ratios, the check is on it; IQR: the middle half of them, how far one run's ratio may move;` +
-      `\nlimits: ratio <= ${LIMITS.initRatio}, zip < ${LIMITS.zipBytes / 1024} KB)\n`,
+      `\nlimits: ratio <= ${LIMITS.initRatio}, zip <= ${LIMITS.zipBytes / 1024} KB)\n`,
   );
 
   out('What each bundle holds (KB of minified code, from its esbuild metafile; SDK: the AWS SDK and its dependencies)');
@@ -427,7 +427,7 @@ async function main() {
   out(`A refresh per million: $${dollars(refresh)}; with an Idempotency-Key $${dollars(keyedRefresh)}.\n`);
 
   out(
-    `Checks: init ratio <= ${LIMITS.initRatio}: ${checks.initRatios ? 'OK' : 'FAIL'}; zips < 500 KB: ${checks.zips ? 'OK' : 'FAIL'}; ` +
+    `Checks: init ratio <= ${LIMITS.initRatio}: ${checks.initRatios ? 'OK' : 'FAIL'}; zips <= ${LIMITS.zipBytes / 1024} KB: ${checks.zips ? 'OK' : 'FAIL'}; ` +
       `round trips = documented minimum: ${checks.roundTripsEqualMinimum ? 'OK' : 'MISMATCH'}; ` +
       `a refresh <= $${LIMITS.refreshDollarsPerMillion} per 1M: ${checks.refreshCost ? 'OK' : 'FAIL'}; ` +
       `login_phone answer times within ${LIMITS.answerTimeMs} ms: ${checks.answerTimeEqual ? 'OK' : 'FAIL'}; ` +
