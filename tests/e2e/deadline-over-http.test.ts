@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FaultProxy, startFaultProxy } from '../harness/fault-proxy.js';
 import { newCompany } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
-import { type OfflineServer, startOffline } from './offline-server.js';
+import { OFFLINE_START_TIMEOUT_MS, type OfflineServer, startOffline } from './offline-server.js';
 
 let proxy: FaultProxy;
 let server: OfflineServer;
@@ -14,7 +14,7 @@ let server: OfflineServer;
 beforeAll(async () => {
   proxy = await startFaultProxy(inject('dynamodbEndpoint'));
   server = await startOffline({ DYNAMODB_ENDPOINT: proxy.endpoint, DYNAMODB_TIMEOUT_MS: '30000' });
-}, 180_000);
+}, OFFLINE_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await server?.stop();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { type FakeSsm, startFakeSsm } from '../harness/ssm-fake.js';
 import { lastCodeSentTo, newCompany, sampleRegistration, standalone } from '../helpers.js';
-import { type OfflineServer, startOffline } from './offline-server.js';
+import { OFFLINE_START_TIMEOUT_MS, type OfflineServer, startOffline } from './offline-server.js';
 
 const PARAMETER = '/wallet-auth/test/server-secret';
 const USER_AGENT = 'WalletApp/5.1 (e2e)';
@@ -20,7 +20,7 @@ beforeAll(async () => {
   // Every line at INFO, the audit events included.
   server = await startOffline({ LOG_LEVEL: 'INFO' }, { ssmEndpoint: ssm.endpoint, parameter: PARAMETER });
   company = await newCompany(server.local);
-}, 180_000);
+}, OFFLINE_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await server?.stop();
