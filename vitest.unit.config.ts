@@ -16,6 +16,7 @@ export const UNIT_TESTS = [
   'tests/console/console-modules.test.ts',
   'tests/console/sms-size.test.ts',
   'tests/deploy/compact-zips.test.ts',
+  'tests/docs/cited-tests.test.ts',
   'tests/docs/data-layout.test.ts',
   'tests/docs/links.test.ts',
   'tests/events/event-schemas.test.ts',
