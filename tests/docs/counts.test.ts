@@ -64,3 +64,34 @@ describe('the counts the docs give', () => {
     expect(left.length).toBeLessThan(Object.keys(endpoints).length / 2);
   });
 });
+
+describe('the deploy and on-call steps', () => {
+  /**
+   * The steps of a page that reach a stage (aws, serverless deploy, an operator command): its sh
+   * blocks' commands, and its code spans that give options (`serverless deploy` alone names a tool).
+   */
+  function stageCommands(page: string): string[] {
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    const operator = Object.keys(scripts).filter((name) => /tsx scripts\//.test(scripts[name]!) && !DEVELOPER_SCRIPTS.includes(name));
+    const fenced = [...page.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap(([, block]) =>
+      block!
+        .replace(/\\\n\s*/g, ' ')
+        .split('\n')
+        .map((line) => line.replace(/#.*$/, '')),
+    );
+    const spans = [...page.replace(/```[\s\S]*?```/g, '').matchAll(/`([^`\n]+)`/g)]
+      .map(([, span]) => span!)
+      .filter((span) => / --\w/.test(span));
+    const reaches = (line: string) =>
+      /(^|\s|\$\()aws \w/.test(line) ||
+      /serverless deploy/.test(line) ||
+      operator.some((name) => new RegExp(`npm run (-s )?${name}\\b`).test(line));
+    return [...fenced, ...spans].map((line) => line.trim()).filter(reaches);
+  }
+
+  it.each(['docs/deploying.md', 'docs/operations.md'])('%s: every command that reaches a stage names its region', (path) => {
+    const commands = stageCommands(read(path));
+    expect(commands.length).toBeGreaterThan(3);
+    expect(commands.filter((command) => !/--region \S+|AWS_REGION=\S+/.test(command))).toEqual([]);
+  });
+});
