@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { citationsOf, testTitles, titleHas } from './citations.js';
+import { docPages } from './markdown.js';
 
 // Every test the docs cite exists: a `tests/....test.ts` (or `client/tests/...`) path names a file
 // that is there, and each "quoted name" after it, up to the next cited file or the end of its
@@ -9,12 +10,7 @@ import { citationsOf, testTitles, titleHas } from './citations.js';
 // in "..." is the start of a title; a title's ${...} and %s holes stand for any text.
 
 const root = resolve(import.meta.dirname, '../..');
-const pages = [
-  'README.md',
-  ...readdirSync(resolve(root, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
-];
+const pages = docPages(root);
 
 describe('a citation of a test', () => {
   it('is read from table cells and paragraphs, names after their file, up to the next file', () => {

@@ -9,7 +9,7 @@ import { answer, BASE_URL, COMPANY, envelope, PROFILE_PATH, refusal, SESSION_KEY
 // Gateway's bare 429, a connection cut), scripted by a fake fetch. The transport's sleep records each
 // wait instead of sleeping it: what is waited is read, not timed.
 
-function transportOver(script: (request: SeenRequest, call: number) => Response) {
+function transportOver(script: (request: SeenRequest, call: number) => Response | Promise<Response>) {
   const { fetch, seen } = scriptedFetch(script);
   const waits: number[] = [];
   const transport = createTransport({
@@ -64,15 +64,7 @@ describe('retries', () => {
 
   it('back off 200, 400 and 800 ms (and up to 100 ms more) without a Retry-After, after a connection cut; then NETWORK_ERROR with the cause', async () => {
     const cut = new TypeError('fetch failed');
-    const { fetch, seen } = scriptedFetch(() => Promise.reject(cut));
-    const waits: number[] = [];
-    const transport = createTransport({
-      baseUrl: BASE_URL,
-      companyId: COMPANY,
-      session: new SessionSlot(memoryStorage(), SESSION_KEY),
-      fetch,
-      sleep: async (ms) => void waits.push(ms),
-    });
+    const { transport, seen, waits } = transportOver(() => Promise.reject(cut));
     const error = (await transport
       .request('POST', '/wallet/v3/auth/login_phone', {})
       .catch((thrown: unknown) => thrown)) as WalletAuthError;
@@ -88,14 +80,7 @@ describe('retries', () => {
   });
 
   it('are none for a call the caller aborted', async () => {
-    const { fetch, seen } = scriptedFetch(() => Promise.reject(new DOMException('aborted', 'AbortError')));
-    const transport = createTransport({
-      baseUrl: BASE_URL,
-      companyId: COMPANY,
-      session: new SessionSlot(memoryStorage(), SESSION_KEY),
-      fetch,
-      sleep: async () => undefined,
-    });
+    const { transport, seen } = transportOver(() => Promise.reject(new DOMException('aborted', 'AbortError')));
     expect(await transport.request('GET', PROFILE_PATH).catch((thrown: unknown) => thrown)).toMatchObject({ name: 'NETWORK_ERROR' });
     expect(seen).toHaveLength(1);
   });
