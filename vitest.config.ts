@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { CLIENT_UNIT_TESTS, shared, UNIT_TESTS, unitProject } from './vitest.unit.config.js';
 
 /**
  * Measure bursts of concurrent HTTP requests, and the SMS queue's pace, on this machine's cores: run alone, after the rest, one by one.
@@ -46,40 +47,38 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
-/** What both projects run with. Not `extends: true`: a project that extends the root inherits its globalSetup and runs it again. */
-const shared = {
-  testTimeout: 60_000,
-  hookTimeout: 120_000,
-  // Files of a worker share one process and its loaded modules: a fresh process per file spent
-  // about 1.7 s of CPU importing the same modules again (30 s of 57 over 16 files; no file relies
-  // on module state of its own: each builds its own App).
-  isolate: false,
-  // Node 20 runs the tests; Lambda runs Node 22, which the AWS SDK's warning asks for.
-  env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-};
-
+// The whole suite (`npm test`): every tier. The first (`npm run test:unit`, vitest.unit.config.ts)
+// needs nothing running; the others get DynamoDB Local, the shared serverless-offline and the
+// packaged stages from the global setups below.
 export default defineConfig({
   test: {
-    // Run once per run, by the root project, whichever projects run; both see what it provides.
+    // Run once per run, by the root project, whichever projects run; every project sees what it provides.
     globalSetup: ['tests/setup/dynamodb-local.ts', 'tests/setup/shared-offline.ts', 'tests/setup/shared-package.ts'],
     // Two cores: scrypt-heavy files side by side would only queue on the same CPUs.
     maxWorkers: 2,
     sequence: { sequencer: LongestFirst },
     projects: [
+      { test: { ...unitProject.test, sequence: { groupOrder: 0 } } },
       {
         test: {
           ...shared,
           name: 'service',
           include: ['tests/**/*.test.ts'],
-          exclude: ALONE,
+          exclude: [...UNIT_TESTS, ...ALONE],
           sequence: { groupOrder: 0 },
         },
       },
-      // The client library's own tests (client/tests), against the same shared service.
+      // The client library's own tests (client/tests) against the same shared service.
       // Its examples import the package by name, as an app would.
       {
         resolve: { alias: { '@wallet-auth/client': resolve(import.meta.dirname, 'client/src/index.ts') } },
-        test: { ...shared, name: 'client', include: ['client/tests/**/*.test.ts'], sequence: { groupOrder: 0 } },
+        test: {
+          ...shared,
+          name: 'client',
+          include: ['client/tests/**/*.test.ts'],
+          exclude: CLIENT_UNIT_TESTS,
+          sequence: { groupOrder: 0 },
+        },
       },
       // One file at a time: two bursts side by side would each measure the other.
       { test: { ...shared, name: 'burst', include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } } },

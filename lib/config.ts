@@ -179,6 +179,7 @@ export function readConfig(env: Environment = process.env) {
     tableName: read.text('TABLE_NAME', `wallet-auth-${stage}`),
     dynamodbEndpoint,
     dynamodbTimeoutMs: read.integer('DYNAMODB_TIMEOUT_MS'),
+    dynamodbFirstAttemptTimeoutMs: Math.min(read.integer('DYNAMODB_FIRST_ATTEMPT_TIMEOUT_MS'), read.integer('DYNAMODB_TIMEOUT_MS')),
     dynamodbMaxAttempts: read.integer('DYNAMODB_MAX_ATTEMPTS'),
     region: read.text('AWS_REGION', env.AWS_DEFAULT_REGION?.trim() || undefined),
     /** Dummy AWS credentials for emulators: set when an endpoint is configured and the environment holds none. */

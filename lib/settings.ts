@@ -57,6 +57,12 @@ export const SETTINGS = {
     means: 'another DynamoDB endpoint (DynamoDB Local); unset on a deployed stage, which is how the service knows it is one',
   },
   DYNAMODB_TIMEOUT_MS: { default: 1000, min: 1, means: 'timeout of each attempt of a DynamoDB call, so a slow table fails fast' },
+  DYNAMODB_FIRST_ATTEMPT_TIMEOUT_MS: {
+    default: 300,
+    min: 1,
+    means:
+      'timeout of the first attempt of a DynamoDB call (at most `DYNAMODB_TIMEOUT_MS`): a call stalled on its way (DynamoDB answers in milliseconds) is tried again soon, and a table slow for every call gets the whole timeout on the retries',
+  },
   DYNAMODB_MAX_ATTEMPTS: { default: 3, min: 1, means: 'attempts of each DynamoDB call, with the SDK’s backoff between them' },
   AWS_REGION: { source: 'aws', default: 'us-east-1', means: 'the region of every AWS client (or `AWS_DEFAULT_REGION`)' },
   AWS_ACCESS_KEY_ID: {

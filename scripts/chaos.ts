@@ -1,4 +1,4 @@
-// npm run chaos [-- --seconds 120 --faults 0.3 --clients 8]
+// npm run chaos [-- --seconds 120 --faults 0.3 --clients 8] [--compare]
 //
 // Real flows under faults, then a check of everything answered (tests/harness/chaos/run.ts):
 // DynamoDB Local on a free loopback port behind the fault proxy, SNS as a loopback fake, the
@@ -15,50 +15,79 @@
 // and dead-letter calls; after a drain the events (bus and dead letters, once per event_id) are
 // compared with the table (tests/harness/event-check.ts). Prints the figures; exits 1 on any wrong
 // answer or event problem.
+//
+// --compare: the same run fault-free and faulted side by side (at the same time, each with its own
+// table, proxy and service, so what else the machine does falls on both), then each one's
+// throughput (requests answered while its flows ran) and the faulted one's share of the fault-free
+// one's; exits 1 under COMPARE_AT_LEAST too.
 import { parseArgs } from 'node:util';
-import { runChaos } from '../tests/harness/chaos/run.js';
+import { type ChaosReport, runChaos } from '../tests/harness/chaos/run.js';
 import { freePort, startLocalDynamoDb } from '../tests/harness/dynamodb-local.js';
+
+/** The faulted run's throughput, as a share of the fault-free run's, that --compare asks for. */
+const COMPARE_AT_LEAST = 0.9;
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '120' },
     faults: { type: 'string', default: '0.3' },
     clients: { type: 'string', default: '8' },
+    compare: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
 const faults = Number(values.faults);
 const clients = Number(values.clients);
 if (!Number.isInteger(seconds) || seconds < 1 || !(faults >= 0 && faults < 1) || !Number.isInteger(clients) || clients < 1) {
-  console.error('usage: npm run chaos -- [--seconds N (>= 1)] [--faults SHARE (0 to < 1)] [--clients N (>= 1)]');
+  console.error('usage: npm run chaos -- [--seconds N (>= 1)] [--faults SHARE (0 to < 1)] [--clients N (>= 1)] [--compare]');
   process.exit(2);
 }
+
+/** One run at a fault share, its lines prefixed when it runs beside another. */
+async function run(dynamodbEndpoint: string, share: number, prefix = ''): Promise<ChaosReport & { seconds: number }> {
+  const started = Date.now();
+  // One race of each kind around a pending phone change (issue 39) is asked for, beside those drawn.
+  const report = await runChaos({
+    dynamodbEndpoint,
+    seconds,
+    faults: share,
+    clients,
+    pendingRaces: 1,
+    log: (line) => console.log(`${prefix}${line}`),
+  });
+  return { ...report, seconds: (Date.now() - started) / 1000 };
+}
+
+const printed = (report: ChaosReport & { seconds: number }) =>
+  JSON.stringify({ ...report, wrong: report.wrong.length, wrongAnswers: report.wrong.slice(0, 20) }, null, 2);
 
 const dynamodb = await startLocalDynamoDb({ port: await freePort() });
 try {
   console.log(
     `chaos: ${clients} clients for ${seconds} s, ${Math.round(faults * 100)} % of DynamoDB and SNS requests faulted; ` +
       `events: ${Math.round((faults / 3) * 100)} % of PutEvents calls, ${Math.round((faults / 2) * 100)} % of entries, ` +
-      `${Math.round(Math.min(0.9, faults * 2) * 100)} % of dead-letter calls`,
+      `${Math.round(Math.min(0.9, faults * 2) * 100)} % of dead-letter calls` +
+      (values.compare ? '; beside the same run fault-free' : ''),
   );
-  const started = Date.now();
-  // One race of each kind around a pending phone change (issue 39) is asked for, beside those drawn.
-  const report = await runChaos({
-    dynamodbEndpoint: dynamodb.endpoint,
-    seconds,
-    faults,
-    clients,
-    pendingRaces: 1,
-    log: (line) => console.log(line),
-  });
-  console.log(
-    JSON.stringify(
-      { ...report, wrong: report.wrong.length, wrongAnswers: report.wrong.slice(0, 20), seconds: (Date.now() - started) / 1000 },
-      null,
-      2,
-    ),
-  );
-  process.exitCode = report.wrong.length ? 1 : 0;
+  if (!values.compare) {
+    const report = await run(dynamodb.endpoint, faults);
+    console.log(printed(report));
+    process.exitCode = report.wrong.length ? 1 : 0;
+  } else {
+    const [clean, faulted] = await Promise.all([run(dynamodb.endpoint, 0, '[fault-free] '), run(dynamodb.endpoint, faults, '[faulted] ')]);
+    console.log(printed(faulted));
+    const share = faulted.requestsInRun / clean.requestsInRun;
+    const perSecond = (report: ChaosReport) => (report.requestsInRun / seconds).toFixed(1);
+    console.log(`\nthroughput, ${clients} clients for ${seconds} s each, side by side:`);
+    console.log(`  fault-free: ${clean.requestsInRun} requests, ${perSecond(clean)} a second (wrong answers: ${clean.wrong.length})`);
+    console.log(
+      `  ${Math.round(faults * 100)} % faulted: ${faulted.requestsInRun} requests, ${perSecond(faulted)} a second (wrong answers: ${faulted.wrong.length})`,
+    );
+    console.log(
+      `  faulted / fault-free: ${(share * 100).toFixed(1)} % (at least ${COMPARE_AT_LEAST * 100} %: ${share >= COMPARE_AT_LEAST ? 'OK' : 'FAIL'})`,
+    );
+    process.exitCode = clean.wrong.length || faulted.wrong.length || share < COMPARE_AT_LEAST ? 1 : 0;
+  }
 } finally {
   await dynamodb.stop();
 }

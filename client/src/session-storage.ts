@@ -33,8 +33,8 @@ export interface Session {
 /** The session of one company in one storage: read, kept, forgotten. */
 export class SessionSlot {
   constructor(
-    private readonly storage: SessionStorage,
-    private readonly key: string,
+    readonly storage: SessionStorage,
+    readonly key: string,
   ) {}
 
   async read(): Promise<Session | undefined> {

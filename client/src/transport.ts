@@ -2,11 +2,13 @@ import { type Envelope, envelopeOf, WalletAuthError } from './errors.js';
 import { OPERATION_ROUTES } from './generated/api-facts.js';
 import { randomKey } from './random.js';
 import { type Session, type SessionSlot, sessionIn } from './session-storage.js';
+import { type Exclusive, sharedInPage, tabExclusive } from './shared-refresh.js';
 
 // The one way the client calls the service (API contract 8): CompanyID, the access token and an
 // Idempotency-Key of its own on every POST; the same request again, with the same key, after a lost
-// answer, a 503 or a 409 code 20 "still at work"; one refresh, shared by every call at once, when the
-// access token is expired or refused.
+// answer, a 503 or a 409 code 20 "still at work"; one refresh, shared by every call at once and every
+// client over the same storage (shared-refresh.ts), when the access token is expired or refused. The
+// refreshed session is the refresh's answer: kept, and used at once, never read back.
 
 /** Retries after the first try: the contract's "at most 3 times". */
 const RETRIES = 3;
@@ -33,6 +35,8 @@ export interface TransportOptions {
   /** Told when the service ends the session (a refusal no refresh cures) or the user logs out. */
   onSessionEnd?: () => void;
   sleep?: (ms: number) => Promise<void>;
+  /** The lock that tabs over the same storage refresh under (default: Web Locks, else a BroadcastChannel's). */
+  exclusive?: Exclusive;
 }
 
 export interface Transport {
@@ -44,6 +48,14 @@ export interface Transport {
   /** The service's clock minus this device's, in ms, from the last answer's Date header (0 before any). */
   clockOffsetMs(): number;
 }
+
+/** What a call answered: its data, and the session it carried (kept), if any. */
+interface Sent<Data> {
+  data: Data;
+  session: Session | undefined;
+}
+
+const unauthorized = () => new WalletAuthError(401, [4], { message: 'UNAUTHORIZED' });
 
 interface Attempt {
   response?: Response;
@@ -78,7 +90,7 @@ function worthRetrying({ response, envelope, failure }: Attempt): boolean {
 export function createTransport(options: TransportOptions): Transport {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  let refreshing: Promise<Session> | undefined;
+  const exclusive = options.exclusive ?? tabExclusive();
   let clockOffsetMs = 0;
 
   async function attempt(method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<Attempt> {
@@ -99,20 +111,23 @@ export function createTransport(options: TransportOptions): Transport {
     options.onSessionEnd?.();
   }
 
-  /** One refresh for everyone: a caller whose token was already replaced gets the new session without a second refresh. */
+  /**
+   * One refresh for everyone: the calls of this client, and the clients over the same storage (in
+   * this page, and in other tabs under the lock). Whoever comes second reads the storage under the
+   * lock and, finding the token replaced, takes that session without a second refresh.
+   */
   function refreshShared(stale: Session | undefined): Promise<Session> {
-    refreshing ??= (async () => {
-      const current = await options.session.read();
-      if (!current) throw new WalletAuthError(401, [4], { message: 'UNAUTHORIZED' });
-      if (stale && current.accessToken !== stale.accessToken) return current;
-      await request('POST', REFRESH_PATH, { refresh_token: current.refreshToken }, { auth: false });
-      const renewed = await options.session.read();
-      if (!renewed) throw new WalletAuthError(401, [4], { message: 'UNAUTHORIZED' });
-      return renewed;
-    })().finally(() => {
-      refreshing = undefined;
-    });
-    return refreshing;
+    const { storage, key } = options.session;
+    return sharedInPage(storage, key, () =>
+      exclusive(`${key}:refresh`, async () => {
+        const current = await options.session.read();
+        if (!current) throw unauthorized();
+        if (stale && current.accessToken !== stale.accessToken) return current;
+        const { session } = await send('POST', REFRESH_PATH, { refresh_token: current.refreshToken }, { auth: false });
+        if (!session) throw unauthorized();
+        return session;
+      }),
+    );
   }
 
   /** The session as kept, or after the refresh its access token's near expiry calls for. */
@@ -120,7 +135,7 @@ export function createTransport(options: TransportOptions): Transport {
     return kept.expiresAt - EXPIRY_MARGIN_MS <= Date.now() ? refreshShared(kept) : kept;
   }
 
-  async function request<Data>(method: 'GET' | 'POST', path: string, body?: unknown, requestOptions: RequestOptions = {}): Promise<Data> {
+  async function send<Data>(method: 'GET' | 'POST', path: string, body: unknown, requestOptions: RequestOptions): Promise<Sent<Data>> {
     const query = Object.entries(requestOptions.query ?? {}).filter(([, value]) => value !== undefined && value !== '');
     const url = `${baseUrl}${path}${query.length ? `?${new URLSearchParams(query.map(([name, value]) => [name, String(value)]))}` : ''}`;
     const idempotencyKey = method === 'POST' ? (requestOptions.idempotencyKey ?? randomKey()) : undefined;
@@ -140,7 +155,7 @@ export function createTransport(options: TransportOptions): Transport {
         const found = sessionIn(envelope.data, Date.now());
         if (found) await options.session.keep(found);
         else if (session && endsOwnSession(path, body)) await endSession();
-        return envelope.data as Data;
+        return { data: envelope.data as Data, session: found };
       }
       const wait = retryAfterSeconds(response);
       if (worthRetrying(answer) && retries < RETRIES && (wait === undefined || wait * 1000 <= LONGEST_WAIT_MS)) {
@@ -161,6 +176,9 @@ export function createTransport(options: TransportOptions): Transport {
       throw error;
     }
   }
+
+  const request: Transport['request'] = async (method, path, body, requestOptions = {}) =>
+    (await send<never>(method, path, body, requestOptions)).data;
 
   return {
     request,

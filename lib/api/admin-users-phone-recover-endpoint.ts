@@ -12,7 +12,7 @@ export const adminUsersPhoneRecoverEndpoint = {
     'Starts a pending phone change (via support) to the number the user can now receive codes on: a mobile number in the ' +
     'company’s countries (400 code 15), held by no one (409 code 7), not the account’s own. It does not run until another ' +
     'employee, an admin, approves it (admin/users/phone/approve) before approve_by; nothing is sent yet. One pending change ' +
-    'per user: it replaces the user’s own. The user must be active (409 code 22 naming user_id). Needs an employee token with a ' +
+    'per user: it replaces the user’s own. The user must be active (409 code 23 naming user_id). Needs an employee token with a ' +
     `role whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ago, and a reason; notice 8 is ` +
     'written in the user’s list.',
   auth: 'required',

@@ -12,7 +12,7 @@ export const adminUsersRestoreEndpoint = {
     'As npm run user:restore: a user who deleted the account and is not erased yet is active again, with their ' +
     'phone and email taken back (event user.restored); their sessions and devices stay ended. A phone or email ' +
     'someone registered since: 409 code 7 naming "phone" or "email". A user not awaiting erasure, or past its ' +
-    'erase_after (even if the eraser has not run yet): 409 code 22. The user gets a security notice (event 8, ' +
+    'erase_after (even if the eraser has not run yet): 409 code 23. The user gets a security notice (event 8, ' +
     'changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs ' +
     `an employee token with a role whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ` +
     'ago, and a reason, kept in the record of the action.',

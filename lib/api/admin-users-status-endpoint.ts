@@ -12,7 +12,7 @@ export const adminUsersStatusEndpoint = {
     '"disabled": an active user becomes status_id 2 and every session of theirs ends (session.ended reason ' +
     '"disabled"); no login code or session is given to them until enabled. "active" (admin only; support: 403 ' +
     'code 5): a disabled user becomes 1 again (the event user.enabled). No other status is set here: a user ' +
-    'who is not active (to disable) or not disabled (to enable), such as one deleted, is 409 code 22. The user ' +
+    'who is not active (to disable) or not disabled (to enable), such as one deleted, is 409 code 23. The user ' +
     'gets a security notice (event 8, changed by support). Staff act on other users only, and only an admin on ' +
     `an employee (403 code 5). Needs an employee token with a role whose session began by OTP or PIN login under ` +
     `${duration(admin.sessionSeconds)} ago, and a reason, kept in the record of the action.`,

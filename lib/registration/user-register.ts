@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { App } from '../app-context.js';
-import type { Principal } from '../call.js';
+import { CREDENTIAL_REPLAY_SECONDS, type Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import type { Company } from '../companies/companies.js';
 import { deviceBindingOf, firstDeviceWrites } from '../devices/device-binding.js';
@@ -172,7 +172,8 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
             )
           : undefined,
         nowMs: now,
-        idempotencyRef,
+        // A retry of this request is answered this user's session for as long as a credential may be replayed.
+        request: idempotencyRef ? { ref: idempotencyRef, until: Math.floor(now / 1000) + CREDENTIAL_REPLAY_SECONDS } : undefined,
       });
       if (reclaim) await endReclaimedLater(app, reclaim);
       await recordRegistration(app, origin, user, employee, reclaim);

@@ -1,9 +1,9 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { JWK } from 'jose';
 import { type Clock, epochSeconds, systemClock } from '../clock.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../config.js';
-import type { Logger } from '../observability/logger.js';
 import { ServerSecretUnavailable } from './server-keys.js';
 import type { ParameterReader } from './ssm-secret.js';
 

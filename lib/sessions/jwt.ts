@@ -4,8 +4,8 @@ import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { SIGNING_ALGORITHMS } from '../config.js';
 import { ServerSecretUnavailable } from '../secrets/server-keys.js';
-import type { SessionStart } from '../store/session-store.js';
-import { type Acr, acrOfSession } from './session-strength.js';
+import type { Acr, SessionStart } from '../store/session-store.js';
+import { acrOfSession } from './session-strength.js';
 
 /** The `amr` claim of a session begun this way (RFC 8176 names where one fits). */
 function amrOf(began: SessionStart): string[] {

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
-import { type GrantTerms, type SessionRecord, type SessionStart, sessionGrant, sessionPut } from '../store/session-store.js';
+import { type Acr, type GrantTerms, type SessionRecord, type SessionStart, sessionGrant, sessionPut } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, type TransactItem, writeTransaction } from '../store/transactions.js';
 import { type SessionTokens, sessionTokens } from './access-tokens.js';
 import { newRefreshToken } from './refresh-tokens.js';
-import type { Acr } from './session-strength.js';
 
 export type { SessionStart };
 

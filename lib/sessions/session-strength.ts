@@ -10,8 +10,6 @@ import type { Acr } from '../store/session-store.js';
 // Its strength is fixed when it begins, for its whole life (refreshes included); a step-up makes
 // a strong session fresh again, never an SMS-strength one strong.
 
-export type { Acr };
-
 /** What a refused request needs (403 code 5, `data.needs`). */
 export type Needs = 'strong' | 'strong_fresh' | 'pin_setup';
 

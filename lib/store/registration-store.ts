@@ -1,4 +1,3 @@
-import { CREDENTIAL_REPLAY_SECONDS } from '../call.js';
 import type { ItemKey } from './keys.js';
 import { notificationWrites, type StoredNotification } from './notification-store.js';
 import { phoneProofConsume } from './proof-store.js';
@@ -12,6 +11,7 @@ import {
   emailClaimTake,
   phoneClaimMove,
   phoneClaimPut,
+  type RegisteringRequest,
   type UserRecord,
   userExistsCheck,
   userPhoneReclaimed,
@@ -50,7 +50,7 @@ export interface Registration {
   device: TransactItem[] | undefined;
   nowMs: number;
   /** The request's Idempotency-Key record, kept on a new phone claim so a retry of it recognises its own write. */
-  idempotencyRef?: string | undefined;
+  request?: RegisteringRequest | undefined;
 }
 
 /** Why a registration was not written. */
@@ -116,7 +116,7 @@ function emailWrites(table: Table, user: UserRecord, reclaim: ReclaimWrite | und
 
 function registrationWrites(
   table: Table,
-  { user, session, proof, notification, referralCountShard, reclaim, device, nowMs, idempotencyRef }: Registration,
+  { user, session, proof, notification, referralCountShard, reclaim, device, nowMs, request }: Registration,
 ): LabelledItem<Guard>[] {
   const companyId = user.company_id;
   const nowSeconds = Math.floor(nowMs / 1000);
@@ -133,15 +133,7 @@ function registrationWrites(
             { userId: user.user_id, statusId: user.status_id },
             reclaim.holder.user_id,
           )
-        : phoneClaimPut(
-            table,
-            companyId,
-            user.phone_e164,
-            user.user_type,
-            user.user_id,
-            user.status_id,
-            idempotencyRef ? { ref: idempotencyRef, until: nowSeconds + CREDENTIAL_REPLAY_SECONDS } : undefined,
-          ),
+        : phoneClaimPut(table, companyId, user.phone_e164, user.user_type, user.user_id, user.status_id, request),
     },
     { label: 'referral_code', item: referralCodePut(table, companyId, user.referral_code, user.user_id) },
     ...emailWrites(table, user, reclaim),

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { type BuildOptions, build } from 'esbuild';
+import { type BuildOptions, build, type Plugin } from 'esbuild';
 import { parse } from 'yaml';
 import type { PackagedFunction } from './package-functions.js';
 import { median, percentile, round } from './stats.js';
@@ -55,10 +56,15 @@ const FLOOR_RECIPES: Record<string, string> = {
     'export const eventBridge = new EventBridgeClient({ region: process.env.AWS_REGION });\n',
 };
 
-/** Options serverless-esbuild passes on to esbuild, read from serverless.yml's custom.esbuild. */
+/**
+ * Options serverless-esbuild passes on to esbuild, read from serverless.yml's custom.esbuild, with
+ * its plugins (serverless/esbuild-plugins.cjs): the console's function imports a page only its
+ * plugin can build.
+ */
 export function esbuildOptions(root: string): BuildOptions {
   const yaml = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
   const custom = yaml.custom.esbuild as Record<string, unknown>;
+  const plugins = typeof custom.plugins === 'string' ? (createRequire(import.meta.url)(join(root, custom.plugins)) as Plugin[]) : [];
   const passed = [
     'bundle',
     'minify',
@@ -72,7 +78,7 @@ export function esbuildOptions(root: string): BuildOptions {
     'keepNames',
     'define',
   ];
-  return Object.fromEntries(passed.filter((key) => key in custom).map((key) => [key, custom[key]])) as BuildOptions;
+  return { ...(Object.fromEntries(passed.filter((key) => key in custom).map((key) => [key, custom[key]])) as BuildOptions), plugins };
 }
 
 /** The SDK packages (of those we know how to build a floor for) a function's source pulls in. */

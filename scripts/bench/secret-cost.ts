@@ -16,7 +16,7 @@ import { median, round } from './stats.js';
 // network time) beside reading the local file instead. Every later use in the container is a
 // lookup in memory.
 
-interface SecretCost {
+export interface SecretCost {
   /** Pairs of imports, and first reads of each source (each read a process with tsx: the costly part). */
   importRuns: number;
   readRuns: number;

@@ -8,7 +8,7 @@ import type { Company } from '../../lib/companies/companies.js';
 import { eventsOfRecord } from '../../lib/events/stream-events.js';
 import { getCompany } from '../../lib/store/company-store.js';
 import { staffLogKey } from '../../lib/store/keys.js';
-import { queryStaffLogOfDay, type StaffActionRecord } from '../../lib/store/staff-store.js';
+import type { StaffActionRecord } from '../../lib/store/staff-store.js';
 import { main as staffActions } from '../../scripts/staff-actions.js';
 import {
   expectFailure,
@@ -21,6 +21,7 @@ import {
   signUp,
   testService,
 } from '../helpers.js';
+import { recentStaffLog } from './actions.js';
 import { type StaffMember, staffMember } from './staff.js';
 
 const service = testService();
@@ -45,10 +46,9 @@ const update = (body: Record<string, unknown>, authorization = admin.session) =>
 
 const stored = async (of = company) => (await getCompany(service.app.table, of.company_id, true))!;
 
-/** The records of the company's log today written by `reason`. */
+/** The records of the company's recent log written by `reason`. */
 async function loggedWith(reason: string): Promise<StaffActionRecord[]> {
-  const today = new Date(service.app.clock.now()).toISOString().slice(0, 10);
-  return (await queryStaffLogOfDay(service.app.table, company.company_id, today)).filter((record) => record.reason === reason);
+  return (await recentStaffLog(service, company)).filter((record) => record.reason === reason);
 }
 
 /** A GSM-7 template whose message needs 3 SMS with a 6-digit code, the name and the minutes. */

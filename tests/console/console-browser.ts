@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import { setEmployeeRole } from '../../lib/admin/employee-role.js';
 import type { Company } from '../../lib/companies/companies.js';
 import type { OfflineServer } from '../e2e/offline-server.js';
+import { PAGE_TEST_TIMEOUT_MS, untimedPage } from '../harness/chromium.js';
 import { type Account, codeIn, newEmployee, outboxMessages } from '../helpers.js';
 
 export type Employee = Account & { phoneNumber: string };
@@ -25,7 +26,7 @@ export async function employee(server: OfflineServer, company: Company, role: 's
 /** The code of the next text to a number (E.164) after the `before` texts it had. */
 export async function nextCode(server: OfflineServer, phoneE164: string, before: number): Promise<string> {
   const file = server.local.app.config.sms.outboxFile;
-  await expect.poll(() => outboxMessages(file, phoneE164).length, { timeout: 15_000 }).toBeGreaterThan(before);
+  await expect.poll(() => outboxMessages(file, phoneE164).length, { timeout: PAGE_TEST_TIMEOUT_MS }).toBeGreaterThan(before);
   return codeIn(outboxMessages(file, phoneE164).at(-1));
 }
 
@@ -39,9 +40,8 @@ export const textsTo = (server: OfflineServer, phoneE164: string) =>
  * stay open until the browser closes: closing one can end that one process.
  */
 export async function consolePage(browser: Browser, server: OfflineServer): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const devtools = await context.newCDPSession(page);
+  const page = await untimedPage(browser);
+  const devtools = await page.context().newCDPSession(page);
   await devtools.send('Storage.clearDataForOrigin', { origin: new URL(server.baseUrl).origin, storageTypes: 'all' });
   await devtools.detach();
   const problems: string[] = [];

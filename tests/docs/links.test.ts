@@ -1,18 +1,13 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { githubSlug, headingAnchors, markdownLinks } from './markdown.js';
+import { docPages, githubSlug, headingAnchors, markdownLinks } from './markdown.js';
 
 // Every relative link of README.md and docs/*.md leads somewhere: to a file of the repository,
 // and with an #anchor, to a heading of that page (as GitHub anchors headings).
 
 const root = resolve(import.meta.dirname, '../..');
-const pages = [
-  'README.md',
-  ...readdirSync(resolve(root, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
-];
+const pages = docPages(root);
 
 /** What is wrong with one link of a page, or undefined when it leads where it says. */
 function brokenLink(page: string, target: string): string | undefined {

@@ -1,3 +1,6 @@
+import { readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+
 // What the docs tests read of a Markdown text: its tables, its headings as GitHub anchors them,
 // and its links. Fenced code blocks are skipped: what they hold is code, not Markdown.
 
@@ -70,4 +73,14 @@ export function markdownLinks(markdown: string): { target: string; line: number 
     for (const match of prose.matchAll(/\[[^\]]*\]\(([^)\s]+)\)/g)) links.push({ target: match[1]!, line });
   }
   return links;
+}
+
+/** The pages the docs tests read: README.md and every docs/*.md, by their paths from the repository's root. */
+export function docPages(root: string): string[] {
+  return [
+    'README.md',
+    ...readdirSync(resolve(root, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ];
 }

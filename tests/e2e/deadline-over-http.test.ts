@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FaultProxy, startFaultProxy } from '../harness/fault-proxy.js';
 import { newCompany } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
-import { type OfflineServer, startOffline } from './offline-server.js';
+import { OFFLINE_START_TIMEOUT_MS, type OfflineServer, startOffline } from './offline-server.js';
 
 let proxy: FaultProxy;
 let server: OfflineServer;
@@ -14,7 +14,7 @@ let server: OfflineServer;
 beforeAll(async () => {
   proxy = await startFaultProxy(inject('dynamodbEndpoint'));
   server = await startOffline({ DYNAMODB_ENDPOINT: proxy.endpoint, DYNAMODB_TIMEOUT_MS: '30000' });
-}, 180_000);
+}, OFFLINE_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await server?.stop();
@@ -24,7 +24,8 @@ afterAll(async () => {
 /** The duration serverless-offline reports for the function's one invocation (it logs it after the answer). */
 async function invocationDuration(server: OfflineServer, functionKey: string): Promise<number> {
   const line = new RegExp(`\\(λ: ${functionKey}\\) RequestId: \\S+\\s+Duration: ([\\d.]+) ms`);
-  await expect.poll(() => server.output(), { timeout: 5_000 }).toMatch(line);
+  // serverless-offline logs it after the answer, as soon as a loaded machine lets it: the test's timeout bounds the wait.
+  await expect.poll(() => server.output(), { timeout: 30_000 }).toMatch(line);
   const durations = [...server.output().matchAll(new RegExp(line, 'g'))].map((match) => Number(match[1]));
   expect(durations).toHaveLength(1);
   return durations[0]!;

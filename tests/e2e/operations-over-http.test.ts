@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { type FakeSsm, startFakeSsm } from '../harness/ssm-fake.js';
 import { lastCodeSentTo, newCompany, sampleRegistration, standalone } from '../helpers.js';
-import { type OfflineServer, startOffline } from './offline-server.js';
+import { OFFLINE_START_TIMEOUT_MS, type OfflineServer, startOffline } from './offline-server.js';
 
 const PARAMETER = '/wallet-auth/test/server-secret';
 const USER_AGENT = 'WalletApp/5.1 (e2e)';
@@ -20,7 +20,7 @@ beforeAll(async () => {
   // Every line at INFO, the audit events included.
   server = await startOffline({ LOG_LEVEL: 'INFO' }, { ssmEndpoint: ssm.endpoint, parameter: PARAMETER });
   company = await newCompany(server.local);
-}, 180_000);
+}, OFFLINE_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await server?.stop();
@@ -70,9 +70,9 @@ async function markAfterQuiet(): Promise<number> {
   return server.output().length;
 }
 
-/** Waits for serverless-offline to pass on what a function wrote (it arrives through a pipe). */
+/** Waits for serverless-offline to pass on what a function wrote (it arrives through a pipe), as long as it takes: the test's timeout bounds it. */
 async function settled(mark: number, until: (lines: Line[]) => boolean): Promise<Line[]> {
-  for (let tries = 0; tries < 50 && !until(linesSince(mark)); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (!until(linesSince(mark))) await new Promise((resolve) => setTimeout(resolve, 100));
   return linesSince(mark);
 }
 

@@ -10,7 +10,7 @@ import { createLogger } from '../../lib/observability/logger.js';
 import { type SmsQueueEmulator, startSmsQueueEmulator } from '../harness/sms-queue-emulator.js';
 import { codeIn, newCompany, outboxEntries, outboxMessages, randomPhoneNumber } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
-import { type OfflineServer, startOffline } from './offline-server.js';
+import { OFFLINE_START_TIMEOUT_MS, type OfflineServer, startOffline } from './offline-server.js';
 
 const RATE = 2;
 const CONSUMERS = 2;
@@ -31,7 +31,7 @@ beforeAll(async () => {
   });
   queue.lambdaUrl = server.lambdaUrl;
   company = await newCompany(server.local);
-}, 180_000);
+}, OFFLINE_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await server?.stop();

@@ -24,6 +24,7 @@ import {
   type InProcessService,
   invoke,
   newCompany,
+  nextHourStart,
   randomPhoneNumber,
   sampleRegistration,
   signUp,
@@ -77,6 +78,7 @@ afterEach(async () => {
   await dynamoProxy.setReachable(true);
   sns.failWith = undefined;
   sns.hang = false;
+  service.clock.reset();
 });
 
 afterAll(async () => {
@@ -387,7 +389,10 @@ describe('a write whose answer is dropped after it was applied', () => {
   });
 
   it("of the company's hourly counter counts the send once", async () => {
-    const hour = Math.floor(Date.now() / 3_600_000);
+    // Frozen inside an hour: the send counts in the hour read here, however long it takes.
+    const hourStart = nextHourStart();
+    service.clock.freeze(hourStart + 60);
+    const hour = hourStart / 3600;
     // The send lands in one shard of the hour, chosen at random: the hour's count is their sum.
     const shards = Array.from({ length: service.app.config.otp.companySendShards }, (_, shard) => shard);
     const hourCount = async () =>

@@ -20,6 +20,15 @@ export class AdjustableClock implements Clock {
     this.frozenAt = epochSeconds * 1000;
   }
 
+  /**
+   * Stops the clock where it stands (never moving it back, as freezing at a whole second would),
+   * so a request's time is the reading answered (epoch ms), however long the request takes.
+   */
+  stop(): number {
+    this.frozenAt = this.now();
+    return this.frozenAt;
+  }
+
   /** Back to the real time. */
   reset(): void {
     this.offsetMs = 0;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import sparticuzChromium from '@sparticuz/chromium';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 // A real headless Chromium for the page tests (the docs page, the console), from the npm registry
 // (@sparticuz/chromium), so a machine with Node alone runs them; CHROMIUM_PATH points at another
@@ -27,6 +27,20 @@ function chromiumFromNpm(): string {
     env: { ...process.env, TMPDIR: folder },
     encoding: 'utf8',
   });
+}
+
+/**
+ * A page test's one bound on wall time. Its steps wait for what they wait on with no time limit of
+ * their own (Playwright's default is 30 s a step, which a loaded 2-core machine overran while the
+ * service loaded a function's bundle): the test as a whole fails past this.
+ */
+export const PAGE_TEST_TIMEOUT_MS = 300_000;
+
+/** A page of a new browser context whose steps wait with no time limit of their own (PAGE_TEST_TIMEOUT_MS bounds the test). */
+export async function untimedPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext();
+  context.setDefaultTimeout(0);
+  return context.newPage();
 }
 
 /** A headless Chromium: CHROMIUM_PATH's, else the npm package's (unpacked on first use). */

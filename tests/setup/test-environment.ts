@@ -31,6 +31,7 @@ export function serviceEnvironment(
     settings: {
       // A loaded CI machine can stall DynamoDB Local for a moment; the fault tests set their own.
       DYNAMODB_TIMEOUT_MS: '3000',
+      DYNAMODB_FIRST_ATTEMPT_TIMEOUT_MS: '3000',
       // A change to a company shows at once.
       COMPANY_CACHE_SECONDS: '0',
       // In process, one "container" serves many concurrent calls, which Lambda never does: the

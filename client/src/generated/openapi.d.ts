@@ -531,7 +531,7 @@ export interface paths {
         put?: never;
         /**
          * Start the recovery of a user who lost the number and every device (support, admin)
-         * @description Starts a pending phone change (via support) to the number the user can now receive codes on: a mobile number in the company’s countries (400 code 15), held by no one (409 code 7), not the account’s own. It does not run until another employee, an admin, approves it (admin/users/phone/approve) before approve_by; nothing is sent yet. One pending change per user: it replaces the user’s own. The user must be active (409 code 22 naming user_id). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason; notice 8 is written in the user’s list.
+         * @description Starts a pending phone change (via support) to the number the user can now receive codes on: a mobile number in the company’s countries (400 code 15), held by no one (409 code 7), not the account’s own. It does not run until another employee, an admin, approves it (admin/users/phone/approve) before approve_by; nothing is sent yet. One pending change per user: it replaces the user’s own. The user must be active (409 code 23 naming user_id). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason; notice 8 is written in the user’s list.
          */
         post: operations["adminUsersPhoneRecover"];
         delete?: never;
@@ -611,7 +611,7 @@ export interface paths {
         put?: never;
         /**
          * Disable a user (support, admin) or enable a disabled one (admin)
-         * @description "disabled": an active user becomes status_id 2 and every session of theirs ends (session.ended reason "disabled"); no login code or session is given to them until enabled. "active" (admin only; support: 403 code 5): a disabled user becomes 1 again (the event user.enabled). No other status is set here: a user who is not active (to disable) or not disabled (to enable), such as one deleted, is 409 code 22. The user gets a security notice (event 8, changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the action.
+         * @description "disabled": an active user becomes status_id 2 and every session of theirs ends (session.ended reason "disabled"); no login code or session is given to them until enabled. "active" (admin only; support: 403 code 5): a disabled user becomes 1 again (the event user.enabled). No other status is set here: a user who is not active (to disable) or not disabled (to enable), such as one deleted, is 409 code 23. The user gets a security notice (event 8, changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the action.
          */
         post: operations["adminUsersStatus"];
         delete?: never;
@@ -651,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Undo a user’s deletion before its erasure (support, admin)
-         * @description As npm run user:restore: a user who deleted the account and is not erased yet is active again, with their phone and email taken back (event user.restored); their sessions and devices stay ended. A phone or email someone registered since: 409 code 7 naming "phone" or "email". A user not awaiting erasure, or past its erase_after (even if the eraser has not run yet): 409 code 22. The user gets a security notice (event 8, changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the action.
+         * @description As npm run user:restore: a user who deleted the account and is not erased yet is active again, with their phone and email taken back (event user.restored); their sessions and devices stay ended. A phone or email someone registered since: 409 code 7 naming "phone" or "email". A user not awaiting erasure, or past its erase_after (even if the eraser has not run yet): 409 code 23. The user gets a security notice (event 8, changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the action.
          */
         post: operations["adminUsersRestore"];
         delete?: never;

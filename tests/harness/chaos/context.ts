@@ -166,6 +166,7 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
       body,
     });
     report.requests++;
+    if (Date.now() < endAt) report.requestsInRun++;
     report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
     const envelope = answer.body && (answer.body.success === 1 || answer.body.success === 0) && Array.isArray(answer.body.error);
     if (!DOCUMENTED.has(answer.status) || !envelope) wrong(`${name} answered outside the envelope or documented statuses`, answer);

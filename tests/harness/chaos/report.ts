@@ -86,6 +86,8 @@ export const emptyPendingChangeReport = (): PendingChangeReport => ({
 
 export interface ChaosReport {
   requests: number;
+  /** Requests answered while the flows ran (before the run's end, ahead of the retries after it): the run's throughput. */
+  requestsInRun: number;
   byStatus: Record<string, number>;
   faultsByKind: Record<string, number>;
   smsAnswersDropped: number;
@@ -160,6 +162,7 @@ export interface ChaosReport {
 /** A report before the run: every figure 0. */
 export const emptyReport = (): ChaosReport => ({
   requests: 0,
+  requestsInRun: 0,
   byStatus: {},
   faultsByKind: {},
   smsAnswersDropped: 0,
