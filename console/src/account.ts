@@ -45,6 +45,7 @@ export async function showAccount(root: HTMLElement, staff: Staff, userId: strin
       sessionsSection(staff, view, again),
       pinsSection(view),
       phoneChangeSection(staff, view, again),
+      heldChangesSection(staff, view, again),
       deletionSection(staff, view, again),
       eventsSection(view),
       staffActionsSection(view, staff.userId),
@@ -306,6 +307,64 @@ function changeActions(staff: Staff, user: View['user'], change: PendingChange, 
     ),
   );
   return buttons;
+}
+
+/** What each kind of held change is, in the words support reads to a customer (contract 3.15). */
+const HELD_CHANGE_NAMES: Record<string, string> = {
+  login_pin: 'New login PIN',
+  transaction_pin: 'New transaction PIN',
+  device_remove: 'Removal of a trusted device',
+  delete: 'Deletion of the account',
+  profile: 'Change of name, email or birth date',
+  export: 'Copy of the account’s data',
+};
+
+/**
+ * The changes other than the phone's that wait because an SMS code alone asked for them (contract
+ * 3.15): what each is, when it takes effect, and a cancel with a reason, as a customer who calls
+ * about a SIM swap needs.
+ */
+function heldChangesSection(staff: Staff, { user, pending_changes: changes }: View, again: Again): HTMLElement | null {
+  const held = changes.filter((change) => change.kind !== 'phone');
+  if (!held.length) return null;
+  const name = `${user.first_name} ${user.last_name}`;
+  const rows = held.map((change) => {
+    const what = HELD_CHANGE_NAMES[change.kind] ?? change.kind;
+    return [
+      what,
+      change.via === 'support' ? 'support' : 'the user (an SMS-strength session)',
+      when(change.effective_at),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          onclick: () =>
+            confirmAction(staff, {
+              title: `Cancel: ${what}`,
+              effect: `${what} for ${name} will not take effect; the customer is told in the app.`,
+              act: async (reason) => {
+                await staff.client.admin.cancelRecovery({ user_id: user.user_id, change_id: change.change_id, reason });
+                return 'The change is cancelled.';
+              },
+              done: again,
+            }),
+        },
+        `Cancel: ${what}`,
+      ),
+    ];
+  });
+  return h(
+    'section',
+    { 'aria-labelledby': 'held-title' },
+    h('h3', { id: 'held-title' }, 'Changes that wait'),
+    h(
+      'p',
+      { class: 'hint' },
+      'Asked for from a session an SMS code alone could open: each waits a day, and the customer or support can stop it.',
+    ),
+    table('Soonest first', ['Change', 'Asked by', 'Takes effect', ''], rows),
+  );
 }
 
 function deletionSection(staff: Staff, { user, deletion }: View, again: Again): HTMLElement | null {

@@ -7,7 +7,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyKey } from '../../lib/store/keys.js';
-import { signUpWithDevice } from '../devices/device-helpers.js';
+import { otpLogin, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
 import { useOfflineService } from '../e2e/offline-server.js';
 import { launchChromium, PAGE_TEST_TIMEOUT_MS } from '../harness/chromium.js';
 import { invoke, logIn, newEmployee, randomPhoneNumber, signUp } from '../helpers.js';
@@ -306,6 +306,36 @@ describe('the console in a browser', () => {
       await page.getByText(/^Saved: in force within \d+ s\.$/).waitFor();
       expect(await page.getByLabel('Code text (en)').inputValue()).toBe(fits);
       expect((await stored())?.sms_text?.templates).toEqual({ en: fits });
+      expect(problems).toEqual([]);
+    },
+    PAGE_TEST_TIMEOUT_MS,
+  );
+  it(
+    'shows support a PIN reset that waits (contract 3.15) and cancels it with a reason: the current PIN stays',
+    async () => {
+      const { server, company } = service;
+      const agent = await employee(server, company, 'support');
+      const { account, device } = await signUpWithDevice(server.local, company);
+      // Whoever holds the SIM: an OTP login, then a reset of the login PIN, which waits.
+      const swapper = await otpLogin(server.local, company, account);
+      const reset = await invoke(server.local.handlers.resetPin, {
+        path: '/r',
+        headers: { CompanyID: company.company_id, Authorization: `Token ${swapper.body.data.token.token}` },
+        body: { pin_type: 1, new_pin: '6842' },
+      });
+      expect(reset.body.data.pending, JSON.stringify(reset.body)).toBe(1);
+
+      const { page, problems } = await consolePage(browser, service.server);
+      await signInByCode(page, server, company, agent);
+      await openAccount(page, account.userId, 'TICKET-404');
+      const waiting = page.getByRole('region', { name: 'Changes that wait' });
+      expect(await waiting.textContent()).toContain('New login PIN');
+      expect(await act(page, 'Cancel: New login PIN', 'TICKET-404 caller says not them')).toContain('The change is cancelled');
+      await page.getByRole('heading', { name: 'Profile' }).waitFor();
+      expect(await page.getByRole('region', { name: 'Changes that wait' }).count()).toBe(0);
+      // The owner's PIN is still the PIN, after the hold too.
+      server.local.clock.advance(server.local.app.config.phoneChangeHoldHours * 3600 + 1);
+      expect((await pinLogin(server.local, company, device, PINS.login_pin)).status).toBe(200);
       expect(problems).toEqual([]);
     },
     PAGE_TEST_TIMEOUT_MS,
