@@ -154,12 +154,12 @@ function pendingChanges(
   const running = (image: Image) => image.ended_reason === undefined && image.awaiting_approval === undefined;
   // Items of round 5 were phone changes with no kind.
   const kindOf = (image: Image) => (typeof image.kind === 'string' ? image.kind : 'phone');
-  const pending = (image: Image, at: unknown) => {
+  const pending = (image: Image, at: unknown, toldInRound5 = false) => {
     const fields = { change_id: image.change_id, effective_at: image.effective_at, via: image.via };
     const told: Array<{ type: WalletEvent['type']; fields: Record<string, unknown>; at?: number }> = [
       { type: 'user.change_pending', fields: { ...fields, kind: kindOf(image) }, at: secondsToMs(at) },
     ];
-    if (kindOf(image) === 'phone') told.unshift({ type: 'user.phone_change_pending', fields, at: secondsToMs(at) });
+    if (kindOf(image) === 'phone' && !toldInRound5) told.unshift({ type: 'user.phone_change_pending', fields, at: secondsToMs(at) });
     return told;
   };
   const cancelled = (image: Image, reason: unknown, at: unknown) => {
@@ -173,7 +173,8 @@ function pendingChanges(
   const replaced = before !== undefined && before.change_id !== after.change_id;
   if (replaced && running(before)) changes.push(...cancelled(before, 'replaced', after.created_at));
   if (!before || replaced) {
-    if (running(after)) changes.push(...pending(after, after.created_at));
+    // A round-5 change that npm run changes:migrate moved here had its user.phone_change_pending then.
+    if (running(after)) changes.push(...pending(after, after.created_at, !before && after.migrated_at !== undefined));
   } else if (before.awaiting_approval !== undefined && running(after)) {
     changes.push(...pending(after, after.approved_at));
   } else if (running(before) && after.ended_reason !== undefined) {

@@ -18,6 +18,11 @@ import type { TransactItem } from './transactions.js';
 export interface Probation {
   probation_since?: number | undefined;
   probation_held?: number | undefined;
+  /**
+   * When `npm run changes:migrate` put a device of round 5 on probation: kept when the device settles,
+   * so that a run again never puts an approved device back on probation.
+   */
+  probation_migrated_at?: number | undefined;
 }
 
 /** The index item: whose device and its public key. */
@@ -248,4 +253,37 @@ export function deviceSettleWrites(table: Table, companyId: string, userId: stri
     UpdateExpression: 'REMOVE probation_since, probation_held',
     ConditionExpression: 'attribute_exists(pk)',
   });
+}
+
+/**
+ * Puts a device bound before round 6 on probation (`npm run changes:migrate`, contract 3.15: devices
+ * bound by an OTP login less than CREDENTIAL_PROBATION_HOURS before the deploy), from its binding as a
+ * new OTP binding would be: only while it is still the same binding of the user (its created_at) and
+ * neither on probation nor ever put there by the migration.
+ */
+export function deviceProbationFromMigration(
+  table: Table,
+  companyId: string,
+  userId: string,
+  device: { deviceKey: string; createdAt: number },
+  nowSeconds: number,
+): TransactItem[] {
+  const [index, listing] = onBothItems(table, companyId, userId, device.deviceKey, {
+    UpdateExpression: 'SET probation_since = :created, probation_migrated_at = :now',
+    ConditionExpression:
+      'attribute_exists(pk) AND created_at = :created AND attribute_not_exists(probation_since) AND attribute_not_exists(probation_migrated_at)',
+    ExpressionAttributeValues: { ':created': device.createdAt, ':now': nowSeconds },
+  });
+  // The index item also names its user: the device_key is derived from the user, but a stray item is no binding of theirs.
+  const indexUpdate = index!.Update!;
+  return [
+    {
+      Update: {
+        ...indexUpdate,
+        ConditionExpression: `${indexUpdate.ConditionExpression} AND user_id = :user`,
+        ExpressionAttributeValues: { ...indexUpdate.ExpressionAttributeValues, ':user': userId },
+      },
+    },
+    listing!,
+  ];
 }

@@ -1,5 +1,13 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { type ItemKey, PENDING_CHANGE_PREFIX, pendingChangeKey, phoneChangeIndexKey, phoneClaimKey } from './keys.js';
+import {
+  type ItemKey,
+  PENDING_CHANGE_PREFIX,
+  pendingChangeKey,
+  phoneChangeIndexKey,
+  phoneClaimKey,
+  ROUND_5_PHONE_CHANGE_SORT_KEY,
+  userKey,
+} from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
 import type { Acr } from './session-store.js';
 import type { Table } from './table.js';
@@ -40,6 +48,8 @@ interface PendingChangeBase {
   ended_reason?: PendingChangeEnd | undefined;
   ended_at?: number | undefined;
   ended_by_request?: string | undefined;
+  /** When `npm run changes:migrate` moved it from round 5's item (its user.phone_change_pending was told then). */
+  migrated_at?: number | undefined;
 }
 
 /** A new phone number (3.11), asked for by the user or, as a recovery, by support (3.14). */
@@ -314,6 +324,41 @@ export function phoneChangeIndexApproval(
         ':user': approval.userId,
         ':change': approval.changeId,
       },
+    },
+  };
+}
+
+/** Where round 5 kept a user's one pending phone change (keys.ts ROUND_5_PHONE_CHANGE_SORT_KEY): read only by `npm run changes:migrate`. */
+export function round5PhoneChangeKey(companyId: string, userId: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: ROUND_5_PHONE_CHANGE_SORT_KEY };
+}
+
+/**
+ * A round-5 pending phone change as this round stores it (`npm run changes:migrate`): the same
+ * change_id and fields, kind `phone`, via as stored (none: the user). Round 5 held only what a
+ * session begun by OTP login asked for (a PIN login's session changed the number at once), so a
+ * user's change is `sms`; support's recovery is `strong`, as startPhoneRecovery records it now.
+ */
+export function phoneChangeOfRound5(item: Record<string, unknown>, nowSeconds: number): PendingPhoneChange {
+  const { pk: _pk, sk: _sk, ...fields } = item;
+  const via = fields.via === 'support' ? 'support' : 'user';
+  return {
+    ...(fields as Omit<PendingPhoneChange, 'kind' | 'acr' | 'via'>),
+    kind: 'phone',
+    via,
+    acr: via === 'support' ? 'strong' : 'sms',
+    migrated_at: nowSeconds,
+  };
+}
+
+/** Deletes a round-5 pending phone change as it moves: only while it is still that change. */
+export function round5PhoneChangeDelete(table: Table, companyId: string, userId: string, changeId: string): TransactItem {
+  return {
+    Delete: {
+      TableName: table.name,
+      Key: round5PhoneChangeKey(companyId, userId),
+      ConditionExpression: 'change_id = :change',
+      ExpressionAttributeValues: { ':change': changeId },
     },
   };
 }

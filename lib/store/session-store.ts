@@ -268,6 +268,31 @@ export interface StoredSession {
   deviceKey: string | undefined;
 }
 
+/** How a session on a device began, ended or not: what tells a device's binding (npm run changes:migrate). */
+export interface DeviceSessionStart {
+  createdAt: number;
+  began: SessionStart | undefined;
+  acr: Acr | undefined;
+}
+
+/** Every stored session of a user begun on one device, ended ones included (their items stay until their TTL). */
+export async function queryDeviceSessionStarts(
+  table: Table,
+  companyId: string,
+  userId: string,
+  deviceKey: string,
+): Promise<DeviceSessionStart[]> {
+  const items = await queryPartitionPrefix(table, userKey(companyId, userId).pk, SESSION_PREFIX, {
+    filter: { expression: 'device_key = :device', values: { ':device': deviceKey } },
+    projection: 'created_at, began, acr',
+  });
+  return items.map((item) => ({
+    createdAt: item.created_at as number,
+    began: item.began as SessionStart | undefined,
+    acr: item.acr as Acr | undefined,
+  }));
+}
+
 /**
  * Every stored session of a user not ended (expired ones included, as DynamoDB deletes them late),
  * read strongly consistently; or only those bound to one device.
