@@ -37,11 +37,13 @@ export function useClientService() {
 
 /** A fetch that records every request it passes on, and can drop the answers of the ones a test picks. */
 export function recordingFetch(dropAnswerOf: (url: string, call: number) => boolean = () => false) {
-  const calls: { url: string; method: string; headers: Record<string, string> }[] = [];
+  const calls: { url: string; method: string; headers: Record<string, string>; status?: number }[] = [];
   const fetchThrough: typeof fetch = async (input, init) => {
     const url = String(input);
-    calls.push({ url, method: init?.method ?? 'GET', headers: { ...(init?.headers as Record<string, string>) } });
+    const call: (typeof calls)[number] = { url, method: init?.method ?? 'GET', headers: { ...(init?.headers as Record<string, string>) } };
+    calls.push(call);
     const response = await fetch(input, init);
+    call.status = response.status;
     if (dropAnswerOf(url, calls.filter((call) => call.url === url).length)) {
       await response.arrayBuffer();
       throw new TypeError('fetch failed: the connection closed before the answer came');

@@ -65,7 +65,10 @@ describe('a request that runs out of time over HTTP', () => {
     // serverless-offline reports, not the client's view, which a loaded machine stretches.
     const duration = await invocationDuration(server, 'referralProgram');
     expect(duration).toBeLessThan(10_000);
-    // What held it: the company lookup, the chain's first DynamoDB read, never answered.
-    expect(held).toEqual(['GetItem']);
+    // What held it: the company lookup, the chain's first DynamoDB read, never answered (sent
+    // again once its first attempt's DYNAMODB_FIRST_ATTEMPT_TIMEOUT_MS passed, when the machine
+    // leaves the retry time before the deadline).
+    expect(held.length).toBeGreaterThan(0);
+    expect(new Set(held)).toEqual(new Set(['GetItem']));
   }, 30_000);
 });
