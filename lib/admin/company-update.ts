@@ -29,7 +29,8 @@ function textChanges(texts: Record<string, string | null> | undefined): { langua
 function settingsOf(body: CompanyUpdateInput): CompanySettings {
   const { sms_text: smsText } = body;
   const templates = textChanges(smsText?.templates);
-  const phoneChangeTexts = textChanges(body.phone_change_texts);
+  // phone_change_texts are the phone warning's.
+  const warningTexts = (textChanges(body.phone_change_texts) ?? []).map((change) => ({ warning: 'phone', ...change }));
   const changes: SmsTextChanges | undefined = smsText && {
     ...(templates ? { templates } : {}),
     ...(smsText.default_language !== undefined ? { default_language: removedOr(smsText.default_language) } : {}),
@@ -44,7 +45,7 @@ function settingsOf(body: CompanyUpdateInput): CompanySettings {
       ? { sms_countries: body.sms_countries === 'all' ? 'all' : body.sms_countries.map(smsCountryCode) }
       : {}),
     ...(changes && Object.keys(changes).length ? { sms_text: changes } : {}),
-    ...(phoneChangeTexts ? { phone_change_texts: phoneChangeTexts } : {}),
+    ...(warningTexts.length ? { warning_texts: warningTexts } : {}),
     ...(limits?.length ? { limits: Object.fromEntries(limits.map(([name, value]) => [name, value ?? 'default'])) } : {}),
   };
   return settings;
@@ -58,8 +59,8 @@ function fieldOf(problem: SmsTextProblem, refusal: SmsTextRefused, body: Company
     case 'template':
       if (tooLong(refusal.sizes.codeTexts) && body.name !== undefined && !body.sms_text) return 'name';
       return language === 'built-in' ? 'sms_text' : `sms_text.templates.${language}`;
-    case 'phone_change_text':
-      if (tooLong(refusal.sizes.phoneChangeTexts) && body.name !== undefined && !body.phone_change_texts) return 'name';
+    case 'warning_text':
+      if (tooLong(refusal.sizes.warningTexts?.phone) && body.name !== undefined && !body.phone_change_texts) return 'name';
       return `phone_change_texts.${language}`;
     default:
       return `sms_text.${problem.setting}`;
@@ -68,7 +69,8 @@ function fieldOf(problem: SmsTextProblem, refusal: SmsTextRefused, body: Company
 
 /** 400 code 1: every problem on its field, and the sizes measured, so a page can show each text's count. */
 function refusedText(refusal: SmsTextRefused, body: CompanyUpdateInput): AppError {
-  const { codeTexts, phoneChangeTexts } = refusal.sizes;
+  const { codeTexts, warningTexts } = refusal.sizes;
+  const phoneChangeTexts = warningTexts?.phone;
   return new AppError('BAD_REQUEST', {
     detail: `SMS text refused, nothing changed: ${refusal.message}`,
     fields: refusal.problems.map((problem) => ({
@@ -76,7 +78,10 @@ function refusedText(refusal: SmsTextRefused, body: CompanyUpdateInput): AppErro
       field: fieldOf(problem, refusal, body),
       detail: problem.detail,
     })),
-    data: { ...(codeTexts ? { sms_sizes: codeTexts } : {}), ...(phoneChangeTexts ? { phone_change_sizes: phoneChangeTexts } : {}) },
+    data: {
+      ...(codeTexts ? { sms_sizes: codeTexts } : {}),
+      ...(phoneChangeTexts ? { phone_change_sizes: phoneChangeTexts } : {}),
+    },
   });
 }
 

@@ -1,7 +1,7 @@
 import type { App } from '../app-context.js';
 import { COMPANY_NAME_MAX_LENGTH, type Company, EVERY_COUNTRY_WARNING } from '../companies/companies.js';
 import { COMPANY_LIMIT_ATTRIBUTES, COMPANY_LIMITS, type CompanyLimitAttribute, limitsInForce } from '../companies/company-limits.js';
-import { BUILT_IN_PHONE_CHANGE_TEXT, measuredPhoneChangeTexts } from '../companies/phone-change-texts.js';
+import { BUILT_IN_PHONE_CHANGE_TEXT, measuredWarningTexts } from '../companies/security-warning-texts.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { SMS_SEGMENT_UNITS } from '../sms/sms-segments.js';
@@ -23,7 +23,7 @@ export function companySettingsOf(company: Company, config: Pick<Config, 'otp'>)
   const smsText = company.sms_text;
   // Sized as stored: a text over the limit (stored before the checks, or a longer code lifetime since) shows, not refuses.
   const codeTexts = measuredSmsText(smsText, company.name, config.otp.ttlSeconds);
-  const warningTexts = measuredPhoneChangeTexts(smsText?.phone_change_texts, company.name);
+  const warningTexts = measuredWarningTexts(smsText, company.name);
   const inForce = limitsInForce(company, config);
   const limits = Object.fromEntries(
     COMPANY_LIMIT_ATTRIBUTES.map((attribute) => [attribute, { ...inForce[attribute], min: COMPANY_LIMITS[attribute].min }]),
@@ -42,7 +42,7 @@ export function companySettingsOf(company: Company, config: Pick<Config, 'otp'>)
     phone_change_texts: { ...smsText?.phone_change_texts },
     limits,
     sms_sizes: codeTexts.sizes,
-    phone_change_sizes: warningTexts.sizes,
+    phone_change_sizes: { ...warningTexts.sizes.phone },
     warnings: [
       ...(company.sms_countries ? [] : [EVERY_COUNTRY_WARNING]),
       ...[...codeTexts.problems, ...warningTexts.problems].map(({ detail }) => `${detail}: stored before this rule, sent shortened`),
