@@ -79,6 +79,8 @@ export interface FailureDetails {
   sms_sizes?: Record<string, SmsSize>;
   /** A refused company/update: each phone-change warning's size in SMS as measured, by language. */
   phone_change_sizes?: Record<string, SmsSize>;
+  /** A refused company/update: each security warning's size in SMS as measured, by warning and then language. */
+  warning_sizes?: Partial<Record<string, Record<string, SmsSize>>>;
 }
 
 /** An expected failure: the HTTP chain answers it with its code and status, nothing else. */

@@ -1,20 +1,21 @@
 import type { App } from '../app-context.js';
 import { epochSeconds, HOUR_SECONDS } from '../clock.js';
 import type { Company } from '../companies/companies.js';
-import { BUILT_IN_PHONE_CHANGE_TEXT, phoneChangeMessage } from '../companies/phone-change-texts.js';
+import { BUILT_IN_PHONE_CHANGE_TEXT, warningIn, warningMessage } from '../companies/security-warning-texts.js';
 import { allowedSmsDestination } from '../companies/sms-destinations.js';
 import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
-import { templateLanguage } from '../sms/otp-sms-text.js';
+import { warningLanguage } from '../pending-changes/change-warning.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 
 // The SIM-swap warning (API contract 3.11): the OLD number is told that the account moved, by the
 // path login codes take (direct or the SMS queue, lib/sms). It carries no code and no digits of
-// the new number. A company's code templates need {code}, so its warning texts are its own
-// (lib/companies/phone-change-texts.ts), chosen by language as login_phone chooses a template.
+// the new number. A company's code templates need {code}, so its warning texts are its own: those
+// of the `phone` warning (lib/companies/security-warning-texts.ts, also sent while a move waits),
+// chosen by language as login_phone chooses a template.
 
 /** The built-in English warning: no code, nothing to act on but to call the company. */
 export function phoneChangeNoticeText(company: Pick<Company, 'name'>): string {
-  return phoneChangeMessage(BUILT_IN_PHONE_CHANGE_TEXT, company.name);
+  return warningMessage(BUILT_IN_PHONE_CHANGE_TEXT, company.name);
 }
 
 /**
@@ -25,11 +26,7 @@ export function phoneChangeWarning(
   company: Pick<Company, 'name' | 'sms_text'>,
   acceptLanguage: string | undefined,
 ): { text: string; language: string } {
-  const texts = company.sms_text?.phone_change_texts;
-  const language = texts && templateLanguage({ templates: texts, default_language: company.sms_text?.default_language }, acceptLanguage);
-  return language
-    ? { text: phoneChangeMessage(texts[language]!, company.name), language }
-    : { text: phoneChangeNoticeText(company), language: 'built-in' };
+  return warningIn(company, 'phone', warningLanguage(company, 'phone', acceptLanguage), BUILT_IN_PHONE_CHANGE_TEXT);
 }
 
 /** A queued warning still unsent after this long is dropped: by then it tells nothing new. */

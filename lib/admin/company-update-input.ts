@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { Call, Principal } from '../call.js';
 import { COMPANY_NAME_MAX_LENGTH } from '../companies/companies.js';
 import { COMPANY_LIMITS, type CompanyLimitAttribute } from '../companies/company-limits.js';
+import { WARNING_KEYS } from '../companies/security-warning-texts.js';
 import { smsCountryCode, unknownSmsCountries } from '../companies/sms-countries.js';
 import { staffReason } from './staff-gate.js';
 
@@ -62,7 +63,24 @@ export const companyUpdateBody = z.lazy(() =>
         }),
       ),
       phone_change_texts: z.optional(
-        textsByLanguage('The warning the old number gets on a phone change, by language: {brand}, no {code}; null removes one'),
+        textsByLanguage(
+          'The warning the old number gets on a phone change (waiting or done), by language: {brand}, no {code}; null ' +
+            'removes one. The same texts as warning_texts.phone',
+        ),
+      ),
+      warning_texts: z.optional(
+        described(
+          z.strictObject(
+            Object.fromEntries(
+              WARNING_KEYS.map((warning) => [
+                warning,
+                z.optional(textsByLanguage(`The ${warning} warning by language: {brand}, no {code}; null removes one`)),
+              ]),
+            ) as Record<(typeof WARNING_KEYS)[number], z.ZodMiniOptional<ReturnType<typeof textsByLanguage>>>,
+          ),
+          'The security warnings’ SMS by warning (a held change’s kind, or new_device: a device bound by an OTP ' +
+            'login), then by language: {brand}, no {code} or run of 4 digits; null removes one',
+        ),
       ),
       limits: z.optional(
         z.object({

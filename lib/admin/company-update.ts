@@ -2,7 +2,7 @@ import type { App } from '../app-context.js';
 import { type CompanySettings, updateCompanySettings } from '../companies/companies.js';
 import { smsCountryCode } from '../companies/sms-countries.js';
 import { AppError, ErrorCodes, fieldError } from '../errors.js';
-import { MAX_SMS_SEGMENTS, type SmsTextChanges, type SmsTextProblem, SmsTextRefused } from '../sms/sms-text.js';
+import { canonicalLanguageTag, MAX_SMS_SEGMENTS, type SmsTextChanges, type SmsTextProblem, SmsTextRefused } from '../sms/sms-text.js';
 import type { CompanyUpdateCall, CompanyUpdateInput } from './company-update-input.js';
 import type { CompanyUpdateResult } from './company-update-result.js';
 import { companySettingsOf, companySettingsRules } from './company-view.js';
@@ -29,7 +29,13 @@ function textChanges(texts: Record<string, string | null> | undefined): { langua
 function settingsOf(body: CompanyUpdateInput): CompanySettings {
   const { sms_text: smsText } = body;
   const templates = textChanges(smsText?.templates);
-  const phoneChangeTexts = textChanges(body.phone_change_texts);
+  // phone_change_texts are the phone warning's: given both ways, a language is given twice (refused).
+  const warningTexts = [
+    ...(textChanges(body.phone_change_texts) ?? []).map((change) => ({ warning: 'phone', ...change })),
+    ...Object.entries(body.warning_texts ?? {}).flatMap(([warning, texts]) =>
+      (textChanges(texts) ?? []).map((change) => ({ warning, ...change })),
+    ),
+  ];
   const changes: SmsTextChanges | undefined = smsText && {
     ...(templates ? { templates } : {}),
     ...(smsText.default_language !== undefined ? { default_language: removedOr(smsText.default_language) } : {}),
@@ -44,7 +50,7 @@ function settingsOf(body: CompanyUpdateInput): CompanySettings {
       ? { sms_countries: body.sms_countries === 'all' ? 'all' : body.sms_countries.map(smsCountryCode) }
       : {}),
     ...(changes && Object.keys(changes).length ? { sms_text: changes } : {}),
-    ...(phoneChangeTexts ? { phone_change_texts: phoneChangeTexts } : {}),
+    ...(warningTexts.length ? { warning_texts: warningTexts } : {}),
     ...(limits?.length ? { limits: Object.fromEntries(limits.map(([name, value]) => [name, value ?? 'default'])) } : {}),
   };
   return settings;
@@ -58,9 +64,14 @@ function fieldOf(problem: SmsTextProblem, refusal: SmsTextRefused, body: Company
     case 'template':
       if (tooLong(refusal.sizes.codeTexts) && body.name !== undefined && !body.sms_text) return 'name';
       return language === 'built-in' ? 'sms_text' : `sms_text.templates.${language}`;
-    case 'phone_change_text':
-      if (tooLong(refusal.sizes.phoneChangeTexts) && body.name !== undefined && !body.phone_change_texts) return 'name';
-      return `phone_change_texts.${language}`;
+    case 'warning_text': {
+      const warning = problem.warning ?? '';
+      const warningsGiven = body.phone_change_texts !== undefined || body.warning_texts !== undefined;
+      if (tooLong(refusal.sizes.warningTexts?.[warning]) && body.name !== undefined && !warningsGiven) return 'name';
+      // The phone warning's texts on the field they came in: phone_change_texts unless warning_texts.phone gave the language.
+      const viaWarningTexts = Object.keys(body.warning_texts?.phone ?? {}).some((tag) => (canonicalLanguageTag(tag) ?? tag) === language);
+      return warning === 'phone' && !viaWarningTexts ? `phone_change_texts.${language}` : `warning_texts.${warning}.${language}`;
+    }
     default:
       return `sms_text.${problem.setting}`;
   }
@@ -68,7 +79,8 @@ function fieldOf(problem: SmsTextProblem, refusal: SmsTextRefused, body: Company
 
 /** 400 code 1: every problem on its field, and the sizes measured, so a page can show each text's count. */
 function refusedText(refusal: SmsTextRefused, body: CompanyUpdateInput): AppError {
-  const { codeTexts, phoneChangeTexts } = refusal.sizes;
+  const { codeTexts, warningTexts } = refusal.sizes;
+  const phoneChangeTexts = warningTexts?.phone;
   return new AppError('BAD_REQUEST', {
     detail: `SMS text refused, nothing changed: ${refusal.message}`,
     fields: refusal.problems.map((problem) => ({
@@ -76,7 +88,11 @@ function refusedText(refusal: SmsTextRefused, body: CompanyUpdateInput): AppErro
       field: fieldOf(problem, refusal, body),
       detail: problem.detail,
     })),
-    data: { ...(codeTexts ? { sms_sizes: codeTexts } : {}), ...(phoneChangeTexts ? { phone_change_sizes: phoneChangeTexts } : {}) },
+    data: {
+      ...(codeTexts ? { sms_sizes: codeTexts } : {}),
+      ...(phoneChangeTexts ? { phone_change_sizes: phoneChangeTexts } : {}),
+      ...(warningTexts ? { warning_sizes: warningTexts } : {}),
+    },
   });
 }
 
@@ -88,7 +104,7 @@ export async function companyUpdate(app: App, call: CompanyUpdateCall): Promise<
     throw fieldError(
       'BAD_REQUEST',
       'body',
-      'names no setting to change (name, require_verified_phone, sms_countries, sms_text, phone_change_texts, limits)',
+      'names no setting to change (name, require_verified_phone, sms_countries, sms_text, phone_change_texts, warning_texts, limits)',
     );
   }
   const { record, writes } = staffActionRecord(app, {

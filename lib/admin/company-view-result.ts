@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { WARNING_KEYS } from '../companies/security-warning-texts.js';
 
 // What the back office shows of its company's settings (API contract 3.14, 6 and 7): what
 // `npm run company:update` prints, in the shape company/update takes, with each text's size in SMS
@@ -15,6 +16,13 @@ export const smsSizeSchema = () =>
   });
 
 const sizesByLanguage = (description: string) => described(z.record(z.string(), smsSizeSchema()), description);
+
+/** One value for every security warning (lib/companies/security-warning-texts.ts). */
+const byWarning = <Schema extends z.ZodMiniType>(value: () => Schema, description: string) =>
+  described(
+    z.object(Object.fromEntries(WARNING_KEYS.map((warning) => [warning, value()])) as Record<(typeof WARNING_KEYS)[number], Schema>),
+    description,
+  );
 
 /** A limit in force: the company's own value or the configured default. */
 const limitInForce = () =>
@@ -45,7 +53,13 @@ export const companySettingsSchema = () =>
     }),
     phone_change_texts: described(
       z.record(z.string(), z.string()),
-      'The warning the old number gets when the account moves, by language; none: the built-in English text',
+      'The warning the old number gets when a move of the account waits or is done, by language; none: the built-in ' +
+        'English texts. The same as warning_texts.phone',
+    ),
+    warning_texts: byWarning(
+      () => z.record(z.string(), z.string()),
+      'Each security warning’s SMS by language: a held change’s kind (phone, login_pin, transaction_pin, device_remove, ' +
+        'delete, profile, export) or new_device (a device bound by an OTP login); none: the built-in English text',
     ),
     limits: z.object({
       sms_per_hour: limitInForce(),
@@ -58,6 +72,10 @@ export const companySettingsSchema = () =>
         'the English text, sent while there is no default language',
     ),
     phone_change_sizes: sizesByLanguage('Each phone-change warning as sent with the name, by language'),
+    warning_sizes: byWarning(
+      () => z.record(z.string(), smsSizeSchema()),
+      'Each security warning as sent with the name, by warning and then by language',
+    ),
     warnings: described(
       z.array(z.string()),
       'What deserves a look: SMS to every country, a text over the limit stored before the checks (sent shortened), an app hash on a text of 2 SMS',
@@ -76,7 +94,7 @@ export const companySettingsRulesSchema = () =>
       'Units of one SMS alone, and of each part of a longer message',
     ),
     template_placeholders: described(z.array(z.string()), 'What a code text may hold; {code} it must'),
-    phone_change_placeholders: described(z.array(z.string()), 'What a warning may hold; never {code} or 4 digits in a run'),
+    phone_change_placeholders: described(z.array(z.string()), 'What a warning (of any kind) may hold; never {code} or 4 digits in a run'),
     sized_with: described(
       z.object({ code_digits: z.int(), minutes: z.int() }),
       'The values a code text is sized with: the longest code and the code lifetime in minutes',
@@ -84,7 +102,12 @@ export const companySettingsRulesSchema = () =>
     name_max_length: z.int(),
     app_hash_length: z.int(),
     built_in_template: described(z.string(), 'The English code text of a company with none in the caller’s or its default language'),
-    built_in_phone_change_text: z.string(),
+    built_in_phone_change_text: described(z.string(), 'The English warning to the old number once the account moved'),
+    warning_kinds: described(z.array(z.enum(WARNING_KEYS as [string, ...string[]])), 'The warnings warning_texts holds'),
+    built_in_warning_texts: byWarning(
+      () => z.string(),
+      'The English warning of a company with none in the caller’s or its default language (phone: while a move waits)',
+    ),
     in_force_within_seconds: described(z.int(), 'Every function sees a change within this time (its company cache)'),
   });
 

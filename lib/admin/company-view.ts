@@ -1,7 +1,14 @@
 import type { App } from '../app-context.js';
 import { COMPANY_NAME_MAX_LENGTH, type Company, EVERY_COUNTRY_WARNING } from '../companies/companies.js';
 import { COMPANY_LIMIT_ATTRIBUTES, COMPANY_LIMITS, type CompanyLimitAttribute, limitsInForce } from '../companies/company-limits.js';
-import { BUILT_IN_PHONE_CHANGE_TEXT, measuredPhoneChangeTexts } from '../companies/phone-change-texts.js';
+import {
+  BUILT_IN_PHONE_CHANGE_TEXT,
+  BUILT_IN_WARNING_TEXTS,
+  measuredWarningTexts,
+  WARNING_KEYS,
+  type WarningKey,
+  warningTextsOf,
+} from '../companies/security-warning-texts.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { SMS_SEGMENT_UNITS } from '../sms/sms-segments.js';
@@ -23,7 +30,9 @@ export function companySettingsOf(company: Company, config: Pick<Config, 'otp'>)
   const smsText = company.sms_text;
   // Sized as stored: a text over the limit (stored before the checks, or a longer code lifetime since) shows, not refuses.
   const codeTexts = measuredSmsText(smsText, company.name, config.otp.ttlSeconds);
-  const warningTexts = measuredPhoneChangeTexts(smsText?.phone_change_texts, company.name);
+  const warningTexts = measuredWarningTexts(smsText, company.name);
+  const byWarning = <Value>(value: (warning: WarningKey) => Value) =>
+    Object.fromEntries(WARNING_KEYS.map((warning) => [warning, value(warning)])) as Record<WarningKey, Value>;
   const inForce = limitsInForce(company, config);
   const limits = Object.fromEntries(
     COMPANY_LIMIT_ATTRIBUTES.map((attribute) => [attribute, { ...inForce[attribute], min: COMPANY_LIMITS[attribute].min }]),
@@ -40,9 +49,11 @@ export function companySettingsOf(company: Company, config: Pick<Config, 'otp'>)
       webotp_domain: smsText?.webotp_domain ?? null,
     },
     phone_change_texts: { ...smsText?.phone_change_texts },
+    warning_texts: byWarning((warning) => ({ ...warningTextsOf(smsText, warning) })),
     limits,
     sms_sizes: codeTexts.sizes,
-    phone_change_sizes: warningTexts.sizes,
+    phone_change_sizes: { ...warningTexts.sizes.phone },
+    warning_sizes: byWarning((warning) => ({ ...warningTexts.sizes[warning] })),
     warnings: [
       ...(company.sms_countries ? [] : [EVERY_COUNTRY_WARNING]),
       ...[...codeTexts.problems, ...warningTexts.problems].map(({ detail }) => `${detail}: stored before this rule, sent shortened`),
@@ -64,6 +75,8 @@ export function companySettingsRules(config: Pick<Config, 'otp' | 'companyCacheS
     app_hash_length: APP_HASH_LENGTH,
     built_in_template: BUILT_IN_TEMPLATE,
     built_in_phone_change_text: BUILT_IN_PHONE_CHANGE_TEXT,
+    warning_kinds: WARNING_KEYS,
+    built_in_warning_texts: BUILT_IN_WARNING_TEXTS,
     in_force_within_seconds: config.companyCacheSeconds,
   };
 }

@@ -4,7 +4,7 @@ import type { RequestKey } from '../call.js';
 import { epochSeconds, HOUR_SECONDS } from '../clock.js';
 import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
-import { warnNumber } from '../pending-changes/change-warning.js';
+import { warnNumberInDefaultLanguage } from '../pending-changes/warning-sms.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { distinctUnreadShards } from '../store/notification-store.js';
 import {
@@ -83,6 +83,7 @@ export async function approvePhoneRecovery(
   }
   auditStaffAction(app, origin, record, 'approved');
   const warning = { kind: 'held', change: 'phone' } as const;
-  await warnNumber(app, texts, { company, origin, userId: user.user_id, phoneE164: user.phone_e164, warning });
+  // The staff member's Accept-Language is not the user's: the company's default language tells the number.
+  await warnNumberInDefaultLanguage(app, texts, { company, origin, userId: user.user_id, phoneE164: user.phone_e164, warning });
   return answer({ ...change, effective_at: effectiveAt });
 }

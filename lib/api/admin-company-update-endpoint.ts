@@ -13,11 +13,14 @@ export const adminCompanyUpdateEndpoint = {
     'Changes what `npm run company:update` changes, by its rules: name, require_verified_phone (0 or 1), ' +
     'sms_countries (ISO 3166 alpha-2 codes or "all"), sms_text (templates by language with {code}, {brand} and ' +
     '{minutes}, null removing one; default_language, app_hash of 11 characters and webotp_domain, null removing ' +
-    'each), phone_change_texts (by language, {brand} and no {code} or run of 4 digits; null removes one) and limits ' +
-    '(each a whole number, or null for the configured default). Absent fields stay as they are; a top-level null ' +
-    'or "" counts as absent, so removals go inside sms_text, phone_change_texts and limits. Every code and warning ' +
-    'text, with the name, must fit 2 SMS: a refused one is 400 code 1 with every problem in data.errors and the ' +
-    'sizes measured in data.sms_sizes and data.phone_change_sizes, and nothing changes. Not the status: an admin ' +
+    'each), warning_texts (the security warnings’ SMS by warning: a held change’s kind, phone, login_pin, ' +
+    'transaction_pin, device_remove, delete, profile or export, or new_device; then by language, {brand} and no ' +
+    '{code} or run of 4 digits; null removes one), phone_change_texts (warning_texts.phone by its first name: a ' +
+    'language given in both is refused) and limits (each a whole number, or null for the configured default). ' +
+    'Absent fields stay as they are; a top-level null or "" counts as absent, so removals go inside sms_text, ' +
+    'warning_texts, phone_change_texts and limits. Every code and warning text, with the name, must fit 2 SMS: a ' +
+    'refused one is 400 code 1 with every problem in data.errors and the sizes measured in data.sms_sizes, ' +
+    'data.warning_sizes and data.phone_change_sizes, and nothing changes. Not the status: an admin ' +
     'would lock the whole company out, and only an operator could undo it. Answers the settings as company/view ' +
     `does; every function sees them within ${duration(companyCacheSeconds)}. Needs an employee token with the admin ` +
     `role (support: 403 code 5) whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ago, ` +
@@ -26,7 +29,7 @@ export const adminCompanyUpdateEndpoint = {
   body: companyUpdateBody,
   result: companyUpdateResult,
   errors: ['FORBIDDEN', 'PHONE_NOT_VERIFIED'],
-  failureData: ['sms_sizes', 'phone_change_sizes'],
+  failureData: ['sms_sizes', 'phone_change_sizes', 'warning_sizes'],
   examples: {
     request: {
       sms_text: { templates: { hi: '{code} आपका {brand} कोड है। {minutes} मिनट में समाप्त।' }, default_language: 'hi' },

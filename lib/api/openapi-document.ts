@@ -60,6 +60,12 @@ const FAILURE_DETAILS: Record<keyof FailureDetails, JsonSchema> = {
   },
   sms_sizes: smsSizesSchema('With a refused SMS text: each code text’s size as measured, by language ("built-in": the English text)'),
   phone_change_sizes: smsSizesSchema('With a refused SMS text: each phone-change warning’s size as measured, by language'),
+  warning_sizes: {
+    type: 'object',
+    description:
+      'With a refused SMS text: each security warning’s size as measured, by warning (a held change’s kind or new_device), then by language',
+    additionalProperties: smsSizesSchema('By language'),
+  },
 };
 
 /**

@@ -15,7 +15,7 @@ import {
 import type { Table } from '../store/table.js';
 import type { TransactItem } from '../store/transactions.js';
 import type { CompanyLimitAttribute } from './company-limits.js';
-import { changedPhoneChangeTexts, type PhoneChangeTextChange } from './phone-change-texts.js';
+import { changedWarningTexts, type StoredWarningTexts, type WarningSizes, type WarningTextChange } from './security-warning-texts.js';
 
 export type Company = CompanyRecord;
 
@@ -79,8 +79,11 @@ export interface CompanySettings {
   limits?: Partial<Record<CompanyLimitAttribute, number | 'default'>>;
   /** The company's own SMS text (contract 7), checked whole before it is stored. */
   sms_text?: SmsTextChanges;
-  /** The SIM-swap warning per language (phone-change-texts.ts), stored in sms_text beside the templates. */
-  phone_change_texts?: PhoneChangeTextChange[];
+  /**
+   * The security warnings per warning and language (security-warning-texts.ts), stored in sms_text
+   * beside the templates; the phone change's (`phone`) where --phone-change-text first stored them.
+   */
+  warning_texts?: WarningTextChange[];
   /**
    * What SMS-strength sessions may approve in 24 hours, per currency, as normalised decimal strings
    * (contract 3.15); 'none': no SMS-strength payment at all (the default).
@@ -118,7 +121,7 @@ export async function createCompany(
   table: Table,
   clock: Clock,
   name: string,
-  settings: Omit<CompanySettings, 'sms_text' | 'phone_change_texts' | 'name'> = {},
+  settings: Omit<CompanySettings, 'sms_text' | 'warning_texts' | 'name'> = {},
   codeTtlSeconds = LONGEST_TWO_DIGIT_TTL_SECONDS,
 ): Promise<Company> {
   sizedSmsText({ name }, codeTtlSeconds);
@@ -141,7 +144,9 @@ export interface UpdatedCompany {
   company: Company;
   /** When the SMS text or the name changed: the sizes of its messages and any warning. */
   smsText?: CheckedSmsText;
-  /** When the SMS text or the name changed: the size of each warning text, by language. */
+  /** When the SMS text or the name changed: the size of each warning text, by warning and language. */
+  warningSizes?: WarningSizes;
+  /** The phone change's of warningSizes, by language. */
   phoneChangeSizes?: Record<string, SmsSize>;
 }
 
@@ -164,7 +169,7 @@ export async function updateCompanySettings(
 ): Promise<UpdatedCompany> {
   const changes = { ...storedSettings(settings), updated_at: epochSeconds(clock) };
   const remove = removedSettings(settings);
-  const textChange = settings.sms_text !== undefined || settings.phone_change_texts !== undefined;
+  const textChange = settings.sms_text !== undefined || settings.warning_texts !== undefined;
   if (!textChange && settings.name === undefined) {
     return { company: found(await updateCompany(table, companyId, changes, { remove, alongside })) };
   }
@@ -179,21 +184,19 @@ export async function updateCompanySettings(
     // Both checked, so that a refusal lists every problem of the change at once, with every size measured.
     const refusals: SmsTextRefused[] = [];
     const smsText = refusedInto(refusals, () => changedSmsText(current.sms_text, settings.sms_text ?? {}, name, codeTtlSeconds));
-    const warnings = refusedInto(refusals, () =>
-      changedPhoneChangeTexts(current.sms_text?.phone_change_texts, settings.phone_change_texts ?? [], name),
-    );
+    const warnings = refusedInto(refusals, () => changedWarningTexts(current.sms_text, settings.warning_texts ?? [], name));
     if (!smsText || !warnings) {
       // The sizes of the texts that passed, and of those refused for their size alone.
       const sizes: SizesMeasured = {
         ...(smsText ? { codeTexts: smsText.sizes } : {}),
-        ...(warnings ? { phoneChangeTexts: warnings.sizes } : {}),
+        ...(warnings ? { warningTexts: warnings.sizes } : {}),
       };
       throw new SmsTextRefused(
         refusals.flatMap(({ problems }) => problems),
         Object.assign(sizes, ...refusals.map((refusal) => refusal.sizes)),
       );
     }
-    const stored = withPhoneChangeTexts(smsText.settings, warnings.texts);
+    const stored = withWarningTexts(smsText.settings, warnings.stored);
     const updated = await updateCompany(
       table,
       companyId,
@@ -205,7 +208,7 @@ export async function updateCompanySettings(
         alongside,
       },
     );
-    if (updated) return { company: updated, smsText, phoneChangeSizes: warnings.sizes };
+    if (updated) return { company: updated, smsText, warningSizes: warnings.sizes, phoneChangeSizes: warnings.sizes.phone ?? {} };
     if (attempt === SMS_TEXT_ATTEMPTS) throw new Error('the SMS text or name kept changing under this update; run it again');
   }
 }
@@ -222,11 +225,8 @@ function refusedInto<T>(refusals: SmsTextRefused[], check: () => T): T | undefin
 }
 
 /** The code text settings with the warning texts beside the templates (changedSmsText keeps only its own). */
-function withPhoneChangeTexts(
-  settings: SmsTextSettings | undefined,
-  texts: Record<string, string> | undefined,
-): SmsTextSettings | undefined {
-  return texts ? { ...(settings ?? { templates: {} }), phone_change_texts: texts } : settings;
+function withWarningTexts(settings: SmsTextSettings | undefined, texts: StoredWarningTexts): SmsTextSettings | undefined {
+  return Object.keys(texts).length ? { ...(settings ?? { templates: {} }), ...texts } : settings;
 }
 
 function found(company: Company | undefined): Company {

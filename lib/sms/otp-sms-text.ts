@@ -15,7 +15,8 @@ import {
 
 // The SMS that carries a code (API contract 7): the company's template in the caller's language,
 // else in the company's default language, else the built-in English. Only login_phone sends a
-// code, and phone/change picks its warning by templateLanguage: only their bundles hold negotiator.
+// code; the security warnings of a user's request are picked by templateLanguage too (phone-change-notice.ts,
+// change-warning.ts): only their bundles hold negotiator.
 
 /**
  * Negotiation costs templates x header entries: a 10 KB header of 2,500 entries against 50

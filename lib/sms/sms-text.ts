@@ -5,7 +5,8 @@ import { type SmsSize, smsSize } from './sms-segments.js';
 // The text of a code's SMS (API contract 7): a template filled in, then the lines that let a
 // phone fill the code in by itself; and the rules a company's settings must pass to be stored.
 // Which template a request gets is chosen on the send path alone (otp-sms-text.ts), so that
-// negotiator is bundled into the send paths only (login_phone, phone/change), not into every function that reads a company.
+// negotiator is bundled into the send paths of a user's request only (login_phone, verify_otp, phone/change and the
+// changes that wait), not into every function that reads a company.
 
 /** The built-in English text, for a company with no template of its own. */
 export const BUILT_IN_TEMPLATE = '{code} is your {brand} verification code. It expires in {minutes} minutes. Never share it.';
@@ -110,7 +111,9 @@ export interface SmsTextChanges {
 
 /** What a refused SMS text's problem is about: a setting, and the language of a text. */
 export interface SmsTextProblem {
-  setting: 'template' | 'default_language' | 'app_hash' | 'webotp_domain' | 'phone_change_text';
+  setting: 'template' | 'default_language' | 'app_hash' | 'webotp_domain' | 'warning_text';
+  /** A warning text's warning as given: a held change's kind or new_device (lib/companies/security-warning-texts.ts). */
+  warning?: string;
   /** A template's or warning text's language tag as given (canonical once it is one); "built-in" for the English text. */
   language?: string;
   detail: string;
@@ -120,8 +123,8 @@ export interface SmsTextProblem {
 export interface SizesMeasured {
   /** Each code text, by language ("built-in" for the English text). */
   codeTexts?: Record<string, SmsSize>;
-  /** Each warning text of a phone change, by language. */
-  phoneChangeTexts?: Record<string, SmsSize>;
+  /** Each security warning text, by warning and then by language. */
+  warningTexts?: Partial<Record<string, Record<string, SmsSize>>>;
 }
 
 /** Settings an operator may not store: every problem found (its message: one a line), and the sizes measured. */

@@ -16,8 +16,13 @@ export interface SmsTextSettings {
   app_hash?: string | undefined;
   /** WebOTP (origin-bound one-time code) domain. */
   webotp_domain?: string | undefined;
-  /** The SIM-swap warning by language tag, with no code (lib/companies/phone-change-texts.ts). */
+  /**
+   * The phone change's security warning by language tag, with no code (lib/companies/security-warning-texts.ts):
+   * the `phone` warning, kept where its first release stored it.
+   */
   phone_change_texts?: Record<string, string> | undefined;
+  /** Every other security warning (a held change's kind, new_device), then by language tag, with no code. */
+  warning_texts?: Record<string, Record<string, string>> | undefined;
 }
 
 export interface CompanyRecord {

@@ -10,9 +10,8 @@ import { userPhoneChangeCancelEndpoint } from '../../lib/api/user-phone-change-c
 import { userPhoneChangeEndpoint } from '../../lib/api/user-phone-change-endpoint.js';
 import { verifyOtpEndpoint } from '../../lib/api/verify-otp-endpoint.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { phoneChangeMessage } from '../../lib/companies/phone-change-texts.js';
+import { BUILT_IN_WARNING_TEXTS, warningMessage } from '../../lib/companies/security-warning-texts.js';
 import { verifyOtp } from '../../lib/otp/verify-otp.js';
-import { BUILT_IN_HELD_CHANGE_TEXTS } from '../../lib/pending-changes/change-warning.js';
 import { userChangesCancel as userPhoneChangeCancel } from '../../lib/pending-changes/user-changes-cancel.js';
 import { authenticate } from '../../lib/sessions/access-tokens.js';
 import { textDispatchFor } from '../../lib/sms/sms-delivery.js';
@@ -137,7 +136,7 @@ describe('a phone change from a session begun by OTP login', () => {
     const { change_id: changeId, effective_at: effectiveAt } = answer.body.data;
     expect(await noticeEvents(account.userId)).toContain(9);
     expect(outbox(oldNumber)).toHaveLength(toldBefore + 1);
-    expect(outbox(oldNumber).at(-1)).toBe(phoneChangeMessage(BUILT_IN_HELD_CHANGE_TEXTS.phone, company.name));
+    expect(outbox(oldNumber).at(-1)).toBe(warningMessage(BUILT_IN_WARNING_TEXTS.phone, company.name));
     expect((await profile(fresh)).body.data.pending_phone_change).toEqual({
       change_id: changeId,
       effective_at: effectiveAt,

@@ -243,6 +243,59 @@ describe('company/update', () => {
     expect(await stored()).toEqual(before);
   });
 
+  it('sets and removes each security warning’s texts (warning_texts; phone_change_texts are the phone warning’s), each refusal on its field', async () => {
+    const pinHindi = 'आपके {brand} खाते के लिए नया लॉगिन PIN माँगा गया। यह आपने नहीं किया तो ऐप में रद्द करें।';
+    const newDevice = 'A new phone joined your {brand} account with a code. Not you? Open the {brand} app.';
+    const answer = await update({ warning_texts: { login_pin: { HI: pinHindi }, new_device: { en: newDevice } } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const { company: shown, rules } = answer.body.data;
+    expect(shown.warning_texts).toMatchObject({ login_pin: { hi: pinHindi }, new_device: { en: newDevice }, export: {} });
+    expect(shown.warning_texts.phone).toEqual(shown.phone_change_texts);
+    expect(shown.warning_sizes.login_pin.hi).toMatchObject({ encoding: 'UCS-2', segments: 2 });
+    expect(shown.warning_sizes.new_device.en).toMatchObject({ encoding: 'GSM-7', segments: 1 });
+    expect(rules.warning_kinds).toEqual([
+      'phone',
+      'login_pin',
+      'transaction_pin',
+      'device_remove',
+      'delete',
+      'profile',
+      'export',
+      'new_device',
+    ]);
+    expect(rules.built_in_warning_texts.new_device).toContain('{brand}');
+    expect((await stored()).sms_text?.warning_texts).toEqual({ login_pin: { hi: pinHindi }, new_device: { en: newDevice } });
+
+    const before = await stored();
+    const refused = await update({
+      warning_texts: { new_device: { en: 'Your {brand} code is {code}' }, phone: { fr: 'Appelez le 1234' } },
+      phone_change_texts: { de: 'Ihr {brand} Konto zieht um.' },
+    });
+    expectFailure(refused, 400, 1);
+    expect(refused.body.data.errors.map((error: { field: string }) => error.field).sort()).toEqual([
+      'warning_texts.new_device.en',
+      'warning_texts.phone.fr',
+    ]);
+    const tooLong = await update({ warning_texts: { profile: { en: `{brand}${'a'.repeat(299)}` } } });
+    expectFailure(tooLong, 400, 1);
+    expect(tooLong.body.data.errors).toEqual([
+      {
+        code: 1,
+        field: 'warning_texts.profile.en',
+        detail: expect.stringMatching(/^profile warning text en: the message would need 3 SMS/),
+      },
+    ]);
+    expect(tooLong.body.data.warning_sizes.profile.en.segments).toBe(3);
+    // An unknown warning is no setting of the body.
+    expectFailure(await update({ warning_texts: { sim_swap: { en: 'Your {brand} SIM moved.' } } }), 400, 1);
+    expect(await stored()).toEqual(before);
+
+    const removed = await update({ warning_texts: { login_pin: { hi: null }, new_device: { en: '' } } });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(removed.body.data.company.warning_texts.login_pin).toEqual({});
+    expect((await stored()).sms_text?.warning_texts).toBeUndefined();
+  });
+
   it('refuses a rename that makes a stored text need a third SMS, on name', async () => {
     const before = await stored();
     const answer = await update({ name: 'न'.repeat(150) });

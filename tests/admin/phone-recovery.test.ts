@@ -6,8 +6,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
-import { phoneChangeMessage } from '../../lib/companies/phone-change-texts.js';
-import { BUILT_IN_HELD_CHANGE_TEXTS } from '../../lib/pending-changes/change-warning.js';
+import { BUILT_IN_WARNING_TEXTS, warningMessage } from '../../lib/companies/security-warning-texts.js';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { queryUserDevices } from '../../lib/store/device-store.js';
 import { STAFF_ACTION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
@@ -158,7 +157,7 @@ describe('assisted recovery', () => {
     const approved = await approve(admin, account.userId, changeId);
     expect(approved.body.data).toEqual({ message: expect.any(String), change_id: changeId, effective_at: now + HOLD_SECONDS });
     expect(outbox(oldNumber)).toHaveLength(toldBefore + 1);
-    expect(outbox(oldNumber).at(-1)).toBe(phoneChangeMessage(BUILT_IN_HELD_CHANGE_TEXTS.phone, company.name));
+    expect(outbox(oldNumber).at(-1)).toBe(warningMessage(BUILT_IN_WARNING_TEXTS.phone, company.name));
     expect(await noticeEvents(account.userId)).toContain(9);
     expect((await profile(account.authorization)).body.data.pending_phone_change).toEqual({
       change_id: changeId,

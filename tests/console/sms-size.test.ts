@@ -2,7 +2,7 @@
 // written again, since the page imports nothing of lib/: both must count every text alike.
 import { describe, expect, it } from 'vitest';
 import { codeMessage, STANDARD_UNITS, smsSize, warningMessage } from '../../console/src/sms-size.js';
-import { phoneChangeMessage } from '../../lib/companies/phone-change-texts.js';
+import { warningMessage as serviceWarningMessage } from '../../lib/companies/security-warning-texts.js';
 import { SMS_SEGMENT_UNITS, smsSize as serviceSmsSize } from '../../lib/sms/sms-segments.js';
 import { LONGEST_CODE, smsMessage } from '../../lib/sms/sms-text.js';
 
@@ -55,7 +55,7 @@ describe('the console’s SMS count (console/src/sms-size.ts)', () => {
       }
     }
     expect(warningMessage('Your {brand} account moved. Call {brand}.', 'Pay $& Co')).toBe(
-      phoneChangeMessage('Your {brand} account moved. Call {brand}.', 'Pay $& Co'),
+      serviceWarningMessage('Your {brand} account moved. Call {brand}.', 'Pay $& Co'),
     );
   });
 });

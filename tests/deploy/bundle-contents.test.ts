@@ -39,12 +39,15 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('the function bundles', () => {
-  it('hold negotiator in login_phone, phone/change and verify_otp only: the SMS language choice is on the send paths alone', () => {
+  it('hold negotiator on the send paths of a user’s request only: the SMS language choice is where an SMS goes', () => {
     const withNegotiator = Object.keys(bundles).filter((name) => holds(bundles[name]!, 'node_modules/negotiator/'));
-    // phone/change picks the old number's warning by the code text's rule (lib/account/phone-change-notice.ts);
-    // verify_otp sends the same warning when a login completes a pending phone change. The warnings of a change that waits (contract 3.15: a PIN reset or change, a device's removal, the back
-    // office's approval of a recovery) are the company's own text, not negotiated, so those bundles lack it.
-    expect(withNegotiator.sort()).toEqual(['loginPhone', 'userPhoneChange', 'verifyOtp']);
+    // login_phone picks the code's text by Accept-Language; phone/change the old number's warning by the same rule
+    // (lib/account/phone-change-notice.ts); verify_otp sends that warning when a login completes a pending phone change,
+    // and the new_device warning. Widened for issue 47: the warning of a change that waits (contract 3.15: a PIN reset or
+    // change, a device's removal) is the company's text in the request's language (lib/pending-changes/change-warning.ts),
+    // so change_pin, reset_pin and devices/remove negotiate too. The back office's approval of a recovery warns in the
+    // company's default language (the staff member's Accept-Language is not the user's): it stays without.
+    expect(withNegotiator.sort()).toEqual(['changePin', 'devicesRemove', 'loginPhone', 'resetPin', 'userPhoneChange', 'verifyOtp']);
   });
 
   it('reach the numbering plan only through a dynamic import, so it is evaluated on the first phone checked, not at import', () => {

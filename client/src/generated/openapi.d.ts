@@ -691,7 +691,7 @@ export interface paths {
         put?: never;
         /**
          * See the company’s settings (admin)
-         * @description The company’s settings (API contract 6 and 7) as `npm run company:update` prints them, in the shape company/update takes: the name, require_verified_phone, the countries SMS may go to, the code texts by language with the default language, the app hash and the WebOTP domain, the phone-change warnings, and each limit in force (the company’s own or the configured default, marked which). With each text’s size in SMS as sent (sms_sizes, phone_change_sizes), warnings worth a look, and the rules company/update applies (rules). As stored now: other functions keep a company for up to 30 seconds. Not the status: a disabled company answers 404 code 3 to every call. Never a secret. Needs an employee token with the admin role (support: 403 code 5) whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the view (action company_view, in the company’s log).
+         * @description The company’s settings (API contract 6 and 7) as `npm run company:update` prints them, in the shape company/update takes: the name, require_verified_phone, the countries SMS may go to, the code texts by language with the default language, the app hash and the WebOTP domain, the security warnings by warning (and the phone change’s as phone_change_texts), and each limit in force (the company’s own or the configured default, marked which). With each text’s size in SMS as sent (sms_sizes, phone_change_sizes, warning_sizes), warnings worth a look, and the rules company/update applies (rules). As stored now: other functions keep a company for up to 30 seconds. Not the status: a disabled company answers 404 code 3 to every call. Never a secret. Needs an employee token with the admin role (support: 403 code 5) whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the view (action company_view, in the company’s log).
          */
         post: operations["adminCompanyView"];
         delete?: never;
@@ -711,7 +711,7 @@ export interface paths {
         put?: never;
         /**
          * Change the company’s settings (admin)
-         * @description Changes what `npm run company:update` changes, by its rules: name, require_verified_phone (0 or 1), sms_countries (ISO 3166 alpha-2 codes or "all"), sms_text (templates by language with {code}, {brand} and {minutes}, null removing one; default_language, app_hash of 11 characters and webotp_domain, null removing each), phone_change_texts (by language, {brand} and no {code} or run of 4 digits; null removes one) and limits (each a whole number, or null for the configured default). Absent fields stay as they are; a top-level null or "" counts as absent, so removals go inside sms_text, phone_change_texts and limits. Every code and warning text, with the name, must fit 2 SMS: a refused one is 400 code 1 with every problem in data.errors and the sizes measured in data.sms_sizes and data.phone_change_sizes, and nothing changes. Not the status: an admin would lock the whole company out, and only an operator could undo it. Answers the settings as company/view does; every function sees them within 30 seconds. Needs an employee token with the admin role (support: 403 code 5) whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the change (action company_update, in the company’s log, written with it).
+         * @description Changes what `npm run company:update` changes, by its rules: name, require_verified_phone (0 or 1), sms_countries (ISO 3166 alpha-2 codes or "all"), sms_text (templates by language with {code}, {brand} and {minutes}, null removing one; default_language, app_hash of 11 characters and webotp_domain, null removing each), warning_texts (the security warnings’ SMS by warning: a held change’s kind, phone, login_pin, transaction_pin, device_remove, delete, profile or export, or new_device; then by language, {brand} and no {code} or run of 4 digits; null removes one), phone_change_texts (warning_texts.phone by its first name: a language given in both is refused) and limits (each a whole number, or null for the configured default). Absent fields stay as they are; a top-level null or "" counts as absent, so removals go inside sms_text, warning_texts, phone_change_texts and limits. Every code and warning text, with the name, must fit 2 SMS: a refused one is 400 code 1 with every problem in data.errors and the sizes measured in data.sms_sizes, data.warning_sizes and data.phone_change_sizes, and nothing changes. Not the status: an admin would lock the whole company out, and only an operator could undo it. Answers the settings as company/view does; every function sees them within 30 seconds. Needs an employee token with the admin role (support: 403 code 5) whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the change (action company_update, in the company’s log, written with it).
          */
         post: operations["adminCompanyUpdate"];
         delete?: never;
@@ -802,6 +802,17 @@ export interface components {
                         /** @enum {unknown} */
                         encoding: "GSM-7" | "UCS-2";
                         units: number;
+                    };
+                };
+                /** @description With a refused SMS text: each security warning’s size as measured, by warning (a held change’s kind or new_device), then by language */
+                warning_sizes?: {
+                    [key: string]: {
+                        [key: string]: {
+                            segments: number;
+                            /** @enum {unknown} */
+                            encoding: "GSM-7" | "UCS-2";
+                            units: number;
+                        };
                     };
                 };
             };
@@ -8584,6 +8595,20 @@ export interface operations {
                      *           "phone_change_texts": {
                      *             "hi": "आपका {brand} खाता दूसरे नंबर पर ले जाया गया। यह आपने नहीं किया तो {brand} से संपर्क करें।"
                      *           },
+                     *           "warning_texts": {
+                     *             "phone": {
+                     *               "hi": "आपका {brand} खाता दूसरे नंबर पर ले जाया गया। यह आपने नहीं किया तो {brand} से संपर्क करें।"
+                     *             },
+                     *             "login_pin": {
+                     *               "hi": "आपके {brand} खाते के लिए नया लॉगिन PIN माँगा गया। यह आपने नहीं किया तो {brand} ऐप खोलकर रद्द करें।"
+                     *             },
+                     *             "transaction_pin": {},
+                     *             "device_remove": {},
+                     *             "delete": {},
+                     *             "profile": {},
+                     *             "export": {},
+                     *             "new_device": {}
+                     *           },
                      *           "limits": {
                      *             "sms_per_hour": {
                      *               "value": 5000,
@@ -8629,6 +8654,28 @@ export interface operations {
                      *               "units": 91
                      *             }
                      *           },
+                     *           "warning_sizes": {
+                     *             "phone": {
+                     *               "hi": {
+                     *                 "segments": 2,
+                     *                 "encoding": "UCS-2",
+                     *                 "units": 91
+                     *               }
+                     *             },
+                     *             "login_pin": {
+                     *               "hi": {
+                     *                 "segments": 2,
+                     *                 "encoding": "UCS-2",
+                     *                 "units": 100
+                     *               }
+                     *             },
+                     *             "transaction_pin": {},
+                     *             "device_remove": {},
+                     *             "delete": {},
+                     *             "profile": {},
+                     *             "export": {},
+                     *             "new_device": {}
+                     *           },
                      *           "warnings": [],
                      *           "updated_at": 1767312000
                      *         },
@@ -8660,6 +8707,26 @@ export interface operations {
                      *           "app_hash_length": 11,
                      *           "built_in_template": "{code} is your {brand} verification code. It expires in {minutes} minutes. Never share it.",
                      *           "built_in_phone_change_text": "Your {brand} account was moved to another phone number. If you did not do this, contact {brand} at once.",
+                     *           "warning_kinds": [
+                     *             "phone",
+                     *             "login_pin",
+                     *             "transaction_pin",
+                     *             "device_remove",
+                     *             "delete",
+                     *             "profile",
+                     *             "export",
+                     *             "new_device"
+                     *           ],
+                     *           "built_in_warning_texts": {
+                     *             "phone": "A move of your {brand} account to another phone number was asked for. If this was not you, open the {brand} app to cancel it, or contact {brand} at once.",
+                     *             "login_pin": "A new login PIN for your {brand} account was asked for. It takes effect in a day. If this was not you, open the {brand} app to cancel it.",
+                     *             "transaction_pin": "A new payment PIN for your {brand} account was asked for. It takes effect in a day. If this was not you, open the {brand} app to cancel it.",
+                     *             "device_remove": "Removing a trusted device from your {brand} account was asked for. If this was not you, open the {brand} app on that device to cancel it.",
+                     *             "delete": "Deleting your {brand} account was asked for. If this was not you, open the {brand} app to cancel it, or contact {brand} at once.",
+                     *             "profile": "A change of the name, email or birth date of your {brand} account was asked for. If this was not you, open the {brand} app to cancel it.",
+                     *             "export": "A copy of your {brand} account’s data was asked for. If this was not you, open the {brand} app to cancel it.",
+                     *             "new_device": "A new device signed in to your {brand} account with a code. If this was not you, open the {brand} app on your phone and choose \"Not me\"."
+                     *           },
                      *           "in_force_within_seconds": 30
                      *         }
                      *       }
@@ -8690,9 +8757,36 @@ export interface operations {
                                     /** @description The WebOTP domain: the last line reads @<domain> #<code> */
                                     webotp_domain: string | null;
                                 };
-                                /** @description The warning the old number gets when the account moves, by language; none: the built-in English text */
+                                /** @description The warning the old number gets when a move of the account waits or is done, by language; none: the built-in English texts. The same as warning_texts.phone */
                                 phone_change_texts: {
                                     [key: string]: string;
+                                };
+                                /** @description Each security warning’s SMS by language: a held change’s kind (phone, login_pin, transaction_pin, device_remove, delete, profile, export) or new_device (a device bound by an OTP login); none: the built-in English text */
+                                warning_texts: {
+                                    phone: {
+                                        [key: string]: string;
+                                    };
+                                    login_pin: {
+                                        [key: string]: string;
+                                    };
+                                    transaction_pin: {
+                                        [key: string]: string;
+                                    };
+                                    device_remove: {
+                                        [key: string]: string;
+                                    };
+                                    delete: {
+                                        [key: string]: string;
+                                    };
+                                    profile: {
+                                        [key: string]: string;
+                                    };
+                                    export: {
+                                        [key: string]: string;
+                                    };
+                                    new_device: {
+                                        [key: string]: string;
+                                    };
                                 };
                                 limits: {
                                     sms_per_hour: {
@@ -8776,6 +8870,113 @@ export interface operations {
                                         units: number;
                                     };
                                 };
+                                /** @description Each security warning as sent with the name, by warning and then by language */
+                                warning_sizes: {
+                                    phone: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    login_pin: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    transaction_pin: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    device_remove: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    delete: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    profile: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    export: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    new_device: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                };
                                 /** @description What deserves a look: SMS to every country, a text over the limit stored before the checks (sent shortened), an app hash on a text of 2 SMS */
                                 warnings: string[];
                                 /** @description UNIX seconds of the last change (null: never changed) */
@@ -8797,7 +8998,7 @@ export interface operations {
                                 };
                                 /** @description What a code text may hold; {code} it must */
                                 template_placeholders: string[];
-                                /** @description What a warning may hold; never {code} or 4 digits in a run */
+                                /** @description What a warning (of any kind) may hold; never {code} or 4 digits in a run */
                                 phone_change_placeholders: string[];
                                 /** @description The values a code text is sized with: the longest code and the code lifetime in minutes */
                                 sized_with: {
@@ -8808,7 +9009,21 @@ export interface operations {
                                 app_hash_length: number;
                                 /** @description The English code text of a company with none in the caller’s or its default language */
                                 built_in_template: string;
+                                /** @description The English warning to the old number once the account moved */
                                 built_in_phone_change_text: string;
+                                /** @description The warnings warning_texts holds */
+                                warning_kinds: ("phone" | "login_pin" | "transaction_pin" | "device_remove" | "delete" | "profile" | "export" | "new_device")[];
+                                /** @description The English warning of a company with none in the caller’s or its default language (phone: while a move waits) */
+                                built_in_warning_texts: {
+                                    phone: string;
+                                    login_pin: string;
+                                    transaction_pin: string;
+                                    device_remove: string;
+                                    delete: string;
+                                    profile: string;
+                                    export: string;
+                                    new_device: string;
+                                };
                                 /** @description Every function sees a change within this time (its company cache) */
                                 in_force_within_seconds: number;
                             };
@@ -9018,9 +9233,44 @@ export interface operations {
                         /** @description The WebOTP domain (such as wallet.example.com); null removes it */
                         webotp_domain?: string | null;
                     } | "" | null;
-                    /** @description The warning the old number gets on a phone change, by language: {brand}, no {code}; null removes one */
+                    /** @description The warning the old number gets on a phone change (waiting or done), by language: {brand}, no {code}; null removes one. The same texts as warning_texts.phone */
                     phone_change_texts?: {
                         [key: string]: string | null;
+                    } | "" | null;
+                    /** @description The security warnings’ SMS by warning (a held change’s kind, or new_device: a device bound by an OTP login), then by language: {brand}, no {code} or run of 4 digits; null removes one */
+                    warning_texts?: {
+                        /** @description The phone warning by language: {brand}, no {code}; null removes one */
+                        phone?: {
+                            [key: string]: string | null;
+                        };
+                        /** @description The login_pin warning by language: {brand}, no {code}; null removes one */
+                        login_pin?: {
+                            [key: string]: string | null;
+                        };
+                        /** @description The transaction_pin warning by language: {brand}, no {code}; null removes one */
+                        transaction_pin?: {
+                            [key: string]: string | null;
+                        };
+                        /** @description The device_remove warning by language: {brand}, no {code}; null removes one */
+                        device_remove?: {
+                            [key: string]: string | null;
+                        };
+                        /** @description The delete warning by language: {brand}, no {code}; null removes one */
+                        delete?: {
+                            [key: string]: string | null;
+                        };
+                        /** @description The profile warning by language: {brand}, no {code}; null removes one */
+                        profile?: {
+                            [key: string]: string | null;
+                        };
+                        /** @description The export warning by language: {brand}, no {code}; null removes one */
+                        export?: {
+                            [key: string]: string | null;
+                        };
+                        /** @description The new_device warning by language: {brand}, no {code}; null removes one */
+                        new_device?: {
+                            [key: string]: string | null;
+                        };
                     } | "" | null;
                     limits?: {
                         sms_per_hour?: number | null;
@@ -9065,6 +9315,20 @@ export interface operations {
                      *           },
                      *           "phone_change_texts": {
                      *             "hi": "आपका {brand} खाता दूसरे नंबर पर ले जाया गया। यह आपने नहीं किया तो {brand} से संपर्क करें।"
+                     *           },
+                     *           "warning_texts": {
+                     *             "phone": {
+                     *               "hi": "आपका {brand} खाता दूसरे नंबर पर ले जाया गया। यह आपने नहीं किया तो {brand} से संपर्क करें।"
+                     *             },
+                     *             "login_pin": {
+                     *               "hi": "आपके {brand} खाते के लिए नया लॉगिन PIN माँगा गया। यह आपने नहीं किया तो {brand} ऐप खोलकर रद्द करें।"
+                     *             },
+                     *             "transaction_pin": {},
+                     *             "device_remove": {},
+                     *             "delete": {},
+                     *             "profile": {},
+                     *             "export": {},
+                     *             "new_device": {}
                      *           },
                      *           "limits": {
                      *             "sms_per_hour": {
@@ -9111,6 +9375,28 @@ export interface operations {
                      *               "units": 91
                      *             }
                      *           },
+                     *           "warning_sizes": {
+                     *             "phone": {
+                     *               "hi": {
+                     *                 "segments": 2,
+                     *                 "encoding": "UCS-2",
+                     *                 "units": 91
+                     *               }
+                     *             },
+                     *             "login_pin": {
+                     *               "hi": {
+                     *                 "segments": 2,
+                     *                 "encoding": "UCS-2",
+                     *                 "units": 100
+                     *               }
+                     *             },
+                     *             "transaction_pin": {},
+                     *             "device_remove": {},
+                     *             "delete": {},
+                     *             "profile": {},
+                     *             "export": {},
+                     *             "new_device": {}
+                     *           },
                      *           "warnings": [],
                      *           "updated_at": 1767312000
                      *         },
@@ -9142,6 +9428,26 @@ export interface operations {
                      *           "app_hash_length": 11,
                      *           "built_in_template": "{code} is your {brand} verification code. It expires in {minutes} minutes. Never share it.",
                      *           "built_in_phone_change_text": "Your {brand} account was moved to another phone number. If you did not do this, contact {brand} at once.",
+                     *           "warning_kinds": [
+                     *             "phone",
+                     *             "login_pin",
+                     *             "transaction_pin",
+                     *             "device_remove",
+                     *             "delete",
+                     *             "profile",
+                     *             "export",
+                     *             "new_device"
+                     *           ],
+                     *           "built_in_warning_texts": {
+                     *             "phone": "A move of your {brand} account to another phone number was asked for. If this was not you, open the {brand} app to cancel it, or contact {brand} at once.",
+                     *             "login_pin": "A new login PIN for your {brand} account was asked for. It takes effect in a day. If this was not you, open the {brand} app to cancel it.",
+                     *             "transaction_pin": "A new payment PIN for your {brand} account was asked for. It takes effect in a day. If this was not you, open the {brand} app to cancel it.",
+                     *             "device_remove": "Removing a trusted device from your {brand} account was asked for. If this was not you, open the {brand} app on that device to cancel it.",
+                     *             "delete": "Deleting your {brand} account was asked for. If this was not you, open the {brand} app to cancel it, or contact {brand} at once.",
+                     *             "profile": "A change of the name, email or birth date of your {brand} account was asked for. If this was not you, open the {brand} app to cancel it.",
+                     *             "export": "A copy of your {brand} account’s data was asked for. If this was not you, open the {brand} app to cancel it.",
+                     *             "new_device": "A new device signed in to your {brand} account with a code. If this was not you, open the {brand} app on your phone and choose \"Not me\"."
+                     *           },
                      *           "in_force_within_seconds": 30
                      *         }
                      *       }
@@ -9175,9 +9481,36 @@ export interface operations {
                                     /** @description The WebOTP domain: the last line reads @<domain> #<code> */
                                     webotp_domain: string | null;
                                 };
-                                /** @description The warning the old number gets when the account moves, by language; none: the built-in English text */
+                                /** @description The warning the old number gets when a move of the account waits or is done, by language; none: the built-in English texts. The same as warning_texts.phone */
                                 phone_change_texts: {
                                     [key: string]: string;
+                                };
+                                /** @description Each security warning’s SMS by language: a held change’s kind (phone, login_pin, transaction_pin, device_remove, delete, profile, export) or new_device (a device bound by an OTP login); none: the built-in English text */
+                                warning_texts: {
+                                    phone: {
+                                        [key: string]: string;
+                                    };
+                                    login_pin: {
+                                        [key: string]: string;
+                                    };
+                                    transaction_pin: {
+                                        [key: string]: string;
+                                    };
+                                    device_remove: {
+                                        [key: string]: string;
+                                    };
+                                    delete: {
+                                        [key: string]: string;
+                                    };
+                                    profile: {
+                                        [key: string]: string;
+                                    };
+                                    export: {
+                                        [key: string]: string;
+                                    };
+                                    new_device: {
+                                        [key: string]: string;
+                                    };
                                 };
                                 limits: {
                                     sms_per_hour: {
@@ -9261,6 +9594,113 @@ export interface operations {
                                         units: number;
                                     };
                                 };
+                                /** @description Each security warning as sent with the name, by warning and then by language */
+                                warning_sizes: {
+                                    phone: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    login_pin: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    transaction_pin: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    device_remove: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    delete: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    profile: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    export: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    new_device: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                };
                                 /** @description What deserves a look: SMS to every country, a text over the limit stored before the checks (sent shortened), an app hash on a text of 2 SMS */
                                 warnings: string[];
                                 /** @description UNIX seconds of the last change (null: never changed) */
@@ -9282,7 +9722,7 @@ export interface operations {
                                 };
                                 /** @description What a code text may hold; {code} it must */
                                 template_placeholders: string[];
-                                /** @description What a warning may hold; never {code} or 4 digits in a run */
+                                /** @description What a warning (of any kind) may hold; never {code} or 4 digits in a run */
                                 phone_change_placeholders: string[];
                                 /** @description The values a code text is sized with: the longest code and the code lifetime in minutes */
                                 sized_with: {
@@ -9293,7 +9733,21 @@ export interface operations {
                                 app_hash_length: number;
                                 /** @description The English code text of a company with none in the caller’s or its default language */
                                 built_in_template: string;
+                                /** @description The English warning to the old number once the account moved */
                                 built_in_phone_change_text: string;
+                                /** @description The warnings warning_texts holds */
+                                warning_kinds: ("phone" | "login_pin" | "transaction_pin" | "device_remove" | "delete" | "profile" | "export" | "new_device")[];
+                                /** @description The English warning of a company with none in the caller’s or its default language (phone: while a move waits) */
+                                built_in_warning_texts: {
+                                    phone: string;
+                                    login_pin: string;
+                                    transaction_pin: string;
+                                    device_remove: string;
+                                    delete: string;
+                                    profile: string;
+                                    export: string;
+                                    new_device: string;
+                                };
                                 /** @description Every function sees a change within this time (its company cache) */
                                 in_force_within_seconds: number;
                             };
@@ -9331,6 +9785,17 @@ export interface operations {
                                     /** @enum {unknown} */
                                     encoding: "GSM-7" | "UCS-2";
                                     units: number;
+                                };
+                            };
+                            /** @description With a refused SMS text: each security warning’s size as measured, by warning (a held change’s kind or new_device), then by language */
+                            warning_sizes?: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        segments: number;
+                                        /** @enum {unknown} */
+                                        encoding: "GSM-7" | "UCS-2";
+                                        units: number;
+                                    };
                                 };
                             };
                         };
