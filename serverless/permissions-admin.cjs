@@ -1,6 +1,13 @@
 // The back office's roles (API contract 3.14), one per function, in the form of
 // serverless/permissions.cjs, which takes them in.
-const { recordSessionUse, recordUseAndEndSessions, keepAnswers, readCompanyAndSession, UNREAD } = require('./permission-parts.cjs');
+const {
+  appendStaffRecord,
+  recordSessionUse,
+  recordUseAndEndSessions,
+  keepAnswers,
+  readCompanyAndSession,
+  UNREAD,
+} = require('./permission-parts.cjs');
 
 module.exports = {
   // The back office (API contract 3.14): reads the acting employee's role on every call, and writes
@@ -9,11 +16,12 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user'] },
       // The role alone of an employee's record (its condition reads the type and status), and the company's count of admins.
       { actions: ['UpdateItem'], keys: ['user'], attributes: ['role', 'updated_at', 'user_type', 'status_id'] },
       { actions: ['UpdateItem'], keys: ['adminCount'] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      { actions: ['PutItem'], keys: ['staffAction'] },
       recordSessionUse,
     ],
     secret: true,
@@ -23,10 +31,11 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       // The acting employee; the user an exact key names, through its claim or its id.
       { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim', 'referralCode'] },
       { actions: ['UpdateItem'], keys: ['staffLookups'] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      { actions: ['PutItem'], keys: ['staffAction'] },
       recordSessionUse,
     ],
     secret: true,
@@ -38,11 +47,12 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       // The acting employee and the user viewed; the tries of each PIN; the pending phone change.
       { actions: ['GetItem'], keys: ['user', 'pinTries', 'pendingPhoneChange'] },
       { actions: ['Query'], keys: ['user', 'userDevice', 'session', 'notification', 'staffAction'] },
       { actions: ['UpdateItem'], keys: ['staffLookups'] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      { actions: ['PutItem'], keys: ['staffAction'] },
       recordSessionUse,
     ],
     secret: true,
@@ -52,13 +62,7 @@ module.exports = {
   // every function does) and writes its record in the company's log; the update writes the settings
   // company:update writes, never the status, in one transaction with its record.
   adminCompanyView: {
-    table: [
-      keepAnswers,
-      readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user'] },
-      { actions: ['PutItem'], keys: ['staffLog'] },
-      recordSessionUse,
-    ],
+    table: [keepAnswers, readCompanyAndSession, ...appendStaffRecord, { actions: ['GetItem'], keys: ['user'] }, recordSessionUse],
     secret: true,
     signingKeys: 'verify',
   },
@@ -66,6 +70,7 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user'] },
       {
         actions: ['UpdateItem'],
@@ -82,7 +87,6 @@ module.exports = {
           'updated_at',
         ],
       },
-      { actions: ['PutItem'], keys: ['staffLog'] },
       recordSessionUse,
     ],
     secret: true,
@@ -94,12 +98,13 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user'] },
       { actions: ['Query'], keys: ['session'] },
       // No session granted since the sessions were read (session_version): the end of all of them.
       { actions: ['ConditionCheckItem'], keys: ['user'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -109,12 +114,13 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user', 'phoneClaim'] },
       { actions: ['Query'], keys: ['session'] },
       // The status alone (from the status read, no session granted meanwhile), on the user and on the phone claim they hold.
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['status_id', 'updated_at', 'session_version', ...UNREAD] },
       { actions: ['UpdateItem'], keys: ['phoneClaim'], attributes: ['status_id', 'user_id'] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -124,12 +130,13 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
       { actions: ['Query'], keys: ['session'] },
       { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice'] },
       // One off the user's device count, and nothing else of the user.
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['device_count', ...UNREAD] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -139,6 +146,7 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user'] },
       // Active again (from this deletion only), its claims taken back, off the due list.
       {
@@ -146,7 +154,7 @@ module.exports = {
         keys: ['user', 'unreadCount'],
         attributes: ['status_id', 'updated_at', 'erase_after', 'deleted_at', 'deleted_device_keys', ...UNREAD],
       },
-      { actions: ['PutItem'], keys: ['phoneClaim', 'emailClaim', 'staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['phoneClaim', 'emailClaim', 'staffAction', 'notification'] },
       { actions: ['DeleteItem'], keys: ['erasureDue'] },
       recordSessionUse,
     ],
@@ -160,8 +168,9 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
-      { actions: ['PutItem'], keys: ['pendingPhoneChange', 'phoneChangeIndex', 'staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['pendingPhoneChange', 'phoneChangeIndex', 'staffAction', 'notification'] },
       { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
       { actions: ['ConditionCheckItem'], keys: ['phoneClaim'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
@@ -176,6 +185,7 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
       {
         actions: ['UpdateItem'],
@@ -192,7 +202,7 @@ module.exports = {
           'started_by',
         ],
       },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       recordSessionUse,
     ],
@@ -205,13 +215,14 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
       {
         actions: ['UpdateItem'],
         keys: ['pendingPhoneChange', 'unreadCount'],
         attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
       },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
       recordSessionUse,
     ],

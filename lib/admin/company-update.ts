@@ -91,7 +91,7 @@ export async function companyUpdate(app: App, call: CompanyUpdateCall): Promise<
       'names no setting to change (name, require_verified_phone, sms_countries, sms_text, phone_change_texts, limits)',
     );
   }
-  const { record, writes } = staffActionRecord(app, {
+  const { record, writes } = await staffActionRecord(app, staff.chain, {
     companyId,
     actorId: staff.userId,
     action: 'company_update',

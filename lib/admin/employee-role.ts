@@ -11,6 +11,7 @@ import { UserType } from '../users/user-types.js';
 import type { EmployeeRoleCall } from './employee-role-input.js';
 import type { EmployeeRoleResult } from './employee-role-result.js';
 import { auditStaffAction, staffActionRecord } from './staff-actions.js';
+import { StaffChain } from './staff-chain.js';
 import { requireStaff } from './staff-gate.js';
 
 // An employee's back-office role (API contract 3.14): support, admin or none. One transaction sets
@@ -40,13 +41,17 @@ export interface RoleChange {
 }
 
 /** Sets the role; answers the employee and their role. */
-export async function setEmployeeRole(app: App, change: RoleChange): Promise<EmployeeRoleResult> {
+export async function setEmployeeRole(
+  app: App,
+  change: RoleChange,
+  chain = new StaffChain(app, change.companyId),
+): Promise<EmployeeRoleResult> {
   const wanted = change.role === 'none' ? undefined : change.role;
   for (let round = 1; ; round++) {
     const employee = (await getUser(app.table, change.companyId, change.userId, true)) as (UserRecord & { role?: StaffRole }) | undefined;
     if (employee?.user_type !== UserType.EMPLOYEE || employee.status_id !== UserStatus.ACTIVE) throw notAnEmployee();
     const seen = employee.role;
-    const { record, writes } = staffActionRecord(app, {
+    const { record, writes } = await staffActionRecord(app, chain, {
       companyId: change.companyId,
       actorId: change.actorId,
       action: 'role',
@@ -64,7 +69,7 @@ export async function setEmployeeRole(app: App, change: RoleChange): Promise<Emp
           nowSeconds: epochSeconds(app.clock),
         }),
       },
-      ...writes.map((item) => ({ label: 'record' as const, item })),
+      ...writes,
     ];
     if (seen === 'admin' && wanted !== 'admin') items.push({ label: 'admins', item: adminCountChange(app.table, change.companyId, -1) });
     if (seen !== 'admin' && wanted === 'admin') items.push({ label: 'admins', item: adminCountChange(app.table, change.companyId, 1) });
@@ -88,12 +93,16 @@ export async function setEmployeeRole(app: App, change: RoleChange): Promise<Emp
 /** POST /wallet/v3/admin/employees/role: an admin of the company sets another employee's role (or their own). */
 export async function employeeRole(app: App, call: EmployeeRoleCall): Promise<EmployeeRoleResult> {
   const staff = await requireStaff(app, call.principal, ['admin']);
-  return setEmployeeRole(app, {
-    companyId: call.principal.companyId,
-    actorId: staff.userId,
-    userId: call.body.user_id,
-    role: call.body.role,
-    reason: call.body.reason,
-    origin: call.origin,
-  });
+  return setEmployeeRole(
+    app,
+    {
+      companyId: call.principal.companyId,
+      actorId: staff.userId,
+      userId: call.body.user_id,
+      role: call.body.role,
+      reason: call.body.reason,
+      origin: call.origin,
+    },
+    staff.chain,
+  );
 }

@@ -57,8 +57,9 @@ export async function approvePhoneRecovery(
   const approval = { changeId: change.change_id, approverId: staff.userId, now, effectiveAt, expiresAt };
   // Notices 9 and 8 in one transaction: each on its own shard of the unread count.
   const [pendingShard, staffShard] = distinctUnreadShards(2);
-  const { record, writes: recorded } = staffActionOnUser(
+  const { record, writes: recorded } = await staffActionOnUser(
     app,
+    staff.chain,
     { companyId, actorId: staff.userId, action: 'phone_approve', userId: user.user_id, reason: body.reason },
     staffShard,
   );
@@ -74,7 +75,7 @@ export async function approvePhoneRecovery(
         nowMs: app.clock.now(),
         unreadShard: pendingShard,
       }).map((item) => ({ label: 'notice', item })),
-      ...recorded.map((item) => ({ label: 'record', item })),
+      ...recorded,
     ]);
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;

@@ -29,15 +29,16 @@ export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall
   if (change?.change_id !== body.change_id) throw noSuchChange();
   // Notices 10 and 8 in one transaction: each on its own shard of the unread count.
   const [cancelShard, staffShard] = distinctUnreadShards(2);
-  const { record, writes: recorded } = staffActionOnUser(
+  const { record, writes: recorded } = await staffActionOnUser(
     app,
+    staff.chain,
     { companyId, actorId: staff.userId, action: 'phone_cancel', userId: user.user_id, reason: body.reason },
     staffShard,
   );
   try {
     await writeTransaction(app.table, [
       ...pendingChangeCancelWrites(app, companyId, user.user_id, change, idempotencyRef, cancelShard),
-      ...recorded.map((item) => ({ label: 'record' as const, item })),
+      ...recorded,
     ]);
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;

@@ -74,7 +74,7 @@ export async function startPhoneRecovery(app: App, call: PhoneRecoverCall & Requ
       started_by: staff.userId,
       requested_by_request: idempotencyRef,
     };
-    const { record, writes: recorded } = staffActionOnUser(app, {
+    const { record, writes: recorded } = await staffActionOnUser(app, staff.chain, {
       companyId,
       actorId: staff.userId,
       action: 'phone_recover',
@@ -86,7 +86,7 @@ export async function startPhoneRecovery(app: App, call: PhoneRecoverCall & Requ
       { label: 'pending', item: pendingChangePut(app.table, companyId, user.user_id, change, current?.change_id) },
       { label: 'index', item: phoneChangeIndexPut(app.table, companyId, body.phone_e164, user.user_type, index, now) },
       { label: 'claim', item: phoneClaimFree(app.table, companyId, body.phone_e164, user.user_type) },
-      ...recorded.map((item) => ({ label: 'record', item })),
+      ...recorded,
     ];
     if (current && current.phone_e164 !== body.phone_e164 && current.ended_reason === undefined) {
       writes.push({

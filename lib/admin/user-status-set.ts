@@ -11,7 +11,7 @@ import type { UserStatusSetResult } from './user-status-set-result.js';
 // POST /wallet/v3/admin/users/status (API contract 3.14): support or an admin disables an active
 // user (status 2, every session ended with reason `disabled`, as npm run user:disable); only an
 // admin enables a disabled one again (2 to 1). No other move: a reclaimed, deleting or erased
-// account is not the back office's to set (409 code 22; a deletion is undone by restore). Each in
+// account is not the back office's to set (409 code 23; a deletion is undone by restore). Each in
 // one transaction with the record of the action and notice 8, conditional on the status read.
 
 const STATUS_NAMES: Record<number, string> = {
@@ -28,7 +28,9 @@ const wrongStatus = (user: Pick<UserRecord, 'status_id'>, needed: string) =>
 export async function userStatusSet(app: App, call: UserStatusSetCall): Promise<UserStatusSetResult> {
   // Enabling undoes what may have stopped a takeover: an admin's call, never support's alone.
   const allowed = call.body.status === 'active' ? (['admin'] as const) : (['support', 'admin'] as const);
-  const { companyId, userId, user, record, recorded } = await beginActionOnUser(app, call, 'status', allowed);
+  const { companyId, userId, user, record, recorded } = await beginActionOnUser(app, call, 'status', allowed, {
+    fresh: call.body.status === 'active',
+  });
   const refusedAs = (seen: Pick<UserRecord, 'status_id'>, needed: string) => {
     auditStaffAction(app, call.origin, record, 'wrong_status');
     return wrongStatus(seen, needed);

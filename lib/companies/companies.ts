@@ -13,7 +13,7 @@ import {
   updateCompany,
 } from '../store/company-store.js';
 import type { Table } from '../store/table.js';
-import type { TransactItem } from '../store/transactions.js';
+import type { LabelledItem } from '../store/transactions.js';
 import type { CompanyLimitAttribute } from './company-limits.js';
 import { changedPhoneChangeTexts, type PhoneChangeTextChange } from './phone-change-texts.js';
 
@@ -153,7 +153,7 @@ export async function updateCompanySettings(
   companyId: string,
   settings: CompanySettings,
   codeTtlSeconds?: number,
-  alongside?: TransactItem[],
+  alongside?: LabelledItem<string>[],
 ): Promise<UpdatedCompany> {
   const changes = { ...storedSettings(settings), updated_at: epochSeconds(clock) };
   const remove = removedSettings(settings);

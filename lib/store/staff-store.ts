@@ -1,5 +1,15 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { adminCountKey, STAFF_ACTION_PREFIX, staffActionKey, staffLogKey, staffLookupsKey, userKey } from './keys.js';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  adminCountKey,
+  STAFF_ACTION_PREFIX,
+  STAFF_CHAIN_PREFIX,
+  staffActionKey,
+  staffChainHeadKey,
+  staffChainKey,
+  staffLogKey,
+  staffLookupsKey,
+  userKey,
+} from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
 import { countInWindow } from './send-limit-store.js';
 import type { Table } from './table.js';
@@ -22,6 +32,24 @@ export interface StaffActionRecord {
   reason: string;
   /** Epoch milliseconds. */
   at_ms: number;
+  /** What else an auditor needs to read the action (the role granted, the grant approved); never a secret. */
+  details?: Record<string, string | number> | undefined;
+}
+
+/** A record at its place in its company's chain (lib/admin/staff-chain.ts). */
+export interface ChainedStaffRecord extends StaffActionRecord {
+  /** 1, 2, ...: its place, with no gap. */
+  seq: number;
+  /** The record_hash of the record before it (64 zeros for the first). */
+  prev_hash: string;
+  /** The SHA-256 of every attribute of the record but its keys and this one. */
+  record_hash: string;
+}
+
+/** The head of a company's staff chain: its last record's seq and record_hash (seq 0: no record yet). */
+export interface StaffChainHead {
+  seq: number;
+  hash: string;
 }
 
 /**
@@ -66,12 +94,89 @@ export function adminCountChange(table: Table, companyId: string, by: 1 | -1): T
   };
 }
 
-/** The record of one back-office action: in its company's log of the day, and in the user's partition when it names one. */
-export function staffActionPuts(table: Table, record: StaffActionRecord): TransactItem[] {
-  // staff_log marks the log's copy, the one the table's stream makes an admin.action of (serverless.yml's filter).
-  const log = putIfAbsent(table, staffLogKey(record.company_id, record.at_ms, record.action_id), { ...record, staff_log: 1 });
-  if (!record.user_id) return [log];
-  return [log, putIfAbsent(table, staffActionKey(record.company_id, record.user_id, record.at_ms, record.action_id), record)];
+/**
+ * The record of one back-office action appended to its company's chain: the head moved from the
+ * record before it (only while it is still that one: another writer who took the place first
+ * fails this, and the record is renewed at the next place), the record at its place, and its copy
+ * in the user's partition when it names one.
+ */
+export function staffChainWrites(table: Table, record: ChainedStaffRecord): TransactItem[] {
+  const { company_id: companyId, seq } = record;
+  const head: TransactItem = {
+    Update: {
+      TableName: table.name,
+      Key: staffChainHeadKey(companyId),
+      UpdateExpression: 'SET seq = :seq, #hash = :hash, at_ms = :at',
+      ConditionExpression: seq === 1 ? 'attribute_not_exists(pk)' : 'seq = :before',
+      ExpressionAttributeNames: { '#hash': 'hash' },
+      ExpressionAttributeValues: {
+        ':seq': seq,
+        ':hash': record.record_hash,
+        ':at': record.at_ms,
+        ...(seq === 1 ? {} : { ':before': seq - 1 }),
+      },
+    },
+  };
+  // staff_log marks the chain's record, the one the table's stream makes an admin.action of (serverless.yml's filter).
+  const log = putIfAbsent(table, staffChainKey(companyId, seq), { ...record, staff_log: 1 });
+  if (!record.user_id) return [head, log];
+  return [head, log, putIfAbsent(table, staffActionKey(companyId, record.user_id, record.at_ms, record.action_id), record)];
+}
+
+/** The head of a company's staff chain, read strongly consistently. */
+export async function getStaffChainHead(table: Table, companyId: string, genesis: string): Promise<StaffChainHead> {
+  const { Item } = await table.client.send(
+    new GetCommand({ TableName: table.name, Key: staffChainHeadKey(companyId), ConsistentRead: true }),
+  );
+  return Item ? { seq: Number(Item.seq), hash: String(Item.hash) } : { seq: 0, hash: genesis };
+}
+
+/** A company's staff chain as stored, every item of its partition in key order (what staff:verify walks), one page at a time. */
+export async function* queryStaffChainPages(table: Table, companyId: string): AsyncGenerator<Record<string, unknown>[]> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.client.send(
+      new QueryCommand({
+        TableName: table.name,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': staffChainKey(companyId, 0).pk },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    yield page.Items ?? [];
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
+/** A company's whole staff chain, oldest first, strongly consistent. */
+export async function queryStaffChain(table: Table, companyId: string): Promise<ChainedStaffRecord[]> {
+  return (await queryPartitionPrefix(table, staffChainKey(companyId, 0).pk, STAFF_CHAIN_PREFIX)) as unknown as ChainedStaffRecord[];
+}
+
+/** A company's staff records from `sinceMs` on, oldest first: read from the newest back until one is older. */
+export async function queryStaffChainSince(table: Table, companyId: string, sinceMs: number): Promise<ChainedStaffRecord[]> {
+  const records: ChainedStaffRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.client.send(
+      new QueryCommand({
+        TableName: table.name,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': staffChainKey(companyId, 0).pk, ':prefix': STAFF_CHAIN_PREFIX },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of (page.Items ?? []) as ChainedStaffRecord[]) {
+      // Records are appended in time order but for a few milliseconds between writers: a day's margin stops the walk.
+      if (item.at_ms < sinceMs - 24 * 3600 * 1000) return records.reverse().filter((record) => record.at_ms >= sinceMs);
+      records.push(item);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return records.reverse().filter((record) => record.at_ms >= sinceMs);
 }
 
 /**
@@ -99,7 +204,7 @@ export async function queryStaffActionsOn(
   return Items as Pick<StaffActionRecord, 'action' | 'actor_id' | 'at_ms'>[];
 }
 
-/** A company's back-office actions of one UTC day (YYYY-MM-DD), oldest first. */
+/** A company's back-office actions of one UTC day (YYYY-MM-DD) as kept before the chain (round 6), oldest first. */
 export async function queryStaffLogOfDay(table: Table, companyId: string, day: string): Promise<StaffActionRecord[]> {
   const pk = staffLogKey(companyId, Date.parse(`${day}T00:00:00Z`), '').pk;
   return (await queryPartitionPrefix(table, pk, '')) as unknown as StaffActionRecord[];

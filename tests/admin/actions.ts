@@ -6,7 +6,7 @@ import type { Company } from '../../lib/companies/companies.js';
 import { NotificationEvent } from '../../lib/notifications/notification-record.js';
 import { type ItemKey, STAFF_ACTION_PREFIX, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
-import { queryStaffLogOfDay } from '../../lib/store/staff-store.js';
+import { queryStaffChain } from '../../lib/store/staff-store.js';
 import { noticeEvents } from '../devices/device-helpers.js';
 import { type Answer, type InProcessService, invoke } from '../helpers.js';
 
@@ -61,8 +61,7 @@ export async function expectRecorded(
 ): Promise<void> {
   const onUser = (await staffRecordsOn(service, company, entry.userId)).filter((record) => record.reason === entry.reason);
   expect(onUser).toEqual([expect.objectContaining({ actor_id: entry.actorId, action: entry.action, user_id: entry.userId })]);
-  const today = new Date(service.app.clock.now()).toISOString().slice(0, 10);
-  const logged = (await queryStaffLogOfDay(service.app.table, company.company_id, today)).filter(
+  const logged = (await queryStaffChain(service.app.table, company.company_id)).filter(
     (record) => record.action_id === onUser[0]!.action_id,
   );
   expect(logged).toEqual([expect.objectContaining({ actor_id: entry.actorId, action: entry.action, reason: entry.reason })]);

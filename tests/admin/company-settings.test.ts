@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { eventsOfRecord } from '../../lib/events/stream-events.js';
 import { getCompany } from '../../lib/store/company-store.js';
-import { staffLogKey } from '../../lib/store/keys.js';
-import { queryStaffLogOfDay, type StaffActionRecord } from '../../lib/store/staff-store.js';
+import { staffChainKey } from '../../lib/store/keys.js';
+import { type ChainedStaffRecord, queryStaffChain } from '../../lib/store/staff-store.js';
 import { main as staffActions } from '../../scripts/staff-actions.js';
 import {
   expectFailure,
@@ -45,10 +45,9 @@ const update = (body: Record<string, unknown>, authorization = admin.session) =>
 
 const stored = async (of = company) => (await getCompany(service.app.table, of.company_id, true))!;
 
-/** The records of the company's log today written by `reason`. */
-async function loggedWith(reason: string): Promise<StaffActionRecord[]> {
-  const today = new Date(service.app.clock.now()).toISOString().slice(0, 10);
-  return (await queryStaffLogOfDay(service.app.table, company.company_id, today)).filter((record) => record.reason === reason);
+/** The records of the company's staff chain written by `reason`. */
+async function loggedWith(reason: string): Promise<ChainedStaffRecord[]> {
+  return (await queryStaffChain(service.app.table, company.company_id)).filter((record) => record.reason === reason);
 }
 
 /** A GSM-7 template whose message needs 3 SMS with a 6-digit code, the name and the minutes. */
@@ -100,23 +99,28 @@ describe('company/view', () => {
   });
 });
 
-/** The event the table's stream makes of a record in the company's log: type and fields, without ids and times. */
-function eventOf(record: StaffActionRecord) {
-  const item = { ...record, ...staffLogKey(record.company_id, record.at_ms, record.action_id), staff_log: 1 };
+/** The event the table's stream makes of a record in the company's chain: type and fields, without ids and times. */
+function eventOf(record: ChainedStaffRecord) {
+  const key = staffChainKey(record.company_id, record.seq);
   const events = eventsOfRecord(
     {
       eventID: 'e-1',
       eventName: 'INSERT',
-      dynamodb: {
-        Keys: marshall(staffLogKey(record.company_id, record.at_ms, record.action_id)) as never,
-        NewImage: marshall(item) as never,
-      },
+      dynamodb: { Keys: marshall(key) as never, NewImage: marshall({ ...record, ...key, staff_log: 1 }) as never },
     },
     service.app.config,
   );
   expect(events).toHaveLength(1);
-  const { event_id: _id, company_id: companyId, occurred_at: _at, ...fields } = events[0]!.detail as Record<string, unknown>;
+  const {
+    event_id: _id,
+    company_id: companyId,
+    occurred_at: _at,
+    seq,
+    record_hash: hash,
+    ...fields
+  } = events[0]!.detail as Record<string, unknown>;
   expect(companyId).toBe(record.company_id);
+  expect([seq, hash]).toEqual([record.seq, record.record_hash]);
   expect(JSON.stringify(events)).not.toContain(record.reason);
   return { type: events[0]!.type, ...fields };
 }

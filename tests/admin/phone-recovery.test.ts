@@ -218,11 +218,11 @@ describe('assisted recovery', () => {
     });
     expectFailure(asCustomer, 403, 5);
     expectFailure(await recover(agent, '0'.repeat(32), randomPhoneNumber()), 404, 6);
-    // A disabled account is enabled by an admin first: 409 code 22 naming user_id.
+    // A disabled account is enabled by an admin first: 409 code 23 naming user_id.
     const disabled = await signUp(service, company);
     await setStatusEndingSessions(service.app, company.company_id, disabled.userId, UserStatus.DISABLED);
     const refused = await recover(agent, disabled.userId, randomPhoneNumber());
-    expectFailure(refused, 409, 22);
+    expectFailure(refused, 409, 23);
     expect(refused.body.data.errors[0].field).toBe('user_id');
     // Nothing started by any of them.
     expect(await getPendingPhoneChange(service.app.table, company.company_id, account.userId, true)).toBeUndefined();

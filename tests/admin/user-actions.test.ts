@@ -211,14 +211,14 @@ describe('users/status', () => {
     await expectRecorded(service, company, { userId: customer.userId, actorId: admin.userId, action: 'status', reason }, 1);
   });
 
-  it('sets no other status: enabling an active user, disabling a disabled or deleted one is 409 code 22, changing nothing', async () => {
+  it('sets no other status: enabling an active user, disabling a disabled or deleted one is 409 code 23, changing nothing', async () => {
     const active = await signUp(service, company);
-    expectFailure(await setStatus(admin.session, { user_id: active.userId, status: 'active', reason: 'x' }), 409, 22);
+    expectFailure(await setStatus(admin.session, { user_id: active.userId, status: 'active', reason: 'x' }), 409, 23);
     expect(await tokenStatus(service, company, active.authorization)).toBe(200);
 
     const disabled = await signUp(service, company);
     expect((await setStatus(admin.session, { user_id: disabled.userId, status: 'disabled', reason: 'x' })).status).toBe(200);
-    expectFailure(await setStatus(admin.session, { user_id: disabled.userId, status: 'disabled', reason: 'x' }), 409, 22);
+    expectFailure(await setStatus(admin.session, { user_id: disabled.userId, status: 'disabled', reason: 'x' }), 409, 23);
 
     const deleted = await signUp(service, company);
     const fresh = await logIn(service, company, deleted);
@@ -230,7 +230,7 @@ describe('users/status', () => {
     expect(deletion.status).toBe(200);
     for (const status of ['disabled', 'active']) {
       const answer = await setStatus(admin.session, { user_id: deleted.userId, status, reason: 'x' });
-      expectFailure(answer, 409, 22);
+      expectFailure(answer, 409, 23);
       expect(answer.body.data.errors).toEqual([expect.objectContaining({ field: 'user_id', detail: expect.stringContaining('deleted') })]);
     }
     expect(await statusOf(deleted)).toBe(4);
@@ -248,7 +248,7 @@ describe('users/status', () => {
     const retry = await setStatus(agent.session, body, key);
     expect({ status: retry.status, body: retry.body }).toEqual({ status: first.status, body: first.body });
     expect(await staffRecordsOn(service, company, customer.userId)).toHaveLength(1);
-    expectFailure(await setStatus(agent.session, body), 409, 22);
+    expectFailure(await setStatus(agent.session, body), 409, 23);
   });
 
   it('leaves no live session when the user’s OTP and PIN logins race the disable', async () => {
@@ -338,15 +338,15 @@ describe('users/restore', () => {
     await expectRecorded(service, company, { userId: account.userId, actorId: agent.userId, action: 'restore', reason }, 0);
   });
 
-  it('refuses a user not awaiting erasure, or past erase_after, with 409 code 22, and records nothing', async () => {
+  it('refuses a user not awaiting erasure, or past erase_after, with 409 code 23, and records nothing', async () => {
     const active = await signUp(service, company);
-    expectFailure(await restore(admin.session, active.userId), 409, 22);
+    expectFailure(await restore(admin.session, active.userId), 409, 23);
     const due = await deleted();
     service.clock.advance(service.app.config.accountEraseAfterDays * 86_400 + 1);
     try {
       const late = await staffMember(service, company, 'support');
       const answer = await restore(late.session, due.userId);
-      expectFailure(answer, 409, 22);
+      expectFailure(answer, 409, 23);
       expect(answer.body.data.errors).toEqual([
         expect.objectContaining({ field: 'user_id', detail: expect.stringContaining('erase_after') }),
       ]);

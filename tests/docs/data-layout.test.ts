@@ -35,6 +35,9 @@ const SAMPLES = {
   device: 'd3d3d3d3d3d3d3d3d3d3d3d3d3d3d3d3',
   nonce: 'Nn0nceNn0nceNn0nce',
   eraseAfter: 1_767_225_600,
+  seq: 42,
+  grant: 'e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7',
+  change: 'c8c8c8c8c8c8c8c8c8c8c8c8c8c8c8c8',
 };
 
 const PLACEHOLDERS = new Map<string, string>([
@@ -61,6 +64,9 @@ const PLACEHOLDERS = new Map<string, string>([
   [SAMPLES.nonce, '<nonce>'],
   [String(SAMPLES.eraseAfter).padStart(12, '0'), '<erase_after, 12 digits>'],
   [new Date(SAMPLES.createdAtMs).toISOString().slice(0, 10), '<UTC day, YYYY-MM-DD>'],
+  [String(SAMPLES.seq).padStart(15, '0'), '<seq, 15 digits>'],
+  [SAMPLES.grant, '<grant id>'],
+  [SAMPLES.change, '<change id>'],
 ]);
 
 const { company, user, phone, userType, shard, hour, device } = SAMPLES;
@@ -98,6 +104,11 @@ const BUILT: Record<string, () => ItemKey[]> = {
   adminCountKey: () => [keys.adminCountKey(company)],
   staffActionKey: () => [keys.staffActionKey(company, user, SAMPLES.createdAtMs, SAMPLES.notification)],
   staffLogKey: () => [keys.staffLogKey(company, SAMPLES.createdAtMs, SAMPLES.notification)],
+  staffChainKey: () => [keys.staffChainKey(company, SAMPLES.seq)],
+  staffChainHeadKey: () => [keys.staffChainHeadKey(company)],
+  adminSeatKey: () => [keys.adminSeatKey(company, user)],
+  grantKey: () => [keys.grantKey(company, SAMPLES.grant)],
+  awaitingRecoveryKey: () => [keys.awaitingRecoveryKey(company, SAMPLES.change)],
   staffLookupsKey: () => [keys.staffLookupsKey(company, user, hour)],
   pendingPhoneChangeKey: () => [keys.pendingPhoneChangeKey(company, user)],
   phoneChangeIndexKey: () => [keys.phoneChangeIndexKey(company, phone, userType)],
