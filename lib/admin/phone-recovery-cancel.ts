@@ -1,11 +1,11 @@
 import { cancelledByThisRequest, pendingChangeCancelWrites } from '../account/phone-change-cancel.js';
 import type { App } from '../app-context.js';
 import type { RequestKey } from '../call.js';
-import { fieldError } from '../errors.js';
 import { distinctUnreadShards } from '../store/notification-store.js';
 import { getPendingPhoneChange } from '../store/pending-phone-change-store.js';
+import { awaitingRecoveryDelete } from '../store/staff-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
-import { getUser } from '../store/user-store.js';
+import { actionTarget } from './action-target.js';
 import type { PhoneCancelCall } from './phone-change-id-input.js';
 import type { PhoneCancelResult } from './phone-recovery-result.js';
 import { noSuchChange } from './recovery-target.js';
@@ -22,8 +22,8 @@ export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall
   const { body, principal, origin, idempotencyRef } = call;
   const { companyId } = principal;
   const staff = await requireStaff(app, principal, ['support', 'admin']);
-  const user = await getUser(app.table, companyId, body.user_id, true);
-  if (!user) throw fieldError('NOT_FOUND', 'user_id', 'is not a user of this company');
+  // Whom it acts on as every action does: not one's own account, an employee only by an admin.
+  const user = await actionTarget(app, staff, companyId, body.user_id);
   const answer = { message: 'Phone number change cancelled', change_id: body.change_id };
   const change = await getPendingPhoneChange(app.table, companyId, user.user_id, true);
   if (change?.change_id !== body.change_id) throw noSuchChange();
@@ -39,6 +39,8 @@ export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall
     await writeTransaction(app.table, [
       ...pendingChangeCancelWrites(app, companyId, user.user_id, change, idempotencyRef, cancelShard),
       ...recorded,
+      // Off the approvals list, whether it awaited approval or not (a delete of nothing is nothing).
+      { label: 'listed', item: awaitingRecoveryDelete(app.table, companyId, change.change_id) },
     ]);
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;

@@ -12,6 +12,7 @@ import { newReferralCode, requireReferrer } from '../referrals/referral-codes.js
 import { hashPassword, hashPin, hashToken } from '../secrets/hashing.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
 import { grantSession, issueSession } from '../sessions/session-grant.js';
+import { employeeRegistrar, OPERATOR } from '../admin/employee-register.js';
 import { type ReclaimWrite, RegistrationRefused, writeRegistration } from '../store/registration-store.js';
 import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
 import { requirePastBirthDate } from '../users/profile-fields.js';
@@ -27,7 +28,7 @@ import type { UserRegisterResult } from './user-register-result.js';
  * first employee: recorded as cretaed_by "operator", from no address.
  */
 export function operatorRegistration(company: Company, body: UserRegisterInput): UserRegisterCall {
-  const principal = { companyId: company.company_id, userId: 'operator', userType: UserType.EMPLOYEE, sessionId: '' };
+  const principal = { companyId: company.company_id, userId: OPERATOR, userType: UserType.EMPLOYEE, sessionId: '' };
   return { body, query: {}, company, principal };
 }
 
@@ -128,6 +129,9 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
   requirePastBirthDate(input, app.clock.now());
   const employee = registeringEmployee(input, principal);
   const companyId = company.company_id;
+  // An employee only by an admin (on a strong session, with a reason) or the operator: recorded (contract 3.14).
+  const registrar =
+    employee && input.user_type === UserType.EMPLOYEE ? await employeeRegistrar(app, employee, input.reason, origin) : undefined;
   if (company.require_verified_phone && !employee && !input.phone_verification_token) {
     throw fieldError('PHONE_NOT_VERIFIED', 'phone_verification_token', 'is required: this company registers proven phones only');
   }
@@ -147,6 +151,7 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
     const user = newUserRecord(company, input, hashes, employee, referrerId, newReferralCode(), now, proofHash !== undefined);
     const binding = deviceBindingOf(companyId, user.user_id, input);
     if (binding) user.device_count = 1;
+    const staffRecord = await registrar?.record(user.user_id);
     const { tokens, write: session } = await issueSession(app, companyId, user.user_id, user.user_type, {
       began: 'register',
       deviceKey: binding?.deviceKey,
@@ -170,7 +175,9 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
           : undefined,
         nowMs: now,
         idempotencyRef,
+        staffRecord: staffRecord?.writes,
       });
+      if (staffRecord) registrar?.audit(staffRecord.record);
       if (reclaim) await endReclaimedLater(app, reclaim);
       await recordRegistration(app, origin, user, employee, reclaim);
       if (binding) audit(app, origin, 'device_bound', { company_id: companyId, user_id: user.user_id, outcome: 'bound' });

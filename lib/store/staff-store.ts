@@ -1,6 +1,11 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  AWAITING_RECOVERY_PREFIX,
   adminCountKey,
+  adminSeatKey,
+  awaitingRecoveryKey,
+  GRANT_PREFIX,
+  grantKey,
   STAFF_ACTION_PREFIX,
   STAFF_CHAIN_PREFIX,
   staffActionKey,
@@ -54,23 +59,39 @@ export interface StaffChainHead {
 
 /**
  * Sets an employee's role, only while they are an active employee of the company and their role is
- * still the one read (`seen`; absent: none). `role` undefined removes it.
+ * still the one read (`seen`; absent: none), with when it was given and by whom (asked, and
+ * approved when two admins gave it). `role` undefined removes it, and with it who gave it.
  */
 export function employeeRoleChange(
   table: Table,
   companyId: string,
   userId: string,
-  change: { seen: StaffRole | undefined; role: StaffRole | undefined; employeeType: number; activeStatus: number; nowSeconds: number },
+  change: {
+    seen: StaffRole | undefined;
+    role: StaffRole | undefined;
+    employeeType: number;
+    activeStatus: number;
+    nowSeconds: number;
+    grantedBy: string;
+    approvedBy?: string | undefined;
+  },
 ): TransactItem {
   const values: Record<string, unknown> = { ':type': change.employeeType, ':active': change.activeStatus, ':now': change.nowSeconds };
   const seen = change.seen === undefined ? 'attribute_not_exists(#role)' : '#role = :seen';
   if (change.seen !== undefined) values[':seen'] = change.seen;
-  if (change.role !== undefined) values[':role'] = change.role;
+  let update = 'REMOVE #role, role_since, role_granted_by, role_approved_by SET updated_at = :now';
+  if (change.role !== undefined) {
+    Object.assign(values, { ':role': change.role, ':grantedBy': change.grantedBy });
+    const approved = change.approvedBy === undefined ? '' : ', role_approved_by = :approvedBy';
+    if (change.approvedBy !== undefined) values[':approvedBy'] = change.approvedBy;
+    update = `SET #role = :role, role_since = :now, role_granted_by = :grantedBy${approved}, updated_at = :now`;
+    if (change.approvedBy === undefined) update += ' REMOVE role_approved_by';
+  }
   return {
     Update: {
       TableName: table.name,
       Key: userKey(companyId, userId),
-      UpdateExpression: change.role === undefined ? 'REMOVE #role SET updated_at = :now' : 'SET #role = :role, updated_at = :now',
+      UpdateExpression: update,
       ConditionExpression: `attribute_exists(pk) AND user_type = :type AND status_id = :active AND ${seen}`,
       ExpressionAttributeNames: { '#role': 'role' },
       ExpressionAttributeValues: values,
@@ -79,8 +100,8 @@ export function employeeRoleChange(
 }
 
 /**
- * One admin more or fewer in the company's count. One fewer only while another remains (the last
- * admin keeps the role, API contract 3.14): the condition is the count, counted before compared.
+ * One active admin more or fewer in the company's count. One fewer only while another remains (the
+ * last active admin keeps the role, API contract 3.14): the condition is the count, counted before compared.
  */
 export function adminCountChange(table: Table, companyId: string, by: 1 | -1): TransactItem {
   return {
@@ -91,6 +112,112 @@ export function adminCountChange(table: Table, companyId: string, by: 1 | -1): T
       ...(by < 0 ? { ConditionExpression: 'admins > :one' } : {}),
       ExpressionAttributeValues: by < 0 ? { ':by': by, ':one': 1 } : { ':by': by },
     },
+  };
+}
+
+/** An active admin's seat taken: only while none is there. */
+export function adminSeatPut(table: Table, companyId: string, userId: string, sinceSeconds: number): TransactItem {
+  return putIfAbsent(table, adminSeatKey(companyId, userId), { user_id: userId, since: sinceSeconds });
+}
+
+/** An active admin's seat given up: only while it is there (a second change that read the same admin fails here). */
+export function adminSeatDelete(table: Table, companyId: string, userId: string): TransactItem {
+  return { Delete: { TableName: table.name, Key: adminSeatKey(companyId, userId), ConditionExpression: 'attribute_exists(pk)' } };
+}
+
+/** No seat for this employee: they are not an active admin (a grant that made them one meanwhile fails this). */
+export function adminSeatAbsent(table: Table, companyId: string, userId: string): TransactItem {
+  return { ConditionCheck: { TableName: table.name, Key: adminSeatKey(companyId, userId), ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** The company's count of active admins, and their seats, strongly consistent (the chaos run's check, the migration). */
+export async function getActiveAdmins(table: Table, companyId: string): Promise<{ count: number; seats: string[] }> {
+  const items = await queryPartitionPrefix(table, adminCountKey(companyId).pk, '');
+  const count = items.find((item) => item.sk === adminCountKey(companyId).sk)?.admins;
+  return { count: Number(count ?? 0), seats: items.filter((item) => String(item.sk).startsWith('SEAT#')).map((item) => String(item.user_id)) };
+}
+
+/** What a second admin approves (API contract 3.14, round 6): a role, or a change of the company's security settings. */
+export interface StoredGrant {
+  grant_id: string;
+  company_id: string;
+  kind: 'role' | 'company';
+  /** The admin who asked. */
+  requested_by: string;
+  /** Epoch seconds. */
+  requested_at: number;
+  /** Epoch seconds: void from then on, unapproved. */
+  expires_at: number;
+  status: 'pending' | 'approved';
+  approved_by?: string;
+  approved_at?: number;
+  /** A role grant: whose, which, from which. */
+  user_id?: string;
+  role?: StaffRole;
+  from_role?: StaffRole | 'none';
+  /** A company grant: the settings as company/update took them (plain data, no secret). */
+  settings?: Record<string, unknown>;
+  /** A company grant: the names of the security settings it changes. */
+  setting_names?: string[];
+  /** DynamoDB's TTL: a while after it is void or approved, it goes (the staff record keeps what happened). */
+  ttl: number;
+}
+
+export function grantPut(table: Table, grant: StoredGrant): TransactItem {
+  return putIfAbsent(table, grantKey(grant.company_id, grant.grant_id), grant);
+}
+
+/** A grant approved, only once, and only while it is unexpired. */
+export function grantApproval(
+  table: Table,
+  companyId: string,
+  grantId: string,
+  approval: { approverId: string; nowSeconds: number },
+): TransactItem {
+  return {
+    Update: {
+      TableName: table.name,
+      Key: grantKey(companyId, grantId),
+      UpdateExpression: 'SET #status = :approved, approved_by = :approver, approved_at = :now',
+      ConditionExpression: '#status = :pending AND expires_at > :now',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':approved': 'approved', ':pending': 'pending', ':approver': approval.approverId, ':now': approval.nowSeconds },
+    },
+  };
+}
+
+export async function getGrant(table: Table, companyId: string, grantId: string): Promise<StoredGrant | undefined> {
+  const { Item } = await table.client.send(new GetCommand({ TableName: table.name, Key: grantKey(companyId, grantId), ConsistentRead: true }));
+  return Item as StoredGrant | undefined;
+}
+
+/** A recovery awaiting approval, as the list shows it beside the grants (the change itself stays in the user's partition). */
+export interface AwaitingRecovery {
+  change_id: string;
+  user_id: string;
+  started_by: string;
+  started_at: number;
+  approve_by: number;
+  ttl: number;
+}
+
+export function awaitingRecoveryPut(table: Table, companyId: string, recovery: AwaitingRecovery): TransactItem {
+  return { Put: { TableName: table.name, Item: { ...recovery, ...awaitingRecoveryKey(companyId, recovery.change_id) } } };
+}
+
+export function awaitingRecoveryDelete(table: Table, companyId: string, changeId: string): TransactItem {
+  return { Delete: { TableName: table.name, Key: awaitingRecoveryKey(companyId, changeId) } };
+}
+
+/** What awaits approval in a company: the grants (any status: the caller keeps the pending, unexpired ones) and the recoveries listed. */
+export async function queryAwaitingApproval(
+  table: Table,
+  companyId: string,
+): Promise<{ grants: StoredGrant[]; recoveries: AwaitingRecovery[] }> {
+  const items = await queryPartitionPrefix(table, grantKey(companyId, '').pk, '');
+  return {
+    grants: items.filter((item) => String(item.sk).startsWith(GRANT_PREFIX)) as unknown as StoredGrant[],
+    recoveries: items.filter((item) => String(item.sk).startsWith(AWAITING_RECOVERY_PREFIX)) as unknown as AwaitingRecovery[],
   };
 }
 

@@ -39,6 +39,21 @@ export function act(
   });
 }
 
+/** Any route of the back office (or another) by its handler's name, with an employee's token. */
+export function post(
+  service: InProcessService,
+  company: Company,
+  name: keyof InProcessService['handlers'],
+  authorization: string,
+  body: Record<string, unknown>,
+): Promise<Answer> {
+  return invoke(service.handlers[name], {
+    path: `/${name}`,
+    headers: { CompanyID: company.company_id, Authorization: authorization },
+    body,
+  });
+}
+
 /** The records of back-office actions on a user, in the user's partition. */
 export async function staffRecordsOn(service: InProcessService, company: Company, userId: string): Promise<Record<string, unknown>[]> {
   return queryPartitionPrefix(service.app.table, userKey(company.company_id, userId).pk, STAFF_ACTION_PREFIX);

@@ -61,8 +61,8 @@ describe('the staff chain', () => {
   });
 
   it('holds every record at its own place, 1 to n with no gap, each linked to the one before, the head at the last', async () => {
-    // The operator's 4 role grants, then the 16 searches, however their transactions interleaved.
-    expect(chain.map((record) => record.seq)).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
+    // The operator's 4 registrations and role grants, then the 16 searches, however their transactions interleaved.
+    expect(chain.map((record) => record.seq)).toEqual(Array.from({ length: 24 }, (_, index) => index + 1));
     expect(chain.filter((record) => record.action === 'search')).toHaveLength(16);
     chain.forEach((record, index) => {
       expect(record.prev_hash).toBe(index === 0 ? GENESIS_HASH : chain[index - 1]!.record_hash);
@@ -71,7 +71,7 @@ describe('the staff chain', () => {
     const { Item: head } = await service.app.table.client.send(
       new GetCommand({ TableName: table.name, Key: staffChainHeadKey(company.company_id) }),
     );
-    expect(head).toMatchObject({ seq: 20, hash: chain.at(-1)!.record_hash });
+    expect(head).toMatchObject({ seq: 24, hash: chain.at(-1)!.record_hash });
   });
 
   it('makes each record an admin.action event carrying its seq and record_hash, never its reason', () => {
@@ -97,8 +97,8 @@ describe('the staff chain', () => {
   it('passes npm run staff:verify, which prints how many records it checked and the head to keep as an anchor', async () => {
     const run = await verify(company);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('20 record(s) checked');
-    expect(lastLine(run.stdout)).toEqual({ whole: true, checked: 20, head: `20:${chain.at(-1)!.record_hash}` });
+    expect(run.stderr).toContain('24 record(s) checked');
+    expect(lastLine(run.stdout)).toEqual({ whole: true, checked: 24, head: `24:${chain.at(-1)!.record_hash}` });
     const anchored = await verify(company, '--anchor', `12:${chain[11]!.record_hash}`);
     expect(anchored.code, anchored.stderr).toBe(0);
   });
@@ -138,10 +138,11 @@ describe('npm run staff:verify on a tampered chain', () => {
     expect(lastLine(middle.stdout)).toMatchObject({ seq: 6, problem: 'removed' });
 
     const { company: other } = await busyCompany(3);
-    await table.client.send(new DeleteCommand({ TableName: table.name, Key: staffChainKey(other.company_id, 7) }));
+    const last = (await queryStaffChain(table, other.company_id)).length;
+    await table.client.send(new DeleteCommand({ TableName: table.name, Key: staffChainKey(other.company_id, last) }));
     const end = await verify(other);
     expect(end.code).toBe(1);
-    expect(lastLine(end.stdout)).toMatchObject({ seq: 7, problem: 'removed' });
+    expect(lastLine(end.stdout)).toMatchObject({ seq: last, problem: 'removed' });
   });
 
   it('names a record inserted with the SDK, hashed and linked as the chain would, but not taken by the head', async () => {
@@ -156,14 +157,14 @@ describe('npm run staff:verify on a tampered chain', () => {
         prev_hash: undefined,
         record_hash: undefined,
       } as never,
-      { seq: 7, hash: chain.at(-1)!.record_hash },
+      { seq: chain.length, hash: chain.at(-1)!.record_hash },
     );
     await table.client.send(
-      new PutCommand({ TableName: table.name, Item: { ...forged, ...staffChainKey(company.company_id, 8), staff_log: 1 } }),
+      new PutCommand({ TableName: table.name, Item: { ...forged, ...staffChainKey(company.company_id, forged.seq), staff_log: 1 } }),
     );
     const run = await verify(company);
     expect(run.code).toBe(1);
-    expect(lastLine(run.stdout)).toMatchObject({ seq: 8, problem: 'inserted' });
+    expect(lastLine(run.stdout)).toMatchObject({ seq: chain.length + 1, problem: 'inserted' });
   });
 
   it('passes a chain recomputed whole after an edit, or cut at its end with the head moved back, but not against an anchor', async () => {
@@ -199,23 +200,25 @@ describe('npm run staff:verify on a tampered chain', () => {
     expect(recomputed.code).toBe(1);
     expect(lastLine(recomputed.stdout)).toMatchObject({ seq: 9, problem: 'anchor' });
 
-    // Cut: the last records deleted and the head moved back to the last one left.
+    // Cut: the last two records deleted and the head moved back to the last one left.
     const { company: cut } = await busyCompany(5);
     const kept = await queryStaffChain(table, cut.company_id);
-    for (const seq of [8, 9])
+    const last = kept.length;
+    for (const seq of [last - 1, last]) {
       await table.client.send(new DeleteCommand({ TableName: table.name, Key: staffChainKey(cut.company_id, seq) }));
+    }
     await table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: staffChainHeadKey(cut.company_id),
         UpdateExpression: 'SET seq = :seq, #hash = :hash',
         ExpressionAttributeNames: { '#hash': 'hash' },
-        ExpressionAttributeValues: { ':seq': 7, ':hash': kept[6]!.record_hash },
+        ExpressionAttributeValues: { ':seq': last - 2, ':hash': kept[last - 3]!.record_hash },
       }),
     );
     expect((await verify(cut)).code).toBe(0);
-    const short = await verify(cut, '--anchor', `9:${kept[8]!.record_hash}`);
+    const short = await verify(cut, '--anchor', `${last}:${kept[last - 1]!.record_hash}`);
     expect(short.code).toBe(1);
-    expect(lastLine(short.stdout)).toMatchObject({ seq: 8, problem: 'anchor' });
+    expect(lastLine(short.stdout)).toMatchObject({ seq: last - 1, problem: 'anchor' });
   });
 });
