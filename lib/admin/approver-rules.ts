@@ -47,11 +47,13 @@ export async function requireApprover(app: App, approver: Staff, request: Approv
     throw fieldError('STATE_CONFLICT', request.field, 'was asked by an employee who is no longer active staff: ask again');
   }
   if (starter.cretaed_by === approver.userId) throw refused('you registered the employee who asked: another admin approves');
-  if (starter.role_granted_by === approver.userId) throw refused('you asked for the role of the employee who asked: another admin approves');
+  if (starter.role_granted_by === approver.userId)
+    throw refused('you asked for the role of the employee who asked: another admin approves');
   if (approver.record.cretaed_by === starter.user_id || approver.record.role_granted_by === starter.user_id) {
     throw refused('the employee who asked registered you, or asked for your role: another admin approves');
   }
   if (now - starter.created_at < min) throw refused(`the employee who asked was registered less than ${hours} ago`);
   if (now - roleSince(starter) < min) throw refused(`the employee who asked has had their role less than ${hours}`);
-  if (request.grantee?.cretaed_by === approver.userId) throw refused('you registered the employee this grant is for: another admin approves');
+  if (request.grantee?.cretaed_by === approver.userId)
+    throw refused('you registered the employee this grant is for: another admin approves');
 }

@@ -12,9 +12,11 @@ export const companyUpdateResult = z.lazy(() =>
     in_force_within_seconds: z
       .int()
       .check(z.meta({ description: 'Functions keep a company this long (COMPANY_CACHE_SECONDS): every call sees the change within it' })),
-    pending: z.union([z.literal(0), z.literal(1)]).check(
-      z.meta({ description: '1: a change of a security setting, asked, not yet made: another admin approves it (company/approve)' }),
-    ),
+    pending: z
+      .union([z.literal(0), z.literal(1)])
+      .check(
+        z.meta({ description: '1: a change of a security setting, asked, not yet made: another admin approves it (company/approve)' }),
+      ),
     grant_id: z.optional(z.string().check(z.meta({ description: 'The grant of the change (asked, or approved by this call)' }))),
     approve_by: z.optional(z.number().check(z.meta({ description: 'UNIX seconds: the grant is void, unapproved, from then on' }))),
     company: companySettingsSchema(),

@@ -3,11 +3,11 @@ import { type Company, type CompanySettings, checkCompanySettings, updateCompany
 import { smsCountryCode } from '../companies/sms-countries.js';
 import { AppError, ErrorCodes, fieldError } from '../errors.js';
 import { MAX_SMS_SEGMENTS, type SmsTextChanges, type SmsTextProblem, SmsTextRefused } from '../sms/sms-text.js';
+import { getCompany } from '../store/company-store.js';
+import { writeTransaction } from '../store/transactions.js';
 import type { CompanyUpdateCall, CompanyUpdateInput } from './company-update-input.js';
 import type { CompanyUpdateResult } from './company-update-result.js';
 import { companySettingsOf, companySettingsRules } from './company-view.js';
-import { getCompany } from '../store/company-store.js';
-import { writeTransaction } from '../store/transactions.js';
 import { newGrant } from './grants.js';
 import { securitySettingsIn } from './security-settings.js';
 import { auditStaffAction, staffActionRecord } from './staff-actions.js';

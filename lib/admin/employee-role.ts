@@ -9,9 +9,9 @@ import { getUser } from '../store/user-store.js';
 import { adminJoins, adminLeaves, lastActiveAdmin, type SeatLabel } from '../users/active-admins.js';
 import { UserStatus } from '../users/user-status.js';
 import { UserType } from '../users/user-types.js';
-import { newGrant } from './grants.js';
 import type { EmployeeRoleCall } from './employee-role-input.js';
 import type { EmployeeRoleResult } from './employee-role-result.js';
+import { newGrant } from './grants.js';
 import { auditStaffAction, staffActionRecord } from './staff-actions.js';
 import { StaffChain } from './staff-chain.js';
 import { type EmployeeRecord, requireStaff, type Staff } from './staff-gate.js';
@@ -93,7 +93,11 @@ export function roleChangeItems(
 }
 
 /** Sets the role at once: the operator's employee:create, and the route for a role that gives no power. */
-export async function setEmployeeRole(app: App, change: RoleChange, chain = new StaffChain(app, change.companyId)): Promise<EmployeeRoleResult> {
+export async function setEmployeeRole(
+  app: App,
+  change: RoleChange,
+  chain = new StaffChain(app, change.companyId),
+): Promise<EmployeeRoleResult> {
   for (let round = 1; ; round++) {
     const employee = await activeEmployee(app, change.companyId, change.userId);
     const { record, writes } = await staffActionRecord(app, chain, {
@@ -131,7 +135,12 @@ export async function setEmployeeRole(app: App, change: RoleChange, chain = new 
  */
 async function askForRole(app: App, change: RoleChange, employee: EmployeeRecord, staff: Staff): Promise<EmployeeRoleResult> {
   const fromRole = employee.role ?? 'none';
-  const { grant, write } = newGrant(app, staff, { kind: 'role', user_id: change.userId, role: change.role as StaffRole, from_role: fromRole });
+  const { grant, write } = newGrant(app, staff, {
+    kind: 'role',
+    user_id: change.userId,
+    role: change.role as StaffRole,
+    from_role: fromRole,
+  });
   const { record, writes } = await staffActionRecord(app, staff.chain, {
     companyId: change.companyId,
     actorId: change.actorId,

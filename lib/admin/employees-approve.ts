@@ -19,7 +19,11 @@ import { type EmployeeRecord, requireStaff } from './staff-gate.js';
 // the seat and count of active admins, and records the action.
 
 const changedMeanwhile = () =>
-  fieldError('STATE_CONFLICT', 'grant_id', 'is for an employee who is no longer active, or whose role changed since it was asked: ask again');
+  fieldError(
+    'STATE_CONFLICT',
+    'grant_id',
+    'is for an employee who is no longer active, or whose role changed since it was asked: ask again',
+  );
 
 export async function employeesApprove(app: App, call: EmployeesApproveCall): Promise<EmployeesApproveResult> {
   const staff = await requireStaff(app, call.principal, ['admin'], { fresh: true });

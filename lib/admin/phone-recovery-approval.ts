@@ -15,10 +15,10 @@ import {
 } from '../store/pending-phone-change-store.js';
 import { awaitingRecoveryDelete } from '../store/staff-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
-import type { PhoneApproveCall } from './phone-change-id-input.js';
-import type { PhoneApproveResult } from './phone-recovery-result.js';
 import { actionTarget } from './action-target.js';
 import { requireApprover } from './approver-rules.js';
+import type { PhoneApproveCall } from './phone-change-id-input.js';
+import type { PhoneApproveResult } from './phone-recovery-result.js';
 import { noSuchChange, requireActive } from './recovery-target.js';
 import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
 import { requireStaff } from './staff-gate.js';

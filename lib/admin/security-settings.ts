@@ -8,7 +8,11 @@ import type { CompanyUpdateInput } from './company-update-input.js';
 // The settings of 3.15 to 3.17 (webauthn, require_dpop, sms_payment_limit) join this list when
 // company/update takes them.
 
-export const SECURITY_SETTINGS = ['sms_text', 'sms_countries', 'phone_change_texts'] as const satisfies readonly (keyof CompanyUpdateInput)[];
+export const SECURITY_SETTINGS = [
+  'sms_text',
+  'sms_countries',
+  'phone_change_texts',
+] as const satisfies readonly (keyof CompanyUpdateInput)[];
 
 export type SecuritySetting = (typeof SECURITY_SETTINGS)[number];
 

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import type { Call, RequestKey } from '../call.js';
 import { staffReason } from '../admin/staff-gate.js';
+import type { Call, RequestKey } from '../call.js';
 import { deviceBindingFields } from '../devices/device-fields.js';
 import { hexIdField } from '../ids.js';
 import { pin } from '../pins/pin-field.js';

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { employeeRegistrar, OPERATOR } from '../admin/employee-register.js';
 import type { App } from '../app-context.js';
 import type { Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
@@ -12,7 +13,6 @@ import { newReferralCode, requireReferrer } from '../referrals/referral-codes.js
 import { hashPassword, hashPin, hashToken } from '../secrets/hashing.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
 import { grantSession, issueSession } from '../sessions/session-grant.js';
-import { employeeRegistrar, OPERATOR } from '../admin/employee-register.js';
 import { type ReclaimWrite, RegistrationRefused, writeRegistration } from '../store/registration-store.js';
 import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
 import { requirePastBirthDate } from '../users/profile-fields.js';

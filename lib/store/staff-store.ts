@@ -127,14 +127,19 @@ export function adminSeatDelete(table: Table, companyId: string, userId: string)
 
 /** No seat for this employee: they are not an active admin (a grant that made them one meanwhile fails this). */
 export function adminSeatAbsent(table: Table, companyId: string, userId: string): TransactItem {
-  return { ConditionCheck: { TableName: table.name, Key: adminSeatKey(companyId, userId), ConditionExpression: 'attribute_not_exists(pk)' } };
+  return {
+    ConditionCheck: { TableName: table.name, Key: adminSeatKey(companyId, userId), ConditionExpression: 'attribute_not_exists(pk)' },
+  };
 }
 
 /** The company's count of active admins, and their seats, strongly consistent (the chaos run's check, the migration). */
 export async function getActiveAdmins(table: Table, companyId: string): Promise<{ count: number; seats: string[] }> {
   const items = await queryPartitionPrefix(table, adminCountKey(companyId).pk, '');
   const count = items.find((item) => item.sk === adminCountKey(companyId).sk)?.admins;
-  return { count: Number(count ?? 0), seats: items.filter((item) => String(item.sk).startsWith('SEAT#')).map((item) => String(item.user_id)) };
+  return {
+    count: Number(count ?? 0),
+    seats: items.filter((item) => String(item.sk).startsWith('SEAT#')).map((item) => String(item.user_id)),
+  };
 }
 
 /** What a second admin approves (API contract 3.14, round 6): a role, or a change of the company's security settings. */
@@ -181,13 +186,20 @@ export function grantApproval(
       UpdateExpression: 'SET #status = :approved, approved_by = :approver, approved_at = :now',
       ConditionExpression: '#status = :pending AND expires_at > :now',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':approved': 'approved', ':pending': 'pending', ':approver': approval.approverId, ':now': approval.nowSeconds },
+      ExpressionAttributeValues: {
+        ':approved': 'approved',
+        ':pending': 'pending',
+        ':approver': approval.approverId,
+        ':now': approval.nowSeconds,
+      },
     },
   };
 }
 
 export async function getGrant(table: Table, companyId: string, grantId: string): Promise<StoredGrant | undefined> {
-  const { Item } = await table.client.send(new GetCommand({ TableName: table.name, Key: grantKey(companyId, grantId), ConsistentRead: true }));
+  const { Item } = await table.client.send(
+    new GetCommand({ TableName: table.name, Key: grantKey(companyId, grantId), ConsistentRead: true }),
+  );
   return Item as StoredGrant | undefined;
 }
 
