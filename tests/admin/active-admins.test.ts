@@ -2,7 +2,7 @@
 // disable (by an admin or the operator's user:disable) and a deletion alike are refused (409 code
 // 21) when they would leave the company no active admin, also when two admins take each other out
 // at the same moment; an enable and a restore bring an admin back into the count.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { getActiveAdmins } from '../../lib/store/staff-store.js';
 import { getUser } from '../../lib/store/user-store.js';
