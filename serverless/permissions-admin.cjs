@@ -9,19 +9,70 @@ const {
   UNREAD,
 } = require('./permission-parts.cjs');
 
+// An employee's role, with who gave it and since when (lib/store/staff-store.ts employeeRoleChange);
+// its condition reads the type and the status.
+const ROLE = ['role', 'role_since', 'role_granted_by', 'role_approved_by', 'updated_at', 'user_type', 'status_id'];
+// A grant approved once, while unexpired (lib/store/staff-store.ts grantApproval).
+const GRANT_APPROVAL = ['status', 'approved_by', 'approved_at', 'expires_at'];
+// The settings company:update writes, never the status: IAM refuses an update naming it.
+const COMPANY_SETTINGS = [
+  'name',
+  'require_verified_phone',
+  'sms_countries',
+  'sms_text',
+  'sms_per_hour',
+  'sms_per_prefix_per_hour',
+  'sends_per_address_per_hour',
+  'verifies_per_address',
+  'updated_at',
+];
+
 module.exports = {
   // The back office (API contract 3.14): reads the acting employee's role on every call, and writes
   // the record of every action in the company's log and the user's partition.
+  // A role that takes power away, set at once (its seat given up with one fewer admin); a role that
+  // gives power, asked as a grant another admin approves (adminEmployeesApprove).
   adminEmployeeRole: {
     table: [
       keepAnswers,
       readCompanyAndSession,
       ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user'] },
-      // The role alone of an employee's record (its condition reads the type and status), and the company's count of admins.
-      { actions: ['UpdateItem'], keys: ['user'], attributes: ['role', 'updated_at', 'user_type', 'status_id'] },
+      // The role alone of an employee's record, with who gave it and since when (its condition reads the type and status).
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ROLE },
       { actions: ['UpdateItem'], keys: ['adminCount'] },
-      { actions: ['PutItem'], keys: ['staffAction'] },
+      { actions: ['DeleteItem'], keys: ['adminSeat'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'grant'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // Another admin approves a role grant: the grant marked approved (once, while unexpired), the role
+  // set, an admin's seat taken with one more in the count; the approver rules read the one who asked.
+  adminEmployeesApprove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'grant'] },
+      { actions: ['UpdateItem'], keys: ['grant'], attributes: GRANT_APPROVAL },
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ROLE },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
+      { actions: ['PutItem'], keys: ['adminSeat', 'staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // What awaits approval: the company's grants and listed recoveries, each recovery's change read.
+  adminApprovalsList: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
+      { actions: ['Query'], keys: ['grant'] },
       recordSessionUse,
     ],
     secret: true,
@@ -72,21 +123,24 @@ module.exports = {
       readCompanyAndSession,
       ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user'] },
-      {
-        actions: ['UpdateItem'],
-        keys: ['company'],
-        attributes: [
-          'name',
-          'require_verified_phone',
-          'sms_countries',
-          'sms_text',
-          'sms_per_hour',
-          'sms_per_prefix_per_hour',
-          'sends_per_address_per_hour',
-          'verifies_per_address',
-          'updated_at',
-        ],
-      },
+      { actions: ['UpdateItem'], keys: ['company'], attributes: COMPANY_SETTINGS },
+      // A change of a security setting, asked as a grant another admin applies (adminCompanyApprove).
+      { actions: ['PutItem'], keys: ['grant'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // Another admin applies a change of the security settings: the grant marked approved (once, while
+  // unexpired) with the settings' attributes, as company/update writes them; the one who asked read.
+  adminCompanyApprove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'grant'] },
+      { actions: ['UpdateItem'], keys: ['grant'], attributes: GRANT_APPROVAL },
+      { actions: ['UpdateItem'], keys: ['company'], attributes: COMPANY_SETTINGS },
       recordSessionUse,
     ],
     secret: true,
@@ -121,6 +175,9 @@ module.exports = {
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['status_id', 'updated_at', 'session_version', ...UNREAD] },
       { actions: ['UpdateItem'], keys: ['phoneClaim'], attributes: ['status_id', 'user_id'] },
       { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      // The company's count of active admins: a disabled admin's seat given up, an enabled one's taken, another employee's checked absent.
+      { actions: ['DeleteItem', 'PutItem', 'ConditionCheckItem'], keys: ['adminSeat'] },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -156,6 +213,9 @@ module.exports = {
       },
       { actions: ['PutItem'], keys: ['phoneClaim', 'emailClaim', 'staffAction', 'notification'] },
       { actions: ['DeleteItem'], keys: ['erasureDue'] },
+      // A restored admin is an active admin again: a seat, one more in the count.
+      { actions: ['PutItem'], keys: ['adminSeat'] },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
       recordSessionUse,
     ],
     secret: true,
@@ -170,8 +230,11 @@ module.exports = {
       readCompanyAndSession,
       ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user', 'pendingPhoneChange'] },
-      { actions: ['PutItem'], keys: ['pendingPhoneChange', 'phoneChangeIndex', 'staffAction', 'notification'] },
-      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
+      // A start is a lookup (ADMIN_LOOKUPS_PER_HOUR), recorded even when refused.
+      { actions: ['UpdateItem'], keys: ['staffLookups'] },
+      // Listed as awaiting approval (a replaced one's listing deleted).
+      { actions: ['PutItem'], keys: ['pendingPhoneChange', 'phoneChangeIndex', 'staffAction', 'notification', 'awaitingRecovery'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex', 'awaitingRecovery'] },
       { actions: ['ConditionCheckItem'], keys: ['phoneClaim'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       recordSessionUse,
@@ -204,6 +267,8 @@ module.exports = {
       },
       { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      // Off the approvals list.
+      { actions: ['DeleteItem'], keys: ['awaitingRecovery'] },
       recordSessionUse,
     ],
     secret: true,
@@ -223,7 +288,7 @@ module.exports = {
         attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
       },
       { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
-      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex', 'awaitingRecovery'] },
       recordSessionUse,
     ],
     secret: true,

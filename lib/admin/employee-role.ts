@@ -82,7 +82,8 @@ export function roleChangeItems(
         employeeType: UserType.EMPLOYEE,
         activeStatus: UserStatus.ACTIVE,
         nowSeconds: now,
-        ...by,
+        // A role lowered keeps who gave the power it came from (the approver rules read them).
+        given: givesPower(from ?? 'none', to) ? by : undefined,
       }),
     },
   ];

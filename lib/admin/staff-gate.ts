@@ -56,21 +56,22 @@ export interface StaffTerms {
 const forbidden = (detail: string) => new AppError('FORBIDDEN', { detail });
 
 /**
- * The caller as staff with one of the `allowed` roles; refuses anyone else (403 code 5), a stale
- * session (400 code 14), and a session not strong enough for the route (403 code 5, data.needs
- * strong or strong_fresh): the role first, since a stronger session would not help a wrong role.
+ * The caller as staff with one of the `allowed` roles; refuses anyone else (403 code 5, whatever
+ * their session), then a session too old for the back office (400 code 14), then one not strong
+ * enough for the route (403 code 5, data.needs strong or strong_fresh): the role first, since
+ * neither a new login nor a stronger session would help a wrong role.
  */
 export async function requireStaff(app: App, principal: Principal, allowed: readonly StaffRole[], terms: StaffTerms = {}): Promise<Staff> {
   if (principal.userType !== UserType.EMPLOYEE) throw forbidden('the back office is for the company’s employees');
-  const hours = app.config.admin.sessionSeconds / 3600;
-  if (!loggedInWithin(app, principal, app.config.admin.sessionSeconds)) {
-    throw staleLogin(`log in again by OTP or PIN: the back office needs a session begun by one under ${hours} hours ago`);
-  }
   const chain = new StaffChain(app, principal.companyId);
   const record = await readEmployee(app, principal);
   const role = record.role;
   if (!role) throw forbidden('this employee has no back-office role');
   if (!allowed.includes(role)) throw forbidden(`this needs the role ${allowed.join(' or ')}`);
+  const hours = app.config.admin.sessionSeconds / 3600;
+  if (!loggedInWithin(app, principal, app.config.admin.sessionSeconds)) {
+    throw staleLogin(`log in again by OTP or PIN: the back office needs a session begun by one under ${hours} hours ago`);
+  }
   if (terms.fresh) requireFreshStrong(app, principal, 'what only an admin may do');
   else requireStrong(principal, 'the back office');
   return { userId: principal.userId, role, record, chain };

@@ -1,6 +1,7 @@
 import { approvalsListBody } from '../admin/approvals-list-input.js';
 import { approvalsListResult } from '../admin/approvals-list-result.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminApprovalsListEndpoint = {
   operationId: 'adminApprovalsList',
@@ -8,12 +9,11 @@ export const adminApprovalsListEndpoint = {
   path: '/wallet/v3/admin/approvals/list',
   summary: 'What awaits a second admin’s approval (admin)',
   tag: 'admin',
-  description: () =>
+  description: (config) =>
     'The grants (a role asked through employees/role, a change of the security settings asked through company/update) ' +
     'and the recoveries (users/phone/recover) of the company that await another admin’s approval, oldest first, each ' +
     'within its 72 hours; one cancelled, approved, replaced or void since is left out. Each names who asked: that ' +
-    'employee cannot approve it. Needs the admin role on a strong session (403 code 5 with data.needs otherwise) and ' +
-    'a reason, kept in the record (action approvals_list).',
+    `employee cannot approve it. Recorded as approvals_list. ${staffSessionRule(config, 'the admin role')}`,
   auth: 'required',
   body: approvalsListBody,
   result: approvalsListResult,

@@ -1,6 +1,7 @@
 import { companyViewBody } from '../admin/company-view-input.js';
 import { companyViewResult } from '../admin/company-view-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 
 const limit = (value: number, fallback: number, min = 0) =>
   ({ value, default: fallback, source: value === fallback ? 'default' : 'company', min }) as const;
@@ -53,16 +54,15 @@ export const adminCompanyViewEndpoint = {
   path: '/wallet/v3/admin/company/view',
   summary: 'See the company’s settings (admin)',
   tag: 'admin',
-  description: ({ admin, companyCacheSeconds }) =>
+  description: (config) =>
     'The company’s settings (API contract 6 and 7) as `npm run company:update` prints them, in the shape ' +
     'company/update takes: the name, require_verified_phone, the countries SMS may go to, the code texts by ' +
     'language with the default language, the app hash and the WebOTP domain, the phone-change warnings, and each ' +
     'limit in force (the company’s own or the configured default, marked which). With each text’s size in SMS as ' +
     'sent (sms_sizes, phone_change_sizes), warnings worth a look, and the rules company/update applies (rules). ' +
-    `As stored now: other functions keep a company for up to ${duration(companyCacheSeconds)}. Not the status: a ` +
-    'disabled company answers 404 code 3 to every call. Never a secret. Needs an employee token with the admin role ' +
-    `(support: 403 code 5) whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ago, and a ` +
-    'reason, kept in the record of the view (action company_view, in the company’s log).',
+    `As stored now: other functions keep a company for up to ${duration(config.companyCacheSeconds)}. Not the status: a ` +
+    'disabled company answers 404 code 3 to every call. Never a secret. Recorded as company_view. ' +
+    staffSessionRule(config, 'the admin role'),
   auth: 'required',
   body: companyViewBody,
   result: companyViewResult,

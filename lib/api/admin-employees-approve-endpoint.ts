@@ -1,6 +1,7 @@
 import { employeesApproveBody } from '../admin/employees-approve-input.js';
 import { employeesApproveResult } from '../admin/employees-approve-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminEmployeesApproveEndpoint = {
   operationId: 'adminEmployeesApprove',
@@ -8,14 +9,14 @@ export const adminEmployeesApproveEndpoint = {
   path: '/wallet/v3/admin/employees/approve',
   summary: 'Approve a role grant another admin asked for (admin)',
   tag: 'admin',
-  description: ({ admin }) =>
+  description: (config) =>
     'Another admin than the one who asked approves a grant of employees/role (support or admin): the employee has ' +
     'the role from now on. Refused (403 code 5) to the admin who asked, to an admin who registered the employee ' +
     'who asked or the one the grant is for, or asked for the role of the one who asked (or was made by them), and ' +
-    `while the approver has been admin, or the one who asked registered or given their role, less than ${duration(admin.approverMinSeconds)}. ` +
+    `while the approver has been admin, or the one who asked registered or given their role, less than ${duration(config.admin.approverMinSeconds)}. ` +
     'A grant unknown, of another company, approved already or void (72 hours unapproved): 404 code 6; for an employee ' +
-    'no longer active or whose role changed since: 409 code 23. Needs the admin role on a strong session proven ' +
-    'under STEP_UP_MAX_AGE_SECONDS ago (403 code 5 with data.needs otherwise), and a reason, kept in the record.',
+    'no longer active or whose role changed since: 409 code 23. Recorded as role_approve. ' +
+    staffSessionRule(config, 'the admin role', { fresh: true }),
   auth: 'required',
   body: employeesApproveBody,
   result: employeesApproveResult,

@@ -59,8 +59,9 @@ export interface StaffChainHead {
 
 /**
  * Sets an employee's role, only while they are an active employee of the company and their role is
- * still the one read (`seen`; absent: none), with when it was given and by whom (asked, and
- * approved when two admins gave it). `role` undefined removes it, and with it who gave it.
+ * still the one read (`seen`; absent: none). A role given (`given`) is written with when and by whom
+ * (asked, and approved when two admins gave it); a role lowered (admin to support) keeps those of
+ * the power it came from. `role` undefined removes it, and with it who gave it.
  */
 export function employeeRoleChange(
   table: Table,
@@ -72,8 +73,7 @@ export function employeeRoleChange(
     employeeType: number;
     activeStatus: number;
     nowSeconds: number;
-    grantedBy: string;
-    approvedBy?: string | undefined;
+    given?: { grantedBy: string; approvedBy?: string | undefined } | undefined;
   },
 ): TransactItem {
   const values: Record<string, unknown> = { ':type': change.employeeType, ':active': change.activeStatus, ':now': change.nowSeconds };
@@ -81,11 +81,18 @@ export function employeeRoleChange(
   if (change.seen !== undefined) values[':seen'] = change.seen;
   let update = 'REMOVE #role, role_since, role_granted_by, role_approved_by SET updated_at = :now';
   if (change.role !== undefined) {
-    Object.assign(values, { ':role': change.role, ':grantedBy': change.grantedBy });
-    const approved = change.approvedBy === undefined ? '' : ', role_approved_by = :approvedBy';
-    if (change.approvedBy !== undefined) values[':approvedBy'] = change.approvedBy;
-    update = `SET #role = :role, role_since = :now, role_granted_by = :grantedBy${approved}, updated_at = :now`;
-    if (change.approvedBy === undefined) update += ' REMOVE role_approved_by';
+    values[':role'] = change.role;
+    update = 'SET #role = :role, updated_at = :now';
+    const given = change.given;
+    if (given) {
+      values[':grantedBy'] = given.grantedBy;
+      update += ', role_since = :now, role_granted_by = :grantedBy';
+      if (given.approvedBy === undefined) update += ' REMOVE role_approved_by';
+      else {
+        values[':approvedBy'] = given.approvedBy;
+        update = update.replace('role_granted_by = :grantedBy', 'role_granted_by = :grantedBy, role_approved_by = :approvedBy');
+      }
+    }
   }
   return {
     Update: {
