@@ -74,6 +74,8 @@ export const OPERATION_HELPERS = {
   },
   admin: {
     setRole: 'adminEmployeeRole',
+    approveRole: 'adminEmployeesApprove',
+    listApprovals: 'adminApprovalsList',
     searchUsers: 'adminUsersSearch',
     viewUser: 'adminUsersView',
     endSessions: 'adminUsersSessionsEnd',
@@ -85,6 +87,7 @@ export const OPERATION_HELPERS = {
     cancelRecovery: 'adminUsersPhoneCancel',
     viewCompany: 'adminCompanyView',
     updateCompany: 'adminCompanyUpdate',
+    approveCompany: 'adminCompanyApprove',
   },
 } as const satisfies Record<string, Record<string, OperationId>>;
 

@@ -84,3 +84,22 @@ describe('retries', () => {
     expect(new Set(seen.map((request) => request.key)).size).toBe(1);
   });
 });
+
+describe('a session kept fresh', () => {
+  it('refreshes a token with less than validForMs left before it answers it, and sends nothing for one with more', async () => {
+    seen = [];
+    const paths: string[] = [];
+    const session = (token: string) => ({ token: { token }, refresh_token: `r-${token}`, expires_in: 900, user_id: 'u' });
+    script = (request, response) => {
+      paths.push(String(request.url));
+      answer(response, 200, { success: 1, error: [], data: session(`t${seen.length}`) });
+    };
+    const fresh = client();
+    await fresh.auth.verifyCode({ dial_code: '+1', phone_number: '2025550143', user_type: 2, otp_type: 1, otp: '123456' });
+    // 15 minutes left: enough for 5 minutes, not for 20.
+    expect(await fresh.auth.accessToken({ validForMs: 5 * 60_000 })).toBe('t1');
+    expect(paths).toHaveLength(1);
+    expect(await fresh.auth.accessToken({ validForMs: 20 * 60_000 })).toBe('t2');
+    expect(paths.at(-1)).toBe('/wallet/v3/auth/token/refresh');
+  });
+});

@@ -11,7 +11,7 @@ import { type Answer, expectFailure, newCompany, runOperator, testService } from
 import { post } from './actions.js';
 import { type StaffMember, staffMember } from './staff.js';
 
-const service = testService({ ADMIN_APPROVER_MIN_HOURS: '0' });
+const service = testService();
 
 /** A company of its own with these admins, made by the operator, each signed in strongly. */
 async function companyWithAdmins(count: number): Promise<{ company: Company; admins: StaffMember[] }> {

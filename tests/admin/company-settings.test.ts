@@ -25,7 +25,7 @@ import {
 } from '../helpers.js';
 import { type StaffMember, staffMember } from './staff.js';
 
-const service = testService({ ADMIN_APPROVER_MIN_HOURS: '0' });
+const service = testService();
 let company: Company;
 let admin: StaffMember;
 let secondAdmin: StaffMember;

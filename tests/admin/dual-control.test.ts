@@ -25,7 +25,7 @@ import { post } from './actions.js';
 import { type StaffMember, smsSession, staffMember, strongSession } from './staff.js';
 
 // The deployed floor: an admin or a starter made less than 72 hours ago approves, or is approved, nothing.
-const service = testService();
+const service = testService({ ADMIN_APPROVER_MIN_HOURS: '72' });
 const DAYS_3 = 72 * 3600;
 
 /** Moves every clock of this file's service past the approver floor; staff sign in again after it. */

@@ -12,7 +12,7 @@ import { expectFailure, logIn, newCompany, signUp, testService } from '../helper
 import { post } from './actions.js';
 import { employeeWithDevice, smsSession, staffMember, strongSession } from './staff.js';
 
-const service = testService({ ADMIN_APPROVER_MIN_HOURS: '0' });
+const service = testService();
 const table = service.app.table;
 let company: Company;
 

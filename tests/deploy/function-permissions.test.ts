@@ -159,10 +159,9 @@ const settings = {
   ACCESS_TOKEN_TTL_SECONDS: String(90 * 24 * 3600),
   // A deletion is due at once: the flows run the eraser on it.
   ACCOUNT_ERASE_AFTER_DAYS: '0',
-  // The back office's strong sessions stay fresh across the touch intervals the flows wait, and an
-  // admin made in the flows may approve at once: the reads and writes are those of any approval.
+  // The back office's strong sessions stay fresh across the touch intervals the flows wait (an admin
+  // made in the flows approves at once, as in every test: the reads and writes of any approval).
   STEP_UP_MAX_AGE_SECONDS: String(30 * 24 * 3600),
-  ADMIN_APPROVER_MIN_HOURS: '0',
 };
 const config = readConfig(testEnvironment(settings));
 const clock = new AdjustableClock();
