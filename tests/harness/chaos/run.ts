@@ -118,6 +118,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         // A pending phone change or recovery is due at once, so a run completes some (a local-only
         // value: a deployed stage holds at least 24 hours, lib/settings.ts).
         PHONE_CHANGE_HOLD_HOURS: '0',
+        // The run's admins, made at its start, approve at once (a local-only value: a deployed stage
+        // waits at least 72 hours, lib/settings.ts). Their strong sessions, renewed by a PIN login at
+        // half an access token's life (450 s), stay within STEP_UP_MAX_AGE_SECONDS (600 s) to approve.
+        ADMIN_APPROVER_MIN_HOURS: '0',
       },
     }),
   );
@@ -140,7 +144,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const slow = slowed(inProcessService(config, { hashCost: options.hashCost, clock: service.clock }));
 
   // The back office's support employee and admin, made and logged in before the faults are on.
-  const staff = await chaosStaff(service, company, sns);
+  const staff = await chaosStaff(service, company);
 
   proxy.lateMs = config.dynamodbTimeoutMs + 300;
   proxy.rule = () => {
