@@ -6,15 +6,18 @@
 // email or number), disables, deletions, device removals and login PINs locked by wrong PINs (a few
 // each), races on one account (a deletion or disable, a phone change, an email change and OTP
 // logins to the number being left, at once: tests/harness/chaos/one-account-race.ts), races around
-// pending phone changes (a cancel, a deletion, an assisted recovery racing PIN logins), then the
+// pending phone changes (a cancel, a deletion, an assisted recovery racing PIN logins), races in the
+// back office (tests/harness/chaos/staff-races.ts: two admins demoting or disabling each other at
+// once, a grant approved while its employee is disabled), then the
 // claims checked over the table (tests/harness/claim-check.ts): every phone and email claimed by
 // the user whose record has it, none by nobody, none twice, none by a user who gave it up, a phone
 // claim carrying its holder's status; and the sessions (tests/harness/session-check.ts): none live
 // of a user who is not active, none begun from a code to a number its user has left. The table's
 // stream feeds the events' publisher, whose loopback EventBridge fails a share of its calls, entries
 // and dead-letter calls; after a drain the events (bus and dead letters, once per event_id) are
-// compared with the table (tests/harness/event-check.ts). Prints the figures; exits 1 on any wrong
-// answer or event problem.
+// compared with the table (tests/harness/event-check.ts). Every company keeps an active admin, its
+// count and seats of active admins right, and its staff chain whole (staff:verify's check). Prints
+// the figures; exits 1 on any wrong answer or event problem.
 //
 // --compare: the same run fault-free and faulted side by side (at the same time, each with its own
 // table, proxy and service, so what else the machine does falls on both), then each one's

@@ -1,9 +1,14 @@
-// npm run employee:create -- --company <company id> < employee.json
+// npm run employee:create -- --company <company id> [--role admin|support] < employee.json
 // Registers an employee (the registration body of API contract 3.1, read from standard input so
-// that the password and PINs stay out of shell history) as an operator, for a company's first
-// employee, who is the company's admin of the back office (API contract 3.14: role admin). Prints
-// {"user_id": "...", "token": "...", "role": "admin"} as its last line. Same configuration as company:create.
+// that the password and PINs stay out of shell history) as an operator, with a back-office role
+// (API contract 3.14): admin by default, for a company's first employee. The one path where one
+// person gives a role alone (round 6: through the API a role that gives power takes two admins),
+// so it needs cloud credentials; recorded as employee_register and role by `operator`. A
+// device_public_key in the body binds a device settled at once (contract 3.15), whose PIN logins
+// are strong. Prints {"user_id": "...", "token": "...", "role": "..."} as its last line. Same
+// configuration as company:create.
 import { parseArgs } from 'node:util';
+import { OPERATOR } from '../lib/admin/employee-register.js';
 import { setEmployeeRole } from '../lib/admin/employee-role.js';
 import { AppError } from '../lib/errors.js';
 import { operatorRegistration, userRegister } from '../lib/registration/user-register.js';
@@ -13,12 +18,19 @@ import { parseInput } from '../lib/validation.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
 
 export async function main(argv: string[], io: OperatorIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { company: { type: 'string' } } });
-  const companyId = values.company?.trim().toLowerCase();
-  if (!companyId) {
-    io.err('usage: npm run employee:create -- --company <company id> < employee.json');
+  const usage = () => {
+    io.err('usage: npm run employee:create -- --company <company id> [--role admin|support] < employee.json');
     return 2;
+  };
+  let values: { company?: string | undefined; role?: string | undefined };
+  try {
+    values = parseArgs({ args: argv, options: { company: { type: 'string' }, role: { type: 'string' } } }).values;
+  } catch {
+    return usage();
   }
+  const companyId = values.company?.trim().toLowerCase();
+  const wanted = values.role?.trim().toLowerCase() ?? 'admin';
+  if (!companyId || (wanted !== 'admin' && wanted !== 'support')) return usage();
 
   try {
     const app = operatorApp(io);
@@ -28,9 +40,9 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
     const result = await userRegister(app, operatorRegistration(company, input));
     const { role } = await setEmployeeRole(app, {
       companyId,
-      actorId: 'operator',
+      actorId: OPERATOR,
       userId: result.user_id,
-      role: 'admin',
+      role: wanted,
       reason: 'npm run employee:create',
     });
     io.out(JSON.stringify({ user_id: result.user_id, token: result.token.token, role }));

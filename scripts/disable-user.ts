@@ -2,9 +2,9 @@
 // Disables a user (status_id 2, API contract 6) and ends every session of theirs in the same
 // write; prints {"user_id", "status_id", "sessions_ended"} as its one line of stdout (the audit
 // line and messages go to stderr). Same configuration as company:create.
+import { disableUser } from '../lib/admin/user-status-set.js';
 import { AppError } from '../lib/errors.js';
 import { audit } from '../lib/observability/audit.js';
-import { setStatusEndingSessions } from '../lib/sessions/end-sessions.js';
 import { UserStatus } from '../lib/users/user-status.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
 import { companyAndUserOptions } from './operator-options.js';
@@ -19,7 +19,8 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
 
   const app = operatorApp(io);
   try {
-    const ended = await setStatusEndingSessions(app, companyId, userId, UserStatus.DISABLED);
+    // Any status to 2, as ever, but for the company's last active admin (as the back office's disable).
+    const ended = await disableUser(app, companyId, userId);
     audit(app, undefined, 'sessions_revoked', {
       company_id: companyId,
       user_id: userId,
@@ -31,9 +32,13 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
     io.out(JSON.stringify({ user_id: userId, status_id: UserStatus.DISABLED, sessions_ended: ended }));
     return 0;
   } catch (error) {
-    io.err(
-      error instanceof AppError ? `no user ${userId} in company ${companyId}` : `could not disable the user: ${(error as Error).message}`,
-    );
+    if (error instanceof AppError && error.errorName === 'LAST_ADMIN') {
+      io.err(`user ${userId} is the company's last active admin: make another employee admin first (npm run employee:create)`);
+    } else {
+      io.err(
+        error instanceof AppError ? `no user ${userId} in company ${companyId}` : `could not disable the user: ${(error as Error).message}`,
+      );
+    }
     return 1;
   }
 }

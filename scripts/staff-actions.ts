@@ -1,11 +1,19 @@
 // npm run staff:actions -- --company ID [--user USER_ID] [--actor EMPLOYEE_ID] [--days N]
 // The back office's record (API contract 3.14): every search, view and action, who did it, on
 // whom, when and why, oldest first, one JSON object a line. With --user, every action on that user
-// (kept in their partition); otherwise the company's daily logs of the last --days UTC days
-// (default 30, at most 400). --actor keeps one employee's. Same configuration as company:create.
+// (kept in their partition); otherwise the company's record of the last --days UTC days (default
+// 30, at most 400): its staff chain, with each record's seq and hash, and the daily logs kept
+// before the chain (round 6). --actor keeps one employee's. Same configuration as company:create.
+// `npm run staff:verify` checks the chain.
 import { parseArgs } from 'node:util';
 import { HEX_ID_PATTERN } from '../lib/ids.js';
-import { queryStaffActionsOnUser, queryStaffLogOfDay, type StaffActionRecord } from '../lib/store/staff-store.js';
+import {
+  type ChainedStaffRecord,
+  queryStaffActionsOnUser,
+  queryStaffChainSince,
+  queryStaffLogOfDay,
+  type StaffActionRecord,
+} from '../lib/store/staff-store.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
 
 const USAGE =
@@ -41,9 +49,21 @@ function options(argv: string[]): Options | undefined {
 }
 
 /** One printed line: the record as kept, with its time also as an ISO date for the reader. */
-function lineOf(record: StaffActionRecord): string {
-  const { action_id, at_ms, actor_id, action, user_id, reason } = record;
-  return JSON.stringify({ at: new Date(at_ms).toISOString(), at_ms, actor_id, action, user_id: user_id ?? null, reason, action_id });
+function lineOf(record: StaffActionRecord & Partial<ChainedStaffRecord>): string {
+  const { action_id, at_ms, actor_id, action, user_id, reason, details, seq, record_hash } = record;
+  return JSON.stringify({
+    at: new Date(at_ms).toISOString(),
+    at_ms,
+    actor_id,
+    action,
+    user_id: user_id ?? null,
+    reason,
+    ...(details ? { details } : {}),
+    action_id,
+    // A record from before the chain has neither.
+    seq: seq ?? null,
+    record_hash: record_hash ?? null,
+  });
 }
 
 export async function main(argv: string[], io: OperatorIo): Promise<number> {
@@ -60,7 +80,12 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
     } else {
       const now = app.clock.now();
       const days = Array.from({ length: chosen.days }, (_, back) => new Date(now - back * DAY_MS).toISOString().slice(0, 10));
-      records = (await Promise.all(days.reverse().map((day) => queryStaffLogOfDay(app.table, chosen.companyId, day)))).flat();
+      const since = Date.parse(`${days.at(-1)}T00:00:00Z`);
+      const [legacy, chained] = await Promise.all([
+        Promise.all(days.reverse().map((day) => queryStaffLogOfDay(app.table, chosen.companyId, day))),
+        queryStaffChainSince(app.table, chosen.companyId, since),
+      ]);
+      records = [...legacy.flat(), ...chained];
     }
     const shown = records.filter((record) => chosen.actorId === undefined || record.actor_id === chosen.actorId);
     for (const record of shown) io.out(lineOf(record));

@@ -47,11 +47,17 @@ module.exports = {
   // A company's due list of erasures, and the service-wide list of companies with deletions (ids only).
   erasureDue: `${company}#ERASURES`,
   erasureCompany: 'ERASURES',
-  // The back office: a company's count of admins, its log of staff actions by day, and each action
-  // on a user, kept in the user's partition.
+  // The back office: a company's count of active admins and their seats, its staff chain (each
+  // record at its place, and the head), its log of staff actions by day as kept before the chain
+  // (read only), each action on a user, kept in the user's partition, and what awaits approval.
   adminCount: `${company}#ADMINS`,
+  adminSeat: `${company}#ADMINS`,
+  staffChain: `${company}#STAFFLOG`,
+  staffChainHead: `${company}#STAFFHEAD`,
   staffLog: `${company}#STAFFLOG#*`,
   staffAction: userPartition,
+  grant: `${company}#APPROVALS`,
+  awaitingRecovery: `${company}#APPROVALS`,
   // An employee's searches and views of an hour (ADMIN_LOOKUPS_PER_HOUR).
   staffLookups: `${company}#LOOKUPS#*`,
 };

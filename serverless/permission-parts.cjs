@@ -15,6 +15,14 @@ const keepAndRecallAnswers = { actions: ['PutItem', 'UpdateItem', 'GetItem'], ke
 // Every call reads its company (CompanyID) and, given a token, the session.
 const readCompanyAndSession = { actions: ['GetItem'], keys: ['company', 'session'] };
 
+// The staff record (API contract 3.14, round 6): every back-office call reads its company's chain
+// head, and one that records moves it (its seq, hash and time alone) and puts the record at its place.
+const appendStaffRecord = [
+  { actions: ['GetItem'], keys: ['staffChainHead'] },
+  { actions: ['UpdateItem'], keys: ['staffChainHead'], attributes: ['seq', 'hash', 'at_ms'] },
+  { actions: ['PutItem'], keys: ['staffChain'] },
+];
+
 // What the PIN checks write in a user's partition (lib/store/pin-store.ts), where IAM sees no sort
 // key: an update there may name these and no other attribute of the user, so a function that counts
 // PIN tries cannot set a status, a phone, a password or another PIN's hash. Read from the code's
@@ -44,6 +52,7 @@ const END_CHANGE = {
 };
 
 module.exports = {
+  appendStaffRecord,
   recordSessionUse,
   recordUseAndEndSessions,
   keepAnswers,

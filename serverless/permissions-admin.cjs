@@ -1,19 +1,78 @@
 // The back office's roles (API contract 3.14), one per function, in the form of
 // serverless/permissions.cjs, which takes them in.
-const { recordSessionUse, recordUseAndEndSessions, keepAnswers, readCompanyAndSession, UNREAD } = require('./permission-parts.cjs');
+const {
+  appendStaffRecord,
+  recordSessionUse,
+  recordUseAndEndSessions,
+  keepAnswers,
+  readCompanyAndSession,
+  UNREAD,
+} = require('./permission-parts.cjs');
+
+// An employee's role, with who gave it and since when (lib/store/staff-store.ts employeeRoleChange);
+// its condition reads the type and the status.
+const ROLE = ['role', 'role_since', 'role_granted_by', 'role_approved_by', 'updated_at', 'user_type', 'status_id'];
+// A grant approved once, while unexpired (lib/store/staff-store.ts grantApproval).
+const GRANT_APPROVAL = ['status', 'approved_by', 'approved_at', 'expires_at'];
+// The settings company:update writes, never the status: IAM refuses an update naming it.
+const COMPANY_SETTINGS = [
+  'name',
+  'require_verified_phone',
+  'sms_countries',
+  'sms_text',
+  'sms_per_hour',
+  'sms_per_prefix_per_hour',
+  'sends_per_address_per_hour',
+  'verifies_per_address',
+  'updated_at',
+];
 
 module.exports = {
   // The back office (API contract 3.14): reads the acting employee's role on every call, and writes
   // the record of every action in the company's log and the user's partition.
+  // A role that takes power away, set at once (its seat given up with one fewer admin); a role that
+  // gives power, asked as a grant another admin approves (adminEmployeesApprove).
   adminEmployeeRole: {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user'] },
-      // The role alone of an employee's record (its condition reads the type and status), and the company's count of admins.
-      { actions: ['UpdateItem'], keys: ['user'], attributes: ['role', 'updated_at', 'user_type', 'status_id'] },
+      // The role alone of an employee's record, with who gave it and since when (its condition reads the type and status).
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ROLE },
       { actions: ['UpdateItem'], keys: ['adminCount'] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      { actions: ['DeleteItem'], keys: ['adminSeat'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'grant'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // Another admin approves a role grant: the grant marked approved (once, while unexpired), the role
+  // set, an admin's seat taken with one more in the count; the approver rules read the one who asked.
+  adminEmployeesApprove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'grant'] },
+      { actions: ['UpdateItem'], keys: ['grant'], attributes: GRANT_APPROVAL },
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ROLE },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
+      { actions: ['PutItem'], keys: ['adminSeat', 'staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // What awaits approval: the company's grants and listed recoveries, each recovery's change read.
+  adminApprovalsList: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
+      { actions: ['Query'], keys: ['grant'] },
       recordSessionUse,
     ],
     secret: true,
@@ -23,10 +82,11 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       // The acting employee; the user an exact key names, through its claim or its id.
       { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim', 'referralCode'] },
       { actions: ['UpdateItem'], keys: ['staffLookups'] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      { actions: ['PutItem'], keys: ['staffAction'] },
       recordSessionUse,
     ],
     secret: true,
@@ -38,11 +98,12 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       // The acting employee and the user viewed; the tallies of each PIN; the pending changes.
       { actions: ['GetItem'], keys: ['user'] },
       { actions: ['Query'], keys: ['user', 'userDevice', 'session', 'notification', 'staffAction', 'pinTries', 'pendingChange'] },
       { actions: ['UpdateItem'], keys: ['staffLookups'] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction'] },
+      { actions: ['PutItem'], keys: ['staffAction'] },
       recordSessionUse,
     ],
     secret: true,
@@ -52,13 +113,7 @@ module.exports = {
   // every function does) and writes its record in the company's log; the update writes the settings
   // company:update writes, never the status, in one transaction with its record.
   adminCompanyView: {
-    table: [
-      keepAnswers,
-      readCompanyAndSession,
-      { actions: ['GetItem'], keys: ['user'] },
-      { actions: ['PutItem'], keys: ['staffLog'] },
-      recordSessionUse,
-    ],
+    table: [keepAnswers, readCompanyAndSession, ...appendStaffRecord, { actions: ['GetItem'], keys: ['user'] }, recordSessionUse],
     secret: true,
     signingKeys: 'verify',
   },
@@ -66,23 +121,26 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user'] },
-      {
-        actions: ['UpdateItem'],
-        keys: ['company'],
-        attributes: [
-          'name',
-          'require_verified_phone',
-          'sms_countries',
-          'sms_text',
-          'sms_per_hour',
-          'sms_per_prefix_per_hour',
-          'sends_per_address_per_hour',
-          'verifies_per_address',
-          'updated_at',
-        ],
-      },
-      { actions: ['PutItem'], keys: ['staffLog'] },
+      { actions: ['UpdateItem'], keys: ['company'], attributes: COMPANY_SETTINGS },
+      // A change of a security setting, asked as a grant another admin applies (adminCompanyApprove).
+      { actions: ['PutItem'], keys: ['grant'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // Another admin applies a change of the security settings: the grant marked approved (once, while
+  // unexpired) with the settings' attributes, as company/update writes them; the one who asked read.
+  adminCompanyApprove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'grant'] },
+      { actions: ['UpdateItem'], keys: ['grant'], attributes: GRANT_APPROVAL },
+      { actions: ['UpdateItem'], keys: ['company'], attributes: COMPANY_SETTINGS },
       recordSessionUse,
     ],
     secret: true,
@@ -94,12 +152,13 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user'] },
       { actions: ['Query'], keys: ['session'] },
       // No session granted since the sessions were read (session_version): the end of all of them.
       { actions: ['ConditionCheckItem'], keys: ['user'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -109,12 +168,16 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user', 'phoneClaim'] },
       { actions: ['Query'], keys: ['session'] },
       // The status alone (from the status read, no session granted meanwhile), on the user and on the phone claim they hold.
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['status_id', 'updated_at', 'session_version', ...UNREAD] },
       { actions: ['UpdateItem'], keys: ['phoneClaim'], attributes: ['status_id', 'user_id'] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      // The company's count of active admins: a disabled admin's seat given up, an enabled one's taken, another employee's checked absent.
+      { actions: ['DeleteItem', 'PutItem', 'ConditionCheckItem'], keys: ['adminSeat'] },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -124,12 +187,13 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
       { actions: ['Query'], keys: ['session'] },
       { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice'] },
       // One off the user's device count, and nothing else of the user.
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['device_count', ...UNREAD] },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -139,6 +203,7 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user'] },
       // Active again (from this deletion only), its claims taken back, off the due list.
       {
@@ -146,8 +211,11 @@ module.exports = {
         keys: ['user', 'unreadCount'],
         attributes: ['status_id', 'updated_at', 'erase_after', 'deleted_at', 'deleted_device_keys', ...UNREAD],
       },
-      { actions: ['PutItem'], keys: ['phoneClaim', 'emailClaim', 'staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['phoneClaim', 'emailClaim', 'staffAction', 'notification'] },
       { actions: ['DeleteItem'], keys: ['erasureDue'] },
+      // A restored admin is an active admin again: a seat, one more in the count.
+      { actions: ['PutItem'], keys: ['adminSeat'] },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
       recordSessionUse,
     ],
     secret: true,
@@ -160,9 +228,13 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
-      { actions: ['PutItem'], keys: ['pendingChange', 'phoneChangeIndex', 'staffLog', 'staffAction', 'notification'] },
-      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
+      // A start is a lookup (ADMIN_LOOKUPS_PER_HOUR), recorded even when refused.
+      { actions: ['UpdateItem'], keys: ['staffLookups'] },
+      // Listed as awaiting approval (a replaced one's listing deleted).
+      { actions: ['PutItem'], keys: ['pendingChange', 'phoneChangeIndex', 'staffAction', 'notification', 'awaitingRecovery'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex', 'awaitingRecovery'] },
       { actions: ['ConditionCheckItem'], keys: ['phoneClaim'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       recordSessionUse,
@@ -176,6 +248,7 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
       {
         actions: ['UpdateItem'],
@@ -192,8 +265,10 @@ module.exports = {
           'started_by',
         ],
       },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      // Off the approvals list.
+      { actions: ['DeleteItem'], keys: ['awaitingRecovery'] },
       recordSessionUse,
     ],
     secret: true,
@@ -205,6 +280,7 @@ module.exports = {
     table: [
       keepAnswers,
       readCompanyAndSession,
+      ...appendStaffRecord,
       { actions: ['GetItem'], keys: ['user'] },
       { actions: ['Query'], keys: ['pendingChange'] },
       {
@@ -212,8 +288,8 @@ module.exports = {
         keys: ['pendingChange', 'unreadCount'],
         attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
       },
-      { actions: ['PutItem'], keys: ['staffLog', 'staffAction', 'notification'] },
-      { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex', 'awaitingRecovery'] },
       recordSessionUse,
     ],
     secret: true,

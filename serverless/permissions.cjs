@@ -17,6 +17,7 @@
 //   deadLetters  "events": sqs:SendMessage on the events' dead-letter queue only
 
 const {
+  appendStaffRecord,
   recordSessionUse,
   recordUseAndEndSessions,
   keepAnswers,
@@ -63,6 +64,9 @@ module.exports = {
       // A phone proof used up; a reclaimed holder's email claim and sessions.
       { actions: ['DeleteItem'], keys: ['phoneProof', 'emailClaim'] },
       { actions: ['Query'], keys: ['session'] },
+      // An employee's registration by an admin is a staff action (contract 3.14, round 6): its record.
+      ...appendStaffRecord,
+      { actions: ['PutItem'], keys: ['staffAction'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -538,6 +542,10 @@ module.exports = {
         attributes: ['ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
       },
       { actions: ['DeleteItem'], keys: ['userDevice', 'deviceIndex', 'phoneClaim', 'emailClaim', 'phoneChangeIndex'] },
+      // An employee's deletion keeps the company's count of active admins (contract 3.14): an admin's
+      // seat given up with one fewer, any other employee's seat checked absent.
+      { actions: ['DeleteItem', 'ConditionCheckItem'], keys: ['adminSeat'] },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -562,8 +570,10 @@ module.exports = {
       {
         actions: ['BatchWriteItem'],
         // Ended sessions are kept, marked, until their TTL: the partition's erasure takes them, and a
-        // pending phone change the deletion voided.
+        // pending phone change the deletion voided, and the user's copies of staff actions on them
+        // (the company's staff chain keeps the records, user ids and reasons, never a name or number).
         keys: [
+          'staffAction',
           'notification',
           'unreadCount',
           'referralCount',

@@ -47,8 +47,12 @@ export interface AuthHelpers {
   signedIn(): Promise<boolean>;
   /** The session's user, while there is a session. */
   userId(): Promise<string | undefined>;
-  /** A live access token (refreshed first when it is about to expire), to call the wallet's other services with. */
-  accessToken(): Promise<string | undefined>;
+  /**
+   * A live access token (refreshed first when it is about to expire, or has less than `validForMs`
+   * left), to call the wallet's other services with; a page also keeps its session fresh with it,
+   * so that a request sent as the page goes (a keepalive logout) never needs a refresh first.
+   */
+  accessToken(options?: { validForMs?: number }): Promise<string | undefined>;
   /** Whether this device has a key bound for this company, so that a PIN login can be tried. */
   hasBoundDevice(): Promise<boolean>;
   /** Forgets this device's key and binding (the service's binding stays until removed there). */
@@ -129,7 +133,7 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
     },
     signedIn: async () => (await session.read()) !== undefined,
     userId: async () => (await session.read())?.userId,
-    accessToken: async () => (await transport.liveSession())?.accessToken,
+    accessToken: async (options) => (await transport.liveSession(options?.validForMs))?.accessToken,
     hasBoundDevice: async () => Boolean((await deviceKeys.load(keyName))?.deviceKey),
     forgetDevice: () => deviceKeys.remove(keyName),
   };

@@ -77,6 +77,8 @@ export const OPERATION_HELPERS = {
   },
   admin: {
     setRole: 'adminEmployeeRole',
+    approveRole: 'adminEmployeesApprove',
+    listApprovals: 'adminApprovalsList',
     searchUsers: 'adminUsersSearch',
     viewUser: 'adminUsersView',
     endSessions: 'adminUsersSessionsEnd',
@@ -88,6 +90,7 @@ export const OPERATION_HELPERS = {
     cancelRecovery: 'adminUsersPhoneCancel',
     viewCompany: 'adminCompanyView',
     updateCompany: 'adminCompanyUpdate',
+    approveCompany: 'adminCompanyApprove',
   },
 } as const satisfies Record<string, Record<string, OperationId>>;
 

@@ -43,8 +43,11 @@ export interface Transport {
   request<Data = Record<string, unknown>>(method: 'GET' | 'POST', path: string, body?: unknown, options?: RequestOptions): Promise<Data>;
   /** Refreshes the session now (shared with any refresh already under way). */
   refresh(): Promise<Session>;
-  /** The session, refreshed first when its access token is about to expire; undefined without one. */
-  liveSession(): Promise<Session | undefined>;
+  /**
+   * The session, refreshed first when its access token is about to expire (or has less than
+   * `validForMs` left, when given); undefined without one.
+   */
+  liveSession(validForMs?: number): Promise<Session | undefined>;
   /** The service's clock minus this device's, in ms, from the last answer's Date header (0 before any). */
   clockOffsetMs(): number;
 }
@@ -131,8 +134,8 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   /** The session as kept, or after the refresh its access token's near expiry calls for. */
-  async function liveSession(kept: Session): Promise<Session> {
-    return kept.expiresAt - EXPIRY_MARGIN_MS <= Date.now() ? refreshShared(kept) : kept;
+  async function liveSession(kept: Session, validForMs = EXPIRY_MARGIN_MS): Promise<Session> {
+    return kept.expiresAt - Math.max(validForMs, EXPIRY_MARGIN_MS) <= Date.now() ? refreshShared(kept) : kept;
   }
 
   async function send<Data>(method: 'GET' | 'POST', path: string, body: unknown, requestOptions: RequestOptions): Promise<Sent<Data>> {
@@ -183,9 +186,9 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     request,
     refresh: async () => refreshShared(await options.session.read()),
-    liveSession: async () => {
+    liveSession: async (validForMs) => {
       const kept = await options.session.read();
-      return kept && liveSession(kept);
+      return kept && liveSession(kept, validForMs);
     },
     clockOffsetMs: () => clockOffsetMs,
   };

@@ -328,6 +328,11 @@ function showSettings(root: HTMLElement, staff: Staff, { company, rules }: Setti
       effect: `Changes ${changed.join(', ')} for every user of the company, in force within ${rules.in_force_within_seconds} s.`,
       act: async (why) => {
         const saved = await staff.client.admin.updateCompany({ ...update, reason: why });
+        if (saved.pending) {
+          // A security setting (the texts, the countries) waits for a second admin: the settings shown are as they still are.
+          showSettings(root, staff, saved, 'Asked: another admin approves this change under Approvals; until then nothing changed.');
+          return 'Asked.';
+        }
         showSettings(root, staff, saved, `Saved: in force within ${saved.in_force_within_seconds} s.`);
         return 'Saved.';
       },

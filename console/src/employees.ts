@@ -1,10 +1,13 @@
 import { confirmAction } from './confirm.js';
 import { h, selectField } from './dom.js';
+import { when } from './format.js';
 import { searchSection, type UserSummary } from './search.js';
 import type { Staff } from './staff.js';
 
 // Employees and roles (API contract 3.14, admin): find an employee by an exact key, then give them
-// the role support or admin, or take it away. The company's last admin keeps theirs (409 code 21).
+// the role support or admin, or take it away. A role that gives power waits for another admin's
+// approval (round 6: under Approvals); one taken away is taken at once. The company's last active
+// admin keeps theirs (409 code 21).
 
 const ROLES: [string, string][] = [
   ['support', 'support: find users, see them, act (not enable, not approve)'],
@@ -20,7 +23,7 @@ export function employeesSection(staff: Staff, open: (userId: string) => void): 
     h(
       'p',
       null,
-      'Find an employee by their phone (E.164), email or user id, then set their role. Their next call already holds the new role.',
+      'Find an employee by their phone (E.164), email or user id, then set their role. Taking a role away holds at their next call; giving one (support, or admin) waits until another admin approves it under Approvals.',
     ),
     searchSection(staff, {
       userType: 1,
@@ -50,7 +53,9 @@ function roleForm(staff: Staff, user: UserSummary): HTMLElement {
               role: role.select.value as 'support' | 'admin' | 'none',
               reason,
             });
-            return `Role set: ${done.role ?? role.select.value}.`;
+            return done.pending
+              ? `Role ${done.role} asked: another admin approves it under Approvals, by ${when(done.approve_by)}.`
+              : `Role set: ${done.role}.`;
           },
           done: (text) => {
             outcome.textContent = text;

@@ -1,9 +1,11 @@
 import './console.css';
 import { showAccount } from './account.js';
+import { approvalsSection } from './approvals.js';
 import { companySettingsSection } from './company-settings.js';
 import { h, show } from './dom.js';
 import { employeesSection } from './employees.js';
 import { searchSection } from './search.js';
+import { keepSessionFresh } from './session-keeper.js';
 import { showSignIn } from './sign-in.js';
 import type { Staff } from './staff.js';
 
@@ -14,10 +16,13 @@ const root = document.getElementById('console') as HTMLElement;
 let staff: Staff | undefined;
 /** Set while this page signs out itself, so the end of the session reads "Signed out". */
 let signingOut = false;
+/** Stops keeping the session's access token fresh (session-keeper.ts). */
+let stopKeeping = (): void => undefined;
 
 function sessionEnded(): void {
   if (!staff) return;
   staff = undefined;
+  stopKeeping();
   void signIn(signingOut ? 'Signed out.' : 'Your session has ended: sign in again.');
   signingOut = false;
 }
@@ -28,12 +33,13 @@ function signIn(message?: string): Promise<void> {
     onSessionEnd: sessionEnded,
     onSignedIn: (signedIn) => {
       staff = { ...signedIn, reason: '' };
+      stopKeeping = keepSessionFresh(staff.client);
       showShell(staff);
     },
   });
 }
 
-type Screen = 'find' | 'employees' | 'settings';
+type Screen = 'find' | 'approvals' | 'employees' | 'settings';
 
 function showShell(current: Staff, screen: Screen = 'find'): void {
   const main = h('div', { class: 'screen' });
@@ -76,12 +82,15 @@ function showShell(current: Staff, screen: Screen = 'find'): void {
       'nav',
       { 'aria-label': 'Screens' },
       navButton('Find a user', 'find'),
+      current.role === 'admin' ? navButton('Approvals', 'approvals') : null,
       current.role === 'admin' ? navButton('Employees and roles', 'employees') : null,
       current.role === 'admin' ? navButton('Company settings', 'settings') : null,
     ),
     main,
   );
-  if (screen === 'employees' && current.role === 'admin') {
+  if (screen === 'approvals' && current.role === 'admin') {
+    show(main, approvalsSection(current, open));
+  } else if (screen === 'employees' && current.role === 'admin') {
     show(main, employeesSection(current, open));
   } else if (screen === 'settings' && current.role === 'admin') {
     show(main, companySettingsSection(current));
@@ -102,7 +111,8 @@ function showShell(current: Staff, screen: Screen = 'find'): void {
   }
 }
 
-// The session lives in this page's memory: when the page goes (a reload, a closed tab), it ends at the API too.
+// The session lives in this page's memory: when the page goes (a reload, a closed tab), it ends at the
+// API too, with the access token it has (kept fresh, so no refresh is sent first: session-keeper.ts).
 window.addEventListener('pagehide', () => {
   if (!staff) return;
   signingOut = true;

@@ -17,16 +17,28 @@ const MESSAGES: Record<string, string> = {
   OTP_ATTEMPTS_EXCEEDED: 'Too many wrong codes. Send a new code, or wait if sending is refused.',
   TOO_MANY_REQUESTS: 'Too many requests for now.',
   PAYLOAD_TOO_LARGE: 'What was sent is too large.',
-  PHONE_NOT_VERIFIED: 'The back office needs a sign-in by code or PIN from the last hours. Sign in again.',
+  PHONE_NOT_VERIFIED: 'The back office needs a sign-in from the last hours. Sign out, and sign in again with your PIN.',
   SMS_DESTINATION_NOT_ALLOWED: 'The company sends no SMS to that number: its country is not allowed, or it is not a mobile line.',
   SERVICE_UNAVAILABLE: 'The service is busy or a dependency is down. Try again in a moment.',
   PIN_INVALID: 'Wrong PIN.',
   PIN_LOCKED: 'The login PIN is locked after too many wrong tries. Sign in with a code: that unlocks it.',
   IDEMPOTENCY_KEY_REUSED: 'The same request is still at work. Try again in a moment.',
-  LAST_ADMIN: "The company's last admin cannot lose the role. Make another employee admin first.",
+  LAST_ADMIN:
+    "The company's last active admin cannot lose the role, be disabled or deleted. Make another employee admin (or enable one) first.",
   STATE_CONFLICT: 'The account is not in a state that allows this.',
   INTERNAL_ERROR: 'The service failed. Try again; if it keeps failing, tell the on-call engineer.',
   NETWORK_ERROR: 'No answer from the service. Check the connection and try again.',
+};
+
+/**
+ * A 403 for want of a stronger session (API contract 3.15, data.needs): what to do about it. A
+ * code sent by SMS reaches whoever holds the number, so the back office takes a PIN sign-in on a
+ * browser this employee remembered (its key cannot be copied off it), not a code alone.
+ */
+const NEEDS: Record<string, string> = {
+  strong:
+    'This needs a strong sign-in, not a code alone. Sign out; sign in by code with "Remember this browser" ticked (on your own desk computer); then sign in with your Login PIN.',
+  strong_fresh: 'This needs a PIN sign-in from the last few minutes. Sign out and sign in again with your Login PIN, then do it again.',
 };
 
 /** A refusal of the page's own, shown as it is. */
@@ -36,7 +48,8 @@ export class PageMessage extends Error {}
 export function failureText(error: unknown): string {
   if (error instanceof PageMessage) return error.message;
   if (!(error instanceof WalletAuthError)) return `The page failed: ${error instanceof Error ? error.message : String(error)}`;
-  const parts = [MESSAGES[error.name] ?? `The service refused (${error.name}).`];
+  const needs = typeof error.data.needs === 'string' ? NEEDS[error.data.needs] : undefined;
+  const parts = [needs ?? MESSAGES[error.name] ?? `The service refused (${error.name}).`];
   const fields = error.data.errors;
   if (Array.isArray(fields)) {
     for (const problem of fields as { field?: unknown; detail?: unknown }[])

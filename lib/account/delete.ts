@@ -11,6 +11,7 @@ import { emailClaimKey, phoneClaimKey } from '../store/keys.js';
 import { isLive, queryPendingChanges } from '../store/pending-change-store.js';
 import type { LabelledItem } from '../store/transactions.js';
 import { claimRelease, getPhoneClaim } from '../store/user-store.js';
+import { lastActiveAdmin, leftNoActiveAdmin, seatsOnLeavingActive } from '../users/active-admins.js';
 import { UserStatus } from '../users/user-status.js';
 import type { UserDeleteCall, UserDeleteResult } from './delete-input.js';
 import { requireFreshLogin } from './fresh-login.js';
@@ -75,7 +76,11 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
     if (user.email && emailHolder === userId) {
       items.push({ label: 'user', item: claimRelease(app.table, emailClaimKey(companyId, user.email, user.user_type), userId) });
     }
+    // An admin's deletion leaves the company's count of active admins, never below one (contract 3.14).
+    items.push(...seatsOnLeavingActive(app.table, companyId, user));
     return items;
+  }).catch((error: unknown) => {
+    throw leftNoActiveAdmin(error) ? lastActiveAdmin() : error;
   });
   audit(app, origin, 'account_deleted', { company_id: companyId, user_id: userId, outcome: 'requested', erase_after: eraseAfter, devices });
   audit(app, origin, 'sessions_revoked', { company_id: companyId, user_id: userId, outcome: 'account_deleted', revoked: ended });

@@ -5,6 +5,7 @@ import { erasureDueDelete } from '../store/erasure-store.js';
 import { userKey } from '../store/keys.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { emailClaimPut, getUser, phoneClaimPut } from '../store/user-store.js';
+import { seatsOnBecomingActive } from '../users/active-admins.js';
 import { UserStatus } from '../users/user-status.js';
 
 // An operator's undoing of a deletion before its erasure (npm run user:restore, API contract
@@ -58,6 +59,8 @@ export async function restoreUser(
     { label: 'user', item: erasureDueDelete(app.table, companyId, userId, eraseAfter) },
   ];
   if (user.email) items.push({ label: 'email', item: emailClaimPut(app.table, companyId, user.email, user.user_type, userId) });
+  // A restored admin is an active admin again (contract 3.14): a seat (none while deleted) and one more in the count.
+  for (const { item } of seatsOnBecomingActive(app.table, companyId, user, now)) items.push({ label: 'user', item });
   items.push(...also);
   try {
     await writeTransaction(app.table, items);

@@ -9,7 +9,7 @@ import { getUser, type UserRecord } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
 import { UserType } from '../users/user-types.js';
 import { type ActionOnUser, staffActionOnUser } from './staff-actions.js';
-import { requireStaff, type Staff, staffReason } from './staff-gate.js';
+import { requireStaff, type Staff, type StaffTerms, staffReason } from './staff-gate.js';
 
 // The user a back-office action names (API contract 3.14): a user of the employee's company (the
 // key holds the company, so another company's user is no user here: 404 code 6, as an unknown one).
@@ -47,15 +47,21 @@ export async function beginActionOnUser(
   call: { principal: Principal; body: { user_id: string; reason: string } },
   action: ActionOnUser,
   allowed: readonly StaffRole[] = ['support', 'admin'],
+  terms: StaffTerms = {},
 ) {
   const { companyId } = call.principal;
-  const staff = await requireStaff(app, call.principal, allowed);
+  const staff = await requireStaff(app, call.principal, allowed, terms);
   const userId = call.body.user_id;
   const user = await actionTarget(app, staff, companyId, userId);
-  const { record, writes } = staffActionOnUser(app, { companyId, actorId: staff.userId, action, userId, reason: call.body.reason });
-  const recorded: LabelledItem<'record'>[] = writes.map((item) => ({ label: 'record', item }));
-  return { staff, companyId, userId, user, record, recorded };
+  const { record, writes: recorded } = await staffActionOnUser(app, staff.chain, {
+    companyId,
+    actorId: staff.userId,
+    action,
+    userId,
+    reason: call.body.reason,
+  });
+  return { staff, companyId, userId, user, record, recorded: recorded as LabelledItem<'record'>[] };
 }
 
-/** 409 code 22: the user's status does not allow the action (`detail` says which it is and what is needed). */
+/** 409 code 23: the user's status does not allow the action (`detail` says which it is and what is needed). */
 export const stateConflict = (detail: string) => fieldError('STATE_CONFLICT', 'user_id', detail);

@@ -1,13 +1,17 @@
 import type { App } from '../app-context.js';
-import { type CompanySettings, updateCompanySettings } from '../companies/companies.js';
+import { type Company, type CompanySettings, checkCompanySettings, updateCompanySettings } from '../companies/companies.js';
 import { smsCountryCode } from '../companies/sms-countries.js';
 import { AppError, ErrorCodes, fieldError } from '../errors.js';
 import { canonicalLanguageTag, MAX_SMS_SEGMENTS, type SmsTextChanges, type SmsTextProblem, SmsTextRefused } from '../sms/sms-text.js';
+import { getCompany } from '../store/company-store.js';
+import { writeTransaction } from '../store/transactions.js';
 import type { CompanyUpdateCall, CompanyUpdateInput } from './company-update-input.js';
 import type { CompanyUpdateResult } from './company-update-result.js';
 import { companySettingsOf, companySettingsRules } from './company-view.js';
+import { newGrant } from './grants.js';
+import { securitySettingsIn } from './security-settings.js';
 import { auditStaffAction, staffActionRecord } from './staff-actions.js';
-import { requireStaff } from './staff-gate.js';
+import { requireStaff, type Staff } from './staff-gate.js';
 
 // POST /wallet/v3/admin/company/update (API contract 3.14, 6 and 7): an admin changes the company's
 // settings as `npm run company:update` does, by the same rules (lib/companies/), and the change and
@@ -26,7 +30,7 @@ function textChanges(texts: Record<string, string | null> | undefined): { langua
 }
 
 /** The body as the settings updateCompanySettings takes: absent fields change nothing. */
-function settingsOf(body: CompanyUpdateInput): CompanySettings {
+export function settingsOf(body: CompanyUpdateInput): CompanySettings {
   const { sms_text: smsText } = body;
   const templates = textChanges(smsText?.templates);
   // phone_change_texts are the phone warning's: given both ways, a language is given twice (refused).
@@ -78,7 +82,7 @@ function fieldOf(problem: SmsTextProblem, refusal: SmsTextRefused, body: Company
 }
 
 /** 400 code 1: every problem on its field, and the sizes measured, so a page can show each text's count. */
-function refusedText(refusal: SmsTextRefused, body: CompanyUpdateInput): AppError {
+export function refusedText(refusal: SmsTextRefused, body: CompanyUpdateInput): AppError {
   const { codeTexts, warningTexts } = refusal.sizes;
   const phoneChangeTexts = warningTexts?.phone;
   return new AppError('BAD_REQUEST', {
@@ -96,9 +100,66 @@ function refusedText(refusal: SmsTextRefused, body: CompanyUpdateInput): AppErro
   });
 }
 
+/** The answer of a change applied now: the settings as company/view shows them, and when every function has them. */
+export function appliedAnswer(app: App, company: Company, grantId?: string): CompanyUpdateResult {
+  return {
+    message: `Company settings updated: every function has them within ${app.config.companyCacheSeconds} seconds`,
+    in_force_within_seconds: app.config.companyCacheSeconds,
+    pending: 0,
+    ...(grantId ? { grant_id: grantId } : {}),
+    company: companySettingsOf(company, app.config),
+    rules: companySettingsRulesOf(app),
+  };
+}
+
+const companySettingsRulesOf = (app: App) => companySettingsRules(app.config);
+
+/**
+ * A change of a security setting (security-settings.ts): checked now by the rules it will be applied
+ * by, then stored as a grant another admin approves within APPROVAL_WITHIN_SECONDS (company/approve),
+ * with its record, in one transaction. Nothing changes until then.
+ */
+async function askForSettings(
+  app: App,
+  call: CompanyUpdateCall,
+  staff: Staff,
+  settings: CompanySettings,
+  names: string[],
+): Promise<CompanyUpdateResult> {
+  const { companyId } = call.principal;
+  const { reason: _reason, ...asked } = call.body;
+  const { grant, write } = newGrant(app, staff, { kind: 'company', settings: asked, setting_names: names });
+  const { record, writes } = await staffActionRecord(app, staff.chain, {
+    companyId,
+    actorId: staff.userId,
+    action: 'company_grant',
+    reason: call.body.reason,
+    details: { grant_id: grant.grant_id, settings: names.join(' ') },
+  });
+  try {
+    await checkCompanySettings(app.table, companyId, settings, app.config.otp.ttlSeconds);
+  } catch (error) {
+    if (!(error instanceof SmsTextRefused)) throw error;
+    auditStaffAction(app, call.origin, record, 'refused');
+    throw refusedText(error, call.body);
+  }
+  await writeTransaction<string>(app.table, [write, ...writes]);
+  auditStaffAction(app, call.origin, record, 'asked');
+  const current = await getCompany(app.table, companyId, true);
+  return {
+    message: `Change of ${names.join(', ')} asked: another admin approves it (company/approve) before approve_by, or it is void`,
+    in_force_within_seconds: app.config.companyCacheSeconds,
+    pending: 1,
+    grant_id: grant.grant_id,
+    approve_by: grant.expires_at,
+    company: companySettingsOf(current!, app.config),
+    rules: companySettingsRulesOf(app),
+  };
+}
+
 export async function companyUpdate(app: App, call: CompanyUpdateCall): Promise<CompanyUpdateResult> {
   const { companyId } = call.principal;
-  const staff = await requireStaff(app, call.principal, ['admin']);
+  const staff = await requireStaff(app, call.principal, ['admin'], { fresh: true });
   const settings = settingsOf(call.body);
   if (Object.keys(settings).length === 0) {
     throw fieldError(
@@ -107,7 +168,10 @@ export async function companyUpdate(app: App, call: CompanyUpdateCall): Promise<
       'names no setting to change (name, require_verified_phone, sms_countries, sms_text, phone_change_texts, warning_texts, limits)',
     );
   }
-  const { record, writes } = staffActionRecord(app, {
+  // A change of a security setting takes two admins: the whole change waits for the second.
+  const security = securitySettingsIn(call.body);
+  if (security.length) return askForSettings(app, call, staff, settings, security);
+  const { record, writes } = await staffActionRecord(app, staff.chain, {
     companyId,
     actorId: staff.userId,
     action: 'company_update',
@@ -122,10 +186,5 @@ export async function companyUpdate(app: App, call: CompanyUpdateCall): Promise<
     throw refusedText(error, call.body);
   }
   auditStaffAction(app, call.origin, record, 'changed');
-  return {
-    message: `Company settings updated: every function has them within ${app.config.companyCacheSeconds} seconds`,
-    in_force_within_seconds: app.config.companyCacheSeconds,
-    company: companySettingsOf(updated.company, app.config),
-    rules: companySettingsRules(app.config),
-  };
+  return appliedAnswer(app, updated.company);
 }

@@ -84,11 +84,13 @@ export function companySettingsRules(config: Pick<Config, 'otp' | 'companyCacheS
 export async function companyView(app: App, call: CompanyViewCall): Promise<CompanyViewResult> {
   const { companyId } = call.principal;
   const staff = await requireStaff(app, call.principal, ['admin']);
-  const { record, writes } = staffActionRecord(app, { companyId, actorId: staff.userId, action: 'company_view', reason: call.body.reason });
-  await writeTransaction(
-    app.table,
-    writes.map((item) => ({ label: 'record', item })),
-  );
+  const { record, writes } = await staffActionRecord(app, staff.chain, {
+    companyId,
+    actorId: staff.userId,
+    action: 'company_view',
+    reason: call.body.reason,
+  });
+  await writeTransaction(app.table, writes);
   auditStaffAction(app, call.origin, record, 'shown');
   // As stored now, not as this function's cache of companies holds it: an admin sees their change at once.
   const company = await getCompany(app.table, companyId, true);

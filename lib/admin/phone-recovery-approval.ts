@@ -2,7 +2,6 @@ import { PENDING_CHANGE_COMPLETES_WITHIN_SECONDS } from '../account/phone-change
 import type { App } from '../app-context.js';
 import type { RequestKey } from '../call.js';
 import { epochSeconds, HOUR_SECONDS } from '../clock.js';
-import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { warnNumberInDefaultLanguage } from '../pending-changes/warning-sms.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
@@ -14,14 +13,19 @@ import {
   phoneChangeIndexApproval,
   recoveryApproval,
 } from '../store/pending-change-store.js';
+import { awaitingRecoveryDelete } from '../store/staff-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
+import { actionTarget } from './action-target.js';
+import { requireApprover } from './approver-rules.js';
 import type { PhoneApproveCall } from './phone-change-id-input.js';
 import type { PhoneApproveResult } from './phone-recovery-result.js';
-import { activeUserOf, noSuchChange } from './recovery-target.js';
+import { noSuchChange, requireActive } from './recovery-target.js';
 import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
 import { requireStaff } from './staff-gate.js';
 
-// Its approval by a second employee, an admin (API contract 3.14; phone-recovery.ts says why).
+// Its approval by a second employee, an admin (API contract 3.14; phone-recovery.ts says why), on
+// a fresh strong session, by the approver rules of dual control (approver-rules.ts), within
+// APPROVAL_WITHIN_SECONDS of the start.
 
 /**
  * Approves a recovery (admin, not the one who started it): in one transaction the change runs from
@@ -36,8 +40,8 @@ export async function approvePhoneRecovery(
 ): Promise<PhoneApproveResult> {
   const { body, principal, company, origin } = call;
   const { companyId } = principal;
-  const staff = await requireStaff(app, principal, ['admin']);
-  const user = await activeUserOf(app, companyId, body.user_id);
+  const staff = await requireStaff(app, principal, ['admin'], { fresh: true });
+  const user = requireActive(await actionTarget(app, staff, companyId, body.user_id));
   const change = await getPendingPhoneChange(app.table, companyId, user.user_id, true);
   const now = epochSeconds(app.clock);
   const answer = (approved: PendingPhoneChange) => ({
@@ -49,16 +53,15 @@ export async function approvePhoneRecovery(
   // Approved already by this admin (a retry whose answer was lost): the same answer.
   if (change.awaiting_approval === undefined && change.approved_by === staff.userId) return answer(change);
   if (change.awaiting_approval === undefined) throw noSuchChange('is not a recovery awaiting approval');
-  if (change.started_by === staff.userId) {
-    throw new AppError('FORBIDDEN', { detail: 'another employee than the one who started the recovery must approve it' });
-  }
+  await requireApprover(app, staff, { starterId: change.started_by ?? '', field: 'change_id' });
   const effectiveAt = now + app.config.phoneChangeHoldHours * HOUR_SECONDS;
   const expiresAt = effectiveAt + PENDING_CHANGE_COMPLETES_WITHIN_SECONDS;
   const approval = { changeId: change.change_id, approverId: staff.userId, now, effectiveAt, expiresAt };
   // Notices 9 and 8 in one transaction: each on its own shard of the unread count.
   const [pendingShard, staffShard] = distinctUnreadShards(2);
-  const { record, writes: recorded } = staffActionOnUser(
+  const { record, writes: recorded } = await staffActionOnUser(
     app,
+    staff.chain,
     { companyId, actorId: staff.userId, action: 'phone_approve', userId: user.user_id, reason: body.reason },
     staffShard,
   );
@@ -74,7 +77,8 @@ export async function approvePhoneRecovery(
         nowMs: app.clock.now(),
         unreadShard: pendingShard,
       }).map((item) => ({ label: 'notice', item })),
-      ...recorded.map((item) => ({ label: 'record', item })),
+      ...recorded,
+      { label: 'listed', item: awaitingRecoveryDelete(app.table, companyId, change.change_id) },
     ]);
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;

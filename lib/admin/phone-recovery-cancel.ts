@@ -1,12 +1,12 @@
 import type { App } from '../app-context.js';
 import type { RequestKey } from '../call.js';
 import { epochSeconds } from '../clock.js';
-import { fieldError } from '../errors.js';
 import { endedByThisRequest, pendingChangeEndWrites } from '../pending-changes/change-cancel.js';
 import { distinctUnreadShards } from '../store/notification-store.js';
 import { isLive, queryPendingChanges } from '../store/pending-change-store.js';
+import { awaitingRecoveryDelete } from '../store/staff-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
-import { getUser } from '../store/user-store.js';
+import { actionTarget } from './action-target.js';
 import type { PhoneCancelCall } from './phone-change-id-input.js';
 import type { PhoneCancelResult } from './phone-recovery-result.js';
 import { noSuchChange } from './recovery-target.js';
@@ -25,8 +25,8 @@ export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall
   const { body, principal, origin, idempotencyRef } = call;
   const { companyId } = principal;
   const staff = await requireStaff(app, principal, ['support', 'admin']);
-  const user = await getUser(app.table, companyId, body.user_id, true);
-  if (!user) throw fieldError('NOT_FOUND', 'user_id', 'is not a user of this company');
+  // Whom it acts on as every action does: not one's own account, an employee only by an admin.
+  const user = await actionTarget(app, staff, companyId, body.user_id);
   const change = (await queryPendingChanges(app.table, companyId, user.user_id)).find((found) => found.change_id === body.change_id);
   if (!change) throw noSuchChange();
   const answer = {
@@ -39,8 +39,9 @@ export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall
   }
   // Notices 10 and 8 in one transaction: each on its own shard of the unread count.
   const [cancelShard, staffShard] = distinctUnreadShards(2);
-  const { record, writes: recorded } = staffActionOnUser(
+  const { record, writes: recorded } = await staffActionOnUser(
     app,
+    staff.chain,
     { companyId, actorId: staff.userId, action: 'phone_cancel', userId: user.user_id, reason: body.reason },
     staffShard,
   );
@@ -51,7 +52,9 @@ export async function cancelPhoneChangeBySupport(app: App, call: PhoneCancelCall
         requestRef: idempotencyRef,
         unreadShard: cancelShard,
       }),
-      ...recorded.map((item) => ({ label: 'record' as const, item })),
+      ...recorded,
+      // Off the approvals list, whether it awaited approval or not (a delete of nothing is nothing).
+      { label: 'listed', item: awaitingRecoveryDelete(app.table, companyId, change.change_id) },
     ]);
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;

@@ -1,6 +1,5 @@
-import type { App } from '../app-context.js';
 import { fieldError } from '../errors.js';
-import { getUser, type UserRecord } from '../store/user-store.js';
+import type { UserRecord } from '../store/user-store.js';
 import { UserStatus } from '../users/user-status.js';
 import { stateConflict } from './action-target.js';
 
@@ -9,10 +8,8 @@ import { stateConflict } from './action-target.js';
 
 export const noSuchChange = (what = 'is not a pending phone change of this user') => fieldError('NOT_FOUND', 'change_id', what);
 
-/** The user acted on: of this company, and active (a recovery completes only for an active user). */
-export async function activeUserOf(app: App, companyId: string, userId: string): Promise<UserRecord> {
-  const user = await getUser(app.table, companyId, userId, true);
-  if (!user) throw fieldError('NOT_FOUND', 'user_id', 'is not a user of this company');
+/** A recovery is for an active user (it completes only for one): 409 code 23 otherwise. */
+export function requireActive(user: UserRecord): UserRecord {
   if (user.status_id !== UserStatus.ACTIVE) throw stateConflict('is not an active user: an admin enables a disabled account first');
   return user;
 }

@@ -11,7 +11,7 @@ import type { UserRestoreResult } from './user-restore-result.js';
 // erasure, as npm run user:restore (lib/account/restore.ts): active again with their phone and
 // email claims back, in one transaction with the record of the action and notice 8. Its refusals:
 // a phone or email someone registered since, 409 code 7 naming `phone` or `email`; a user not
-// awaiting erasure, or past erase_after, 409 code 22.
+// awaiting erasure, or past erase_after, 409 code 23.
 
 const REFUSALS = {
   phone_taken: () => fieldError('ALREADY_REGISTERED', 'phone', 'is held by another user now: the account cannot take it back'),

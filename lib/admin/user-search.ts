@@ -52,17 +52,14 @@ export async function userSearch(app: App, call: UserSearchCall): Promise<UserSe
   const user = userId ? await getUser(app.table, companyId, userId) : undefined;
   // A user id names a user of either type; the other keys were looked up with the type asked.
   const found = user && (call.body.user_id !== undefined || user.user_type === call.body.user_type) ? user : undefined;
-  const { record, writes } = staffActionRecord(app, {
+  const { record, writes } = await staffActionRecord(app, staff.chain, {
     companyId,
     actorId: staff.userId,
     action: 'search',
     userId: found?.user_id,
     reason: call.body.reason,
   });
-  await writeTransaction(
-    app.table,
-    writes.map((item) => ({ label: 'record', item })),
-  );
+  await writeTransaction(app.table, writes);
   auditStaffAction(app, call.origin, record, found ? 'found' : 'none');
   return { users: found ? [userSummaryOf(found)] : [] };
 }

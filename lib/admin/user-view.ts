@@ -58,22 +58,19 @@ export async function userView(app: App, call: UserViewCall): Promise<UserViewRe
   const { companyId } = call.principal;
   const { user_id: userId, reason } = call.body;
   const reveal = call.body.reveal === 1;
-  const staff = await requireStaff(app, call.principal, ['support', 'admin']);
-  if (reveal && staff.role !== 'admin') throw new AppError('FORBIDDEN', { detail: 'only an admin sees the phone number and email whole' });
+  // Revealing is an admin's alone, on a fresh strong session; the role is checked before the session's strength.
+  const staff = await requireStaff(app, call.principal, reveal ? ['admin'] : ['support', 'admin'], { fresh: reveal });
   await countLookup(app, staff, companyId);
   const found = await getUserWithReferralCount(app.table, companyId, userId);
   // A view of nobody is kept in the company's log only: there is no user to keep it beside.
-  const { record, writes } = staffActionRecord(app, {
+  const { record, writes } = await staffActionRecord(app, staff.chain, {
     companyId,
     actorId: staff.userId,
     action: 'view',
     userId: found?.user.user_id,
     reason,
   });
-  await writeTransaction(
-    app.table,
-    writes.map((item) => ({ label: 'record', item })),
-  );
+  await writeTransaction(app.table, writes);
   auditStaffAction(app, call.origin, record, found ? (reveal ? 'revealed' : 'masked') : 'none');
   if (!found) throw new AppError('NOT_FOUND', { detail: 'no such user in this company' });
 

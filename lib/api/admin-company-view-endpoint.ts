@@ -2,6 +2,7 @@ import { companyViewBody } from '../admin/company-view-input.js';
 import { companyViewResult } from '../admin/company-view-result.js';
 import { BUILT_IN_WARNING_TEXTS, WARNING_KEYS } from '../companies/security-warning-texts.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 
 const limit = (value: number, fallback: number, min = 0) =>
   ({ value, default: fallback, source: value === fallback ? 'default' : 'company', min }) as const;
@@ -68,17 +69,16 @@ export const adminCompanyViewEndpoint = {
   path: '/wallet/v3/admin/company/view',
   summary: 'See the company’s settings (admin)',
   tag: 'admin',
-  description: ({ admin, companyCacheSeconds }) =>
+  description: (config) =>
     'The company’s settings (API contract 6 and 7) as `npm run company:update` prints them, in the shape ' +
     'company/update takes: the name, require_verified_phone, the countries SMS may go to, the code texts by ' +
     'language with the default language, the app hash and the WebOTP domain, the security warnings by warning (and ' +
     'the phone change’s as phone_change_texts), and each ' +
     'limit in force (the company’s own or the configured default, marked which). With each text’s size in SMS as ' +
-    'sent (sms_sizes, phone_change_sizes, warning_sizes), warnings worth a look, and the rules company/update applies (rules). ' +
-    `As stored now: other functions keep a company for up to ${duration(companyCacheSeconds)}. Not the status: a ` +
-    'disabled company answers 404 code 3 to every call. Never a secret. Needs an employee token with the admin role ' +
-    `(support: 403 code 5) whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ago, and a ` +
-    'reason, kept in the record of the view (action company_view, in the company’s log).',
+    'sent (sms_sizes, phone_change_sizes), warnings worth a look, and the rules company/update applies (rules). ' +
+    `As stored now: other functions keep a company for up to ${duration(config.companyCacheSeconds)}. Not the status: a ` +
+    'disabled company answers 404 code 3 to every call. Never a secret. Recorded as company_view. ' +
+    staffSessionRule(config, 'the admin role'),
   auth: 'required',
   body: companyViewBody,
   result: companyViewResult,

@@ -1,6 +1,7 @@
 import { employeeRoleBody } from '../admin/employee-role-input.js';
 import { employeeRoleResult } from '../admin/employee-role-result.js';
-import { duration, type Endpoint } from '../http/endpoint.js';
+import type { Endpoint } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminEmployeeRoleEndpoint = {
   operationId: 'adminEmployeeRole',
@@ -8,18 +9,27 @@ export const adminEmployeeRoleEndpoint = {
   path: '/wallet/v3/admin/employees/role',
   summary: 'Give an employee a back-office role, or take it away (admin)',
   tag: 'admin',
-  description: ({ admin }) =>
+  description: (config) =>
     'An admin of the company sets the role of one of its active employees: "support" (search, view and act on ' +
-    'users), "admin" (also enable users, approve recoveries, set roles and the company’s settings) or "none". ' +
-    'The company’s last admin keeps the role (409 code 21). Needs an employee token with the admin role whose ' +
-    `session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ago, and a reason, kept in the ` +
-    'record of the action.',
+    'users), "admin" (also enable users, approve recoveries and grants, set roles and the company’s settings) or ' +
+    '"none". A role that gives power (none to support, none or support to admin) takes two admins: it answers ' +
+    'pending 1 with a grant_id and approve_by, and the employee has it once another admin approves it with ' +
+    'employees/approve within 72 hours. A role that takes power away (to none, admin to support) is set at once ' +
+    '(pending 0). The company’s last active admin keeps the role (409 code 21). Recorded as role_grant or role. ' +
+    staffSessionRule(config, 'the admin role', { fresh: true }),
   auth: 'required',
   body: employeeRoleBody,
   result: employeeRoleResult,
   errors: ['FORBIDDEN', 'PHONE_NOT_VERIFIED', 'NOT_FOUND', 'LAST_ADMIN'],
   examples: {
     request: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', role: 'support', reason: 'ticket 4711: new support agent' },
-    result: { message: 'Role set', user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', role: 'support' },
+    result: {
+      message: 'Role asked: another admin approves it (employees/approve) before approve_by, or it is void',
+      user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8',
+      role: 'support',
+      pending: 1,
+      grant_id: '0b6e2f4a8c1d3e5f7a9b0c2d4e6f8a1b',
+      approve_by: 1767571200,
+    },
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import { userDeviceRemoveBody } from '../admin/user-device-remove-input.js';
 import { userDeviceRemoveResult } from '../admin/user-device-remove-result.js';
-import { duration, type Endpoint } from '../http/endpoint.js';
+import type { Endpoint } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersDevicesRemoveEndpoint = {
   operationId: 'adminUsersDevicesRemove',
@@ -8,13 +9,12 @@ export const adminUsersDevicesRemoveEndpoint = {
   path: '/wallet/v3/admin/users/devices/remove',
   summary: 'Remove a bound device of a user (support, admin)',
   tag: 'admin',
-  description: ({ admin }) =>
+  description: (config) =>
     'As the user’s own devices/remove: ends the binding and every session bound to it (a PIN login on it racing ' +
     'the removal gets no session); answers how many sessions ended. The user gets a security notice (event 8, ' +
     'changed by support). A device that is not that user’s, or a user who is not the company’s: 404 code 6. ' +
-    'Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with ' +
-    `a role whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ago, and a reason, ` +
-    'kept in the record of the action.',
+    'Staff act on other users only, and only an admin on an employee (403 code 5). ' +
+    staffSessionRule(config, 'a role'),
   auth: 'required',
   body: userDeviceRemoveBody,
   result: userDeviceRemoveResult,

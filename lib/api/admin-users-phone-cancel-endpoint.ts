@@ -1,6 +1,7 @@
 import { phoneCancelBody } from '../admin/phone-change-id-input.js';
 import { phoneCancelResult } from '../admin/phone-recovery-result.js';
-import { duration, type Endpoint } from '../http/endpoint.js';
+import type { Endpoint } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersPhoneCancelEndpoint = {
   operationId: 'adminUsersPhoneCancel',
@@ -8,11 +9,12 @@ export const adminUsersPhoneCancelEndpoint = {
   path: '/wallet/v3/admin/users/phone/cancel',
   summary: 'Cancel a user’s pending phone change or recovery (support, admin)',
   tag: 'admin',
-  description: ({ admin }) =>
+  description: (config) =>
     'Cancels the user’s live pending phone change named by change_id: a recovery (awaiting approval or running) or the user’s ' +
     'own change, such as one a caller reports as not theirs. Notices 10 and 8 in the user’s list, the event ' +
-    'user.phone_change_cancelled if it was running. Not the user’s live change: 404 code 6 naming change_id. Needs an employee ' +
-    `token with a role whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ago, and a reason.`,
+    'user.phone_change_cancelled if it was running. Not the user’s live change: 404 code 6 naming change_id. Staff act on ' +
+    'other users only, and only an admin on an employee (403 code 5). ' +
+    staffSessionRule(config, 'a role'),
   auth: 'required',
   body: phoneCancelBody,
   result: phoneCancelResult,

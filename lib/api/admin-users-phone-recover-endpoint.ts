@@ -1,6 +1,7 @@
 import { phoneRecoverBody } from '../admin/phone-recover-input.js';
 import { phoneRecoverResult } from '../admin/phone-recovery-result.js';
-import { duration, type Endpoint } from '../http/endpoint.js';
+import type { Endpoint } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersPhoneRecoverEndpoint = {
   operationId: 'adminUsersPhoneRecover',
@@ -8,17 +9,27 @@ export const adminUsersPhoneRecoverEndpoint = {
   path: '/wallet/v3/admin/users/phone/recover',
   summary: 'Start the recovery of a user who lost the number and every device (support, admin)',
   tag: 'admin',
-  description: ({ admin }) =>
+  description: (config) =>
     'Starts a pending phone change (via support) to the number the user can now receive codes on: a mobile number in the ' +
     'company’s countries (400 code 15), held by no one (409 code 7), not the account’s own. It does not run until another ' +
-    'employee, an admin, approves it (admin/users/phone/approve) before approve_by; nothing is sent yet. One pending change ' +
-    'per user: it replaces the user’s own. The user must be active (409 code 23 naming user_id). Needs an employee token with a ' +
-    `role whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ago, and a reason; notice 8 is ` +
-    'written in the user’s list.',
+    'admin approves it (admin/users/phone/approve) before approve_by, 72 hours on; nothing is sent yet. One pending change ' +
+    'per user: it replaces the user’s own. The user must be active (409 code 23 naming user_id). Staff act on other users ' +
+    'only, and only an admin on an employee (403 code 5). A start is a lookup: counted with the searches and views ' +
+    `(at most ${config.admin.lookupsPerHour} per employee per clock hour, then 429 code 12), and recorded whether it ` +
+    'starts or is refused (with why and the number’s last 4 digits); notice 8 is written in the user’s list when it starts. ' +
+    staffSessionRule(config, 'a role'),
   auth: 'required',
   body: phoneRecoverBody,
   result: phoneRecoverResult,
-  errors: ['FORBIDDEN', 'PHONE_NOT_VERIFIED', 'NOT_FOUND', 'ALREADY_REGISTERED', 'SMS_DESTINATION_NOT_ALLOWED', 'STATE_CONFLICT'],
+  errors: [
+    'FORBIDDEN',
+    'PHONE_NOT_VERIFIED',
+    'NOT_FOUND',
+    'ALREADY_REGISTERED',
+    'SMS_DESTINATION_NOT_ALLOWED',
+    'STATE_CONFLICT',
+    'TOO_MANY_REQUESTS',
+  ],
   examples: {
     request: {
       user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8',

@@ -1,6 +1,7 @@
 import { userRestoreBody } from '../admin/user-restore-input.js';
 import { userRestoreResult } from '../admin/user-restore-result.js';
-import { duration, type Endpoint } from '../http/endpoint.js';
+import type { Endpoint } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersRestoreEndpoint = {
   operationId: 'adminUsersRestore',
@@ -8,14 +9,14 @@ export const adminUsersRestoreEndpoint = {
   path: '/wallet/v3/admin/users/restore',
   summary: 'Undo a user’s deletion before its erasure (support, admin)',
   tag: 'admin',
-  description: ({ admin }) =>
+  description: (config) =>
     'As npm run user:restore: a user who deleted the account and is not erased yet is active again, with their ' +
-    'phone and email taken back (event user.restored); their sessions and devices stay ended. A phone or email ' +
-    'someone registered since: 409 code 7 naming "phone" or "email". A user not awaiting erasure, or past its ' +
-    'erase_after (even if the eraser has not run yet): 409 code 23. The user gets a security notice (event 8, ' +
-    'changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs ' +
-    `an employee token with a role whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ` +
-    'ago, and a reason, kept in the record of the action.',
+    'phone and email taken back (event user.restored); their sessions and devices stay ended (a restored admin is ' +
+    'an active admin again). A phone or email someone registered since: 409 code 7 naming "phone" or "email". A user ' +
+    'not awaiting erasure, or past its erase_after (even if the eraser has not run yet): 409 code 23. The user gets a ' +
+    'security notice (event 8, changed by support). Staff act on other users only, and only an admin on an employee ' +
+    '(403 code 5). ' +
+    staffSessionRule(config, 'a role'),
   auth: 'required',
   body: userRestoreBody,
   result: userRestoreResult,

@@ -1,6 +1,7 @@
 import { userSearchBody } from '../admin/user-search-input.js';
 import { userSearchResult } from '../admin/user-search-result.js';
-import { duration, type Endpoint } from '../http/endpoint.js';
+import type { Endpoint } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersSearchEndpoint = {
   operationId: 'adminUsersSearch',
@@ -8,12 +9,12 @@ export const adminUsersSearchEndpoint = {
   path: '/wallet/v3/admin/users/search',
   summary: 'Find the user an exact key names (support, admin)',
   tag: 'admin',
-  description: ({ admin }) =>
+  description: (config) =>
     'Exactly one of phone (E.164), email, user_id or referral_code, and user_type (default 2; a user_id names a ' +
     'user of either type). Answers an empty list or the one user, with the phone and email masked. Exact matches ' +
-    `only: no listing, no prefix. At most ${admin.lookupsPerHour} searches and views per employee per clock hour ` +
-    `(429 code 12). Needs an employee token with a role whose session began by OTP or PIN login under ` +
-    `${duration(admin.sessionSeconds)} ago, and a reason, kept in the record of the search.`,
+    `only: no listing, no prefix. At most ${config.admin.lookupsPerHour} searches, views and recovery starts per ` +
+    'employee per clock hour (429 code 12). ' +
+    staffSessionRule(config, 'a role'),
   auth: 'required',
   body: userSearchBody,
   result: userSearchResult,

@@ -1,6 +1,7 @@
 import { userSessionsEndBody } from '../admin/user-sessions-end-input.js';
 import { userSessionsEndResult } from '../admin/user-sessions-end-result.js';
-import { duration, type Endpoint } from '../http/endpoint.js';
+import type { Endpoint } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersSessionsEndEndpoint = {
   operationId: 'adminUsersSessionsEnd',
@@ -8,13 +9,12 @@ export const adminUsersSessionsEndEndpoint = {
   path: '/wallet/v3/admin/users/sessions/end',
   summary: 'End one session of a user, or every one (support, admin)',
   tag: 'admin',
-  description: ({ admin }) =>
+  description: (config) =>
     'Ends the session `sid` names, or without it every session of the user: their tokens answer 401 from then ' +
     'on, and each end is published as session.ended with reason "support". The user gets a security notice ' +
     '(event 8, changed by support). An unknown or already ended sid, or a user who is not the company’s: 404 ' +
-    'code 6. Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee ' +
-    `token with a role whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ago, and a ` +
-    'reason, kept in the record of the action.',
+    'code 6. Staff act on other users only, and only an admin on an employee (403 code 5). ' +
+    staffSessionRule(config, 'a role'),
   auth: 'required',
   body: userSessionsEndBody,
   result: userSessionsEndResult,

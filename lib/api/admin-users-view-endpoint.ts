@@ -1,6 +1,7 @@
 import { userViewBody } from '../admin/user-view-input.js';
 import { userViewResult } from '../admin/user-view-result.js';
 import { duration, type Endpoint, sampleUserId } from '../http/endpoint.js';
+import { staffSessionRule } from './staff-session-rule.js';
 import { sampleProfile } from './user-profile-endpoint.js';
 
 const { email: _email, dial_code: _dialCode, phone_number: _phoneNumber, ...maskedProfile } = sampleProfile;
@@ -11,16 +12,16 @@ export const adminUsersViewEndpoint = {
   path: '/wallet/v3/admin/users/view',
   summary: 'See one user’s account (support, admin)',
   tag: 'admin',
-  description: ({ admin }) =>
+  description: (config) =>
     'One user of the company by user_id: the profile with the phone and email masked as a search shows them (an admin ' +
-    'sending reveal: 1 sees dial_code, phone_number and email whole; a support employee sending it: 403 code 5), the ' +
-    'bound devices, the live sessions (how and when each began, last use, expiry, sid; never a token), where each PIN ' +
-    'stands (set, locked, attempts_left), the pending phone change, the deletion under way, the referral count, the ' +
-    'latest 20 security notifications and the latest 50 back-office actions on the user. Never a hash, PIN, code, ' +
+    'sending reveal: 1, on a session proven under ' +
+    `${duration(config.stepUpMaxAgeSeconds)} ago, sees dial_code, phone_number and email whole; support sending it: 403 ` +
+    'code 5), the bound devices, the live sessions (how and when each began, last use, expiry, sid; never a token), where ' +
+    'each PIN stands (set, locked, attempts_left), the pending phone change, the deletion under way, the referral count, ' +
+    'the latest 20 security notifications and the latest 50 back-office actions on the user. Never a hash, PIN, code, ' +
     'token or key. A user_id the company does not hold: 404 code 6. Counted with the searches: at most ' +
-    `${admin.lookupsPerHour} searches and views per employee per clock hour (429 code 12), an unknown id included. ` +
-    `Needs an employee token with a role whose session began by OTP or PIN login under ${duration(admin.sessionSeconds)} ` +
-    'ago, and a reason, kept in the record of the view.',
+    `${config.admin.lookupsPerHour} searches and views per employee per clock hour (429 code 12), an unknown id included. ` +
+    staffSessionRule(config, 'a role'),
   auth: 'required',
   body: userViewBody,
   result: userViewResult,

@@ -1,8 +1,11 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../sessions/discovery.js';
+import { adminApprovalsListEndpoint } from './admin-approvals-list-endpoint.js';
+import { adminCompanyApproveEndpoint } from './admin-company-approve-endpoint.js';
 import { adminCompanyUpdateEndpoint } from './admin-company-update-endpoint.js';
 import { adminCompanyViewEndpoint } from './admin-company-view-endpoint.js';
 import { adminEmployeeRoleEndpoint } from './admin-employee-role-endpoint.js';
+import { adminEmployeesApproveEndpoint } from './admin-employees-approve-endpoint.js';
 import { adminUsersDevicesRemoveEndpoint } from './admin-users-devices-remove-endpoint.js';
 import { adminUsersPhoneApproveEndpoint } from './admin-users-phone-approve-endpoint.js';
 import { adminUsersPhoneCancelEndpoint } from './admin-users-phone-cancel-endpoint.js';
@@ -70,6 +73,8 @@ export const endpoints = {
   userSecurityNotMe: userSecurityNotMeEndpoint,
   userDelete: userDeleteEndpoint,
   adminEmployeeRole: adminEmployeeRoleEndpoint,
+  adminEmployeesApprove: adminEmployeesApproveEndpoint,
+  adminApprovalsList: adminApprovalsListEndpoint,
   adminUsersSearch: adminUsersSearchEndpoint,
   adminUsersPhoneRecover: adminUsersPhoneRecoverEndpoint,
   adminUsersPhoneApprove: adminUsersPhoneApproveEndpoint,
@@ -81,6 +86,7 @@ export const endpoints = {
   adminUsersView: adminUsersViewEndpoint,
   adminCompanyView: adminCompanyViewEndpoint,
   adminCompanyUpdate: adminCompanyUpdateEndpoint,
+  adminCompanyApprove: adminCompanyApproveEndpoint,
 } as const satisfies Record<string, Endpoint>;
 
 export type OperationName = keyof typeof endpoints;

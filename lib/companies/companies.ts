@@ -13,7 +13,7 @@ import {
   updateCompany,
 } from '../store/company-store.js';
 import type { Table } from '../store/table.js';
-import type { TransactItem } from '../store/transactions.js';
+import type { LabelledItem } from '../store/transactions.js';
 import type { CompanyLimitAttribute } from './company-limits.js';
 import { changedWarningTexts, type StoredWarningTexts, type WarningSizes, type WarningTextChange } from './security-warning-texts.js';
 
@@ -165,7 +165,7 @@ export async function updateCompanySettings(
   companyId: string,
   settings: CompanySettings,
   codeTtlSeconds?: number,
-  alongside?: TransactItem[],
+  alongside?: LabelledItem<string>[],
 ): Promise<UpdatedCompany> {
   const changes = { ...storedSettings(settings), updated_at: epochSeconds(clock) };
   const remove = removedSettings(settings);
@@ -180,22 +180,7 @@ export async function updateCompanySettings(
     // while both are still as read: a rename and a template change side by side are sized together.
     // Strongly consistent: a retry after another change overtook this one reads that change.
     const current = found(await getCompany(table, companyId, true));
-    const name = settings.name ?? current.name;
-    // Both checked, so that a refusal lists every problem of the change at once, with every size measured.
-    const refusals: SmsTextRefused[] = [];
-    const smsText = refusedInto(refusals, () => changedSmsText(current.sms_text, settings.sms_text ?? {}, name, codeTtlSeconds));
-    const warnings = refusedInto(refusals, () => changedWarningTexts(current.sms_text, settings.warning_texts ?? [], name));
-    if (!smsText || !warnings) {
-      // The sizes of the texts that passed, and of those refused for their size alone.
-      const sizes: SizesMeasured = {
-        ...(smsText ? { codeTexts: smsText.sizes } : {}),
-        ...(warnings ? { warningTexts: warnings.sizes } : {}),
-      };
-      throw new SmsTextRefused(
-        refusals.flatMap(({ problems }) => problems),
-        Object.assign(sizes, ...refusals.map((refusal) => refusal.sizes)),
-      );
-    }
+    const { smsText, warnings } = checkedTexts(current, settings, codeTtlSeconds);
     const stored = withWarningTexts(smsText.settings, warnings.stored);
     const updated = await updateCompany(
       table,
@@ -211,6 +196,46 @@ export async function updateCompanySettings(
     if (updated) return { company: updated, smsText, warningSizes: warnings.sizes, phoneChangeSizes: warnings.sizes.phone ?? {} };
     if (attempt === SMS_TEXT_ATTEMPTS) throw new Error('the SMS text or name kept changing under this update; run it again');
   }
+}
+
+/**
+ * The company's code and warning texts once these settings apply, each checked by the rules of
+ * contract 7 with the name they will have; SmsTextRefused listing every problem at once, with every
+ * size measured.
+ */
+function checkedTexts(current: Company, settings: CompanySettings, codeTtlSeconds: number) {
+  const name = settings.name ?? current.name;
+  // Both checked, so that a refusal lists every problem of the change at once, with every size measured.
+  const refusals: SmsTextRefused[] = [];
+  const smsText = refusedInto(refusals, () => changedSmsText(current.sms_text, settings.sms_text ?? {}, name, codeTtlSeconds));
+  const warnings = refusedInto(refusals, () => changedWarningTexts(current.sms_text, settings.warning_texts ?? [], name));
+  if (!smsText || !warnings) {
+    // The sizes of the texts that passed, and of those refused for their size alone.
+    const sizes: SizesMeasured = {
+      ...(smsText ? { codeTexts: smsText.sizes } : {}),
+      ...(warnings ? { warningTexts: warnings.sizes } : {}),
+    };
+    throw new SmsTextRefused(
+      refusals.flatMap(({ problems }) => problems),
+      Object.assign(sizes, ...refusals.map((refusal) => refusal.sizes)),
+    );
+  }
+  return { smsText, warnings };
+}
+
+/**
+ * Checks a change of a company's settings as updateCompanySettings would apply it now, writing
+ * nothing: SmsTextRefused as it would refuse it (a change a second admin approves later is checked
+ * when asked, and again when applied).
+ */
+export async function checkCompanySettings(
+  table: Table,
+  companyId: string,
+  settings: CompanySettings,
+  codeTtlSeconds: number,
+): Promise<void> {
+  if (settings.sms_text === undefined && settings.warning_texts === undefined && settings.name === undefined) return;
+  checkedTexts(found(await getCompany(table, companyId, true)), settings, codeTtlSeconds);
 }
 
 /** The check's result, or undefined with its refusal kept in refusals. */

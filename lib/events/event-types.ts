@@ -37,7 +37,7 @@ export interface EventFields {
   'session.ended': { sid: string; reason: SessionEndReason };
   'pin.locked': { pin_type: 'login' | 'transaction' };
   /** A back-office search, view or action (API contract 3.14): who and what; the reason never leaves the record. */
-  'admin.action': { actor_id: string; action: string };
+  'admin.action': { actor_id: string; action: string; seq: number; record_hash: string };
   /** A phone change that waits until `effective_at` (UNIX seconds); `via` who asked: the user, or support (3.14). */
   'user.phone_change_pending': { change_id: string; effective_at: number; via: 'user' | 'support' };
   /** A pending change cancelled, replaced by a newer one, or void (its number taken meanwhile). */

@@ -13,8 +13,8 @@ import type { EventBase, WalletEvent } from './event-types.js';
 
 /** A user's own item, a session, a device or a pending phone change of theirs: C#<company>#USER#<user>. */
 const USER_PARTITION = /^C#([^#]+)#USER#([^#]+)$/;
-/** A company's log of back-office actions of one day (lib/store/keys.ts, staffLogKey). */
-const STAFF_LOG_PARTITION = /^C#([^#]+)#STAFFLOG#\d{4}-\d{2}-\d{2}$/;
+/** A company's staff record: its hash chain (lib/store/keys.ts, staffChainKey). */
+const STAFF_LOG_PARTITION = /^C#([^#]+)#STAFFLOG$/;
 const PIN_TRIES = /^PINTRIES#(login|transaction)(?:#|$)/;
 /** The `sid` claim of a signed access token (lib/sessions/jwt.ts): 128 random bits in hex. */
 const ACCESS_TOKEN_SID = /^[0-9a-f]{32}$/;
@@ -215,6 +215,10 @@ function staffActionEvents(record: DynamoDBRecord, companyId: string): WalletEve
     occurred_at: Number(after.at_ms),
     actor_id: after.actor_id,
     action: String(after.action),
+    // Its place in the company's chain and its hash: a subscriber that keeps the latest outside the
+    // table holds an anchor for `npm run staff:verify -- --anchor SEQ:HASH`.
+    seq: Number(after.seq),
+    record_hash: String(after.record_hash),
   };
   return [{ type: 'admin.action', detail }];
 }

@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
 import { ServerSecretUnavailable } from '../secrets/server-keys.js';
 import { RequestAbandoned } from '../store/table.js';
+import { StillContended } from '../store/transactions.js';
 import { failureResponse } from './envelope.js';
 
 // What every failure is answered with, in one place: a refusal with its own code; a dependency
@@ -27,10 +28,11 @@ const CONTENTION_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'P
 /**
  * An AWS SDK error that says the service behind it is down, slow or throttling, not that our
  * request was wrong; a transaction still cancelled for contention after lib/store/transactions.ts
- * spent its retries counts as one.
+ * spent its retries counts as one, and so do renewed items that other writers kept overtaking.
  */
 function isDependencyUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof StillContended) return true;
   if (error instanceof TransactionCanceledException) {
     return (error.CancellationReasons ?? []).some((reason) => CONTENTION_REASONS.has(reason.Code ?? ''));
   }

@@ -25,6 +25,9 @@ export async function phoneReclaim(app: Pick<App, 'table' | 'clock'>, user: User
   // A verified holder is never displaced, and neither is one an operator disabled: a reclaim
   // would turn the ban (DISABLED) into a mere reclaim (PHONE_RECLAIMED). Both 409.
   if (!holder || holder.phone_verified === 1 || holder.status_id !== UserStatus.ACTIVE) return undefined;
+  // Nor an employee with a back-office role (contract 3.14): a registration would take a staff
+  // account out of the company's count of active admins behind the last-admin rule's back.
+  if ((holder as { role?: string }).role !== undefined) return undefined;
   if (holder.user_id === user.referred_by) {
     throw fieldError('INVALID_REFERRAL_CODE', 'referral_code', 'is the code of the user this phone is taken from');
   }

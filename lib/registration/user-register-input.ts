@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { staffReason } from '../admin/staff-gate.js';
 import type { Call, RequestKey } from '../call.js';
 import { deviceBindingFields } from '../devices/device-fields.js';
 import { hexIdField } from '../ids.js';
@@ -54,6 +55,8 @@ const registrationFields = () =>
             z.meta({ description: 'The verification_token of a verified otp_type 2 code for this phone and user_type (verify_otp)' }),
           ),
       ),
+      // Registering an employee is a staff action (contract 3.14, round 6): why, kept in its record.
+      reason: z.optional(staffReason()),
       // The seed lists it; the server sets it from the caller's token instead.
       cretaed_by: z.optional(z.unknown()).check(z.meta({ description: 'Accepted and ignored: set from the token, never from the body' })),
     }),

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { employeeRegistrar, OPERATOR } from '../admin/employee-register.js';
 import type { App } from '../app-context.js';
 import { CREDENTIAL_REPLAY_SECONDS, type Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
@@ -28,7 +29,7 @@ import type { UserRegisterResult } from './user-register-result.js';
  * first employee: recorded as cretaed_by "operator", from no address.
  */
 export function operatorRegistration(company: Company, body: UserRegisterInput): UserRegisterCall {
-  const principal = { companyId: company.company_id, userId: 'operator', userType: UserType.EMPLOYEE, sessionId: '' };
+  const principal = { companyId: company.company_id, userId: OPERATOR, userType: UserType.EMPLOYEE, sessionId: '' };
   return { body, query: {}, company, principal };
 }
 
@@ -131,6 +132,9 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
   if (input.transaction_pin === input.login_pin) throw samePins('transaction_pin');
   const employee = registeringEmployee(input, principal);
   const companyId = company.company_id;
+  // An employee only by an admin (on a strong session, with a reason) or the operator: recorded (contract 3.14).
+  const registrar =
+    employee && input.user_type === UserType.EMPLOYEE ? await employeeRegistrar(app, employee, input.reason, origin) : undefined;
   if (company.require_verified_phone && !employee && !input.phone_verification_token) {
     throw fieldError('PHONE_NOT_VERIFIED', 'phone_verification_token', 'is required: this company registers proven phones only');
   }
@@ -150,6 +154,7 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
     const user = newUserRecord(company, input, hashes, employee, referrerId, newReferralCode(), now, proofHash !== undefined);
     const binding = deviceBindingOf(companyId, user.user_id, input);
     if (binding) user.device_count = 1;
+    const staffRecord = await registrar?.record(user.user_id);
     const { tokens, write: session } = await issueSession(app, companyId, user.user_id, user.user_type, {
       began: 'register',
       deviceKey: binding?.deviceKey,
@@ -174,7 +179,9 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
         nowMs: now,
         // A retry of this request is answered this user's session for as long as a credential may be replayed.
         request: idempotencyRef ? { ref: idempotencyRef, until: Math.floor(now / 1000) + CREDENTIAL_REPLAY_SECONDS } : undefined,
+        staffRecord: staffRecord?.writes,
       });
+      if (staffRecord) registrar?.audit(staffRecord.record);
       if (reclaim) await endReclaimedLater(app, reclaim);
       await recordRegistration(app, origin, user, employee, reclaim);
       if (binding) audit(app, origin, 'device_bound', { company_id: companyId, user_id: user.user_id, outcome: 'bound' });

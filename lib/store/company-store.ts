@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '
 import { conditionalWrite } from './conditional-write.js';
 import { companyKey } from './keys.js';
 import type { Table } from './table.js';
-import { ConditionsFailed, putIfAbsent, type TransactItem, writeTransaction } from './transactions.js';
+import { ConditionsFailed, type LabelledItem, putIfAbsent, writeTransaction } from './transactions.js';
 
 export type CompanyStatus = 'active' | 'disabled';
 
@@ -75,7 +75,7 @@ export interface CompanyUpdate {
    * Items written in the same transaction (the back office's record of the change): then the company
    * is read back, strongly consistently, since a transaction returns no item.
    */
-  alongside?: TransactItem[];
+  alongside?: LabelledItem<string>[];
 }
 
 /**
@@ -122,10 +122,7 @@ export async function updateCompany(
   } satisfies UpdateCommandInput;
   if (alongside) {
     try {
-      await writeTransaction(table, [
-        { label: 'company', item: { Update: update } },
-        ...alongside.map((item) => ({ label: 'alongside' as const, item })),
-      ]);
+      await writeTransaction(table, [{ label: 'company', item: { Update: update } }, ...alongside]);
     } catch (error) {
       if (error instanceof ConditionsFailed && error.labels.includes('company')) return undefined;
       throw error;

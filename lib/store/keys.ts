@@ -232,6 +232,37 @@ export function adminCountKey(companyId: string): ItemKey {
   return { pk: `${companyPrefix(companyId)}#ADMINS`, sk: 'COUNT' };
 }
 
+/**
+ * An active admin's seat (API contract 3.14, round 6): present exactly while the employee is an
+ * admin AND active, beside the company's count of them. Every change in or out of that set (a
+ * grant, a demotion, a disable, an enable, a deletion, a restore) puts or deletes it on condition,
+ * so two changes that each read the same admin cannot both take them out of the count.
+ */
+export function adminSeatKey(companyId: string, userId: string): ItemKey {
+  return { pk: adminCountKey(companyId).pk, sk: `SEAT#${userId}` };
+}
+
+/** Sort-key prefix of a company's grants awaiting approval. */
+export const GRANT_PREFIX = 'GRANT#';
+/** Sort-key prefix of a company's recoveries awaiting approval. */
+export const AWAITING_RECOVERY_PREFIX = 'RECOVERY#';
+
+/**
+ * What awaits a second admin's approval in a company (API contract 3.14, round 6): a grant (of a
+ * role, or of a change of the security settings), kept here with what it grants.
+ */
+export function grantKey(companyId: string, grantId: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#APPROVALS`, sk: `${GRANT_PREFIX}${grantId}` };
+}
+
+/**
+ * A recovery awaiting approval, listed beside the grants (the change itself stays in the user's
+ * partition): the list reads the change it names to see it still awaits.
+ */
+export function awaitingRecoveryKey(companyId: string, changeId: string): ItemKey {
+  return { pk: grantKey(companyId, '').pk, sk: `${AWAITING_RECOVERY_PREFIX}${changeId}` };
+}
+
 /** Sort-key prefix of the back-office actions on a user, kept in the user's partition (their export lists them). */
 export const STAFF_ACTION_PREFIX = 'STAFF#';
 
@@ -241,12 +272,32 @@ export function staffActionKey(companyId: string, userId: string, atMs: number, 
 }
 
 /**
- * One back-office action in its company's log of that UTC day: every search, view and action,
- * whether it names a user or not (a search that found nobody). `npm run staff:actions` reads it.
+ * One back-office action in its company's log of that UTC day, as kept before the staff record
+ * became a chain (round 6): read by `npm run staff:actions`, never written any more.
  */
 export function staffLogKey(companyId: string, atMs: number, actionId: string): ItemKey {
   const day = new Date(atMs).toISOString().slice(0, 10);
   return { pk: `${companyPrefix(companyId)}#STAFFLOG#${day}`, sk: `${String(atMs).padStart(15, '0')}#${actionId}` };
+}
+
+/** Sort-key prefix of the records of a company's staff chain. */
+export const STAFF_CHAIN_PREFIX = 'SEQ#';
+
+/**
+ * One back-office action in its company's staff record (API contract 3.14, round 6): every search,
+ * view and action, at its place `seq` (1, 2, ... with no gap) in the company's hash chain, so the
+ * whole chain is one Query in order. `npm run staff:actions` and `staff:verify` read it.
+ */
+export function staffChainKey(companyId: string, seq: number): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#STAFFLOG`, sk: `${STAFF_CHAIN_PREFIX}${String(seq).padStart(15, '0')}` };
+}
+
+/**
+ * The head of a company's staff chain: the last record's `seq` and hash. Every record is appended
+ * through a write conditional on it, so concurrent writers form one chain.
+ */
+export function staffChainHeadKey(companyId: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#STAFFHEAD`, sk: 'HEAD' };
 }
 
 /** An employee's back-office searches and views of one clock hour (ADMIN_LOOKUPS_PER_HOUR). */

@@ -51,6 +51,8 @@ export interface Registration {
   nowMs: number;
   /** The request's Idempotency-Key record, kept on a new phone claim so a retry of it recognises its own write. */
   request?: RegisteringRequest | undefined;
+  /** An employee's registration: its staff record (contract 3.14), renewed at the chain's next place when overtaken. */
+  staffRecord?: LabelledItem<string>[] | undefined;
 }
 
 /** Why a registration was not written. */
@@ -84,7 +86,8 @@ type Guard =
   | 'notification'
   | 'parent'
   | 'proof'
-  | 'holder';
+  | 'holder'
+  | 'staff_record';
 
 const REFUSAL_OF: Record<Guard, RegistrationRefusal> = {
   phone: 'phone_taken',
@@ -99,6 +102,7 @@ const REFUSAL_OF: Record<Guard, RegistrationRefusal> = {
   referral_code: 'collision',
   session: 'collision',
   notification: 'collision',
+  staff_record: 'collision',
 };
 
 /** The claim on the new user's email, and what becomes of the holder's when a phone is reclaimed. */
@@ -116,7 +120,7 @@ function emailWrites(table: Table, user: UserRecord, reclaim: ReclaimWrite | und
 
 function registrationWrites(
   table: Table,
-  { user, session, proof, notification, referralCountShard, reclaim, device, nowMs, request }: Registration,
+  { user, session, proof, notification, referralCountShard, reclaim, device, nowMs, request, staffRecord }: Registration,
 ): LabelledItem<Guard>[] {
   const companyId = user.company_id;
   const nowSeconds = Math.floor(nowMs / 1000);
@@ -156,6 +160,8 @@ function registrationWrites(
       writes.push(...notificationWrites(table, companyId, notification, nowMs).map((item) => ({ label: 'notification' as const, item })));
     }
   }
+  // The record's items keep their renewal (they are the chain's): labelled, not copied.
+  for (const record of staffRecord ?? []) writes.push(Object.assign(record, { label: 'staff_record' as const }));
   if (reclaim) {
     const holderId = reclaim.holder.user_id;
     writes.push(

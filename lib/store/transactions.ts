@@ -9,6 +9,12 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 export interface LabelledItem<Label extends string> {
   label: Label;
   item: TransactItem;
+  /**
+   * For an item whose condition guards only where it goes (the staff record's place in its
+   * company's chain), not whether the write may happen: brings `item` up to date after another
+   * writer moved that place. When only such items failed, the transaction is sent again renewed.
+   */
+  renew?: () => Promise<void>;
 }
 
 /** Writes an item unless one with its key exists: the shape of every uniqueness claim. */
@@ -24,7 +30,20 @@ export class ConditionsFailed<Label extends string> extends Error {
   }
 }
 
+/**
+ * Renewed items still refused after this many renewals: the place they write kept moving (every
+ * round another writer took it), and the caller may try again later (503 with Retry-After).
+ */
+export class StillContended extends Error {
+  constructor(readonly labels: string[]) {
+    super(`still contended after renewals: ${labels.join(', ')}`);
+    this.name = 'StillContended';
+  }
+}
+
 const MAX_ATTEMPTS = 8;
+/** Renewals of renewable items, each after another writer won the place they take. */
+const MAX_RENEWALS = 30;
 const BASE_DELAY_MS = 15;
 const MAX_DELAY_MS = 400;
 
@@ -34,18 +53,30 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Runs one all-or-nothing write. A condition that fails is reported as ConditionsFailed with
  * the labels of the items it guarded. A conflict with another transaction in flight on the
  * same items (which the SDK does not retry) is retried with jittered backoff, so concurrent
- * callers get a definite answer instead of a spurious failure.
+ * callers get a definite answer instead of a spurious failure. When only renewable items failed
+ * (LabelledItem.renew), they are renewed and the transaction is sent again.
  */
 export async function writeTransaction<Label extends string>(table: Table, items: LabelledItem<Label>[]): Promise<void> {
-  const transactItems = items.map(({ item }) => item);
+  let renewals = 0;
   for (let attempt = 1; ; attempt++) {
     try {
-      await table.client.send(new TransactWriteCommand({ TransactItems: transactItems }));
+      // Read each round: a renewal replaces the items it owns.
+      await table.client.send(new TransactWriteCommand({ TransactItems: items.map(({ item }) => item) }));
       return;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = error.CancellationReasons ?? [];
-      const failed = items.filter((_, index) => reasons[index]?.Code === 'ConditionalCheckFailed').map(({ label }) => label);
+      const failedItems = items.filter((_, index) => reasons[index]?.Code === 'ConditionalCheckFailed');
+      const renewers = new Set(failedItems.map(({ renew }) => renew));
+      if (failedItems.length && !renewers.has(undefined)) {
+        if (renewals >= MAX_RENEWALS) throw new StillContended(failedItems.map(({ label }) => label));
+        renewals++;
+        for (const renew of renewers) await renew?.();
+        await sleep(Math.random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * renewals));
+        attempt = 0;
+        continue;
+      }
+      const failed = failedItems.filter(({ renew }) => renew === undefined).map(({ label }) => label);
       if (failed.length) throw new ConditionsFailed(failed);
       const conflicted = reasons.some((reason) => reason.Code === 'TransactionConflict');
       if (!conflicted || attempt >= MAX_ATTEMPTS) throw error;

@@ -6,7 +6,7 @@ import type { Company } from '../../lib/companies/companies.js';
 import { NotificationEvent } from '../../lib/notifications/notification-record.js';
 import { type ItemKey, STAFF_ACTION_PREFIX, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
-import { queryStaffLogOfDay, type StaffActionRecord } from '../../lib/store/staff-store.js';
+import { queryStaffChain } from '../../lib/store/staff-store.js';
 import { noticeEvents } from '../devices/device-helpers.js';
 import { type Answer, type InProcessService, invoke } from '../helpers.js';
 
@@ -39,6 +39,21 @@ export function act(
   });
 }
 
+/** Any route of the back office (or another) by its handler's name, with an employee's token. */
+export function post(
+  service: InProcessService,
+  company: Company,
+  name: keyof InProcessService['handlers'],
+  authorization: string,
+  body: Record<string, unknown>,
+): Promise<Answer> {
+  return invoke(service.handlers[name], {
+    path: `/${name}`,
+    headers: { CompanyID: company.company_id, Authorization: authorization },
+    body,
+  });
+}
+
 /** The records of back-office actions on a user, in the user's partition. */
 export async function staffRecordsOn(service: InProcessService, company: Company, userId: string): Promise<Record<string, unknown>[]> {
   return queryPartitionPrefix(service.app.table, userKey(company.company_id, userId).pk, STAFF_ACTION_PREFIX);
@@ -61,7 +76,9 @@ export async function expectRecorded(
 ): Promise<void> {
   const onUser = (await staffRecordsOn(service, company, entry.userId)).filter((record) => record.reason === entry.reason);
   expect(onUser).toEqual([expect.objectContaining({ actor_id: entry.actorId, action: entry.action, user_id: entry.userId })]);
-  const logged = (await recentStaffLog(service, company)).filter((record) => record.action_id === onUser[0]!.action_id);
+  const logged = (await queryStaffChain(service.app.table, company.company_id)).filter(
+    (record) => record.action_id === onUser[0]!.action_id,
+  );
   expect(logged).toEqual([expect.objectContaining({ actor_id: entry.actorId, action: entry.action, reason: entry.reason })]);
   expect(await supportNotices(service, company, entry.userId)).toBe(noticesBefore + 1);
 }
@@ -72,14 +89,4 @@ export async function storedItem(service: InProcessService, key: ItemKey): Promi
     new GetCommand({ TableName: service.app.table.name, Key: key, ConsistentRead: true }),
   );
   return Item;
-}
-
-/**
- * The company's log of yesterday and today by the service's clock: an action taken just before
- * midnight is in yesterday's, though the test reads it after.
- */
-export async function recentStaffLog(service: InProcessService, company: Company): Promise<StaffActionRecord[]> {
-  const now = service.app.clock.now();
-  const days = [now - 86_400_000, now].map((ms) => new Date(ms).toISOString().slice(0, 10));
-  return (await Promise.all(days.map((day) => queryStaffLogOfDay(service.app.table, company.company_id, day)))).flat();
 }

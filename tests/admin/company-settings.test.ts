@@ -2,13 +2,15 @@
 // changes what `npm run company:update` changes, by its rules: a text that needs a third SMS is
 // refused with its count, and nothing changes. Support, customers and a missing reason are refused.
 // Each view and change is recorded in the company's log (it names no user) and becomes an admin.action.
+// A change of a security setting (sms_text, sms_countries, phone_change_texts) takes two admins
+// (round 6): company/update asks (pending 1, grant_id) and another admin applies it with company/approve.
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { eventsOfRecord } from '../../lib/events/stream-events.js';
 import { getCompany } from '../../lib/store/company-store.js';
-import { staffLogKey } from '../../lib/store/keys.js';
-import type { StaffActionRecord } from '../../lib/store/staff-store.js';
+import { staffChainKey } from '../../lib/store/keys.js';
+import { type ChainedStaffRecord, queryStaffChain } from '../../lib/store/staff-store.js';
 import { main as staffActions } from '../../scripts/staff-actions.js';
 import {
   expectFailure,
@@ -21,34 +23,43 @@ import {
   signUp,
   testService,
 } from '../helpers.js';
-import { recentStaffLog } from './actions.js';
 import { type StaffMember, staffMember } from './staff.js';
 
 const service = testService();
 let company: Company;
 let admin: StaffMember;
+let secondAdmin: StaffMember;
 
 beforeAll(async () => {
   company = await newCompany(service);
   admin = await staffMember(service, company, 'admin');
+  secondAdmin = await staffMember(service, company, 'admin');
 });
 
-type Route = 'adminCompanyView' | 'adminCompanyUpdate';
+type Route = 'adminCompanyView' | 'adminCompanyUpdate' | 'adminCompanyApprove';
 const call = (route: Route, authorization: string, body: Record<string, unknown>, companyId = company.company_id) =>
   invoke(service.handlers[route], {
-    path: route === 'adminCompanyView' ? '/wallet/v3/admin/company/view' : '/wallet/v3/admin/company/update',
+    path: `/wallet/v3/admin/company/${route.slice('adminCompany'.length).toLowerCase()}`,
     headers: { CompanyID: companyId, Authorization: authorization },
     body,
   });
 const view = (reason = 'ticket 1: a look') => call('adminCompanyView', admin.session, { reason });
 const update = (body: Record<string, unknown>, authorization = admin.session) =>
   call('adminCompanyUpdate', authorization, { reason: 'ticket 2: settings', ...body });
+const approve = (grantId: string, authorization = secondAdmin.session) =>
+  call('adminCompanyApprove', authorization, { grant_id: grantId, reason: 'ticket 3: checked' });
+/** An update as applied: asked by the admin and, when it waits for a second admin, approved by the other. */
+async function applied(body: Record<string, unknown>) {
+  const asked = await update(body);
+  if (asked.status !== 200 || asked.body.data.pending === 0) return asked;
+  return approve(asked.body.data.grant_id);
+}
 
 const stored = async (of = company) => (await getCompany(service.app.table, of.company_id, true))!;
 
-/** The records of the company's recent log written by `reason`. */
-async function loggedWith(reason: string): Promise<StaffActionRecord[]> {
-  return (await recentStaffLog(service, company)).filter((record) => record.reason === reason);
+/** The records of the company's staff chain written by `reason`. */
+async function loggedWith(reason: string): Promise<ChainedStaffRecord[]> {
+  return (await queryStaffChain(service.app.table, company.company_id)).filter((record) => record.reason === reason);
 }
 
 /** A GSM-7 template whose message needs 3 SMS with a 6-digit code, the name and the minutes. */
@@ -100,23 +111,28 @@ describe('company/view', () => {
   });
 });
 
-/** The event the table's stream makes of a record in the company's log: type and fields, without ids and times. */
-function eventOf(record: StaffActionRecord) {
-  const item = { ...record, ...staffLogKey(record.company_id, record.at_ms, record.action_id), staff_log: 1 };
+/** The event the table's stream makes of a record in the company's chain: type and fields, without ids and times. */
+function eventOf(record: ChainedStaffRecord) {
+  const key = staffChainKey(record.company_id, record.seq);
   const events = eventsOfRecord(
     {
       eventID: 'e-1',
       eventName: 'INSERT',
-      dynamodb: {
-        Keys: marshall(staffLogKey(record.company_id, record.at_ms, record.action_id)) as never,
-        NewImage: marshall(item) as never,
-      },
+      dynamodb: { Keys: marshall(key) as never, NewImage: marshall({ ...record, ...key, staff_log: 1 }) as never },
     },
     service.app.config,
   );
   expect(events).toHaveLength(1);
-  const { event_id: _id, company_id: companyId, occurred_at: _at, ...fields } = events[0]!.detail as Record<string, unknown>;
+  const {
+    event_id: _id,
+    company_id: companyId,
+    occurred_at: _at,
+    seq,
+    record_hash: hash,
+    ...fields
+  } = events[0]!.detail as Record<string, unknown>;
   expect(companyId).toBe(record.company_id);
+  expect([seq, hash]).toEqual([record.seq, record.record_hash]);
   expect(JSON.stringify(events)).not.toContain(record.reason);
   return { type: events[0]!.type, ...fields };
 }
@@ -124,7 +140,7 @@ function eventOf(record: StaffActionRecord) {
 describe('company/update', () => {
   it('changes what company:update changes, answers the settings as company/view shows them, and other functions use them', async () => {
     const reason = `ticket ${randomPhoneNumber()}: Hindi`;
-    const answer = await update({
+    const answer = await applied({
       reason,
       require_verified_phone: 1,
       sms_countries: ['us', 'IN'],
@@ -172,12 +188,16 @@ describe('company/update', () => {
       sms_text: expect.objectContaining({ default_language: 'hi', phone_change_texts: { hi: 'आपका {brand} खाता दूसरे नंबर पर गया।' } }),
     });
 
-    // Recorded with the change, in the company's log only, and an admin.action without the reason.
+    // Recorded when asked and when applied, in the company's log only, each an admin.action without the reason.
     const [record, ...more] = await loggedWith(reason);
     expect(more).toEqual([]);
-    expect(record).toMatchObject({ action: 'company_update', actor_id: admin.userId });
+    expect(record).toMatchObject({ action: 'company_grant', actor_id: admin.userId, details: { grant_id: answer.body.data.grant_id } });
     expect(record!.user_id).toBeUndefined();
-    expect(eventOf(record!)).toEqual({ type: 'admin.action', actor_id: admin.userId, action: 'company_update' });
+    expect(eventOf(record!)).toEqual({ type: 'admin.action', actor_id: admin.userId, action: 'company_grant' });
+    const [approval] = (await queryStaffChain(service.app.table, company.company_id)).filter(
+      (entry) => entry.action === 'company_approve' && entry.details?.grant_id === answer.body.data.grant_id,
+    );
+    expect(approval).toMatchObject({ actor_id: secondAdmin.userId, details: { settings: 'sms_text sms_countries phone_change_texts' } });
 
     // In force for the other functions (this service keeps no company cache): a customer registering needs a phone proof now.
     const unproven = await invoke(service.handlers.userRegister, {
@@ -191,8 +211,8 @@ describe('company/update', () => {
   });
 
   it('removes with null: a template, the app hash, a limit back to its default, every country again', async () => {
-    await update({ sms_text: { templates: { fr: '{code} est votre code {brand}.' } }, limits: { sms_per_prefix_per_hour: 7 } });
-    const answer = await update({
+    await applied({ sms_text: { templates: { fr: '{code} est votre code {brand}.' } }, limits: { sms_per_prefix_per_hour: 7 } });
+    const answer = await applied({
       sms_countries: 'all',
       sms_text: { templates: { fr: null }, app_hash: null, webotp_domain: '' },
       limits: { sms_per_hour: null, sms_per_prefix_per_hour: null },
@@ -327,6 +347,45 @@ describe('company/update', () => {
     expect(await fields({ sms_countries: null, name: '' })).toEqual(['body']);
     expect(await fields({ status: 'disabled' })).toEqual(['body']);
     expect(await stored()).toEqual(before);
+  });
+});
+
+describe('company/update of a security setting, and company/approve', () => {
+  it('waits for another admin: pending 1, nothing changed; the asker cannot approve it; the other applies it once', async () => {
+    const before = await stored();
+    const asked = await update({ sms_countries: ['IN'], limits: { sms_per_hour: 4321 } });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    expect(asked.body.data).toMatchObject({
+      pending: 1,
+      grant_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      approve_by: expect.any(Number),
+    });
+    expect(asked.body.data.message).toContain('sms_countries');
+    // The answer shows the settings as they still are; the whole change waits, the limit with it.
+    expect(asked.body.data.company.limits.sms_per_hour.value).toBe(before.sms_per_hour ?? service.app.config.otp.sendsPerCompanyPerHour);
+    expect(await stored()).toEqual(before);
+    expectFailure(await approve(asked.body.data.grant_id, admin.session), 403, 5);
+    const approved = await approve(asked.body.data.grant_id);
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body.data).toMatchObject({ pending: 0, grant_id: asked.body.data.grant_id });
+    expect(approved.body.data.company.sms_countries).toEqual(['IN']);
+    expect((await stored()).sms_per_hour).toBe(4321);
+    expectFailure(await approve(asked.body.data.grant_id, (await staffMember(service, company, 'admin')).session), 404, 6);
+    expect((await applied({ sms_countries: 'all', limits: { sms_per_hour: null } })).status).toBe(200);
+  });
+
+  it('applies what is no security setting at once (pending 0); a grant of the role kind is no company grant (404 code 6)', async () => {
+    const answer = await update({ limits: { sms_per_prefix_per_hour: 9 } });
+    expect(answer.body.data.pending).toBe(0);
+    expect((await stored()).sms_per_prefix_per_hour).toBe(9);
+    const agent = await staffMember(service, company, 'none');
+    const roleGrant = await invoke(service.handlers.adminEmployeeRole, {
+      path: '/r',
+      headers: { CompanyID: company.company_id, Authorization: admin.session },
+      body: { user_id: agent.userId, role: 'support', reason: 'x' },
+    });
+    expectFailure(await approve(roleGrant.body.data.grant_id), 404, 6);
+    expect((await update({ limits: { sms_per_prefix_per_hour: null } })).status).toBe(200);
   });
 });
 

@@ -1,163 +1,185 @@
-// Back-office roles (API contract 3.14): an admin sets an employee's role; the back office takes
-// only an employee with a role, on a fresh OTP or PIN session, giving a reason; the company's last
-// admin keeps the role, also when two admins take each other's at once; every change is recorded.
+// Back-office roles (API contract 3.14, amended in round 6): a role that gives power (support, or
+// admin) takes two admins: employees/role asks (pending 1, grant_id) and another admin approves it
+// with employees/approve; a role taken away is taken at once. The back office takes only an
+// employee with a role, on a strong session (fresh for what only an admin may do) begun by a login
+// under ADMIN_SESSION_HOURS ago, giving a reason. Every step is recorded.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { setEmployeeRole } from '../../lib/admin/employee-role.js';
 import type { Company } from '../../lib/companies/companies.js';
-import { adminCountKey, STAFF_ACTION_PREFIX, userKey } from '../../lib/store/keys.js';
-import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
-import { expectFailure, invoke, logIn, newCompany, newEmployee, signUp, testService } from '../helpers.js';
-import { recentStaffLog } from './actions.js';
-import { staffMember } from './staff.js';
+import { adminCountKey, grantKey, userKey } from '../../lib/store/keys.js';
+import { queryStaffChain } from '../../lib/store/staff-store.js';
+import { expectFailure, logIn, newCompany, signUp, testService } from '../helpers.js';
+import { post } from './actions.js';
+import { employeeWithDevice, smsSession, staffMember, strongSession } from './staff.js';
 
 const service = testService();
+const table = service.app.table;
 let company: Company;
 
 beforeAll(async () => {
   company = await newCompany(service);
 });
 
-const staff = (role: 'support' | 'admin' | 'none') => staffMember(service, company, role);
+const staff = (role: 'support' | 'admin' | 'none', of = company) => staffMember(service, of, role);
+const setRole = (authorization: string, body: Record<string, unknown>, of = company) =>
+  post(service, of, 'adminEmployeeRole', authorization, { reason: 'ticket 4711', ...body });
+const approve = (authorization: string, grantId: string, of = company) =>
+  post(service, of, 'adminEmployeesApprove', authorization, { grant_id: grantId, reason: 'ticket 4712: checked with HR' });
 
-const setRoleIn = (via: typeof service, authorization: string, body: Record<string, unknown>) =>
-  invoke(via.handlers.adminEmployeeRole, {
-    path: '/wallet/v3/admin/employees/role',
-    headers: { CompanyID: company.company_id, Authorization: authorization },
-    body,
-  });
-const setRole = (authorization: string, body: Record<string, unknown>) => setRoleIn(service, authorization, body);
-
-async function roleOf(userId: string): Promise<string | undefined> {
-  const { Item } = await service.app.table.client.send(
-    new GetCommand({ TableName: service.app.table.name, Key: userKey(company.company_id, userId), ConsistentRead: true }),
-  );
-  return Item?.role;
+async function stored(key: { pk: string; sk: string }): Promise<Record<string, any> | undefined> {
+  return (await table.client.send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }))).Item;
 }
+const roleOf = async (userId: string, of = company) => (await stored(userKey(of.company_id, userId)))?.role;
+const activeAdmins = async (of = company) => (await stored(adminCountKey(of.company_id)))?.admins ?? 0;
 
-async function admins(): Promise<number> {
-  const { Item } = await service.app.table.client.send(
-    new GetCommand({ TableName: service.app.table.name, Key: adminCountKey(company.company_id), ConsistentRead: true }),
-  );
-  return Item?.admins ?? 0;
-}
+describe('employees/role and employees/approve', () => {
+  it('asks for a role that gives power (pending 1, grant_id): nothing changes until another admin approves it', async () => {
+    const [asker, approver] = [await staff('admin'), await staff('admin')];
+    const agent = await employeeWithDevice(service, company);
+    const asked = await setRole(asker.session, { user_id: agent.userId, role: 'support' });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    expect(asked.body.data).toEqual({
+      message: expect.stringContaining('another admin approves'),
+      user_id: agent.userId,
+      role: 'support',
+      pending: 1,
+      grant_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      approve_by: Math.floor(service.app.clock.now() / 1000) + 72 * 3600,
+    });
+    expect(await roleOf(agent.userId)).toBeUndefined();
 
-describe('employees/role', () => {
-  it('lets an admin give an employee the support role, and records who did it, to whom and why', async () => {
-    const admin = await staff('admin');
-    const agent = await newEmployee(service, company);
-    const answer = await setRole(admin.session, { user_id: agent.userId, role: 'support', reason: 'ticket 4711' });
-    expect(answer.status).toBe(200);
-    expect(answer.body.data).toEqual({ message: 'Role set', user_id: agent.userId, role: 'support' });
-    expect(await roleOf(agent.userId)).toBe('support');
-
-    const onUser = await queryPartitionPrefix(service.app.table, userKey(company.company_id, agent.userId).pk, STAFF_ACTION_PREFIX);
-    expect(onUser).toEqual([
-      expect.objectContaining({ actor_id: admin.userId, action: 'role', user_id: agent.userId, reason: 'ticket 4711' }),
+    const approved = await approve(approver.session, asked.body.data.grant_id);
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body.data).toEqual({
+      message: 'Role granted',
+      grant_id: asked.body.data.grant_id,
+      user_id: agent.userId,
+      role: 'support',
+    });
+    const employee = await stored(userKey(company.company_id, agent.userId));
+    expect(employee).toMatchObject({ role: 'support', role_granted_by: asker.userId, role_approved_by: approver.userId });
+    // Recorded: the ask and the approval, each by its admin, with the grant.
+    const records = (await queryStaffChain(table, company.company_id)).filter((record) => record.user_id === agent.userId);
+    expect(records.map(({ action, actor_id, details }) => ({ action, actor_id, grant: details?.grant_id }))).toEqual([
+      { action: 'employee_register', actor_id: 'operator', grant: undefined },
+      { action: 'role_grant', actor_id: asker.userId, grant: asked.body.data.grant_id },
+      { action: 'role_approve', actor_id: approver.userId, grant: asked.body.data.grant_id },
     ]);
-    const log = await recentStaffLog(service, company);
-    expect(log.filter((record) => record.action_id === onUser[0]!.action_id)).toHaveLength(1);
+    // Once only: approved already, by anyone (the approver's own retry answers as then).
+    expectFailure(await approve(asker.session, asked.body.data.grant_id), 404, 6);
+    expect((await approve(approver.session, asked.body.data.grant_id)).status).toBe(200);
   });
 
-  it('refuses a customer, an employee with no role and a support agent (403 code 5), and changes nothing', async () => {
-    const agent = await newEmployee(service, company);
+  it('makes an admin of two admins’ will only: the asker cannot approve, nor can support (403 code 5)', async () => {
+    const [asker, approver, agent] = [await staff('admin'), await staff('admin'), await staff('support')];
+    const before = await activeAdmins();
+    const { body } = await setRole(asker.session, { user_id: agent.userId, role: 'admin' });
+    expect(body.data.pending).toBe(1);
+    expectFailure(await approve(asker.session, body.data.grant_id), 403, 5);
+    expectFailure(await approve(agent.session, body.data.grant_id), 403, 5);
+    expect(await roleOf(agent.userId)).toBe('support');
+    expect((await approve(approver.session, body.data.grant_id)).status).toBe(200);
+    expect(await roleOf(agent.userId)).toBe('admin');
+    expect(await activeAdmins()).toBe(before + 1);
+  });
+
+  it('answers 404 code 6 for a grant unknown, of another company, approved already or void after 72 hours', async () => {
+    const [asker, approver] = [await staff('admin'), await staff('admin')];
+    const other = await newCompany(service);
+    const otherAdmin = await staff('admin', other);
+    expectFailure(await approve(approver.session, 'ab'.repeat(16)), 404, 6);
+    const agent = await employeeWithDevice(service, company);
+    const { body } = await setRole(asker.session, { user_id: agent.userId, role: 'support' });
+    expectFailure(await approve(otherAdmin.session, body.data.grant_id, other), 404, 6);
+    // 72 hours on, unapproved: void (a new strong login to ask again).
+    service.clock.advance(72 * 3600);
+    try {
+      const later = await staffMember(service, company, 'admin');
+      expectFailure(await approve(later.session, body.data.grant_id), 404, 6);
+    } finally {
+      service.clock.reset();
+    }
+    expect(await roleOf(agent.userId)).toBeUndefined();
+    expect((await stored(grantKey(company.company_id, body.data.grant_id)))?.status).toBe('pending');
+  });
+
+  it('answers 409 code 23 for a grant whose employee changed since it was asked, and sets nothing', async () => {
+    const [asker, approver] = [await staff('admin'), await staff('admin')];
+    const agent = await employeeWithDevice(service, company);
+    const first = await setRole(asker.session, { user_id: agent.userId, role: 'support' });
+    const second = await setRole(asker.session, { user_id: agent.userId, role: 'admin' });
+    expect((await approve(approver.session, first.body.data.grant_id)).status).toBe(200);
+    // Asked from no role: the employee is support now.
+    expectFailure(await approve(approver.session, second.body.data.grant_id), 409, 23);
+    expect(await roleOf(agent.userId)).toBe('support');
+  });
+
+  it('takes power away at once (to none, admin to support), recorded as role', async () => {
+    const [admin, other, agent] = [await staff('admin'), await staff('admin'), await staff('support')];
+    const before = await activeAdmins();
+    const demoted = await setRole(admin.session, { user_id: other.userId, role: 'support' });
+    expect(demoted.body.data).toEqual({ message: 'Role set', user_id: other.userId, role: 'support', pending: 0 });
+    expect(await roleOf(other.userId)).toBe('support');
+    expect(await activeAdmins()).toBe(before - 1);
+    expect((await setRole(admin.session, { user_id: agent.userId, role: 'none' })).body.data.pending).toBe(0);
+    expect(await roleOf(agent.userId)).toBeUndefined();
+    // Their session is no way into the back office at the next call.
+    expectFailure(await setRole(other.session, { user_id: agent.userId, role: 'none' }), 403, 5);
+  });
+
+  it('refuses a customer, an employee with no role and support (403 code 5), and changes nothing', async () => {
+    const agent = await employeeWithDevice(service, company);
     const customer = await signUp(service, company);
     const customerSession = await logIn(service, company, customer);
-    const noRole = await staff('none');
-    const support = await staff('support');
-    for (const session of [customerSession, noRole.session, support.session]) {
-      expectFailure(await setRole(session, { user_id: agent.userId, role: 'admin', reason: 'promote' }), 403, 5);
+    for (const session of [customerSession, (await staff('none')).session, (await staff('support')).session]) {
+      expectFailure(await setRole(session, { user_id: agent.userId, role: 'admin' }), 403, 5);
     }
     expect(await roleOf(agent.userId)).toBeUndefined();
   });
 
-  it('wants a session begun by OTP or PIN login under ADMIN_SESSION_HOURS ago (400 code 14), and a reason (400 code 1)', async () => {
-    // Access tokens that outlive the back office's limit (DynamoDB Local may pass the deployed bounds): the session's age refuses, not the token's.
-    const service = testService({ ADMIN_SESSION_HOURS: '1', ACCESS_TOKEN_TTL_SECONDS: '7200' });
-    const setRole = (authorization: string, body: Record<string, unknown>) => setRoleIn(service, authorization, body);
-    const employee = await newEmployee(service, company);
-    await setEmployeeRole(service.app, {
-      companyId: company.company_id,
-      actorId: 'operator',
-      userId: employee.userId,
-      role: 'admin',
-      reason: 'setup',
-    });
-    // Its registration's session: not a login.
-    expectFailure(await setRole(employee.authorization, { user_id: employee.userId, role: 'admin', reason: 'x' }), 400, 14);
-    const session = await logIn(service, company, employee);
-    expectFailure(await setRole(session, { user_id: employee.userId, role: 'admin' }), 400, 1);
-    expectFailure(await setRole(session, { user_id: employee.userId, role: 'admin', reason: '   ' }), 400, 1);
-    expectFailure(await setRole(session, { user_id: employee.userId, role: 'admin', reason: 'x'.repeat(201) }), 400, 1);
-    expect((await setRole(session, { user_id: employee.userId, role: 'admin', reason: 'x' })).status).toBe(200);
-    // The same session, an hour (ADMIN_SESSION_HOURS here) after its login: over for the back office.
-    service.clock.advance(service.app.config.admin.sessionSeconds);
+  it('wants a strong session (403 code 5 needs strong) proven under STEP_UP_MAX_AGE_SECONDS ago (needs strong_fresh)', async () => {
+    const admin = await staff('admin');
+    const agent = await employeeWithDevice(service, company);
+    const sms = await smsSession(service, company, admin);
+    const refused = await setRole(sms, { user_id: agent.userId, role: 'support' });
+    expectFailure(refused, 403, 5);
+    expect(refused.body.data.needs).toBe('strong');
+    const strong = await strongSession(service, company, admin);
+    service.clock.advance(service.app.config.stepUpMaxAgeSeconds);
     try {
-      expectFailure(await setRole(session, { user_id: employee.userId, role: 'admin', reason: 'x' }), 400, 14);
+      const stale = await setRole(strong, { user_id: agent.userId, role: 'support' });
+      expectFailure(stale, 403, 5);
+      expect(stale.body.data.needs).toBe('strong_fresh');
+      // Not fresh, still strong: enough for what support may do too.
+      const search = await post(service, company, 'adminUsersSearch', strong, { user_id: agent.userId, reason: 'x' });
+      expect(search.status).toBe(200);
     } finally {
       service.clock.reset();
+    }
+  });
+
+  it('wants a session begun by a login under ADMIN_SESSION_HOURS ago (400 code 14), and a reason (400 code 1)', async () => {
+    // Access tokens that outlive the back office's limit (DynamoDB Local may pass the deployed bounds): the session's age refuses, not the token's.
+    const own = testService({ ADMIN_SESSION_HOURS: '1', ACCESS_TOKEN_TTL_SECONDS: '7200', STEP_UP_MAX_AGE_SECONDS: '7200' });
+    const employee = await staffMember(own, company, 'admin');
+    const roleIn = (authorization: string, body: Record<string, unknown>) => post(own, company, 'adminEmployeeRole', authorization, body);
+    // Its registration's session: not a login.
+    expectFailure(await roleIn(employee.authorization, { user_id: employee.userId, role: 'admin', reason: 'x' }), 400, 14);
+    expectFailure(await roleIn(employee.session, { user_id: employee.userId, role: 'admin' }), 400, 1);
+    expectFailure(await roleIn(employee.session, { user_id: employee.userId, role: 'admin', reason: '   ' }), 400, 1);
+    expectFailure(await roleIn(employee.session, { user_id: employee.userId, role: 'admin', reason: 'x'.repeat(201) }), 400, 1);
+    expect((await roleIn(employee.session, { user_id: employee.userId, role: 'admin', reason: 'x' })).status).toBe(200);
+    own.clock.advance(own.app.config.admin.sessionSeconds);
+    try {
+      expectFailure(await roleIn(employee.session, { user_id: employee.userId, role: 'admin', reason: 'x' }), 400, 14);
+    } finally {
+      own.clock.reset();
     }
   });
 
   it('answers 404 code 6 for a user who is no employee of the company', async () => {
     const admin = await staff('admin');
     const customer = await signUp(service, company);
-    expectFailure(await setRole(admin.session, { user_id: customer.userId, role: 'support', reason: 'x' }), 404, 6);
-  });
-
-  it('keeps the last admin: 409 code 21 for the only one, and of two admins taking each other’s role at once, one stays', async () => {
-    const own = await newCompany(service);
-    const first = await newEmployee(service, own);
-    await setEmployeeRole(service.app, {
-      companyId: own.company_id,
-      actorId: 'operator',
-      userId: first.userId,
-      role: 'admin',
-      reason: 'setup',
-    });
-    const firstSession = await logIn(service, own, first);
-    const roleIn = (authorization: string, body: Record<string, unknown>) =>
-      invoke(service.handlers.adminEmployeeRole, {
-        path: '/wallet/v3/admin/employees/role',
-        headers: { CompanyID: own.company_id, Authorization: authorization },
-        body,
-      });
-    expectFailure(await roleIn(firstSession, { user_id: first.userId, role: 'none', reason: 'leaving' }), 409, 21);
-
-    const second = await newEmployee(service, own);
-    expect((await roleIn(firstSession, { user_id: second.userId, role: 'admin', reason: 'deputy' })).status).toBe(200);
-    const secondSession = await logIn(service, own, second);
-    const answers = await Promise.all([
-      roleIn(firstSession, { user_id: second.userId, role: 'none', reason: 'coup' }),
-      roleIn(secondSession, { user_id: first.userId, role: 'none', reason: 'coup' }),
-    ]);
-    const statuses = answers.map((answer) => answer.status).sort();
-    // One wins; the other is refused as the last admin's, or (its own role gone first) as no admin's.
-    expect(statuses[0]).toBe(200);
-    expect([403, 409]).toContain(statuses[1]);
-    const { Item } = await service.app.table.client.send(
-      new GetCommand({ TableName: service.app.table.name, Key: adminCountKey(own.company_id), ConsistentRead: true }),
-    );
-    expect(Item?.admins).toBe(1);
-    const roles = await Promise.all(
-      [first, second].map(async ({ userId }) => {
-        const { Item: user } = await service.app.table.client.send(
-          new GetCommand({ TableName: service.app.table.name, Key: userKey(own.company_id, userId), ConsistentRead: true }),
-        );
-        return user?.role;
-      }),
-    );
-    expect(roles.filter((role) => role === 'admin')).toHaveLength(1);
-  });
-
-  it('counts the admins it makes and unmakes', async () => {
-    const before = await admins();
-    const admin = await staff('admin');
-    expect(await admins()).toBe(before + 1);
-    const other = await newEmployee(service, company);
-    await setRole(admin.session, { user_id: other.userId, role: 'admin', reason: 'x' });
-    expect(await admins()).toBe(before + 2);
-    await setRole(admin.session, { user_id: other.userId, role: 'support', reason: 'x' });
-    expect(await admins()).toBe(before + 1);
+    expectFailure(await setRole(admin.session, { user_id: customer.userId, role: 'support' }), 404, 6);
   });
 });

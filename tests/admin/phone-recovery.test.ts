@@ -12,6 +12,7 @@ import { queryUserDevices } from '../../lib/store/device-store.js';
 import { STAFF_ACTION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { getPendingPhoneChange } from '../../lib/store/pending-change-store.js';
+import { queryStaffChain } from '../../lib/store/staff-store.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { UserStatus } from '../../lib/users/user-status.js';
 import { noticeEvents as sharedNoticeEvents, signUpWithDevice, strongSession, tokenWorks } from '../devices/device-helpers.js';
@@ -21,6 +22,7 @@ import {
   expectFailure,
   invoke,
   newCompany,
+  nextHourStart,
   outboxMessages,
   randomPhoneNumber,
   sessionIdOf,
@@ -111,7 +113,7 @@ describe('assisted recovery', () => {
     expect(started.body.data).toEqual({
       message: expect.any(String),
       change_id: expect.stringMatching(/^[0-9a-f]{32}$/),
-      approve_by: now + 24 * 3600,
+      approve_by: now + 72 * 3600,
     });
     expect(outbox(oldNumber)).toHaveLength(toldBefore);
     expect((await profile(account.authorization)).body.data.pending_phone_change).toBeNull();
@@ -122,7 +124,7 @@ describe('assisted recovery', () => {
     const viewed = await post('adminUsersView', admin.session, { user_id: account.userId, reason: 'ticket 9120: approve?' });
     expect(viewed.body.data.pending_phone_change).toEqual({
       change_id: started.body.data.change_id,
-      effective_at: now + 24 * 3600,
+      effective_at: now + 72 * 3600,
       phone_last4: newNumber.slice(-4),
       via: 'support',
       awaiting_approval: 1,
@@ -240,5 +242,54 @@ describe('assisted recovery', () => {
     const stranger = await signUp(service, elsewhere);
     expectFailure(await recover(agent, stranger.userId, randomPhoneNumber()), 404, 6);
     expect(await getPendingPhoneChange(service.app.table, elsewhere.company_id, stranger.userId, true)).toBeUndefined();
+  });
+});
+
+describe('recover and cancel follow the rules of the other actions (round 6)', () => {
+  it('finding 2: support starts or cancels nothing on an employee’s account, nor anyone on their own (403 code 5)', async () => {
+    const refused = async (answer: Promise<Awaited<ReturnType<typeof post>>>) => expectFailure(await answer, 403, 5);
+    await refused(recover(agent, admin.userId, randomPhoneNumber()));
+    await refused(recover(agent, agent.userId, randomPhoneNumber()));
+    await refused(recover(admin, admin.userId, randomPhoneNumber()));
+    // An admin may start one for an employee; support may not cancel it, the admin who did may.
+    const started = await recover(admin, agent.userId, randomPhoneNumber());
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    await refused(supportCancel(agent, agent.userId, started.body.data.change_id));
+    const otherAgent = await staffMember(service, company, 'support');
+    await refused(supportCancel(otherAgent, agent.userId, started.body.data.change_id));
+    expect((await supportCancel(secondAdmin, agent.userId, started.body.data.change_id)).status).toBe(200);
+  });
+
+  it('finding 3: a start counts as a lookup and is recorded whether it starts or is refused, 409 code 7 included', async () => {
+    const own = testService({ ADMIN_LOOKUPS_PER_HOUR: '3' });
+    own.clock.freeze(nextHourStart() + 60);
+    const ownCompany = await newCompany(own);
+    const desk = await staffMember(own, ownCompany, 'support');
+    const customer = await signUp(own, ownCompany);
+    const holders = [await signUp(own, ownCompany), await signUp(own, ownCompany), await signUp(own, ownCompany)];
+    const probe = (phone: string) =>
+      invoke(own.handlers.adminUsersPhoneRecover, {
+        path: '/r',
+        headers: { CompanyID: ownCompany.company_id, Authorization: desk.session },
+        body: { user_id: customer.userId, dial_code: '+1', phone_number: phone, reason: 'probing' },
+      });
+    for (const holder of holders) expectFailure(await probe(String(holder.registration.phone_number)), 409, 7);
+    // The hour's lookups are spent: a fourth number, held or not, and a search, are 429 code 12.
+    expectFailure(await probe(randomPhoneNumber()), 429, 12);
+    const search = await invoke(own.handlers.adminUsersSearch, {
+      path: '/s',
+      headers: { CompanyID: ownCompany.company_id, Authorization: desk.session },
+      body: { user_id: customer.userId, reason: 'x' },
+    });
+    expectFailure(search, 429, 12);
+    // Each refused start is in the record, with why and the number's last 4 digits; the one not counted is not.
+    const records = (await queryStaffChain(own.app.table, ownCompany.company_id)).filter((record) => record.action === 'phone_recover');
+    expect(records.map((record) => ({ user: record.user_id, details: record.details }))).toEqual(
+      holders.map((holder) => ({
+        user: customer.userId,
+        details: { outcome: 'refused', refusal: 'ALREADY_REGISTERED', phone_last4: String(holder.registration.phone_number).slice(-4) },
+      })),
+    );
+    expect(await getPendingPhoneChange(own.app.table, ownCompany.company_id, customer.userId, true)).toBeUndefined();
   });
 });

@@ -113,10 +113,13 @@ describe('every action', () => {
 
   it.each(names)('%s: staff act on others only, and support on no employee (403 code 5)', async (name) => {
     const employee = await newEmployee(service, company);
+    // Its registration by the operator is recorded; nothing after it.
+    const recorded = (await staffRecordsOn(service, company, employee.userId)).map((record) => record.action);
+    expect(recorded).toEqual(['employee_register']);
     expectFailure(await action(name, agent.session, bodies[name](employee.userId)), 403, 5);
     expectFailure(await action(name, agent.session, bodies[name](agent.userId)), 403, 5);
     expectFailure(await action(name, admin.session, bodies[name](admin.userId)), 403, 5);
-    expect(await staffRecordsOn(service, company, employee.userId)).toEqual([]);
+    expect((await staffRecordsOn(service, company, employee.userId)).map((record) => record.action)).toEqual(recorded);
     expect(await tokenStatus(service, company, employee.authorization)).toBe(200);
   });
 });

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { STAFF_ACTION_PREFIX, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
+import { queryStaffChain } from '../../lib/store/staff-store.js';
 import {
   type Account,
   expectFailure,
@@ -16,7 +17,6 @@ import {
   signUp,
   testService,
 } from '../helpers.js';
-import { recentStaffLog } from './actions.js';
 import { type StaffMember, staffMember } from './staff.js';
 
 const service = testService();
@@ -102,7 +102,7 @@ describe('users/search', () => {
     expect(onUser.filter((record) => record.reason === reason)).toEqual([
       expect.objectContaining({ actor_id: agent.userId, action: 'search', user_id: customer.userId }),
     ]);
-    const logged = (await recentStaffLog(service, company)).filter((record) => record.reason === reason);
+    const logged = (await queryStaffChain(service.app.table, company.company_id)).filter((record) => record.reason === reason);
     expect(logged.map(({ action, user_id }) => ({ action, user_id }))).toEqual([
       { action: 'search', user_id: customer.userId },
       { action: 'search', user_id: undefined },

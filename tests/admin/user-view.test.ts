@@ -6,6 +6,7 @@ import { eraseDueAccounts } from '../../lib/account/erasure.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { newId } from '../../lib/ids.js';
 import { type PendingPhoneChange, pendingChangePut } from '../../lib/store/pending-change-store.js';
+import { queryStaffChain } from '../../lib/store/staff-store.js';
 import { writeTransaction } from '../../lib/store/transactions.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
@@ -21,7 +22,6 @@ import {
   signUp,
   testService,
 } from '../helpers.js';
-import { recentStaffLog } from './actions.js';
 import { type StaffMember, staffMember } from './staff.js';
 
 const service = testService();
@@ -252,7 +252,7 @@ describe('users/view', () => {
     const stranger = await signUp(service, other);
     const reason = `probe ${newId()}`;
     for (const userId of [newId(), stranger.userId]) expectFailure(await view({ user_id: userId, reason }), 404, 6);
-    const logged = (await recentStaffLog(service, company)).filter((record) => record.reason === reason);
+    const logged = (await queryStaffChain(service.app.table, company.company_id)).filter((record) => record.reason === reason);
     expect(logged.map(({ action, actor_id, user_id }) => ({ action, actor_id, user_id }))).toEqual([
       { action: 'view', actor_id: agent.userId, user_id: undefined },
       { action: 'view', actor_id: agent.userId, user_id: undefined },

@@ -7,6 +7,7 @@ import { readConfig } from '../../lib/config.js';
 import { pinMatches } from '../../lib/pins/pin-hashes.js';
 import { authenticate } from '../../lib/sessions/access-tokens.js';
 import { getCompany } from '../../lib/store/company-store.js';
+import { queryStaffChain } from '../../lib/store/staff-store.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { main as copyTable } from '../../scripts/copy-table.js';
 import { main as createCompany } from '../../scripts/create-company.js';
@@ -411,6 +412,23 @@ describe('npm run employee:create', () => {
       },
     });
     expect((await getUser(service.app.table, companyId, userId))?.cretaed_by).toBe('operator');
+  });
+
+  it('gives the role --role names, support or admin, at once, recorded by the operator; any other is refused (exit 2)', async () => {
+    const company = await newCompany(service);
+    const body = JSON.stringify(sampleRegistration({ user_type: 2 }));
+    const support = await run(createEmployee, ['--company', company.company_id, '--role', 'support'], env, body);
+    expect(support.code, support.stderr).toBe(0);
+    const { user_id: userId, role } = JSON.parse(support.stdout.trim().split('\n').at(-1)!);
+    expect(role).toBe('support');
+    expect(((await getUser(service.app.table, company.company_id, userId)) as { role?: string })?.role).toBe('support');
+    const records = (await queryStaffChain(service.app.table, company.company_id)).map(
+      ({ action, actor_id }) => `${action} by ${actor_id}`,
+    );
+    expect(records).toEqual(['employee_register by operator', 'role by operator']);
+    const refused = await run(createEmployee, ['--company', company.company_id, '--role', 'owner'], env, body);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--role admin\|support/);
   });
 });
 

@@ -71,6 +71,19 @@ export async function signInByCode(
   await page.getByRole('heading', { name: 'Find a user' }).waitFor();
 }
 
+/**
+ * Signs in as the back office asks (API contract 3.14, round 6: a strong session): by code with
+ * "Remember this browser" ticked, which binds the browser's key; then, after a reload, by the
+ * login PIN alone, signed by that key.
+ */
+export async function signInStrongly(page: Page, server: OfflineServer, company: Company, who: Employee): Promise<void> {
+  await signInByCode(page, server, company, who, { remember: true });
+  await page.reload();
+  await page.getByLabel('Login PIN').fill(String(who.registration.login_pin));
+  await page.getByRole('button', { name: 'Sign in with PIN' }).click();
+  await page.getByRole('heading', { name: 'Find a user' }).waitFor();
+}
+
 /** Finds a customer by an exact key with a reason, and opens their account. */
 export async function openAccount(page: Page, key: string, reason: string): Promise<void> {
   await page.getByRole('button', { name: 'Find a user' }).click();

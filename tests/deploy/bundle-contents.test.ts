@@ -55,9 +55,12 @@ describe('the function bundles', () => {
     // The functions that take a phone, and no other (the PIN rule and a person's fields are modules of their own);
     // the back office's recovery takes the new number, and its approval checks the old one's SMS destination
     // before it warns it (its search takes E.164 by a pattern alone); the company's settings change checks
-    // its SMS countries against the plan's (their view shows them and needs no plan); the changes an
-    // SMS-strength session asks wait, and their warning checks the number's SMS destination first.
+    // its SMS countries against the plan's, and the approval of a security settings change by a second
+    // admin (contract 3.14, round 6) applies it through the same module (their view shows them and needs no
+    // plan); the changes an SMS-strength session asks wait, and their warning checks the number's SMS
+    // destination first.
     expect(phoneFunctions.sort()).toEqual([
+      'adminCompanyApprove',
       'adminCompanyUpdate',
       'adminUsersPhoneApprove',
       'adminUsersPhoneRecover',

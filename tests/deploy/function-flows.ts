@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { setEmployeeRole } from '../../lib/admin/employee-role.js';
 import { epochSeconds } from '../../lib/clock.js';
 import { type Company, updateCompanySettings } from '../../lib/companies/companies.js';
 import { readConfig } from '../../lib/config.js';
@@ -15,6 +14,7 @@ import { sessionKey, userKey } from '../../lib/store/keys.js';
 import { pendingChangePut, phoneChangeIndexPut } from '../../lib/store/pending-change-store.js';
 import { pinTriesClear } from '../../lib/store/pin-store.js';
 import { writeTransaction } from '../../lib/store/transactions.js';
+import { employeeWithDevice, staffMember, strongSession as staffStrongSession } from '../admin/staff.js';
 import { otpLogin, PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import { newDeviceKeyPair, signedStepUp } from '../harness/device-keys.js';
 import { startFakeEventBridge } from '../harness/eventbridge-fake.js';
@@ -534,25 +534,34 @@ async function strongDeviceFlows(): Promise<void> {
 }
 
 /**
- * The back office: an admin (made by the operator) gives an employee a role and takes it back, after
- * the touch interval; the company's last admin is refused the loss of the role; searches by each key;
- * views of a user, masked and whole, and of nobody.
+ * The back office: an admin (made by the operator, signed in strongly) registers an employee; a
+ * role that gives power asked and approved by a second admin, one taken back at once, the last
+ * active admin refused the loss of it, what awaits approval listed; searches by each key; a
+ * recovery started (and one refused, recorded), replaced, cancelled, approved and completed.
  */
 async function backOfficeFlows(): Promise<void> {
-  const [admin, agent] = [await newEmployee(recorded, company), await newEmployee(recorded, company)];
-  const operator = { companyId: company.company_id, actorId: 'operator', userId: admin.userId, reason: 'flows' };
-  await setEmployeeRole(service.app, { ...operator, role: 'admin' });
-  const session = await logIn(recorded, company, admin);
-  const role = (body: unknown) => invoke(handlers.adminEmployeeRole, { path: '/r', headers: headers(session), body });
-  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
-  expect((await role({ user_id: agent.userId, role: 'admin', reason: 'deputy' })).status).toBe(200);
-  expect((await role({ user_id: agent.userId, role: 'support', reason: 'back to support' })).status).toBe(200);
-  expect((await role({ user_id: admin.userId, role: 'none', reason: 'leaving' })).status).toBe(409);
+  const [admin, second] = [await staffMember(recorded, company, 'admin'), await staffMember(recorded, company, 'admin')];
+  const session = admin.session;
+  const post = (name: EndpointName, by: string, body: Record<string, unknown>) =>
+    invoke(handlers[name], { path: '/b', headers: headers(by), body: { reason: 'flows', ...body } });
+  touchInterval();
+  const registered = await invoke(handlers.userRegister, {
+    path: '/r',
+    headers: headers(session),
+    body: sampleRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, reason: 'new hire' }),
+  });
+  expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+  const agent = await employeeWithDevice(recorded, company);
+  touchInterval();
+  const asked = await post('adminEmployeeRole', second.session, { user_id: agent.userId, role: 'admin' });
+  expect(asked.body.data.pending, JSON.stringify(asked.body)).toBe(1);
+  touchInterval();
+  expect((await post('adminEmployeesApprove', session, { grant_id: asked.body.data.grant_id })).status).toBe(200);
+  expect((await post('adminEmployeeRole', session, { user_id: agent.userId, role: 'support' })).status).toBe(200);
   // Searches by each exact key, one that finds nobody, after the touch interval.
   const customer = await signUp(recorded, company);
-  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
-  const search = (body: Record<string, unknown>) =>
-    invoke(handlers.adminUsersSearch, { path: '/s', headers: headers(session), body: { ...body, reason: 'call 1' } });
+  touchInterval();
+  const search = (body: Record<string, unknown>) => post('adminUsersSearch', session, body);
   for (const key of [
     { phone: `+1${customer.registration.phone_number}` },
     { email: customer.registration.email },
@@ -563,24 +572,33 @@ async function backOfficeFlows(): Promise<void> {
     expect((await search(key)).status).toBe(200);
   }
   // Assisted recovery: the agent (now support) starts one, the admin approves it; another started
-  // and cancelled by support; after the hold, the new number's code completes the first, removing the device.
-  const agentSession = await logIn(recorded, company, agent);
+  // and cancelled by support; one to a number held is refused and recorded; after the hold, the new
+  // number's code completes the first, removing the device.
+  const agentSession = await staffStrongSession(recorded, company, agent);
   const lost = await signUpWithDevice(recorded, company);
   const act = (handler: 'adminUsersPhoneRecover' | 'adminUsersPhoneApprove' | 'adminUsersPhoneCancel', by: string, body: object) =>
-    invoke(handlers[handler], { path: '/p', headers: headers(by), body: { user_id: lost.account.userId, reason: 'ticket 1', ...body } });
+    post(handler, by, { user_id: lost.account.userId, ...body });
   const newNumber = randomPhoneNumber();
-  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  touchInterval();
   const started = await act('adminUsersPhoneRecover', agentSession, { dial_code: '+1', phone_number: randomPhoneNumber() });
   expect(started.status, JSON.stringify(started.body)).toBe(200);
+  const held = await act('adminUsersPhoneRecover', agentSession, { dial_code: '+1', phone_number: customer.registration.phone_number });
+  expect(held.status).toBe(409);
   // One to another number replaces it (its index item deleted); support cancels that, after the touch interval.
   const replacing = await act('adminUsersPhoneRecover', agentSession, { dial_code: '+1', phone_number: randomPhoneNumber() });
-  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  touchInterval();
   const cancelled = await act('adminUsersPhoneCancel', agentSession, { change_id: replacing.body.data.change_id });
   expect(cancelled.status, JSON.stringify([replacing.body, cancelled.body])).toBe(200);
   const recovery = await act('adminUsersPhoneRecover', agentSession, { dial_code: '+1', phone_number: newNumber });
-  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  touchInterval();
+  // What awaits approval: the recovery, its change read.
+  expect((await post('adminApprovalsList', session, {})).body.data.recoveries).toHaveLength(1);
+  touchInterval();
   const approval = await act('adminUsersPhoneApprove', session, { change_id: recovery.body.data.change_id });
   expect(approval.status, JSON.stringify(approval.body)).toBe(200);
+  // The other admin steps down; the last active admin may not.
+  expect((await post('adminEmployeeRole', session, { user_id: second.userId, role: 'none' })).status).toBe(200);
+  expect((await post('adminEmployeeRole', session, { user_id: admin.userId, role: 'none' })).status).toBe(409);
   service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
   const target = { dial_code: '+1', phone_number: newNumber, user_type: 2, otp_type: 1 };
   expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
@@ -588,26 +606,22 @@ async function backOfficeFlows(): Promise<void> {
   expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } })).status).toBe(200);
 }
 
+/** Waits out the touch interval: the next call with a session records its use. */
+const touchInterval = () => service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+
 /**
  * The back office's actions on a user, each after the touch interval (so its function records the
  * admin's session's use): one session ended, an ended one refused, all of them (more than one
  * transaction ends); a disable with sessions to end, an enable; a device removed with its session,
  * and again (404); a deletion restored (its erase_after moved past now: deletions are due at once
- * here), and again (409).
+ * here), and again (409). Then an admin disabled and enabled (their seat given up and taken), an
+ * employee disabled (no seat), an admin's and an employee's own deletion, and the admin restored.
  */
 async function backOfficeActionFlows(): Promise<void> {
-  const admin = await newEmployee(recorded, company);
-  await setEmployeeRole(service.app, {
-    companyId: company.company_id,
-    actorId: 'operator',
-    userId: admin.userId,
-    role: 'admin',
-    reason: 'flows',
-  });
-  const session = await logIn(recorded, company, admin);
+  const admin = await staffMember(recorded, company, 'admin');
+  const session = admin.session;
   const act = (name: EndpointName, body: Record<string, unknown>) =>
     invoke(handlers[name], { path: '/a', headers: headers(session), body: { ...body, reason: 'flows' } });
-  const touchInterval = () => service.clock.advance(service.app.config.sessionTouchSeconds + 1);
 
   const customer = await signUp(recorded, company);
   const sid = sessionIdOf(customer.authorization);
@@ -633,49 +647,66 @@ async function backOfficeActionFlows(): Promise<void> {
   const deletion = { path: '/x', headers: headers(await logIn(recorded, company, leaving)), body: {} };
   expect((await invoke(service.handlers.userDelete, deletion)).status).toBe(200);
   touchInterval();
-  await service.app.table.client.send(
-    new UpdateCommand({
-      TableName: service.app.table.name,
-      Key: userKey(company.company_id, leaving.userId),
-      UpdateExpression: 'SET erase_after = :later',
-      ExpressionAttributeValues: { ':later': epochSeconds(service.clock) + 3600 },
-    }),
-  );
+  const dueLater = (userId: string) =>
+    service.app.table.client.send(
+      new UpdateCommand({
+        TableName: service.app.table.name,
+        Key: userKey(company.company_id, userId),
+        UpdateExpression: 'SET erase_after = :later',
+        ExpressionAttributeValues: { ':later': epochSeconds(service.clock) + 3600 },
+      }),
+    );
+  await dueLater(leaving.userId);
   expect((await act('adminUsersRestore', { user_id: leaving.userId })).status).toBe(200);
   expect((await act('adminUsersRestore', { user_id: leaving.userId })).status).toBe(409);
   // Views of the customer, masked and whole (an admin's), and of an id the company does not hold; after the touch interval.
-  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  touchInterval();
   const view = (body: Record<string, unknown>) =>
     invoke(handlers.adminUsersView, { path: '/v', headers: headers(session), body: { ...body, reason: 'call 1' } });
   expect((await view({ user_id: customer.userId })).status).toBe(200);
   expect((await view({ user_id: customer.userId, reveal: 1 })).status).toBe(200);
   expect((await view({ user_id: newId() })).status).toBe(404);
+
+  // Staff: an admin disabled and enabled, an employee without a role disabled; each deletes their own account, the admin is restored.
+  const [deputy, clerk] = [await staffMember(recorded, company, 'admin'), await staffMember(recorded, company, 'none')];
+  expect((await act('adminUsersStatus', { user_id: deputy.userId, status: 'disabled' })).status).toBe(200);
+  expect((await act('adminUsersStatus', { user_id: deputy.userId, status: 'active' })).status).toBe(200);
+  expect((await act('adminUsersStatus', { user_id: clerk.userId, status: 'disabled' })).status).toBe(200);
+  const clerkAgain = await staffMember(recorded, company, 'none');
+  for (const employee of [deputy, clerkAgain]) {
+    const own = { path: '/x', headers: headers(await staffStrongSession(recorded, company, employee)), body: {} };
+    expect((await invoke(handlers.userDelete, own)).status).toBe(200);
+  }
+  await dueLater(deputy.userId);
+  expect((await act('adminUsersRestore', { user_id: deputy.userId })).status).toBe(200);
 }
 
 /**
  * The company's settings in the back office, each function after the touch interval: a view; a
- * change of the limits and countries alone (the one update and its record), one of the texts and
- * the name (the company read first), one refused for a text of 3 SMS; then all put back.
+ * change of the limits alone (the one update and its record); changes of the countries, and of the
+ * texts with the name (the company read first), each asked and applied by a second admin; one
+ * refused for a text of 3 SMS; then all put back.
  */
 async function companySettingsFlows(): Promise<void> {
-  const admin = await newEmployee(recorded, company);
-  await setEmployeeRole(service.app, {
-    companyId: company.company_id,
-    actorId: 'operator',
-    userId: admin.userId,
-    role: 'admin',
-    reason: 'flows',
-  });
-  const session = await logIn(recorded, company, admin);
-  const post = (name: 'adminCompanyView' | 'adminCompanyUpdate', body: Record<string, unknown>) =>
-    invoke(handlers[name], { path: '/c', headers: headers(session), body: { ...body, reason: 'flows' } });
+  const [admin, second] = [await staffMember(recorded, company, 'admin'), await staffMember(recorded, company, 'admin')];
+  const post = (name: 'adminCompanyView' | 'adminCompanyUpdate' | 'adminCompanyApprove', body: Record<string, unknown>, by = admin) =>
+    invoke(handlers[name], { path: '/c', headers: headers(by.session), body: { ...body, reason: 'flows' } });
+  /** A change as applied: asked, and approved by the second admin when it waits for one. */
+  const applied = async (body: Record<string, unknown>) => {
+    const asked = await post('adminCompanyUpdate', body);
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    if (asked.body.data.pending === 0) return asked;
+    touchInterval();
+    return post('adminCompanyApprove', { grant_id: asked.body.data.grant_id }, second);
+  };
   const { name } = company;
-  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  touchInterval();
   expect((await post('adminCompanyView', {})).status).toBe(200);
-  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
-  const limits = await post('adminCompanyUpdate', { limits: { sms_per_hour: 5000, verifies_per_address: null }, sms_countries: ['US'] });
+  touchInterval();
+  const limits = await applied({ limits: { sms_per_hour: 5000, verifies_per_address: null } });
   expect(limits.status, JSON.stringify(limits.body)).toBe(200);
-  const texts = await post('adminCompanyUpdate', {
+  expect((await applied({ sms_countries: ['US'] })).status).toBe(200);
+  const texts = await applied({
     name: `${name} Pay`,
     sms_text: { templates: { en: 'Your {brand} code: {code}' }, default_language: 'en', app_hash: 'FA+9qCX9VSu' },
     phone_change_texts: { en: 'Your {brand} account moved to another number.' },
@@ -683,7 +714,7 @@ async function companySettingsFlows(): Promise<void> {
   expect(texts.status, JSON.stringify(texts.body)).toBe(200);
   const tooLong = `{code} ${'Keep it to yourself. '.repeat(16)}`;
   expect((await post('adminCompanyUpdate', { sms_text: { templates: { en: tooLong } } })).status).toBe(400);
-  const back = await post('adminCompanyUpdate', {
+  const back = await applied({
     name,
     sms_text: { templates: { en: null }, default_language: null, app_hash: null },
     phone_change_texts: { en: null },

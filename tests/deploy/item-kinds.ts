@@ -4,8 +4,11 @@
 import { createRequire } from 'node:module';
 import { newId } from '../../lib/ids.js';
 import {
+  AWAITING_RECOVERY_PREFIX,
+  adminCountKey,
   deviceIndexKey,
   deviceNonceKey,
+  GRANT_PREFIX,
   type ItemKey,
   NOTIFICATION_PREFIX,
   PENDING_CHANGE_PREFIX,
@@ -40,6 +43,11 @@ const BY_SORT_KEY: [string, (sk: string) => boolean][] = [
   ['pinDaily', (sk) => sk.startsWith('PINDAY#')],
   ['smsPayments', (sk) => sk.startsWith('SMSPAY#')],
   ['staffAction', (sk) => sk.startsWith(STAFF_ACTION_PREFIX)],
+  ['adminCount', (sk) => sk === adminCountKey(newId()).sk],
+  ['adminSeat', (sk) => sk.startsWith('SEAT#')],
+  // A Query of what awaits approval names no sort key: it is the grants' (and the recoveries listed beside them).
+  ['grant', (sk) => sk.startsWith(GRANT_PREFIX) || sk === ''],
+  ['awaitingRecovery', (sk) => sk.startsWith(AWAITING_RECOVERY_PREFIX)],
   ['userDevice', (sk) => sk.startsWith(USER_DEVICE_PREFIX)],
   ['deviceIndex', (sk) => sk === deviceIndexKey(newId(), newId()).sk],
   ['deviceNonce', (sk) => sk === deviceNonceKey(newId(), newId(), 'n').sk.slice(0, -1) || sk.startsWith('NONCE#')],

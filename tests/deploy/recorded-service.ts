@@ -90,8 +90,9 @@ export const settings = {
   ACCESS_TOKEN_TTL_SECONDS: String(90 * 24 * 3600),
   // A deletion is due at once: the flows run the eraser on it.
   ACCOUNT_ERASE_AFTER_DAYS: '0',
-  // A strong session is still fresh after the touch interval (an hour), so each function that needs one records its use.
-  STEP_UP_MAX_AGE_SECONDS: '7200',
+  // Strong sessions stay fresh across the touch intervals the flows wait (an hour each), so each
+  // function that needs one records its use; an admin made in the flows approves at once.
+  STEP_UP_MAX_AGE_SECONDS: String(30 * 24 * 3600),
 };
 export const config = readConfig(testEnvironment(settings));
 export const clock = new AdjustableClock();

@@ -15,12 +15,13 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { chainedRecord, GENESIS_HASH } from '../../lib/admin/staff-chain.js';
 import { DUMMY_CREDENTIALS } from '../../lib/aws/clients.js';
 import { newId } from '../../lib/ids.js';
 import { deviceIndexKey, notificationKey, pinTriesKey, sessionKey, userDeviceKey, userKey } from '../../lib/store/keys.js';
 import { clearPinTries, markPinLocked, takePinTry } from '../../lib/store/pin-store.js';
 import { endSession, touchSession } from '../../lib/store/session-store.js';
-import { staffActionPuts } from '../../lib/store/staff-store.js';
+import { staffChainWrites } from '../../lib/store/staff-store.js';
 import type { Table } from '../../lib/store/table.js';
 import { tableDefinition } from '../../lib/store/table-definition.js';
 import { localClient } from '../harness/dynamodb-local.js';
@@ -163,18 +164,28 @@ describe('the stream filters of eventsPublish', () => {
       ],
       ['PIN locked (PINTRIES# MODIFY gaining locked_at)', true, () => markPinLocked(table, tries, { maxTries: 2, nowSeconds: now })],
       ['PIN tries cleared (PINTRIES# REMOVE)', false, () => clearPinTries(table, tries)],
-      ...staffActionPuts(table, {
-        action_id: newId(),
-        company_id: companyId,
-        actor_id: newId(),
-        action: 'view',
-        user_id: userId,
-        reason: 'ticket 1',
-        at_ms: Date.now(),
-      }).map((write, index): [string, boolean, () => Promise<unknown>] => [
-        index === 0 ? 'back-office action logged (STAFFLOG INSERT)' : "its copy in the user's partition (STAFF# INSERT)",
-        index === 0,
-        () => put({}, write.Put!.Item!),
+      ...staffChainWrites(
+        table,
+        chainedRecord(
+          {
+            action_id: newId(),
+            company_id: companyId,
+            actor_id: newId(),
+            action: 'view',
+            user_id: userId,
+            reason: 'ticket 1',
+            at_ms: Date.now(),
+          },
+          { seq: 0, hash: GENESIS_HASH },
+        ),
+      ).map((write, index): [string, boolean, () => Promise<unknown>] => [
+        [
+          "the staff chain's head moved (STAFFHEAD)",
+          'back-office action recorded in the chain (STAFFLOG INSERT)',
+          "its copy in the user's partition (STAFF# INSERT)",
+        ][index]!,
+        index === 1,
+        () => (write.Update ? table.client.send(new UpdateCommand(write.Update)) : put({}, write.Put!.Item!)),
       ]),
     ];
     for (const [, , write] of steps) await write();

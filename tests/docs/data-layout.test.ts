@@ -37,6 +37,9 @@ const SAMPLES = {
   eraseAfter: 1_767_225_600,
   kind: 'device_remove',
   currency: 'EUR',
+  seq: 42,
+  grant: 'e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7',
+  change: 'c8c8c8c8c8c8c8c8c8c8c8c8c8c8c8c8',
 };
 
 const PLACEHOLDERS = new Map<string, string>([
@@ -65,6 +68,9 @@ const PLACEHOLDERS = new Map<string, string>([
   [SAMPLES.nonce, '<nonce>'],
   [String(SAMPLES.eraseAfter).padStart(12, '0'), '<erase_after, 12 digits>'],
   [new Date(SAMPLES.createdAtMs).toISOString().slice(0, 10), '<UTC day, YYYY-MM-DD>'],
+  [String(SAMPLES.seq).padStart(15, '0'), '<seq, 15 digits>'],
+  [SAMPLES.grant, '<grant id>'],
+  [SAMPLES.change, '<change id>'],
 ]);
 
 const { company, user, phone, userType, shard, hour, device } = SAMPLES;
@@ -109,6 +115,11 @@ const BUILT: Record<string, () => ItemKey[]> = {
   adminCountKey: () => [keys.adminCountKey(company)],
   staffActionKey: () => [keys.staffActionKey(company, user, SAMPLES.createdAtMs, SAMPLES.notification)],
   staffLogKey: () => [keys.staffLogKey(company, SAMPLES.createdAtMs, SAMPLES.notification)],
+  staffChainKey: () => [keys.staffChainKey(company, SAMPLES.seq)],
+  staffChainHeadKey: () => [keys.staffChainHeadKey(company)],
+  adminSeatKey: () => [keys.adminSeatKey(company, user)],
+  grantKey: () => [keys.grantKey(company, SAMPLES.grant)],
+  awaitingRecoveryKey: () => [keys.awaitingRecoveryKey(company, SAMPLES.change)],
   staffLookupsKey: () => [keys.staffLookupsKey(company, user, hour)],
   pendingChangeKey: () => [keys.pendingChangeKey(company, user, SAMPLES.kind)],
   phoneChangeIndexKey: () => [keys.phoneChangeIndexKey(company, phone, userType)],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getUser } from '../../lib/store/user-store.js';
+import { staffMember } from '../admin/staff.js';
 import { newEmployee, sampleRegistration } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
 import { useOfflineService } from './offline-server.js';
@@ -41,19 +42,29 @@ describe('registration over HTTP through serverless-offline', () => {
     });
   });
 
-  it("registers an employee with an employee's token, and refuses a customer's (403, code 5)", async () => {
+  it("registers an employee with an admin's token and a reason (contract 3.14, round 6), and refuses an employee's without the role and a customer's (403, code 5)", async () => {
     const companyId = service.company.company_id;
-    const employee = await newEmployee(service.server.local, service.company);
-    const registration = sampleRegistration({ user_type: 1 });
+    const admin = await staffMember(service.server.local, service.company, 'admin');
+    const registration = sampleRegistration({ user_type: 1, reason: 'new hire' });
     const registered = await call(
       'POST',
       REGISTER,
-      { ...json, CompanyID: companyId, Authorization: employee.authorization },
+      { ...json, CompanyID: companyId, Authorization: admin.session },
       JSON.stringify(registration),
     );
     expect(registered.status, service.server.output()).toBe(200);
     const stored = await getUser(service.server.local.app.table, companyId, registered.body.data.user_id, true);
-    expect(stored).toMatchObject({ user_type: 1, cretaed_by: employee.userId });
+    expect(stored).toMatchObject({ user_type: 1, cretaed_by: admin.userId });
+
+    const employee = await newEmployee(service.server.local, service.company);
+    const notAdmin = await call(
+      'POST',
+      REGISTER,
+      { ...json, CompanyID: companyId, Authorization: employee.authorization },
+      JSON.stringify(sampleRegistration({ user_type: 1, reason: 'new hire' })),
+    );
+    expect(notAdmin.status).toBe(403);
+    expect(notAdmin.body.error).toEqual([5]);
 
     const customer = await call('POST', REGISTER, { ...json, CompanyID: companyId }, JSON.stringify(sampleRegistration()));
     const refused = await call(

@@ -20,7 +20,7 @@ const sampleDetail = (type: string): Record<string, unknown> => {
     'user.deleted': { erase_after: 1_795_000_000 },
     'session.ended': { sid: 'ab'.repeat(16), reason: 'logout' },
     'pin.locked': { pin_type: 'transaction' },
-    'admin.action': { actor_id: '2d'.repeat(16), action: 'role' },
+    'admin.action': { actor_id: '2d'.repeat(16), action: 'role', seq: 42, record_hash: '5e'.repeat(32) },
     'user.phone_change_pending': { change_id: '3c'.repeat(16), effective_at: 1_795_086_400, via: 'user' },
     'user.phone_change_cancelled': { change_id: '3c'.repeat(16) },
     'user.change_pending': { change_id: '3c'.repeat(16), kind: 'login_pin', effective_at: 1_795_086_400, via: 'user' },

@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { setEmployeeRole } from '../../lib/admin/employee-role.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { EVENT_TYPES } from '../../lib/events/event-types.js';
 import { eventsOfRecord } from '../../lib/events/stream-events.js';
@@ -16,6 +15,7 @@ import { sessionKey } from '../../lib/store/keys.js';
 import { touchSession } from '../../lib/store/session-store.js';
 import { main as disableUser } from '../../scripts/disable-user.js';
 import { main as restoreUser } from '../../scripts/restore-user.js';
+import { staffMember } from '../admin/staff.js';
 import { freshOtpSession, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
 import { createOwnTable } from '../harness/dynamodb-local.js';
 import { type DeliveredEvent, type FakeEventBridge, startFakeEventBridge } from '../harness/eventbridge-fake.js';
@@ -91,7 +91,10 @@ async function eventsOf(userId: string): Promise<DeliveredEvent[]> {
 
 const summary = (events: DeliveredEvent[]) =>
   events.map((event) => {
-    const { event_id: _id, company_id: _company, user_id: _user, occurred_at: _at, ...fields } = event.detail;
+    const { event_id: _id, company_id: _company, user_id: _user, occurred_at: _at, seq, record_hash: hash, ...fields } = event.detail;
+    // A staff record's place in its company's chain: told by every admin.action, compared in tests/admin/staff-chain.test.ts.
+    if (event['detail-type'] === 'admin.action')
+      expect([typeof seq, String(hash)]).toEqual(['number', expect.stringMatching(/^[0-9a-f]{64}$/)]);
     return { type: event['detail-type'], ...fields };
   });
 
@@ -103,17 +106,10 @@ function nextLogIn(account: Account): Promise<string> {
 
 const freshSession = (account: Account) => freshOtpSession(service, company, account);
 
-/** An employee the operator made admin, with a session begun by OTP login (what the back office asks for). */
+/** An employee the operator made admin, with a strong session (what the back office asks for). */
 async function adminSession(): Promise<{ admin: Account; session: string }> {
-  const admin = await newEmployee(service, company);
-  await setEmployeeRole(service.app, {
-    companyId: company.company_id,
-    actorId: 'operator',
-    userId: admin.userId,
-    role: 'admin',
-    reason: 'bootstrap',
-  });
-  return { admin, session: await logIn(service, company, admin) };
+  const admin = await staffMember(service, company, 'admin');
+  return { admin, session: admin.session };
 }
 
 describe('the events of a user’s life (API contract 3.13)', () => {
@@ -271,10 +267,15 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     const agent = await newEmployee(service, company);
     const reason = `ticket ${randomUUID()}`;
     expect((await post('adminEmployeeRole', session, { user_id: agent.userId, role: 'support', reason })).status).toBe(200);
-    expect(summary(await eventsOf(agent.userId))).toEqual([
-      { type: 'user.registered' },
-      { type: 'admin.action', actor_id: admin.userId, action: 'role' },
-    ]);
+    // One transaction's changes come in no set order: compared as sets.
+    const sorted = (events: object[]) => events.map((event) => JSON.stringify(event)).sort();
+    expect(sorted(summary(await eventsOf(agent.userId)))).toEqual(
+      sorted([
+        { type: 'user.registered' },
+        { type: 'admin.action', actor_id: 'operator', action: 'employee_register' },
+        { type: 'admin.action', actor_id: admin.userId, action: 'role_grant' },
+      ]),
+    );
     expect(summary(await eventsOf(admin.userId))).toContainEqual({ type: 'admin.action', actor_id: 'operator', action: 'role' });
     expect(JSON.stringify(fake.events)).not.toContain(reason);
   });

@@ -7,7 +7,8 @@
 // it leaves, at once) are asked for first: drawn among the flows, a 5 s run has few. The races
 // around a pending phone change (issue 39: its cancel, the user's deletion, a recovery racing PIN
 // logins) are drawn among the flows here; `npm run chaos` asks for each kind (a short run cannot
-// always find the free accounts they need in time).
+// always find the free accounts they need in time). The staff races (issue 48: admins taking each
+// other out at once, a grant approved while its employee is disabled) run beside them, one of each kind.
 import { describe, expect, inject, it } from 'vitest';
 import { emailClaimKey, phoneClaimKey, referralCodeKey, sessionKey, userKey } from '../../lib/store/keys.js';
 import { UserStatus } from '../../lib/users/user-status.js';
@@ -38,6 +39,12 @@ it('gives no wrong answer under 30 % faults: ambiguous registrations come back w
   expect(report.sessions.problems).toBe(0);
   // Around pending phone changes (issue 39): the table check found nothing half-done.
   expect(report.pendingChanges.table.problems).toBe(0);
+  // The back office (issue 48): each kind of staff race ran in a company of its own; every company
+  // kept an active admin with its count and seats right, and every staff chain was whole.
+  expect(report.staff.races).toBe(4);
+  expect(Object.keys(report.staff.byKind)).toHaveLength(4);
+  expect(report.staff).toMatchObject({ companies: 5, problems: 0 });
+  expect(report.staff.chainRecords).toBeGreaterThan(20);
 }, 90_000);
 
 // The check the run ends with, on tables built by hand: each broken rule is named.

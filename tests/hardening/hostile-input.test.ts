@@ -66,6 +66,8 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   userProfileUpdate: ['400/1', '400/2', '404/3', '401/4', '413/13'],
   // The fixture's tokens are customers' and a registered employee's: refused before any role is read.
   adminEmployeeRole: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminEmployeesApprove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminApprovalsList: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersSearch: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersPhoneRecover: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersPhoneApprove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
@@ -77,6 +79,7 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   adminUsersView: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminCompanyView: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminCompanyUpdate: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminCompanyApprove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   notFound: ['404/6'],
 };
 

@@ -3,6 +3,7 @@
 // carrying a token, tells caches not to keep it.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { setEmployeeRole } from '../../lib/admin/employee-role.js';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
@@ -133,7 +134,9 @@ async function runEveryFlow(): Promise<void> {
   company = await newCompany(service);
   const path = '/wallet/v3/auth/user_register';
 
-  // A customer, a customer they referred, an operator-made employee and an employee-made one.
+  // A customer, a customer they referred, an operator-made admin (a device bound at registration,
+  // signed in by a PIN login on it: the strong session registering an employee asks, contract
+  // 3.14 round 6) and an employee that admin registers.
   const customerBody = secretRegistration();
   const customer = await call('register customer', register, { path, body: customerBody });
   expect(customer.status).toBe(200);
@@ -142,20 +145,35 @@ async function runEveryFlow(): Promise<void> {
   const referred = await call('register referred', register, { path, body: referredBody });
   expect(referred.status).toBe(200);
   rememberToken(referred);
-  const operatorMade = await userRegister(
-    service.app,
-    operatorRegistration(
-      company,
-      await userRegisterBody.parseAsync(
-        secretRegistration({ user_type: 1, parent_user_id: undefined, referral_code: undefined, cretaed_by: undefined }),
-      ),
-    ),
-  );
+  const adminKeys = newDeviceKeyPair();
+  const adminBody = secretRegistration({
+    user_type: 1,
+    parent_user_id: undefined,
+    referral_code: undefined,
+    cretaed_by: undefined,
+    device_public_key: adminKeys.publicKey,
+  });
+  const operatorMade = await userRegister(service.app, operatorRegistration(company, await userRegisterBody.parseAsync(adminBody)));
   secrets.add(tokenSecret(operatorMade.token.token));
+  await setEmployeeRole(service.app, {
+    companyId: company.company_id,
+    actorId: 'operator',
+    userId: operatorMade.user_id,
+    role: 'admin',
+    reason: 'setup',
+  });
+  const adminLogin = await call('admin PIN login', service.handlers.loginPin, {
+    path: '/wallet/v3/auth/login_pin',
+    body: signedLoginPin({ ...adminKeys, deviceKey: operatorMade.device_key! }, company.company_id, String(adminBody.login_pin), {
+      timestamp: epochSeconds(service.clock),
+    }),
+  });
+  expect(adminLogin.status).toBe(200);
+  const adminToken = rememberToken(adminLogin);
   const employee = await call('register employee', register, {
     path,
-    headers: { Authorization: `Token ${operatorMade.token.token}` },
-    body: secretRegistration({ user_type: 1 }),
+    headers: { Authorization: adminToken },
+    body: secretRegistration({ user_type: 1, reason: 'new hire' }),
   });
   expect(employee.status).toBe(200);
   rememberToken(employee);

@@ -327,6 +327,16 @@ export class LiveClient {
           valid: { endpoint, headers, body: { sms_text: { templates: { en: 'Your {brand} code: {code}' } }, reason: 'fuzz' } },
           settle: withToken(),
         };
+      case 'adminEmployeesApprove':
+      case 'adminCompanyApprove':
+        // A customer's token: the back office refuses it (403 code 5) before it reads the grant.
+        return {
+          valid: { endpoint, headers, body: { grant_id: '0b6e2f4a8c1d3e5f7a9b0c2d4e6f8a1b', reason: 'fuzz' } },
+          settle: withToken(),
+        };
+      case 'adminApprovalsList':
+        // A customer's token: the back office refuses it (403 code 5) before it reads what awaits.
+        return { valid: { endpoint, headers, body: { reason: 'fuzz' } }, settle: withToken() };
       case 'adminEmployeeRole':
         // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
         return {

@@ -46,6 +46,8 @@ export function serviceEnvironment(
       // slow every unregistered login send (tests/otp/answer-time.test.ts sets its own).
       SMS_DECOY_PRIOR_MEDIAN_MS: '2',
       SMS_DECOY_PRIOR_P90_MS: '5',
+      // An admin made in a test approves at once; tests/admin/dual-control.test.ts sets the deployed floor (72).
+      ADMIN_APPROVER_MIN_HOURS: '0',
       ...settings,
     },
   });

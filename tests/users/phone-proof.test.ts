@@ -9,6 +9,7 @@ import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { emailClaimKey, phoneClaimKey, phoneProofKey, userKey } from '../../lib/store/keys.js';
 import { writeTransaction } from '../../lib/store/transactions.js';
 import { userPhoneReclaimed } from '../../lib/store/user-store.js';
+import { staffMember } from '../admin/staff.js';
 import {
   type Account,
   codeIn,
@@ -152,10 +153,11 @@ describe('a company that requires proven phones', () => {
     expect((await register(sampleRegistration({ phone_number: phone, phone_verification_token: proof }), strict)).status).toBe(200);
   });
 
-  it('exempts an employee registering a user with an employee token', async () => {
+  it('exempts an employee registering a user with an employee token (an employee: an admin’s)', async () => {
     const employee = await newEmployee(service, strict);
     expect((await register(sampleRegistration(), strict, employee.authorization)).status).toBe(200);
-    expect((await register(sampleRegistration({ user_type: 1 }), strict, employee.authorization)).status).toBe(200);
+    const admin = await staffMember(service, strict, 'admin');
+    expect((await register(sampleRegistration({ user_type: 1, reason: 'new hire' }), strict, admin.session)).status).toBe(200);
   });
 
   it('leaves other companies as they are (the setting is off by default)', async () => {

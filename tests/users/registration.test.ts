@@ -6,6 +6,7 @@ import { hashPin, hashToken, PIN_SCRYPT, PRODUCTION_HASH_COST, verifyPassword, v
 import { emailClaimKey, phoneClaimKey, referralCodeKey, sessionKey, userKey } from '../../lib/store/keys.js';
 import { getUserWithReferralCount } from '../../lib/store/referral-store.js';
 import { getUser, type UserRecord } from '../../lib/store/user-store.js';
+import { staffMember } from '../admin/staff.js';
 import {
   type Answer,
   invoke,
@@ -289,8 +290,8 @@ describe('identity is unique per company, phone or email, and user type', () => 
   it('lets the same phone register once as a customer and once as an employee', async () => {
     const body = sampleRegistration();
     expect((await registerIn(body)).status).toBe(200);
-    const employee = await newEmployee(service, company);
-    const asEmployee = await registerIn({ ...body, user_type: 1 }, { Authorization: employee.authorization });
+    const admin = await staffMember(service, company, 'admin');
+    const asEmployee = await registerIn({ ...body, user_type: 1, reason: 'new hire' }, { Authorization: admin.session });
     expect(asEmployee.status).toBe(200);
   });
 
@@ -344,12 +345,10 @@ describe('employees', () => {
     expect(answer.body).toMatchObject({ success: 0, error: [5], data: { message: 'FORBIDDEN' } });
   });
 
-  it("registers an employee with an employee's token, cretaed_by from the token, KYC fields as sent", async () => {
-    const employee = await newEmployee(service, company);
-    const answer = await registerIn(
-      sampleRegistration({ user_type: 1, kyc_status: 2, kyc_process_status: '3', status_id: 1, cretaed_by: '0'.repeat(32) }),
-      { authorization: employee.authorization.replace('Token', 'token') },
-    );
+  it("registers an employee with an admin's token (contract 3.14, round 6), cretaed_by from the token, KYC fields as sent", async () => {
+    const employee = await staffMember(service, company, 'admin');
+    const body = { user_type: 1, kyc_status: 2, kyc_process_status: '3', status_id: 1, cretaed_by: '0'.repeat(32), reason: 'new hire' };
+    const answer = await registerIn(sampleRegistration(body), { authorization: employee.session.replace('Token', 'token') });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const user = await storedUser(answer.body.data.user_id);
     expect(user).toMatchObject({ user_type: 1, kyc_status: 2, kyc_process_status: 3, status_id: 1, cretaed_by: employee.userId });
@@ -373,6 +372,12 @@ describe('employees', () => {
     const answer = await registerIn(sampleRegistration({ status_id: statusId }), { Authorization: employee.authorization });
     expect(answer.status).toBe(400);
     expect(answer.body.data.errors).toEqual([{ code: 1, field: 'status_id', detail: 'must be 1 (active) or 2 (disabled)' }]);
+  });
+
+  it("refuses an employee's token without the admin role for registering an employee (403, code 5)", async () => {
+    const employee = await newEmployee(service, company);
+    const answer = await registerIn(sampleRegistration({ user_type: 1, reason: 'x' }), { Authorization: employee.authorization });
+    expect(answer.body).toMatchObject({ success: 0, error: [5], data: { message: 'FORBIDDEN' } });
   });
 
   it('refuses a malformed, unknown or other-company token with 401', async () => {

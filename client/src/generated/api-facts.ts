@@ -125,6 +125,16 @@ export const OPERATION_ROUTES = {
     "/wallet/v3/admin/employees/role",
     "required"
   ],
+  "adminEmployeesApprove": [
+    "POST",
+    "/wallet/v3/admin/employees/approve",
+    "required"
+  ],
+  "adminApprovalsList": [
+    "POST",
+    "/wallet/v3/admin/approvals/list",
+    "required"
+  ],
   "adminUsersSearch": [
     "POST",
     "/wallet/v3/admin/users/search",
@@ -178,6 +188,11 @@ export const OPERATION_ROUTES = {
   "adminCompanyUpdate": [
     "POST",
     "/wallet/v3/admin/company/update",
+    "required"
+  ],
+  "adminCompanyApprove": [
+    "POST",
+    "/wallet/v3/admin/company/approve",
     "required"
   ]
 } as const;

@@ -471,7 +471,7 @@ export interface paths {
         put?: never;
         /**
          * Delete the token user’s account (erased after ACCOUNT_ERASE_AFTER_DAYS)
-         * @description Deletes the token user’s account: it needs a session begun by OTP or PIN login under 10 minutes ago (else 400 code 14). In one write the user’s status becomes 4 (deletion requested), every session ends (their access and refresh tokens answer 401), every device is removed, and the phone and email are free for a new registration at once; no login code goes to the phone any more. At erase_after the account is erased: names, email, phone, birth date, image, location, devices, notifications, hashes and PINs are deleted, and a record with the user id, type, status 5 and dates is all that remains. Until then an operator may restore it.
+         * @description Deletes the token user’s account: it needs a session begun by OTP or PIN login under 10 minutes ago (else 400 code 14). In one write the user’s status becomes 4 (deletion requested), every session ends (their access and refresh tokens answer 401), every device is removed, and the phone and email are free for a new registration at once; no login code goes to the phone any more. At erase_after the account is erased: names, email, phone, birth date, image, location, devices, notifications, hashes and PINs are deleted, and a record with the user id, type, status 5 and dates is all that remains. Until then an operator may restore it. An employee who is their company’s last active admin is refused (409 code 21): another admin first.
          */
         post: operations["userDelete"];
         delete?: never;
@@ -491,9 +491,49 @@ export interface paths {
         put?: never;
         /**
          * Give an employee a back-office role, or take it away (admin)
-         * @description An admin of the company sets the role of one of its active employees: "support" (search, view and act on users), "admin" (also enable users, approve recoveries, set roles and the company’s settings) or "none". The company’s last admin keeps the role (409 code 21). Needs an employee token with the admin role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the action.
+         * @description An admin of the company sets the role of one of its active employees: "support" (search, view and act on users), "admin" (also enable users, approve recoveries and grants, set roles and the company’s settings) or "none". A role that gives power (none to support, none or support to admin) takes two admins: it answers pending 1 with a grant_id and approve_by, and the employee has it once another admin approves it with employees/approve within 72 hours. A role that takes power away (to none, admin to support) is set at once (pending 0). The company’s last active admin keeps the role (409 code 21). Recorded as role_grant or role. Needs an employee token with the admin role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), proven (a login or step-up) under 10 minutes ago (else data.needs "strong_fresh"), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminEmployeeRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/admin/employees/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a role grant another admin asked for (admin)
+         * @description Another admin than the one who asked approves a grant of employees/role (support or admin): the employee has the role from now on. Refused (403 code 5) to the admin who asked, to an admin who registered the employee who asked or the one the grant is for, or asked for the role of the one who asked (or was made by them), and while the approver has been admin, or the one who asked registered or given their role, less than 3 days. A grant unknown, of another company, approved already or void (72 hours unapproved): 404 code 6; for an employee no longer active or whose role changed since: 409 code 23. Recorded as role_approve. Needs an employee token with the admin role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), proven (a login or step-up) under 10 minutes ago (else data.needs "strong_fresh"), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
+         */
+        post: operations["adminEmployeesApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/admin/approvals/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What awaits a second admin’s approval (admin)
+         * @description The grants (a role asked through employees/role, a change of the security settings asked through company/update) and the recoveries (users/phone/recover) of the company that await another admin’s approval, oldest first, each within its 72 hours; one cancelled, approved, replaced or void since is left out. Each names who asked: that employee cannot approve it. Recorded as approvals_list. Needs an employee token with the admin role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
+         */
+        post: operations["adminApprovalsList"];
         delete?: never;
         options?: never;
         head?: never;
@@ -511,7 +551,7 @@ export interface paths {
         put?: never;
         /**
          * Find the user an exact key names (support, admin)
-         * @description Exactly one of phone (E.164), email, user_id or referral_code, and user_type (default 2; a user_id names a user of either type). Answers an empty list or the one user, with the phone and email masked. Exact matches only: no listing, no prefix. At most 120 searches and views per employee per clock hour (429 code 12). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the search.
+         * @description Exactly one of phone (E.164), email, user_id or referral_code, and user_type (default 2; a user_id names a user of either type). Answers an empty list or the one user, with the phone and email masked. Exact matches only: no listing, no prefix. At most 120 searches, views and recovery starts per employee per clock hour (429 code 12). Needs an employee token with a role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminUsersSearch"];
         delete?: never;
@@ -531,7 +571,7 @@ export interface paths {
         put?: never;
         /**
          * Start the recovery of a user who lost the number and every device (support, admin)
-         * @description Starts a pending phone change (via support) to the number the user can now receive codes on: a mobile number in the company’s countries (400 code 15), held by no one (409 code 7), not the account’s own. It does not run until another employee, an admin, approves it (admin/users/phone/approve) before approve_by; nothing is sent yet. One pending change per user: it replaces the user’s own. The user must be active (409 code 23 naming user_id). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason; notice 8 is written in the user’s list.
+         * @description Starts a pending phone change (via support) to the number the user can now receive codes on: a mobile number in the company’s countries (400 code 15), held by no one (409 code 7), not the account’s own. It does not run until another admin approves it (admin/users/phone/approve) before approve_by, 72 hours on; nothing is sent yet. One pending change per user: it replaces the user’s own. The user must be active (409 code 23 naming user_id). Staff act on other users only, and only an admin on an employee (403 code 5). A start is a lookup: counted with the searches and views (at most 120 per employee per clock hour, then 429 code 12), and recorded whether it starts or is refused (with why and the number’s last 4 digits); notice 8 is written in the user’s list when it starts. Needs an employee token with a role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminUsersPhoneRecover"];
         delete?: never;
@@ -551,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a recovery another employee started (admin)
-         * @description An admin other than the employee who started it (403 code 5) approves a recovery: from now it runs as a pending phone change: due 24 hours from now (effective_at), the old number warned by SMS, notice 9 in the user’s list, the event user.phone_change_pending (via support), any live session of the user able to cancel it, and only a login by a code sent to the new number completing it within 7 days. At completion the account loses every bound device and every session (session.ended reason recovered). A change_id that is not a recovery awaiting approval: 404 code 6. Needs a session begun by OTP or PIN login under 12 hours ago, and a reason.
+         * @description An admin approves a recovery another employee started: from now it runs as a pending phone change: due 24 hours from now (effective_at), the old number warned by SMS, notice 9 in the user’s list, the event user.phone_change_pending (via support), any live session of the user able to cancel it, and only a login by a code sent to the new number completing it within 7 days. At completion the account loses every bound device and every session (session.ended reason recovered). Refused (403 code 5) to the employee who started it, to an admin who registered them or asked for their role (or was made by them), and while the approver has been admin, or the starter registered or given their role, less than 3 days. A change_id that is not a recovery awaiting approval (approved, cancelled, or void 72 hours after its start): 404 code 6; one started by an employee no longer active staff: 409 code 23. Needs an employee token with the admin role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), proven (a login or step-up) under 10 minutes ago (else data.needs "strong_fresh"), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminUsersPhoneApprove"];
         delete?: never;
@@ -571,7 +611,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a user’s pending phone change or recovery (support, admin)
-         * @description Cancels the user’s live pending phone change named by change_id: a recovery (awaiting approval or running) or the user’s own change, such as one a caller reports as not theirs. Notices 10 and 8 in the user’s list, the event user.phone_change_cancelled if it was running. Not the user’s live change: 404 code 6 naming change_id. Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason.
+         * @description Cancels the user’s live pending phone change named by change_id: a recovery (awaiting approval or running) or the user’s own change, such as one a caller reports as not theirs. Notices 10 and 8 in the user’s list, the event user.phone_change_cancelled if it was running. Not the user’s live change: 404 code 6 naming change_id. Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminUsersPhoneCancel"];
         delete?: never;
@@ -591,7 +631,7 @@ export interface paths {
         put?: never;
         /**
          * End one session of a user, or every one (support, admin)
-         * @description Ends the session `sid` names, or without it every session of the user: their tokens answer 401 from then on, and each end is published as session.ended with reason "support". The user gets a security notice (event 8, changed by support). An unknown or already ended sid, or a user who is not the company’s: 404 code 6. Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the action.
+         * @description Ends the session `sid` names, or without it every session of the user: their tokens answer 401 from then on, and each end is published as session.ended with reason "support". The user gets a security notice (event 8, changed by support). An unknown or already ended sid, or a user who is not the company’s: 404 code 6. Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminUsersSessionsEnd"];
         delete?: never;
@@ -611,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Disable a user (support, admin) or enable a disabled one (admin)
-         * @description "disabled": an active user becomes status_id 2 and every session of theirs ends (session.ended reason "disabled"); no login code or session is given to them until enabled. "active" (admin only; support: 403 code 5): a disabled user becomes 1 again (the event user.enabled). No other status is set here: a user who is not active (to disable) or not disabled (to enable), such as one deleted, is 409 code 23. The user gets a security notice (event 8, changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the action.
+         * @description "disabled": an active user becomes status_id 2 and every session of theirs ends (session.ended reason "disabled"); no login code or session is given to them until enabled. The company’s last active admin is not disabled (409 code 21). "active" (admin only, on a fresh strong session; support: 403 code 5): a disabled user becomes 1 again (the event user.enabled). No other status is set here: a user who is not active (to disable) or not disabled (to enable), such as one deleted, is 409 code 23. The user gets a security notice (event 8, changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record. To enable: the admin role, the session proven under 10 minutes ago (else data.needs "strong_fresh").
          */
         post: operations["adminUsersStatus"];
         delete?: never;
@@ -631,7 +671,7 @@ export interface paths {
         put?: never;
         /**
          * Remove a bound device of a user (support, admin)
-         * @description As the user’s own devices/remove: ends the binding and every session bound to it (a PIN login on it racing the removal gets no session); answers how many sessions ended. The user gets a security notice (event 8, changed by support). A device that is not that user’s, or a user who is not the company’s: 404 code 6. Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the action.
+         * @description As the user’s own devices/remove: ends the binding and every session bound to it (a PIN login on it racing the removal gets no session); answers how many sessions ended. The user gets a security notice (event 8, changed by support). A device that is not that user’s, or a user who is not the company’s: 404 code 6. Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminUsersDevicesRemove"];
         delete?: never;
@@ -651,7 +691,7 @@ export interface paths {
         put?: never;
         /**
          * Undo a user’s deletion before its erasure (support, admin)
-         * @description As npm run user:restore: a user who deleted the account and is not erased yet is active again, with their phone and email taken back (event user.restored); their sessions and devices stay ended. A phone or email someone registered since: 409 code 7 naming "phone" or "email". A user not awaiting erasure, or past its erase_after (even if the eraser has not run yet): 409 code 23. The user gets a security notice (event 8, changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the action.
+         * @description As npm run user:restore: a user who deleted the account and is not erased yet is active again, with their phone and email taken back (event user.restored); their sessions and devices stay ended (a restored admin is an active admin again). A phone or email someone registered since: 409 code 7 naming "phone" or "email". A user not awaiting erasure, or past its erase_after (even if the eraser has not run yet): 409 code 23. The user gets a security notice (event 8, changed by support). Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminUsersRestore"];
         delete?: never;
@@ -671,7 +711,7 @@ export interface paths {
         put?: never;
         /**
          * See one user’s account (support, admin)
-         * @description One user of the company by user_id: the profile with the phone and email masked as a search shows them (an admin sending reveal: 1 sees dial_code, phone_number and email whole; a support employee sending it: 403 code 5), the bound devices, the live sessions (how and when each began, last use, expiry, sid; never a token), where each PIN stands (set, locked, attempts_left), the pending phone change, the deletion under way, the referral count, the latest 20 security notifications and the latest 50 back-office actions on the user. Never a hash, PIN, code, token or key. A user_id the company does not hold: 404 code 6. Counted with the searches: at most 120 searches and views per employee per clock hour (429 code 12), an unknown id included. Needs an employee token with a role whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the view.
+         * @description One user of the company by user_id: the profile with the phone and email masked as a search shows them (an admin sending reveal: 1, on a session proven under 10 minutes ago, sees dial_code, phone_number and email whole; support sending it: 403 code 5), the bound devices, the live sessions (how and when each began, last use, expiry, sid; never a token), where each PIN stands (set, locked, attempts_left), the pending phone change, the deletion under way, the referral count, the latest 20 security notifications and the latest 50 back-office actions on the user. Never a hash, PIN, code, token or key. A user_id the company does not hold: 404 code 6. Counted with the searches: at most 120 searches and views per employee per clock hour (429 code 12), an unknown id included. Needs an employee token with a role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminUsersView"];
         delete?: never;
@@ -691,7 +731,7 @@ export interface paths {
         put?: never;
         /**
          * See the company’s settings (admin)
-         * @description The company’s settings (API contract 6 and 7) as `npm run company:update` prints them, in the shape company/update takes: the name, require_verified_phone, the countries SMS may go to, the code texts by language with the default language, the app hash and the WebOTP domain, the security warnings by warning (and the phone change’s as phone_change_texts), and each limit in force (the company’s own or the configured default, marked which). With each text’s size in SMS as sent (sms_sizes, phone_change_sizes, warning_sizes), warnings worth a look, and the rules company/update applies (rules). As stored now: other functions keep a company for up to 30 seconds. Not the status: a disabled company answers 404 code 3 to every call. Never a secret. Needs an employee token with the admin role (support: 403 code 5) whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the view (action company_view, in the company’s log).
+         * @description The company’s settings (API contract 6 and 7) as `npm run company:update` prints them, in the shape company/update takes: the name, require_verified_phone, the countries SMS may go to, the code texts by language with the default language, the app hash and the WebOTP domain, the security warnings by warning (and the phone change’s as phone_change_texts), and each limit in force (the company’s own or the configured default, marked which). With each text’s size in SMS as sent (sms_sizes, phone_change_sizes), warnings worth a look, and the rules company/update applies (rules). As stored now: other functions keep a company for up to 30 seconds. Not the status: a disabled company answers 404 code 3 to every call. Never a secret. Recorded as company_view. Needs an employee token with the admin role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminCompanyView"];
         delete?: never;
@@ -711,9 +751,29 @@ export interface paths {
         put?: never;
         /**
          * Change the company’s settings (admin)
-         * @description Changes what `npm run company:update` changes, by its rules: name, require_verified_phone (0 or 1), sms_countries (ISO 3166 alpha-2 codes or "all"), sms_text (templates by language with {code}, {brand} and {minutes}, null removing one; default_language, app_hash of 11 characters and webotp_domain, null removing each), warning_texts (the security warnings’ SMS by warning: a held change’s kind, phone, login_pin, transaction_pin, device_remove, delete, profile or export, or new_device; then by language, {brand} and no {code} or run of 4 digits; null removes one), phone_change_texts (warning_texts.phone by its first name: a language given in both is refused) and limits (each a whole number, or null for the configured default). Absent fields stay as they are; a top-level null or "" counts as absent, so removals go inside sms_text, warning_texts, phone_change_texts and limits. Every code and warning text, with the name, must fit 2 SMS: a refused one is 400 code 1 with every problem in data.errors and the sizes measured in data.sms_sizes, data.warning_sizes and data.phone_change_sizes, and nothing changes. Not the status: an admin would lock the whole company out, and only an operator could undo it. Answers the settings as company/view does; every function sees them within 30 seconds. Needs an employee token with the admin role (support: 403 code 5) whose session began by OTP or PIN login under 12 hours ago, and a reason, kept in the record of the change (action company_update, in the company’s log, written with it).
+         * @description Changes what `npm run company:update` changes, by its rules: name, require_verified_phone (0 or 1), sms_countries (ISO 3166 alpha-2 codes or "all"), sms_text (templates by language with {code}, {brand} and {minutes}, null removing one; default_language, app_hash of 11 characters and webotp_domain, null removing each), warning_texts (the security warnings’ SMS by warning: a held change’s kind, phone, login_pin, transaction_pin, device_remove, delete, profile or export, or new_device; then by language, {brand} and no {code} or run of 4 digits; null removes one), phone_change_texts (warning_texts.phone by its first name: a language given in both is refused) and limits (each a whole number, or null for the configured default). Absent fields stay as they are; a top-level null or "" counts as absent, so removals go inside sms_text, warning_texts, phone_change_texts and limits. Every code and warning text, with the name, must fit 2 SMS: a refused one is 400 code 1 with every problem in data.errors and the sizes measured in data.sms_sizes, data.warning_sizes and data.phone_change_sizes, and nothing changes. Not the status: an admin would lock the whole company out, and only an operator could undo it. A change of a security setting (sms_text, sms_countries, warning_texts, phone_change_texts) takes two admins: checked now, it answers pending 1 with a grant_id and the settings as they still are, and is made when another admin approves it with company/approve within 72 hours (the whole change waits, other fields included). Any other change answers pending 0 and the settings as company/view does; every function sees them within 30 seconds. Recorded as company_update, or company_grant when it waits. Needs an employee token with the admin role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), proven (a login or step-up) under 10 minutes ago (else data.needs "strong_fresh"), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminCompanyUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/admin/company/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a change of the security settings another admin asked for (admin)
+         * @description Another admin than the one who asked applies a change of the company’s security settings (sms_text, sms_countries, phone_change_texts) asked through company/update, which answered pending 1 and this grant_id. The change is checked again against the company as it is now (a text past 2 SMS: 400 code 1, the grant still waits), then applied; every function has it within 30 seconds. Refused (403 code 5) to the admin who asked, to one who registered them or asked for their role (or was made by them), and while the approver has been admin, or the one who asked registered or given their role, less than 3 days. A grant unknown, of another company, approved already or void (72 hours unapproved): 404 code 6. Recorded as company_approve. Needs an employee token with the admin role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), proven (a login or step-up) under 10 minutes ago (else data.needs "strong_fresh"), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
+         */
+        post: operations["adminCompanyApprove"];
         delete?: never;
         options?: never;
         head?: never;
@@ -899,6 +959,8 @@ export interface operations {
                     referral_code?: string | "" | null;
                     /** @description The verification_token of a verified otp_type 2 code for this phone and user_type (verify_otp) */
                     phone_verification_token?: string | "" | null;
+                    /** @description Why the employee acts, such as a ticket number: kept in the record of the action, never in an event */
+                    reason?: string | "" | null;
                     /** @description Accepted and ignored: set from the token, never from the body */
                     cretaed_by?: unknown;
                 };
@@ -6052,7 +6114,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 21 LAST_ADMIN */
             409: {
                 headers: {
                     /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
@@ -6063,7 +6125,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: 0;
-                        error: 20[];
+                        error: (20 | 21)[];
                         data: {
                             /** @constant */
                             message: "CONFLICT";
@@ -6172,9 +6234,12 @@ export interface operations {
                      *       "success": 1,
                      *       "error": [],
                      *       "data": {
-                     *         "message": "Role set",
+                     *         "message": "Role asked: another admin approves it (employees/approve) before approve_by, or it is void",
                      *         "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
-                     *         "role": "support"
+                     *         "role": "support",
+                     *         "pending": 1,
+                     *         "grant_id": "0b6e2f4a8c1d3e5f7a9b0c2d4e6f8a1b",
+                     *         "approve_by": 1767571200
                      *       }
                      *     }
                      */
@@ -6187,6 +6252,12 @@ export interface operations {
                             user_id: string;
                             /** @enum {string} */
                             role: "support" | "admin" | "none";
+                            /** @description 1: asked, not yet set; another admin approves it */
+                            pending: 0 | 1;
+                            /** @description The grant another admin approves (employees/approve) */
+                            grant_id?: string;
+                            /** @description UNIX seconds: the grant is void, unapproved, from then on */
+                            approve_by?: number;
                         };
                     };
                 };
@@ -6280,6 +6351,488 @@ export interface operations {
                         /** @constant */
                         success: 0;
                         error: (20 | 21)[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminEmployeesApprove: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grant_id": "0b6e2f4a8c1d3e5f7a9b0c2d4e6f8a1b",
+                 *       "reason": "ticket 4712: second admin for the night shift"
+                 *     }
+                 */
+                "application/json": {
+                    grant_id: string;
+                    /** @description Why the employee acts, such as a ticket number: kept in the record of the action, never in an event */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Role granted",
+                     *         "grant_id": "0b6e2f4a8c1d3e5f7a9b0c2d4e6f8a1b",
+                     *         "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                     *         "role": "admin"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            grant_id: string;
+                            user_id: string;
+                            /** @enum {string} */
+                            role: "support" | "admin";
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 14 PHONE_NOT_VERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2 | 14)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (3 | 6)[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 23 STATE_CONFLICT */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (20 | 23)[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminApprovalsList: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "ticket 4713: morning review"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Why the employee acts, such as a ticket number: kept in the record of the action, never in an event */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "grants": [
+                     *           {
+                     *             "grant_id": "0b6e2f4a8c1d3e5f7a9b0c2d4e6f8a1b",
+                     *             "kind": "role",
+                     *             "requested_by": "9a8b7c6d5e4f30211203f4e5d6c7b8a9",
+                     *             "requested_at": 1767312000,
+                     *             "approve_by": 1767571200,
+                     *             "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                     *             "role": "admin",
+                     *             "from_role": "support"
+                     *           }
+                     *         ],
+                     *         "recoveries": [
+                     *           {
+                     *             "change_id": "3c1e5a7b9d2f4a6c8e0b1d3f5a7c9e2b",
+                     *             "user_id": "2b4d6f8a0c1e3a5c7e9b1d3f5a7c9e1d",
+                     *             "phone_last4": "0143",
+                     *             "started_by": "4e6a8c0b2d4f6a8c0e2b4d6f8a0c2e4b",
+                     *             "started_at": 1767315600,
+                     *             "approve_by": 1767574800
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            grants: {
+                                grant_id: string;
+                                /**
+                                 * @description role: approve with employees/approve; company: with company/approve
+                                 * @enum {string}
+                                 */
+                                kind: "role" | "company";
+                                /** @description The admin who asked: another admin approves */
+                                requested_by: string;
+                                /** @description UNIX seconds */
+                                requested_at: number;
+                                /** @description UNIX seconds: void, unapproved, from then on */
+                                approve_by: number;
+                                /** @description A role grant: the employee it is for */
+                                user_id?: string;
+                                /** @enum {string} */
+                                role?: "support" | "admin";
+                                /**
+                                 * @description A role grant: the role the employee has now
+                                 * @enum {string}
+                                 */
+                                from_role?: "none" | "support" | "admin";
+                                /** @description A company grant: the security settings it changes */
+                                settings?: string[];
+                                /** @description A company grant: the change as company/update took it */
+                                changes?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            recoveries: {
+                                change_id: string;
+                                user_id: string;
+                                /** @description The last 4 digits of the number it moves the account to */
+                                phone_last4: string;
+                                /** @description The employee who started it: another admin approves */
+                                started_by: string;
+                                /** @description UNIX seconds */
+                                started_at: number;
+                                /** @description UNIX seconds: void, unapproved, from then on */
+                                approve_by: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 14 PHONE_NOT_VERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2 | 14)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
                         data: {
                             /** @constant */
                             message: "CONFLICT";
@@ -6779,6 +7332,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description TOO_MANY_REQUESTS: 12 TOO_MANY_REQUESTS */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 12[];
+                        data: {
+                            /** @constant */
+                            message: "TOO_MANY_REQUESTS";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
             /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
             500: {
                 headers: {
@@ -6955,7 +7528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 23 STATE_CONFLICT */
             409: {
                 headers: {
                     /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
@@ -6966,7 +7539,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: 0;
-                        error: 20[];
+                        error: (20 | 23)[];
                         data: {
                             /** @constant */
                             message: "CONFLICT";
@@ -7602,7 +8175,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 23 STATE_CONFLICT */
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 21 LAST_ADMIN, 23 STATE_CONFLICT */
             409: {
                 headers: {
                     /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
@@ -7613,7 +8186,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: 0;
-                        error: (20 | 23)[];
+                        error: (20 | 21 | 23)[];
                         data: {
                             /** @constant */
                             message: "CONFLICT";
@@ -9295,8 +9868,11 @@ export interface operations {
                      *       "success": 1,
                      *       "error": [],
                      *       "data": {
-                     *         "message": "Company settings updated: every function has them within 30 seconds",
+                     *         "message": "Change of sms_text asked: another admin approves it (company/approve) before approve_by, or it is void",
                      *         "in_force_within_seconds": 30,
+                     *         "pending": 1,
+                     *         "grant_id": "7c2e9a4b1d3f5e6a8b0c1d2e3f4a5b6c",
+                     *         "approve_by": 1767571200,
                      *         "company": {
                      *           "company_id": "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
                      *           "name": "Chai Pay",
@@ -9461,6 +10037,12 @@ export interface operations {
                             message: string;
                             /** @description Functions keep a company this long (COMPANY_CACHE_SECONDS): every call sees the change within it */
                             in_force_within_seconds: number;
+                            /** @description 1: a change of a security setting, asked, not yet made: another admin approves it (company/approve) */
+                            pending: 0 | 1;
+                            /** @description The grant of the change (asked, or approved by this call) */
+                            grant_id?: string;
+                            /** @description UNIX seconds: the grant is void, unapproved, from then on */
+                            approve_by?: number;
                             company: {
                                 company_id: string;
                                 /** @description The company’s name: {brand} in its texts */
@@ -9873,6 +10455,686 @@ export interface operations {
                         /** @constant */
                         success: 0;
                         error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminCompanyApprove: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grant_id": "7c2e9a4b1d3f5e6a8b0c1d2e3f4a5b6c",
+                 *       "reason": "ticket 9121: second admin for the Hindi text"
+                 *     }
+                 */
+                "application/json": {
+                    grant_id: string;
+                    /** @description Why the employee acts, such as a ticket number: kept in the record of the action, never in an event */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Company settings updated: every function has them within 30 seconds",
+                     *         "in_force_within_seconds": 30,
+                     *         "pending": 0,
+                     *         "grant_id": "7c2e9a4b1d3f5e6a8b0c1d2e3f4a5b6c",
+                     *         "company": {
+                     *           "company_id": "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+                     *           "name": "Chai Pay",
+                     *           "require_verified_phone": 1,
+                     *           "sms_countries": [
+                     *             "IN"
+                     *           ],
+                     *           "sms_text": {
+                     *             "templates": {
+                     *               "en": "{code} is your {brand} code. It expires in {minutes} minutes.",
+                     *               "hi": "{code} आपका {brand} कोड है। {minutes} मिनट में समाप्त।"
+                     *             },
+                     *             "default_language": "hi",
+                     *             "app_hash": "FA+9qCX9VSu",
+                     *             "webotp_domain": null
+                     *           },
+                     *           "phone_change_texts": {
+                     *             "hi": "आपका {brand} खाता दूसरे नंबर पर ले जाया गया। यह आपने नहीं किया तो {brand} से संपर्क करें।"
+                     *           },
+                     *           "warning_texts": {
+                     *             "phone": {
+                     *               "hi": "आपका {brand} खाता दूसरे नंबर पर ले जाया गया। यह आपने नहीं किया तो {brand} से संपर्क करें।"
+                     *             },
+                     *             "login_pin": {
+                     *               "hi": "आपके {brand} खाते के लिए नया लॉगिन PIN माँगा गया। यह आपने नहीं किया तो {brand} ऐप खोलकर रद्द करें।"
+                     *             },
+                     *             "transaction_pin": {},
+                     *             "device_remove": {},
+                     *             "delete": {},
+                     *             "profile": {},
+                     *             "export": {},
+                     *             "new_device": {}
+                     *           },
+                     *           "limits": {
+                     *             "sms_per_hour": {
+                     *               "value": 5000,
+                     *               "default": 1000,
+                     *               "source": "company",
+                     *               "min": 1
+                     *             },
+                     *             "sms_per_prefix_per_hour": {
+                     *               "value": 20,
+                     *               "default": 20,
+                     *               "source": "default",
+                     *               "min": 0
+                     *             },
+                     *             "sends_per_address_per_hour": {
+                     *               "value": 30,
+                     *               "default": 30,
+                     *               "source": "default",
+                     *               "min": 0
+                     *             },
+                     *             "verifies_per_address": {
+                     *               "value": 30,
+                     *               "default": 30,
+                     *               "source": "default",
+                     *               "min": 0
+                     *             }
+                     *           },
+                     *           "sms_sizes": {
+                     *             "en": {
+                     *               "segments": 1,
+                     *               "encoding": "GSM-7",
+                     *               "units": 66
+                     *             },
+                     *             "hi": {
+                     *               "segments": 1,
+                     *               "encoding": "UCS-2",
+                     *               "units": 59
+                     *             }
+                     *           },
+                     *           "phone_change_sizes": {
+                     *             "hi": {
+                     *               "segments": 2,
+                     *               "encoding": "UCS-2",
+                     *               "units": 91
+                     *             }
+                     *           },
+                     *           "warning_sizes": {
+                     *             "phone": {
+                     *               "hi": {
+                     *                 "segments": 2,
+                     *                 "encoding": "UCS-2",
+                     *                 "units": 91
+                     *               }
+                     *             },
+                     *             "login_pin": {
+                     *               "hi": {
+                     *                 "segments": 2,
+                     *                 "encoding": "UCS-2",
+                     *                 "units": 100
+                     *               }
+                     *             },
+                     *             "transaction_pin": {},
+                     *             "device_remove": {},
+                     *             "delete": {},
+                     *             "profile": {},
+                     *             "export": {},
+                     *             "new_device": {}
+                     *           },
+                     *           "warnings": [],
+                     *           "updated_at": 1767312000
+                     *         },
+                     *         "rules": {
+                     *           "max_sms_segments": 2,
+                     *           "sms_segment_units": {
+                     *             "GSM-7": {
+                     *               "single": 160,
+                     *               "part": 153
+                     *             },
+                     *             "UCS-2": {
+                     *               "single": 70,
+                     *               "part": 67
+                     *             }
+                     *           },
+                     *           "template_placeholders": [
+                     *             "{code}",
+                     *             "{brand}",
+                     *             "{minutes}"
+                     *           ],
+                     *           "phone_change_placeholders": [
+                     *             "{brand}"
+                     *           ],
+                     *           "sized_with": {
+                     *             "code_digits": 6,
+                     *             "minutes": 5
+                     *           },
+                     *           "name_max_length": 200,
+                     *           "app_hash_length": 11,
+                     *           "built_in_template": "{code} is your {brand} verification code. It expires in {minutes} minutes. Never share it.",
+                     *           "built_in_phone_change_text": "Your {brand} account was moved to another phone number. If you did not do this, contact {brand} at once.",
+                     *           "warning_kinds": [
+                     *             "phone",
+                     *             "login_pin",
+                     *             "transaction_pin",
+                     *             "device_remove",
+                     *             "delete",
+                     *             "profile",
+                     *             "export",
+                     *             "new_device"
+                     *           ],
+                     *           "built_in_warning_texts": {
+                     *             "phone": "A move of your {brand} account to another phone number was asked for. If this was not you, open the {brand} app to cancel it, or contact {brand} at once.",
+                     *             "login_pin": "A new login PIN for your {brand} account was asked for. It takes effect in a day. If this was not you, open the {brand} app to cancel it.",
+                     *             "transaction_pin": "A new payment PIN for your {brand} account was asked for. It takes effect in a day. If this was not you, open the {brand} app to cancel it.",
+                     *             "device_remove": "Removing a trusted device from your {brand} account was asked for. If this was not you, open the {brand} app on that device to cancel it.",
+                     *             "delete": "Deleting your {brand} account was asked for. If this was not you, open the {brand} app to cancel it, or contact {brand} at once.",
+                     *             "profile": "A change of the name, email or birth date of your {brand} account was asked for. If this was not you, open the {brand} app to cancel it.",
+                     *             "export": "A copy of your {brand} account’s data was asked for. If this was not you, open the {brand} app to cancel it.",
+                     *             "new_device": "A new device signed in to your {brand} account with a code. If this was not you, open the {brand} app on your phone and choose \"Not me\"."
+                     *           },
+                     *           "in_force_within_seconds": 30
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /** @description Functions keep a company this long (COMPANY_CACHE_SECONDS): every call sees the change within it */
+                            in_force_within_seconds: number;
+                            /** @description 1: a change of a security setting, asked, not yet made: another admin approves it (company/approve) */
+                            pending: 0 | 1;
+                            /** @description The grant of the change (asked, or approved by this call) */
+                            grant_id?: string;
+                            /** @description UNIX seconds: the grant is void, unapproved, from then on */
+                            approve_by?: number;
+                            company: {
+                                company_id: string;
+                                /** @description The company’s name: {brand} in its texts */
+                                name: string;
+                                /** @description 1: a customer registering themselves must prove the phone first (contract 6) */
+                                require_verified_phone: 0 | 1;
+                                /** @description ISO 3166 alpha-2 codes SMS may go to, or "all" (every country: the favourite target of SMS pumping) */
+                                sms_countries: "all" | string[];
+                                sms_text: {
+                                    /** @description The code text by BCP 47 language tag; none: the built-in English text */
+                                    templates: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The template sent when Accept-Language matches none; null: the built-in text */
+                                    default_language: string | null;
+                                    /** @description The Android SMS Retriever app hash, the last line but the WebOTP one */
+                                    app_hash: string | null;
+                                    /** @description The WebOTP domain: the last line reads @<domain> #<code> */
+                                    webotp_domain: string | null;
+                                };
+                                /** @description The warning the old number gets when a move of the account waits or is done, by language; none: the built-in English texts. The same as warning_texts.phone */
+                                phone_change_texts: {
+                                    [key: string]: string;
+                                };
+                                /** @description Each security warning’s SMS by language: a held change’s kind (phone, login_pin, transaction_pin, device_remove, delete, profile, export) or new_device (a device bound by an OTP login); none: the built-in English text */
+                                warning_texts: {
+                                    phone: {
+                                        [key: string]: string;
+                                    };
+                                    login_pin: {
+                                        [key: string]: string;
+                                    };
+                                    transaction_pin: {
+                                        [key: string]: string;
+                                    };
+                                    device_remove: {
+                                        [key: string]: string;
+                                    };
+                                    delete: {
+                                        [key: string]: string;
+                                    };
+                                    profile: {
+                                        [key: string]: string;
+                                    };
+                                    export: {
+                                        [key: string]: string;
+                                    };
+                                    new_device: {
+                                        [key: string]: string;
+                                    };
+                                };
+                                limits: {
+                                    sms_per_hour: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                    sms_per_prefix_per_hour: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                    sends_per_address_per_hour: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                    verifies_per_address: {
+                                        /** @description The limit in force */
+                                        value: number;
+                                        /** @description The configured default, in force while the company sets none */
+                                        default: number;
+                                        /**
+                                         * @description company: the company’s own value; default: the configured one
+                                         * @enum {string}
+                                         */
+                                        source: "company" | "default";
+                                        /** @description The least value company/update takes (0: no limit) */
+                                        min: number;
+                                    };
+                                };
+                                /** @description Each code text as sent with a 6-digit code, the name, the minutes and the autofill lines, by language; "built-in": the English text, sent while there is no default language */
+                                sms_sizes: {
+                                    [key: string]: {
+                                        /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                        segments: number;
+                                        /**
+                                         * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                         * @enum {string}
+                                         */
+                                        encoding: "GSM-7" | "UCS-2";
+                                        /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                        units: number;
+                                    };
+                                };
+                                /** @description Each phone-change warning as sent with the name, by language */
+                                phone_change_sizes: {
+                                    [key: string]: {
+                                        /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                        segments: number;
+                                        /**
+                                         * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                         * @enum {string}
+                                         */
+                                        encoding: "GSM-7" | "UCS-2";
+                                        /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                        units: number;
+                                    };
+                                };
+                                /** @description Each security warning as sent with the name, by warning and then by language */
+                                warning_sizes: {
+                                    phone: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    login_pin: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    transaction_pin: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    device_remove: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    delete: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    profile: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    export: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                    new_device: {
+                                        [key: string]: {
+                                            /** @description SMS the message takes (at most max_sms_segments is stored) */
+                                            segments: number;
+                                            /**
+                                             * @description UCS-2 as soon as one character is outside the GSM 7-bit alphabet
+                                             * @enum {string}
+                                             */
+                                            encoding: "GSM-7" | "UCS-2";
+                                            /** @description GSM-7 septets or UCS-2 (UTF-16) units of the whole message */
+                                            units: number;
+                                        };
+                                    };
+                                };
+                                /** @description What deserves a look: SMS to every country, a text over the limit stored before the checks (sent shortened), an app hash on a text of 2 SMS */
+                                warnings: string[];
+                                /** @description UNIX seconds of the last change (null: never changed) */
+                                updated_at: number | null;
+                            };
+                            rules: {
+                                /** @description A text whose message needs more SMS is refused: a message is never cut */
+                                max_sms_segments: number;
+                                /** @description Units of one SMS alone, and of each part of a longer message */
+                                sms_segment_units: {
+                                    "GSM-7": {
+                                        single: number;
+                                        part: number;
+                                    };
+                                    "UCS-2": {
+                                        single: number;
+                                        part: number;
+                                    };
+                                };
+                                /** @description What a code text may hold; {code} it must */
+                                template_placeholders: string[];
+                                /** @description What a warning (of any kind) may hold; never {code} or 4 digits in a run */
+                                phone_change_placeholders: string[];
+                                /** @description The values a code text is sized with: the longest code and the code lifetime in minutes */
+                                sized_with: {
+                                    code_digits: number;
+                                    minutes: number;
+                                };
+                                name_max_length: number;
+                                app_hash_length: number;
+                                /** @description The English code text of a company with none in the caller’s or its default language */
+                                built_in_template: string;
+                                /** @description The English warning to the old number once the account moved */
+                                built_in_phone_change_text: string;
+                                /** @description The warnings warning_texts holds */
+                                warning_kinds: ("phone" | "login_pin" | "transaction_pin" | "device_remove" | "delete" | "profile" | "export" | "new_device")[];
+                                /** @description The English warning of a company with none in the caller’s or its default language (phone: while a move waits) */
+                                built_in_warning_texts: {
+                                    phone: string;
+                                    login_pin: string;
+                                    transaction_pin: string;
+                                    device_remove: string;
+                                    delete: string;
+                                    profile: string;
+                                    export: string;
+                                    new_device: string;
+                                };
+                                /** @description Every function sees a change within this time (its company cache) */
+                                in_force_within_seconds: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 14 PHONE_NOT_VERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2 | 14)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                            /** @description With a refused SMS text: each code text’s size as measured, by language ("built-in": the English text) */
+                            sms_sizes?: {
+                                [key: string]: {
+                                    segments: number;
+                                    /** @enum {unknown} */
+                                    encoding: "GSM-7" | "UCS-2";
+                                    units: number;
+                                };
+                            };
+                            /** @description With a refused SMS text: each phone-change warning’s size as measured, by language */
+                            phone_change_sizes?: {
+                                [key: string]: {
+                                    segments: number;
+                                    /** @enum {unknown} */
+                                    encoding: "GSM-7" | "UCS-2";
+                                    units: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (3 | 6)[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 23 STATE_CONFLICT */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (20 | 23)[];
                         data: {
                             /** @constant */
                             message: "CONFLICT";

@@ -114,3 +114,15 @@ describe('a refresh', () => {
     expect(await client.auth.signedIn()).toBe(false);
   });
 });
+
+describe('a session kept fresh', () => {
+  it('refreshes a token with less than validForMs left before it answers it, and sends nothing for one with more', async () => {
+    const service = sessionService();
+    // 15 minutes left: enough for 5 minutes, not for 20.
+    const { client } = await signedIn(service, service.session(15 * 60_000));
+    expect(await client.auth.accessToken({ validForMs: 5 * 60_000 })).toBe('access-1');
+    expect(service.seen).toHaveLength(0);
+    expect(await client.auth.accessToken({ validForMs: 20 * 60_000 })).toBe('access-2');
+    expect(service.refreshes()).toHaveLength(1);
+  });
+});

@@ -1,10 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { setEmployeeRole } from '../../../lib/admin/employee-role.js';
 import { epochSeconds } from '../../../lib/clock.js';
 import type { Company } from '../../../lib/companies/companies.js';
 import { signedLoginPin } from '../device-keys.js';
-import { type Answer, codeIn, type InProcessService, invoke, newEmployee, randomPhoneNumber } from '../in-process-service.js';
-import type { FakeSns } from '../sns-fake.js';
+import { type Answer, type InProcessService, randomPhoneNumber } from '../in-process-service.js';
+import { employeeWithDevice, type StaffDevice, staffPinLogin, strongSession } from '../staff-members.js';
 import type { ChaosContext, Registered } from './context.js';
 import { errorOf, is, jitter, overlapped, PREPARE_ROUNDS, type RaceTools, type Sent } from './pending-changes.js';
 
@@ -16,47 +15,31 @@ import { errorOf, is, jitter, overlapped, PREPARE_ROUNDS, type RaceTools, type S
 // by it, one after it is refused (401 code 4); a cancel wins or is refused, never both. The table
 // check (tests/harness/phone-change-check.ts) finds a recovered user with a device or an older session left.
 
-/** A member of the back office the run made: their number, and a session begun by OTP login (renewed before its access token runs out). */
+/** A member of the back office the run made: their device, and a strong session (a PIN login on it, renewed before its access token runs out). */
 interface StaffMember {
   userId: string;
-  phone: string;
+  device: StaffDevice;
   authorization: string;
   /** When its session began (ms, Date.now()). */
   since: number;
   renewing?: Promise<void>;
 }
 
-/** The code last texted to a number through the SNS fake. */
-const lastCodeTo = (sns: FakeSns, phone: string) => codeIn(sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message);
-
-/** An OTP login of an employee, before the faults are on: its Authorization header value. */
-async function staffLogin(service: InProcessService, company: Company, sns: FakeSns, phone: string): Promise<string> {
-  const target = { dial_code: '+1', phone_number: phone, user_type: 1, otp_type: 1 };
-  const headers = { CompanyID: company.company_id };
-  const sent = await invoke(service.handlers.loginPhone, { path: '/l', headers, body: target });
-  if (sent.status !== 200) throw new Error(`an employee's login code was not sent: ${JSON.stringify(sent.body)}`);
-  const verified = await invoke(service.handlers.verifyOtp, { path: '/v', headers, body: { ...target, otp: lastCodeTo(sns, phone) } });
-  if (verified.status !== 200) throw new Error(`an employee's login was refused: ${JSON.stringify(verified.body)}`);
-  return `Token ${verified.body.data.token.token}`;
-}
-
 /**
  * The company's back office for the run, made before the faults are on (as tests/admin/staff.ts
  * makes it): a support employee who starts recoveries and an admin who approves them (another
- * employee than the starter), each with a role set by the operator and a session begun by OTP login.
+ * employee than the starter), each with a role set by the operator, a device bound at
+ * registration, and a strong session begun by a PIN login on it (contract 3.14, round 6).
  */
-export async function chaosStaff(service: InProcessService, company: Company, sns: FakeSns) {
+export async function chaosStaff(service: InProcessService, company: Company) {
   const member = async (role: 'support' | 'admin'): Promise<StaffMember> => {
-    const employee = await newEmployee(service, company);
-    await setEmployeeRole(service.app, {
-      companyId: company.company_id,
-      actorId: 'operator',
+    const employee = await employeeWithDevice(service, company, role);
+    return {
       userId: employee.userId,
-      role,
-      reason: 'chaos',
-    });
-    const phone = String(employee.registration.phone_number);
-    return { userId: employee.userId, phone, authorization: await staffLogin(service, company, sns, phone), since: Date.now() };
+      device: employee.device,
+      authorization: await strongSession(service, company, employee),
+      since: Date.now(),
+    };
   };
   return { support: await member('support'), admin: await member('admin') };
 }
@@ -72,18 +55,19 @@ export function phoneRecoveries(ctx: ChaosContext, tools: RaceTools, staff: Chao
   for (const member of [staff.support, staff.admin]) ctx.employees.add(member.userId);
 
   /**
-   * The member's Authorization, logged in again by OTP once half its access token's life is gone
-   * (ACCESS_TOKEN_TTL_SECONDS; the back office takes a session begun under ADMIN_SESSION_HOURS ago).
+   * The member's Authorization, logged in again by PIN on their device once half its access token's
+   * life is gone (ACCESS_TOKEN_TTL_SECONDS; the back office takes a strong session begun under
+   * ADMIN_SESSION_HOURS ago, and for an approval one proven under STEP_UP_MAX_AGE_SECONDS ago).
    */
   const sessionOf = async (member: StaffMember) => {
     if (Date.now() - member.since > (ctx.config.accessTokenTtlSeconds * 1000) / 2) {
       member.renewing ??= (async () => {
-        const login = await ctx.sendAndCheck({ dial_code: '+1', phone_number: member.phone, user_type: 1, otp_type: 1 }, {}, service, {
-          pastTheEnd: true,
+        const login = await send('loginPin', staffPinLogin(service, ctx.companyId, member.device), {
+          via: service,
           rounds: PREPARE_ROUNDS,
         });
-        if (login) {
-          member.authorization = `Token ${login.body.data.token.token}`;
+        if (login.answer.status === 200) {
+          member.authorization = `Token ${login.answer.body.data.token.token}`;
           member.since = Date.now();
         }
       })().finally(() => {

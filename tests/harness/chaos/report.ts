@@ -129,6 +129,23 @@ export interface ChaosReport {
   race: RaceReport;
   /** Races around pending phone changes and assisted recoveries (issue 39). */
   pendingChanges: PendingChangeReport;
+  /**
+   * Races in the back office (issue 48, tests/harness/chaos/staff-races.ts): races run by kind, grants
+   * approved in one, races whose first two requests were in flight together, refusals of the last active admin
+   * (409 code 21), requests retried after the faults; then the companies checked (an active admin
+   * kept, the count and seats right, the staff chain whole), the chain records checked, the problems.
+   */
+  staff: {
+    races: number;
+    byKind: Record<string, number>;
+    grants: number;
+    overlapped: number;
+    lastAdminRefused: number;
+    retried: number;
+    companies: number;
+    chainRecords: number;
+    problems: number;
+  };
   /** The claims checked afterwards (tests/harness/claim-check.ts) and the problems found. */
   claims: { phoneClaims: number; emailClaims: number; holders: number; problems: number };
   /**
@@ -190,6 +207,7 @@ export const emptyReport = (): ChaosReport => ({
   pinLocksRetried: 0,
   race: emptyRaceReport(),
   pendingChanges: emptyPendingChangeReport(),
+  staff: { races: 0, byKind: {}, grants: 0, overlapped: 0, lastAdminRefused: 0, retried: 0, companies: 0, chainRecords: 0, problems: 0 },
   claims: { phoneClaims: 0, emailClaims: 0, holders: 0, problems: 0 },
   sessions: { otpLogins: 0, live: 0, problems: 0 },
   events: {

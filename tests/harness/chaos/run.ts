@@ -27,6 +27,7 @@ import { pendingChanges, raceTools } from './pending-changes.js';
 import { chaosStaff, phoneRecoveries } from './phone-recoveries.js';
 import { registrations } from './registrations.js';
 import { type ChaosReport, emptyReport } from './report.js';
+import { staffCheck, staffCompanies, staffRaces } from './staff-races.js';
 
 export type { ChaosReport };
 
@@ -70,6 +71,8 @@ export interface ChaosOptions {
   races?: number;
   /** Races around pending phone changes to start at least, of each kind (a cancel, a deletion, a recovery), as `races`. */
   pendingRaces?: number;
+  /** Races in the back office, each in a company of its own (staff-races.ts), run at the start beside the clients: 4 (one of each kind) unless told. */
+  staffRaces?: number;
 }
 
 /** The most a slowed container's DynamoDB call waits before it is sent (ms). */
@@ -118,6 +121,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         // A pending phone change or recovery is due at once, so a run completes some (a local-only
         // value: a deployed stage holds at least 24 hours, lib/settings.ts).
         PHONE_CHANGE_HOLD_HOURS: '0',
+        // The run's admins, made at its start, approve at once (a local-only value: a deployed stage
+        // waits at least 72 hours, lib/settings.ts). Their strong sessions, renewed by a PIN login at
+        // half an access token's life (450 s), stay within STEP_UP_MAX_AGE_SECONDS (600 s) to approve.
+        ADMIN_APPROVER_MIN_HOURS: '0',
       },
     }),
   );
@@ -140,7 +147,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const slow = slowed(inProcessService(config, { hashCost: options.hashCost, clock: service.clock }));
 
   // The back office's support employee and admin, made and logged in before the faults are on.
-  const staff = await chaosStaff(service, company, sns);
+  const staff = await chaosStaff(service, company);
+  // And the companies of the staff races, each with two admins (three for the grant's race) and a support employee.
+  const staffRacing = await staffCompanies(service, options.staffRaces ?? 4);
 
   proxy.lateMs = config.dynamodbTimeoutMs + 300;
   proxy.rule = () => {
@@ -170,6 +179,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const tools = raceTools(context);
   const aroundPending = pendingChanges(context, tools, { atLeast: options.pendingRaces ?? 0 });
   const recoveries = phoneRecoveries(context, tools, staff, { atLeast: options.pendingRaces ?? 0 });
+  const backOffice = staffRaces(context, staffRacing);
 
   // A phone change needs five requests to go through (two codes sent and verified, then the change),
   // and a race on one account as many before it starts: each twice the weight.
@@ -197,6 +207,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   ];
   /** A race around a pending change asked for and not started yet, with an account free for it. */
   const pendingWanted = () => recoveries.wanted() ?? aroundPending.wanted();
+  // The staff races, each in its own company, start at once beside the clients' flows (they need no account of the run's).
+  const staffRun = Promise.all(
+    staffRacing.map(() => backOffice.flow().catch((error) => context.wrong(`a staff race threw: ${(error as Error).message}`))),
+  );
   await Promise.all(
     Array.from({ length: options.clients }, async () => {
       while (Date.now() < endAt) {
@@ -216,6 +230,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }),
   );
 
+  await staffRun;
   // Faults off: every ambiguous request, retried with its key, has a definite first outcome.
   faultsOn = false;
   // Work cut off by its deadline or held in flight ends first.
@@ -229,13 +244,33 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   await deleting.afterFaults();
   await removing.afterFaults();
   await pins.afterFaults();
+  await backOffice.afterFaults();
 
   const items = await scanItems(direct, tableName, company.company_id);
   const users = checkTable(context, items);
   deleting.check(users);
   removing.check(items);
   await checkAccounts(context, items, users);
-  await checkEvents(context, { poller, bus, direct, tableName });
+  // Every company the run made keeps an active admin, counts its active admins right, and has its staff chain whole.
+  for (const [companyId, companyItems] of [
+    [company.company_id, items] as const,
+    ...(await Promise.all(
+      staffRacing.map(async ({ company: raced }) => [raced.company_id, await scanItems(direct, tableName, raced.company_id)] as const),
+    )),
+  ]) {
+    report.staff.companies++;
+    for (const problem of await staffCheck(context, companyId, companyItems)) {
+      report.staff.problems++;
+      context.wrong(`back office: ${problem}`);
+    }
+  }
+  await checkEvents(context, {
+    poller,
+    bus,
+    direct,
+    tableName,
+    otherCompanies: new Set(staffRacing.map(({ company: raced }) => raced.company_id)),
+  });
 
   await Promise.all([proxy.close(), sns.close(), bus.close()]);
   direct.destroy();
