@@ -266,9 +266,11 @@ describe('company/update', () => {
   it('sets and removes each security warning’s texts (warning_texts; phone_change_texts are the phone warning’s), each refusal on its field', async () => {
     const pinHindi = 'आपके {brand} खाते के लिए नया लॉगिन PIN माँगा गया। यह आपने नहीं किया तो ऐप में रद्द करें।';
     const newDevice = 'A new phone joined your {brand} account with a code. Not you? Open the {brand} app.';
-    const answer = await update({ warning_texts: { login_pin: { HI: pinHindi }, new_device: { en: newDevice } } });
+    // A security setting (contract 3.14, round 6): asked by one admin, applied by another.
+    const answer = await applied({ warning_texts: { login_pin: { HI: pinHindi }, new_device: { en: newDevice } } });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    const { company: shown, rules } = answer.body.data;
+    const { company: shown } = answer.body.data;
+    const { rules } = (await view()).body.data;
     expect(shown.warning_texts).toMatchObject({ login_pin: { hi: pinHindi }, new_device: { en: newDevice }, export: {} });
     expect(shown.warning_texts.phone).toEqual(shown.phone_change_texts);
     expect(shown.warning_sizes.login_pin.hi).toMatchObject({ encoding: 'UCS-2', segments: 2 });
@@ -310,7 +312,7 @@ describe('company/update', () => {
     expectFailure(await update({ warning_texts: { sim_swap: { en: 'Your {brand} SIM moved.' } } }), 400, 1);
     expect(await stored()).toEqual(before);
 
-    const removed = await update({ warning_texts: { login_pin: { hi: null }, new_device: { en: '' } } });
+    const removed = await applied({ warning_texts: { login_pin: { hi: null }, new_device: { en: '' } } });
     expect(removed.status, JSON.stringify(removed.body)).toBe(200);
     expect(removed.body.data.company.warning_texts.login_pin).toEqual({});
     expect((await stored()).sms_text?.warning_texts).toBeUndefined();
