@@ -211,10 +211,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     aroundPending.cancelRace,
     aroundPending.deletionRace,
     recoveries.flow,
-    swaps.flow,
   ];
   /** A race around a pending change asked for and not started yet, with an account free for it. */
-  const pendingWanted = () => recoveries.wanted() ?? aroundPending.wanted() ?? swaps.wanted();
+  const pendingWanted = () => recoveries.wanted() ?? aroundPending.wanted();
+  /** A SIM swap race asked for, once the races on one account asked for have begun: each takes an account for good. */
+  const swapWanted = () => (report.race.attempts >= (options.races ?? 0) ? swaps.wanted() : undefined);
   // The staff races, each in its own company, start at once beside the clients' flows (they need no account of the run's).
   const staffRun = Promise.all(
     staffRacing.map(() => backOffice.flow().catch((error) => context.wrong(`a staff race threw: ${(error as Error).message}`))),
@@ -224,15 +225,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       while (Date.now() < endAt) {
         try {
           // The races asked for come first, once there is an account for one.
-          const wanted = raceOnOneAccount.wanted() ? raceOnOneAccount.flow : pendingWanted();
+          const wanted = raceOnOneAccount.wanted() ? raceOnOneAccount.flow : (pendingWanted() ?? swapWanted());
           await (wanted ?? flows[randomInt(flows.length)]!)();
         } catch (error) {
           context.wrong(`a flow threw: ${(error as Error).message}`);
         }
       }
-      // Races around pending changes asked for that found no free account in time (a short run has
+      // Races around pending changes and SIM swaps asked for that found no free account in time (a short run has
       // few) start as a client is done, faults still on, while the others finish theirs.
-      for (let wanted = pendingWanted(); wanted; wanted = pendingWanted()) {
+      for (let wanted = pendingWanted() ?? swaps.wanted(); wanted; wanted = pendingWanted() ?? swaps.wanted()) {
         await wanted().catch((error) => context.wrong(`a flow threw: ${(error as Error).message}`));
       }
     }),

@@ -180,7 +180,11 @@ export function simSwapRaces(ctx: ChaosContext, tools: RaceTools, { atLeast }: {
           ? { changeId, sent: await send('userChangesCancel', { change_id: changeId }, { authorization: owner }) }
           : undefined;
       })(),
-      later(() => send('userSecurityNotMe', {}, { authorization: owner })),
+      // As the owner's cancel, once the first change is answered: either may come first.
+      (async () => {
+        await heldAnswered;
+        return later(() => send('userSecurityNotMe', {}, { authorization: owner }));
+      })(),
       later(() =>
         send('loginPin', signedLoginPin(ownerDevice, companyId, account.loginPin, { timestamp: epochSeconds(service.clock) }), {
           via: service,
