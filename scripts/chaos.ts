@@ -56,6 +56,7 @@ async function run(dynamodbEndpoint: string, share: number, prefix = ''): Promis
     faults: share,
     clients,
     pendingRaces: 1,
+    swapRaces: 2,
     log: (line) => console.log(`${prefix}${line}`),
   });
   return { ...report, seconds: (Date.now() - started) / 1000 };

@@ -26,6 +26,7 @@ it('gives no wrong answer under 30 % faults: ambiguous registrations come back w
     clients: 8,
     hashCost: TEST_HASH_COST,
     races: 2,
+    swapRaces: 2,
   });
   expect(report.wrong).toEqual([]);
   expect(report.registrations).toBeGreaterThan(0);
@@ -39,6 +40,11 @@ it('gives no wrong answer under 30 % faults: ambiguous registrations come back w
   expect(report.sessions.problems).toBe(0);
   // Around pending phone changes (issue 39): the table check found nothing half-done.
   expect(report.pendingChanges.table.problems).toBe(0);
+  // A SIM swapper against the owner (issue 47): races ran, and the table check found nothing half-done.
+  expect(report.swaps.races).toBeGreaterThan(0);
+  expect(report.swaps.checked).toBeGreaterThan(0);
+  expect(report.swaps.problems).toBe(0);
+  expect(report.wrong.filter((line) => line.startsWith('SIM swap'))).toEqual([]);
   // The back office (issue 48): each kind of staff race ran in a company of its own; every company
   // kept an active admin with its count and seats right, and every staff chain was whole.
   expect(report.staff.races).toBe(4);

@@ -49,6 +49,8 @@ export interface Registered {
   disabled?: boolean;
   /** Its deletion asked for (status 4, or maybe, until its retry): no flow uses it again. */
   deleted?: boolean;
+  /** Raced by a SIM swapper (sim-swap-races.ts): its PINs, devices and sessions are the race's to know, and no flow uses it again. */
+  swapped?: boolean;
 }
 
 /** A profile update or phone change, and what a definite answer means for its account. */
@@ -183,7 +185,7 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
   };
 
   const registered: Registered[] = [];
-  const isFree = (account: Registered) => !account.inUse && !account.parked && !account.disabled && !account.deleted;
+  const isFree = (account: Registered) => !account.inUse && !account.parked && !account.disabled && !account.deleted && !account.swapped;
   const withAccount = async (eligible: (account: Registered) => boolean, flow: (account: Registered) => Promise<void>) => {
     const free = registered.filter((account) => isFree(account) && eligible(account));
     const picked = free[randomInt(Math.max(1, free.length))];

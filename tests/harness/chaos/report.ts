@@ -130,6 +130,25 @@ export interface ChaosReport {
   /** Races around pending phone changes and assisted recoveries (issue 39). */
   pendingChanges: PendingChangeReport;
   /**
+   * A SIM swapper against the owner (issue 47, tests/harness/chaos/sim-swap-races.ts): accounts picked,
+   * races fired, held changes answered, the owner's cancels, not_me and right-PIN logins answered 200,
+   * races whose not_me or owner's login was in flight with a swapper's request; then the table check:
+   * races checked, PIN resets and device removals found done, the problems.
+   */
+  swaps: {
+    attempts: number;
+    races: number;
+    held: number;
+    cancelled: number;
+    notMe: number;
+    ownerLogins: number;
+    overlapped: number;
+    checked: number;
+    resetsDone: number;
+    devicesRemoved: number;
+    problems: number;
+  };
+  /**
    * Races in the back office (issue 48, tests/harness/chaos/staff-races.ts): races run by kind, grants
    * approved in one, races whose first two requests were in flight together, refusals of the last active admin
    * (409 code 21), requests retried after the faults; then the companies checked (an active admin
@@ -207,6 +226,19 @@ export const emptyReport = (): ChaosReport => ({
   pinLocksRetried: 0,
   race: emptyRaceReport(),
   pendingChanges: emptyPendingChangeReport(),
+  swaps: {
+    attempts: 0,
+    races: 0,
+    held: 0,
+    cancelled: 0,
+    notMe: 0,
+    ownerLogins: 0,
+    overlapped: 0,
+    checked: 0,
+    resetsDone: 0,
+    devicesRemoved: 0,
+    problems: 0,
+  },
   staff: { races: 0, byKind: {}, grants: 0, overlapped: 0, lastAdminRefused: 0, retried: 0, companies: 0, chainRecords: 0, problems: 0 },
   claims: { phoneClaims: 0, emailClaims: 0, holders: 0, problems: 0 },
   sessions: { otpLogins: 0, live: 0, problems: 0 },

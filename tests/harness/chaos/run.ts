@@ -27,6 +27,7 @@ import { pendingChanges, raceTools } from './pending-changes.js';
 import { chaosStaff, phoneRecoveries } from './phone-recoveries.js';
 import { registrations } from './registrations.js';
 import { type ChaosReport, emptyReport } from './report.js';
+import { simSwapRaces } from './sim-swap-races.js';
 import { staffCheck, staffCompanies, staffRaces } from './staff-races.js';
 
 export type { ChaosReport };
@@ -51,6 +52,9 @@ export type { ChaosReport };
 // completing login, a due change's completion races the user's deletion, and an assisted recovery
 // (support starts it, an admin approves it) races the user's PIN logins on the device it removes;
 // then no pending change, index item or recovered user is left half-done (tests/harness/phone-change-check.ts).
+// A SIM swapper against the owner (issue 47): held changes of an OTP session racing the owner's
+// cancel, not_me and PIN login on the settled device; then no change, PIN, device or session of the
+// swapper's left half-done (sim-swap-races.ts).
 // Meanwhile the table's stream feeds the events' publisher under faults of its own (events.ts).
 // Each flow is a module of this folder, built from what they share (context.ts); this file only
 // sets up, runs the flows, retries what they left, and checks.
@@ -71,6 +75,8 @@ export interface ChaosOptions {
   races?: number;
   /** Races around pending phone changes to start at least, of each kind (a cancel, a deletion, a recovery), as `races`. */
   pendingRaces?: number;
+  /** Races of a SIM swapper against the account's owner (sim-swap-races.ts) to start at least, as `races`. */
+  swapRaces?: number;
   /** Races in the back office, each in a company of its own (staff-races.ts), run at the start beside the clients: 4 (one of each kind) unless told. */
   staffRaces?: number;
 }
@@ -180,6 +186,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const aroundPending = pendingChanges(context, tools, { atLeast: options.pendingRaces ?? 0 });
   const recoveries = phoneRecoveries(context, tools, staff, { atLeast: options.pendingRaces ?? 0 });
   const backOffice = staffRaces(context, staffRacing);
+  const swaps = simSwapRaces(context, tools, { atLeast: options.swapRaces ?? 0 });
 
   // A phone change needs five requests to go through (two codes sent and verified, then the change),
   // and a race on one account as many before it starts: each twice the weight.
@@ -207,6 +214,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   ];
   /** A race around a pending change asked for and not started yet, with an account free for it. */
   const pendingWanted = () => recoveries.wanted() ?? aroundPending.wanted();
+  /** A SIM swap race asked for, once the races on one account asked for have begun: each takes an account for good. */
+  const swapWanted = () => (report.race.attempts >= (options.races ?? 0) ? swaps.wanted() : undefined);
   // The staff races, each in its own company, start at once beside the clients' flows (they need no account of the run's).
   const staffRun = Promise.all(
     staffRacing.map(() => backOffice.flow().catch((error) => context.wrong(`a staff race threw: ${(error as Error).message}`))),
@@ -216,15 +225,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       while (Date.now() < endAt) {
         try {
           // The races asked for come first, once there is an account for one.
-          const wanted = raceOnOneAccount.wanted() ? raceOnOneAccount.flow : pendingWanted();
+          const wanted = raceOnOneAccount.wanted() ? raceOnOneAccount.flow : (pendingWanted() ?? swapWanted());
           await (wanted ?? flows[randomInt(flows.length)]!)();
         } catch (error) {
           context.wrong(`a flow threw: ${(error as Error).message}`);
         }
       }
-      // Races around pending changes asked for that found no free account in time (a short run has
+      // Races around pending changes and SIM swaps asked for that found no free account in time (a short run has
       // few) start as a client is done, faults still on, while the others finish theirs.
-      for (let wanted = pendingWanted(); wanted; wanted = pendingWanted()) {
+      for (let wanted = pendingWanted() ?? swaps.wanted(); wanted; wanted = pendingWanted() ?? swaps.wanted()) {
         await wanted().catch((error) => context.wrong(`a flow threw: ${(error as Error).message}`));
       }
     }),
@@ -250,6 +259,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const users = checkTable(context, items);
   deleting.check(users);
   removing.check(items);
+  swaps.check(items);
   await checkAccounts(context, items, users);
   // Every company the run made keeps an active admin, counts its active admins right, and has its staff chain whole.
   for (const [companyId, companyItems] of [
