@@ -6,7 +6,7 @@
 import { RestoreRefused, restoreUser } from '../lib/account/restore.js';
 import { AppError } from '../lib/errors.js';
 import { audit } from '../lib/observability/audit.js';
-import { UserStatus } from '../lib/users/user-status.js';
+import { UserStatus } from '../lib/store/user-status.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
 import { companyAndUserOptions } from './operator-options.js';
 

@@ -10,9 +10,9 @@ import { erasureDuePuts, userDeletionChange } from '../store/erasure-store.js';
 import { emailClaimKey, phoneClaimKey } from '../store/keys.js';
 import { isLive, queryPendingChanges } from '../store/pending-change-store.js';
 import type { LabelledItem } from '../store/transactions.js';
+import { UserStatus } from '../store/user-status.js';
 import { claimRelease, getPhoneClaim } from '../store/user-store.js';
 import { lastActiveAdmin, leftNoActiveAdmin, seatsOnLeavingActive } from '../users/active-admins.js';
-import { UserStatus } from '../users/user-status.js';
 import type { UserDeleteCall, UserDeleteResult } from './delete-input.js';
 import { requireFreshLogin } from './fresh-login.js';
 

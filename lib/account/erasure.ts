@@ -18,8 +18,8 @@ import {
   userPartitionRest,
 } from '../store/erasure-store.js';
 import { emailClaimKey, type ItemKey, otpKey, phoneClaimKey, phoneFailuresKey, phoneSendLimitKey } from '../store/keys.js';
+import { UserStatus } from '../store/user-status.js';
 import { getUser, type UserRecord } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 import { UserType } from '../users/user-types.js';
 
 // The eraser (API contract 3.11): every account whose erasure is due is erased, found through its

@@ -22,8 +22,8 @@ import {
 import { codeDelete, userPhoneChange as userPhoneChangeWrite } from '../store/phone-change-store.js';
 import { endSessions, querySessions, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { UserStatus } from '../store/user-status.js';
 import { getUser, phoneClaimPut, phoneClaimRelease, type UserRecord } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 import { warnOldNumber } from './phone-change-notice.js';
 import { taken } from './phone-change-rules.js';
 

@@ -17,6 +17,7 @@ import { phoneProofConsume } from '../store/proof-store.js';
 import type { ReclaimWrite } from '../store/registration-store.js';
 import { endSessions, querySessions, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { UserStatus } from '../store/user-status.js';
 import {
   emailClaimRelease,
   getUser,
@@ -26,7 +27,6 @@ import {
   type UserRecord,
   userPhoneReclaimed,
 } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 import { requireFreshLogin } from './fresh-login.js';
 import type { UserPhoneChangeCall } from './phone-change-input.js';
 import { warnOldNumber } from './phone-change-notice.js';

@@ -4,9 +4,9 @@ import { AppError } from '../errors.js';
 import { erasureDueDelete } from '../store/erasure-store.js';
 import { userKey } from '../store/keys.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { UserStatus } from '../store/user-status.js';
 import { emailClaimPut, getUser, phoneClaimPut } from '../store/user-store.js';
 import { seatsOnBecomingActive } from '../users/active-admins.js';
-import { UserStatus } from '../users/user-status.js';
 
 // An operator's undoing of a deletion before its erasure (npm run user:restore, API contract
 // 3.11): in one transaction the user is active again, takes back their phone and email claims

@@ -1,6 +1,6 @@
 import { fieldError } from '../errors.js';
+import { UserStatus } from '../store/user-status.js';
 import type { UserRecord } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 import { stateConflict } from './action-target.js';
 
 // Whom and what a recovery step names (API contract 3.14): a module of its own, so that the approval

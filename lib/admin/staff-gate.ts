@@ -5,8 +5,8 @@ import type { Principal } from '../call.js';
 import { AppError } from '../errors.js';
 import { requireFreshStrong, requireStrong } from '../sessions/session-strength.js';
 import type { StaffRole } from '../store/staff-store.js';
+import { UserStatus } from '../store/user-status.js';
 import { getUser, type UserRecord } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 import { UserType } from '../users/user-types.js';
 import { StaffChain } from './staff-chain.js';
 

@@ -1,7 +1,7 @@
 import { RestoreRefused, restoreUser } from '../account/restore.js';
 import type { App } from '../app-context.js';
 import { fieldError } from '../errors.js';
-import { UserStatus } from '../users/user-status.js';
+import { UserStatus } from '../store/user-status.js';
 import { beginActionOnUser, stateConflict } from './action-target.js';
 import { auditStaffAction } from './staff-actions.js';
 import type { UserRestoreCall } from './user-restore-input.js';

@@ -4,8 +4,8 @@ import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
 import { hashToken } from '../secrets/hashing.js';
 import { type Redeemed, redeemStoredAuthorization } from '../store/authorization-store.js';
+import { UserStatus } from '../store/user-status.js';
 import { getUser } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 import type { RedeemAuthorizationInput, RedeemAuthorizationResult } from './redeem-authorization-payload.js';
 
 /**

@@ -19,8 +19,8 @@ import {
 } from '../store/device-store.js';
 import { endSessions, querySessions, type StoredSession, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { UserStatus } from '../store/user-status.js';
 import { getUser } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 import { isSettled } from './device-settlement.js';
 import { deviceKeyOf, p256PublicKey, spkiBase64Of } from './device-signatures.js';
 

@@ -2,7 +2,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, AttributeValue as StreamAttributeValue } from 'aws-lambda';
 import { PENDING_CHANGE_PREFIX, SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY } from '../store/keys.js';
 import { SESSION_END_REASONS, type SessionEndReason } from '../store/session-store.js';
-import { UserStatus } from '../users/user-status.js';
+import { UserStatus } from '../store/user-status.js';
 import type { EventBase, WalletEvent } from './event-types.js';
 
 // The events of API contract 3.13 read from the table's stream: each is what one committed write

@@ -1,8 +1,8 @@
 import type { Principal } from '../call.js';
 import { AppError } from '../errors.js';
 import type { Table } from '../store/table.js';
+import { UserStatus } from '../store/user-status.js';
 import { getPhoneClaim } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 import { OWNER_ONLY_OTP_TYPES } from './code-target.js';
 import type { CodeTarget } from './otp-codes.js';
 

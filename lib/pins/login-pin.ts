@@ -17,8 +17,8 @@ import { deviceHoldWrites, deviceUseWrite, queryDevicesAndChanges } from '../sto
 import { type PendingChange, withKind } from '../store/pending-change-store.js';
 import { PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
 import type { LabelledItem } from '../store/transactions.js';
+import { UserStatus } from '../store/user-status.js';
 import { getUser } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 import { checkPinAndAudit } from './check-pin-and-audit.js';
 import { heldResetVoidWrites, withDuePinApplied } from './held-pins.js';
 import type { LoginPinCall } from './login-pin-input.js';

@@ -2,8 +2,8 @@ import type { Principal } from '../call.js';
 import type { Company } from '../companies/companies.js';
 import { AppError, fieldError } from '../errors.js';
 import { newId } from '../ids.js';
+import { UserStatus } from '../store/user-status.js';
 import type { UserRecord } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 import { UserType } from '../users/user-types.js';
 import type { UserRegisterInput } from './user-register-input.js';
 

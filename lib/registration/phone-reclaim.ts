@@ -4,8 +4,8 @@ import { audit, type RequestOrigin } from '../observability/audit.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import type { ReclaimWrite } from '../store/registration-store.js';
 import { endSessions, querySessions } from '../store/session-store.js';
+import { UserStatus } from '../store/user-status.js';
 import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 
 // A phone held by a user who never proved it is taken over by a registration that proves it
 // (API contract 6): the phone and email claims move to the new user, the holder's status becomes

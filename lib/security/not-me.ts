@@ -14,8 +14,8 @@ import { sessionKey } from '../store/keys.js';
 import { isLive, type PendingChange, withKind } from '../store/pending-change-store.js';
 import { endSessions, querySessions } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { UserStatus } from '../store/user-status.js';
 import { getUser, type UserRecord } from '../store/user-store.js';
-import { UserStatus } from '../users/user-status.js';
 import type { NotMeCall } from './not-me-input.js';
 import type { NotMeResult } from './not-me-result.js';
 

@@ -4,8 +4,8 @@ import { AppError } from '../errors.js';
 import type { ItemKey } from '../store/keys.js';
 import { endSessions, querySessions, type SessionEndReason, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import type { UserStatus } from '../store/user-status.js';
 import { getPhoneClaim, getUser, phoneClaimStatus, type UserRecord, userStatusChange } from '../store/user-store.js';
-import type { UserStatus } from '../users/user-status.js';
 
 /** Sessions ended in the same transaction as the change they follow; beyond this they are ended once it has committed. */
 export const MAX_SESSIONS_IN_TRANSACTION = 80;

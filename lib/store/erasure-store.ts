@@ -1,5 +1,4 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { UserStatus } from '../users/user-status.js';
 import { writeInBatches } from './batch-write.js';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import {
@@ -18,6 +17,7 @@ import {
 import { queryPartitionPrefix } from './partition-query.js';
 import type { Table } from './table.js';
 import type { TransactItem } from './transactions.js';
+import { UserStatus } from './user-status.js';
 import { claimRelease, type UserRecord } from './user-store.js';
 
 // Deletion and erasure (API contract 3.11): the deleted user's record waits in status 4 with

@@ -1,8 +1,8 @@
-import { UserStatus } from '../users/user-status.js';
 import { counterStillIs } from './conditional-write.js';
 import { type ItemKey, userKey } from './keys.js';
 import type { Table } from './table.js';
 import type { TransactItem } from './transactions.js';
+import { UserStatus } from './user-status.js';
 
 // The items a phone change writes besides the claims registration already has (user-store.ts):
 // the user's new number, and the old number's claim given up (lib/account/phone-change.ts).

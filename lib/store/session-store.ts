@@ -1,10 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { UserStatus } from '../users/user-status.js';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
+import { UserStatus } from './user-status.js';
 
 // Sessions: one item per session, in its user's partition (keys.ts sessionKey). A session is ended
 // by marking its item (ended_reason), not by deleting it: the table's stream then says why it

@@ -1,9 +1,9 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { UserStatus } from '../users/user-status.js';
 import { counterStillIs } from './conditional-write.js';
 import { emailClaimKey, type ItemKey, phoneClaimKey, userKey } from './keys.js';
 import type { Table } from './table.js';
 import { putIfAbsent, type TransactItem } from './transactions.js';
+import { UserStatus } from './user-status.js';
 
 export interface UserRecord {
   user_id: string;

@@ -2,8 +2,8 @@ import { AppError } from '../errors.js';
 import { adminCountChange, adminSeatAbsent, adminSeatDelete, adminSeatPut } from '../store/staff-store.js';
 import type { Table } from '../store/table.js';
 import { ConditionsFailed, type LabelledItem } from '../store/transactions.js';
+import { UserStatus } from '../store/user-status.js';
 import type { UserRecord } from '../store/user-store.js';
-import { UserStatus } from './user-status.js';
 import { UserType } from './user-types.js';
 
 // A company always keeps an ACTIVE admin (API contract 3.14, round 6): the last-admin rule counts

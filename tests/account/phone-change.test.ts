@@ -13,8 +13,8 @@ import type { Company } from '../../lib/companies/companies.js';
 import { authenticate } from '../../lib/sessions/access-tokens.js';
 import { textDispatchFor } from '../../lib/sms/sms-delivery.js';
 import { createSmsSender, type SendText } from '../../lib/sms/sms-sender.js';
+import { UserStatus } from '../../lib/store/user-status.js';
 import { getPhoneClaim, getUser } from '../../lib/store/user-store.js';
-import { UserStatus } from '../../lib/users/user-status.js';
 import { parseInput } from '../../lib/validation.js';
 import {
   freshOtpSession,

@@ -13,8 +13,8 @@ import { STAFF_ACTION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.j
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { getPendingPhoneChange } from '../../lib/store/pending-change-store.js';
 import { queryStaffChain } from '../../lib/store/staff-store.js';
+import { UserStatus } from '../../lib/store/user-status.js';
 import { getUser } from '../../lib/store/user-store.js';
-import { UserStatus } from '../../lib/users/user-status.js';
 import { noticeEvents as sharedNoticeEvents, signUpWithDevice, strongSession, tokenWorks } from '../devices/device-helpers.js';
 import {
   type Account,

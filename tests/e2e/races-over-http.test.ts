@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
-import { UserStatus } from '../../lib/users/user-status.js';
+import { UserStatus } from '../../lib/store/user-status.js';
 import { claimCheck } from '../harness/claim-check.js';
 import { newDeviceKeyPair, signedLoginPin } from '../harness/device-keys.js';
 import { type OtpLogin, type PhoneChangeSent, sessionCheck } from '../harness/session-check.js';

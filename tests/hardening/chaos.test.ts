@@ -11,7 +11,7 @@
 // other out at once, a grant approved while its employee is disabled) run beside them, one of each kind.
 import { describe, expect, inject, it } from 'vitest';
 import { emailClaimKey, phoneClaimKey, referralCodeKey, sessionKey, userKey } from '../../lib/store/keys.js';
-import { UserStatus } from '../../lib/users/user-status.js';
+import { UserStatus } from '../../lib/store/user-status.js';
 import { runChaos } from '../harness/chaos/run.js';
 import { claimCheck } from '../harness/claim-check.js';
 import { sessionCheck } from '../harness/session-check.js';

@@ -2,7 +2,7 @@
 // events built by hand: a sound pair passes, and each broken rule, either way, is named.
 import { describe, expect, it } from 'vitest';
 import { pinTriesKey, sessionKey, userDeviceKey, userKey } from '../../lib/store/keys.js';
-import { UserStatus } from '../../lib/users/user-status.js';
+import { UserStatus } from '../../lib/store/user-status.js';
 import { eventCheck, type SeenEvent, seenEvents } from '../harness/event-check.js';
 import type { StoredItem } from '../harness/table-snapshot.js';
 

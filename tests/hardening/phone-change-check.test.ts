@@ -10,7 +10,7 @@ import {
   userDeviceKey,
   userKey,
 } from '../../lib/store/keys.js';
-import { UserStatus } from '../../lib/users/user-status.js';
+import { UserStatus } from '../../lib/store/user-status.js';
 import { claimCheck } from '../harness/claim-check.js';
 import { phoneChangeCheck } from '../harness/phone-change-check.js';
 import type { StoredItem } from '../harness/table-snapshot.js';

@@ -12,7 +12,7 @@ import type { Company } from '../../lib/companies/companies.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { emailClaimKey, phoneClaimKey, SESSION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
-import { UserStatus } from '../../lib/users/user-status.js';
+import { UserStatus } from '../../lib/store/user-status.js';
 import { type Device, PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import { createOwnTable } from '../harness/dynamodb-local.js';
 import { scanItems } from '../harness/table-snapshot.js';

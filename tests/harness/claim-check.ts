@@ -1,5 +1,5 @@
 import { companyPrefix } from '../../lib/store/keys.js';
-import { UserStatus } from '../../lib/users/user-status.js';
+import { UserStatus } from '../../lib/store/user-status.js';
 import type { StoredItem } from './table-snapshot.js';
 
 // The uniqueness of phones and emails, checked over a company's items as stored (issue 30): a

@@ -2,7 +2,7 @@ import { EVENT_SOURCE, EVENT_TYPES } from '../../lib/events/event-types.js';
 import { pinTriesKey, SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY, userPartitionPrefix } from '../../lib/store/keys.js';
 import { PIN_VERSION_ATTRIBUTE, type PinType } from '../../lib/store/pin-store.js';
 import { SESSION_END_REASONS } from '../../lib/store/session-store.js';
-import { UserStatus } from '../../lib/users/user-status.js';
+import { UserStatus } from '../../lib/store/user-status.js';
 import type { DeadLetter, DeliveredEvent } from './eventbridge-fake.js';
 import type { StoredItem } from './table-snapshot.js';
 

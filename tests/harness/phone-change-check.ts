@@ -1,5 +1,5 @@
 import { companyPrefix, pendingChangeKey, phoneChangeIndexKey, SESSION_PREFIX, USER_DEVICE_PREFIX, userKey } from '../../lib/store/keys.js';
-import { UserStatus } from '../../lib/users/user-status.js';
+import { UserStatus } from '../../lib/store/user-status.js';
 import { itemId, type StoredItem } from './table-snapshot.js';
 
 // Pending phone changes and assisted recoveries (issue 39), checked over a company's items as

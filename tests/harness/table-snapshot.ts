@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { NotificationType } from '../../lib/notifications/notification-record.js';
 import { companyPrefix, emailClaimKey, phoneClaimKey, referralCodeKey, SESSION_PREFIX, userKey } from '../../lib/store/keys.js';
 import { referralCountIn } from '../../lib/store/referral-store.js';
-import { UserStatus } from '../../lib/users/user-status.js';
+import { UserStatus } from '../../lib/store/user-status.js';
 
 // Reads a table the way a test or script checks it: every item (of one company), as stored.
 // No vitest here: scripts/fuzz.ts and scripts/load.ts use it too.

@@ -2,7 +2,7 @@ import { type KeyObject, randomInt, randomUUID } from 'node:crypto';
 import { epochSeconds } from '../../../lib/clock.js';
 import type { Config } from '../../../lib/config.js';
 import { setStatusEndingSessions } from '../../../lib/sessions/end-sessions.js';
-import { UserStatus } from '../../../lib/users/user-status.js';
+import { UserStatus } from '../../../lib/store/user-status.js';
 import { signedLoginPin } from '../device-keys.js';
 import { type Answer, codeIn, type EndpointName, type InProcessService, invoke, sessionIdOf } from '../in-process-service.js';
 import type { RecoverySent } from '../phone-change-check.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UserStatus } from '../../../lib/users/user-status.js';
+import { UserStatus } from '../../../lib/store/user-status.js';
 import type { StoredItem } from '../table-snapshot.js';
 import type { ChaosContext } from './context.js';
 

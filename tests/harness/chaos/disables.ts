@@ -1,5 +1,5 @@
 import { setStatusEndingSessions } from '../../../lib/sessions/end-sessions.js';
-import { UserStatus } from '../../../lib/users/user-status.js';
+import { UserStatus } from '../../../lib/store/user-status.js';
 import type { ChaosContext } from './context.js';
 
 // An operator disables a user, as user:disable does (status 2, every session ended in the same
