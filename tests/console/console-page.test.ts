@@ -11,7 +11,7 @@ import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { staffMember } from '../admin/staff.js';
 import { otpLogin, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
 import { useOfflineService } from '../e2e/offline-server.js';
-import { launchChromium } from '../harness/chromium.js';
+import { launchChromium, PAGE_TEST_TIMEOUT_MS } from '../harness/chromium.js';
 import { invoke, logIn, newEmployee, randomPhoneNumber, signUp } from '../helpers.js';
 import { act, consolePage, employee, nextCode, openAccount, signInByCode, signInStrongly, textsTo } from './console-browser.js';
 
@@ -103,7 +103,7 @@ describe('the console in a browser', () => {
     expect(await keptAcrossReload(page)).not.toMatch(/eyJ|token/i);
     // The one refusal: the search sent on the code sign-in's session.
     expect(problems.filter((problem) => !problem.includes('403 (Forbidden)'))).toEqual([]);
-  }, 90_000);
+  }, PAGE_TEST_TIMEOUT_MS);
 
   it('lets a second admin approve a recovery the first started, after the first signed in again with the PIN alone on a remembered browser', async () => {
     const { server, company } = service;
@@ -183,7 +183,7 @@ describe('the console in a browser', () => {
     expect(await one.page.getByRole('heading', { name: 'Sign in to the console' }).count()).toBe(1);
     expect(one.problems.filter((problem) => !problem.includes('401 (Unauthorized)'))).toEqual([]);
     expect(two.problems).toEqual([]);
-  }, 120_000);
+  }, PAGE_TEST_TIMEOUT_MS);
 
   it('finding 5: logs its session out when the page goes, whatever the access token’s age: kept fresh, the keepalive logout needs no refresh', async () => {
     const { server, company } = service;
@@ -208,7 +208,7 @@ describe('the console in a browser', () => {
       ).length;
     await expect.poll(ended, { timeout: 15_000 }).toBe(2);
     expect(problems).toEqual([]);
-  }, 90_000);
+  }, PAGE_TEST_TIMEOUT_MS);
 
   it('shows a support agent no admin control where an admin sees them; the API refuses support anyway', async () => {
     const { server, company } = service;
@@ -264,7 +264,7 @@ describe('the console in a browser', () => {
     expect(await post('/wallet/v3/admin/users/status', { user_id: customer.userId, status: 'active' })).toEqual([403, [5]]);
     expect(await post('/wallet/v3/admin/employees/role', { user_id: agent.userId, role: 'admin' })).toEqual([403, [5]]);
     expect(await post('/wallet/v3/admin/users/view', { user_id: customer.userId, reveal: 1 })).toEqual([403, [5]]);
-  }, 120_000);
+  }, PAGE_TEST_TIMEOUT_MS);
 
   it('shows a customer whose names and device are markup as text, and nothing of it runs', async () => {
     const { server, company } = service;
@@ -296,7 +296,7 @@ describe('the console in a browser', () => {
     expect(await page.locator('script').count()).toBe(1);
     // Nothing was refused by the CSP or Trusted Types either: our own code asked for nothing they block.
     expect(problems).toEqual([]);
-  }, 90_000);
+  }, PAGE_TEST_TIMEOUT_MS);
 
   it('counts a code text’s SMS as it is typed, refuses on the page the edit that needs a third, with the count, and saves one that fits', async () => {
     const { server, company } = service;
@@ -350,7 +350,7 @@ describe('the console in a browser', () => {
     await awaiting.waitFor({ state: 'detached' });
     expect((await stored())?.sms_text?.templates).toEqual({ en: fits });
     expect([...problems, ...other.problems]).toEqual([]);
-  }, 90_000);
+  }, PAGE_TEST_TIMEOUT_MS);
   it('shows support a PIN reset that waits (contract 3.15) and cancels it with a reason: the current PIN stays', async () => {
     const { server, company } = service;
     const agent = await employee(server, company, 'support');
@@ -376,5 +376,5 @@ describe('the console in a browser', () => {
     server.local.clock.advance(server.local.app.config.phoneChangeHoldHours * 3600 + 1);
     expect((await pinLogin(server.local, company, device, PINS.login_pin)).status).toBe(200);
     expect(problems).toEqual([]);
-  }, 90_000);
+  }, PAGE_TEST_TIMEOUT_MS);
 });

@@ -507,6 +507,12 @@ async function strongDeviceFlows(): Promise<void> {
   expect((await invoke(handlers.devicesRemove, { path: '/x', headers: headers(strong), body: { device_key: onProbation } })).status).toBe(
     200,
   );
+  // Stale once STEP_UP_MAX_AGE_SECONDS has passed: not_me needs a fresh session, which step_up gives.
+  service.clock.advance(service.app.config.stepUpMaxAgeSeconds + 1);
+  expect((await post('userSecurityNotMe', {})).body.data.needs).toBe('strong_fresh');
+  const stepped = await post('stepUp', signedStepUp(device, company.company_id, PINS.login_pin, epochSeconds(service.clock)));
+  expect(stepped.status, JSON.stringify(stepped.body)).toBe(200);
+  const fresh = `Token ${stepped.body.data.token.token}`;
   // A swapper's held reset and a new device on probation, for not_me to undo.
   const swapper = await otpLogin(recorded, company, account, { device_public_key: newDeviceKeyPair().publicKey });
   const swapped = `Token ${swapper.body.data.token.token}`;
@@ -521,12 +527,10 @@ async function strongDeviceFlows(): Promise<void> {
     body: { dial_code: '+1', phone_number: away, phone_verification_token: proof, login_pin: PINS.login_pin },
   });
   expect(moving.body.data.pending, JSON.stringify(moving.body)).toBe(1);
-  service.clock.advance(service.app.config.stepUpMaxAgeSeconds + 1);
-  expect((await post('userSecurityNotMe', {})).body.data.needs).toBe('strong_fresh');
-  const stepped = await post('stepUp', signedStepUp(device, company.company_id, PINS.login_pin, epochSeconds(service.clock)));
-  expect(stepped.status, JSON.stringify(stepped.body)).toBe(200);
-  const undone = await post('userSecurityNotMe', {}, `Token ${stepped.body.data.token.token}`);
-  expect(undone.body.data).toMatchObject({ cancelled: 2, devices_removed: 1 });
+  // After the touch interval, so not_me records the session's use.
+  service.clock.advance(service.app.config.sessionTouchSeconds + 1);
+  const undone = await post('userSecurityNotMe', {}, fresh);
+  expect(undone.body.data, JSON.stringify(undone.body)).toMatchObject({ cancelled: 2, devices_removed: 1 });
   // Wrong PINs at step-up count on the device's tally, to its lock (and its notice).
   for (let i = 0; i < service.app.config.pinMaxFailures; i++) {
     expect((await post('stepUp', signedStepUp(device, company.company_id, '1357', epochSeconds(service.clock)))).body.error).toEqual([17]);

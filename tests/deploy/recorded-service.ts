@@ -90,9 +90,10 @@ export const settings = {
   ACCESS_TOKEN_TTL_SECONDS: String(90 * 24 * 3600),
   // A deletion is due at once: the flows run the eraser on it.
   ACCOUNT_ERASE_AFTER_DAYS: '0',
-  // Strong sessions stay fresh across the touch intervals the flows wait (an hour each), so each
-  // function that needs one records its use; an admin made in the flows approves at once.
-  STEP_UP_MAX_AGE_SECONDS: String(30 * 24 * 3600),
+  // Strong sessions stay fresh across the touch intervals and holds the flows wait (an hour, a day),
+  // so each function that needs one records its use; an admin made in the flows approves at once.
+  // Under SESSION_IDLE_SECONDS (14 days), so a flow that waits it out still holds a live, stale session.
+  STEP_UP_MAX_AGE_SECONDS: String(10 * 24 * 3600),
 };
 export const config = readConfig(testEnvironment(settings));
 export const clock = new AdjustableClock();
