@@ -77,7 +77,8 @@ module.exports = {
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['phoneClaim', 'phoneFailures'] },
-      // A number no one holds: a user's pending phone change to it, once due, gets the code (its index, the user, the change).
+      // A user's pending phone change to the number, once due, gets the code (its index, the user, the change;
+      // the holder, when the number is held, to see whether the completion reclaims it).
       { actions: ['GetItem'], keys: ['phoneChangeIndex', 'user', 'pendingChange'] },
       { actions: ['UpdateItem'], keys: ['addressLimit', 'phoneSendLimit', 'companySendLimit', 'prefixSendLimit'] },
       { actions: ['PutItem'], keys: ['otp', 'phoneSendLimit'] },
@@ -107,9 +108,11 @@ module.exports = {
       // A login that completes a pending phone change (contract 3.11): the user and the change read; the
       // new claim taken, the old released, the change and its index deleted, the old number's code
       // deleted (the user's record and sessions as above); a change whose number was taken marked void.
+      // A number taken from a holder who never proved it (contract 6): their record and sessions as
+      // above, their email claim freed.
       { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
       { actions: ['PutItem'], keys: ['phoneClaim'] },
-      { actions: ['DeleteItem'], keys: ['phoneClaim', 'otp', 'pendingChange', 'phoneChangeIndex'] },
+      { actions: ['DeleteItem'], keys: ['phoneClaim', 'otp', 'pendingChange', 'phoneChangeIndex', 'emailClaim'] },
       {
         actions: ['UpdateItem'],
         keys: ['pendingChange'],

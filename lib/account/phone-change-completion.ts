@@ -6,6 +6,7 @@ import { SecurityEvent, securityNotificationWrites } from '../notifications/secu
 import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
 import { codeKey } from '../otp/otp-codes.js';
 import { OtpType } from '../otp/otp-types.js';
+import { auditReclaim, endReclaimedLater, mayBeReclaimed } from '../registration/phone-reclaim.js';
 import { accountBusy, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
@@ -20,11 +21,13 @@ import {
   phoneChangeIndexDelete,
 } from '../store/pending-change-store.js';
 import { codeDelete, userPhoneChange as userPhoneChangeWrite } from '../store/phone-change-store.js';
+import type { ReclaimWrite } from '../store/registration-store.js';
 import { endSessions, querySessions, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
-import { getUser, phoneClaimPut, phoneClaimRelease, type UserRecord } from '../store/user-store.js';
+import { getPhoneClaim, getUser, phoneClaimRelease, type UserRecord } from '../store/user-store.js';
 import { warnOldNumber } from './phone-change-notice.js';
+import { fitReclaim, newPhoneClaim, reclaimedHolderWrites, reclaimForChange } from './phone-change-reclaim.js';
 import { taken } from './phone-change-rules.js';
 
 // A pending phone change completes (API contract 3.11, amended in round 5) at the first OTP login to
@@ -32,26 +35,44 @@ import { taken } from './phone-change-rules.js';
 // (dueChangeFor) and sends the code as if the number were registered; verify_otp, once the code is
 // right, moves the account in one transaction (completePendingChange) and then grants the session.
 
-/** The user whose pending change a login to this (phone, user type) completes now, and that change. */
+/**
+ * The user whose pending change a login to this (phone, user type) completes now, and that change.
+ * A number held meanwhile (holderId) goes to the change only from a holder who never proved it: the
+ * completion reclaims it (contract 6); a proven holder's login is theirs.
+ */
 export async function dueChangeFor(
   app: Pick<App, 'table' | 'clock'>,
   companyId: string,
   target: { phone_e164: string; user_type: number },
+  holderId?: string,
 ): Promise<{ userId: string; changeId: string } | undefined> {
   const index = await getPhoneChangeIndex(app.table, companyId, target.phone_e164, target.user_type);
   const now = epochSeconds(app.clock);
   if (!index || index.effective_at > now || index.expires_at <= now) return undefined;
   // The index item is the change's only while it is live; a user no longer active gets no login SMS.
-  const [user, change] = await Promise.all([
+  const [user, change, holder] = await Promise.all([
     getUser(app.table, companyId, index.user_id),
     getPendingPhoneChange(app.table, companyId, index.user_id),
+    holderId === undefined ? undefined : getUser(app.table, companyId, holderId),
   ]);
+  if (holderId !== undefined && (!holder || !mayBeReclaimed(holder) || holderId === index.user_id)) return undefined;
   if (user?.status_id !== UserStatus.ACTIVE || !isLive(change, now) || change.change_id !== index.change_id) return undefined;
   if (change.phone_e164 !== target.phone_e164) return undefined;
   return { userId: index.user_id, changeId: index.change_id };
 }
 
-type Label = 'user' | 'phone' | 'old_phone' | 'pending' | 'index' | 'old_code' | 'notice' | 'session' | 'device';
+type Label =
+  | 'user'
+  | 'phone'
+  | 'old_phone'
+  | 'pending'
+  | 'index'
+  | 'old_code'
+  | 'notice'
+  | 'session'
+  | 'device'
+  | 'holder'
+  | 'holder_session';
 
 const MAX_ROUNDS = 5;
 /** Sessions ended in the move's own transaction; the rest once it has committed. */
@@ -71,15 +92,18 @@ export interface Completion {
 
 /**
  * Moves the account to the number of its pending change, in one transaction as the immediate change
- * does: the new claim taken (held meanwhile by anyone: 409 code 7, and the change is void), the old
- * one released, the record updated (phone_verified 1), every session of the user ended, the notice
- * (event 6) written, the pending items deleted (only while the change is live and due). Then the old
- * number is told. A retry whose first run moved the account finds the user on the number: done.
+ * does: the new claim taken (from a holder who registered it meanwhile without proving it, by
+ * contract 6's reclaim, for this login's code reached the number: a proven claim; held by a proven or
+ * disabled user: 409 code 7, and the change is void), the old one released, the record updated
+ * (phone_verified 1), every session of the user ended, the notice (event 6) written, the pending
+ * items deleted (only while the change is live and due). Then the old number is told. A retry
+ * whose first run moved the account finds the user on the number: done.
  */
 export async function completePendingChange(app: App, texts: TextDispatch, completion: Completion): Promise<void> {
   const { company, origin, userId, changeId, phoneE164, requestRef } = completion;
   const companyId = company.company_id;
   let releaseOld = true;
+  let reclaim: ReclaimWrite | undefined;
   for (let round = 1; ; round++) {
     const [user, change] = await Promise.all([
       getUser(app.table, companyId, userId, true),
@@ -103,16 +127,24 @@ export async function completePendingChange(app: App, texts: TextDispatch, compl
     ]);
     // Each device takes two items of the transaction: the sessions that do not fit end right after.
     const room = SESSIONS_IN_TRANSACTION - 2 * devices.length;
+    // A reclaimed holder's sessions take the room the user's leave; the rest too end right after.
+    if (reclaim) reclaim = fitReclaim(reclaim, room - sessions.length);
     try {
       await writeTransaction(
         app.table,
-        moveWrites(app, { user, change, sessions: sessions.slice(0, room), devices, releaseOld, requestRef }),
+        moveWrites(app, { user, change, sessions: sessions.slice(0, room), devices, releaseOld, reclaim, requestRef }),
       );
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
       const failed = new Set(error.labels as Label[]);
-      if (failed.has('phone')) {
-        // Taken meanwhile (a registration, another user's change): the change is void.
+      if (failed.has('phone') || failed.has('holder')) {
+        // Held (or its holder changed since read): taken from a holder who never proved it, else the change is void.
+        reclaim = await reclaimForChange(app, user, phoneE164);
+        if (reclaim || !(await getPhoneClaim(app.table, companyId, phoneE164, user.user_type, true))) {
+          if (round >= MAX_ROUNDS) throw accountBusy();
+          continue;
+        }
+        // Taken meanwhile by a proven or disabled user (a registration, another user's change): the change is void.
         await voidChange(app, companyId, userId, change, requestRef);
         audit(app, origin, 'phone_change_refused', {
           company_id: companyId,
@@ -128,6 +160,7 @@ export async function completePendingChange(app: App, texts: TextDispatch, compl
     }
     const later = sessions.slice(room);
     if (later.length) await endSessions(app.table, later, { reason: endReasonOf(change), atMs: app.clock.now() });
+    if (reclaim) await endReclaimedLater(app, reclaim);
     const [newRef, oldRef] = await Promise.all([phoneRef(app.keys, phoneE164), phoneRef(app.keys, user.phone_e164)]);
     const event = { company_id: companyId, user_id: userId };
     audit(app, origin, 'phone_changed', {
@@ -139,6 +172,7 @@ export async function completePendingChange(app: App, texts: TextDispatch, compl
       ...(recovery ? { devices: devices.length } : {}),
     });
     audit(app, origin, 'sessions_revoked', { ...event, outcome: endReasonOf(change), revoked: sessions.length });
+    if (reclaim) auditReclaim(app, origin, { ...event, phone_ref: newRef }, reclaim);
     await warnOldNumber(app, texts, { company, origin, userId, oldPhoneE164: user.phone_e164 });
     return;
   }
@@ -155,6 +189,7 @@ function moveWrites(
     sessions,
     devices,
     releaseOld,
+    reclaim,
     requestRef,
   }: {
     user: UserRecord;
@@ -163,6 +198,8 @@ function moveWrites(
     /** The bound devices a recovery removes: the user lost them, and whoever holds one is no longer trusted. */
     devices: string[];
     releaseOld: boolean;
+    /** The unproven holder the number is taken from, if any. */
+    reclaim: ReclaimWrite | undefined;
     requestRef: string | undefined;
   },
 ): LabelledItem<Label>[] {
@@ -185,7 +222,7 @@ function moveWrites(
         ...(devices.length ? { devicesRemoved: true as const } : {}),
       }),
     },
-    { label: 'phone', item: phoneClaimPut(table, companyId, change.phone_e164, userType, userId, UserStatus.ACTIVE) },
+    { label: 'phone', item: newPhoneClaim(table, user, change.phone_e164, reclaim) },
     { label: 'pending', item: pendingChangeComplete(table, pendingChangeKey(companyId, userId, 'phone'), change.change_id, now) },
     { label: 'index', item: phoneChangeIndexDelete(table, companyId, change.phone_e164, userType, userId) },
     // A login code already sent to the old number is never verified after the change.
@@ -207,6 +244,7 @@ function moveWrites(
     }),
   ];
   if (releaseOld) writes.push({ label: 'old_phone', item: phoneClaimRelease(table, companyId, user.phone_e164, userType, userId) });
+  if (reclaim) writes.push(...reclaimedHolderWrites(table, companyId, reclaim, nowMs));
   return writes;
 }
 

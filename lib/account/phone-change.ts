@@ -6,7 +6,7 @@ import { SecurityEvent, securityNotificationWrites } from '../notifications/secu
 import { audit, phoneRef } from '../observability/audit.js';
 import { codeKey } from '../otp/otp-codes.js';
 import { OtpType } from '../otp/otp-types.js';
-import { auditReclaim, endReclaimedLater, phoneReclaim } from '../registration/phone-reclaim.js';
+import { auditReclaim, endReclaimedLater } from '../registration/phone-reclaim.js';
 import { hashToken } from '../secrets/hashing.js';
 import { accountBusy, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import { isStrong, requireFreshStrong } from '../sessions/session-strength.js';
@@ -18,19 +18,12 @@ import type { ReclaimWrite } from '../store/registration-store.js';
 import { endSessions, querySessions, sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
-import {
-  emailClaimRelease,
-  getUser,
-  phoneClaimMove,
-  phoneClaimPut,
-  phoneClaimRelease,
-  type UserRecord,
-  userPhoneReclaimed,
-} from '../store/user-store.js';
+import { getUser, phoneClaimRelease, type UserRecord } from '../store/user-store.js';
 import { requireFreshLogin } from './fresh-login.js';
 import type { UserPhoneChangeCall } from './phone-change-input.js';
 import { warnOldNumber } from './phone-change-notice.js';
 import { requestPendingPhoneChange } from './phone-change-pending.js';
+import { fitReclaim, newPhoneClaim, reclaimedHolderWrites, reclaimForChange } from './phone-change-reclaim.js';
 import type { UserPhoneChangeResult } from './phone-change-result.js';
 import { invalidProof, taken } from './phone-change-rules.js';
 
@@ -73,7 +66,6 @@ function changeWrites(
   const now = Math.floor(nowMs / 1000);
   const userType = user.user_type;
   const phone = { dialCode: input.dial_code, phoneNumber: input.phone_number, phoneE164: input.phone_e164 };
-  const holder = reclaim?.holder;
   const writes: LabelledItem<Label>[] = [
     {
       label: 'user',
@@ -85,12 +77,7 @@ function changeWrites(
         requestRef: call.idempotencyRef,
       }),
     },
-    {
-      label: 'phone',
-      item: holder
-        ? phoneClaimMove(table, companyId, input.phone_e164, userType, { userId, statusId: UserStatus.ACTIVE }, holder.user_id)
-        : phoneClaimPut(table, companyId, input.phone_e164, userType, userId, UserStatus.ACTIVE),
-    },
+    { label: 'phone', item: newPhoneClaim(table, user, input.phone_e164, reclaim) },
     {
       label: 'proof',
       item: phoneProofConsume(table, companyId, proofHash, {
@@ -114,13 +101,7 @@ function changeWrites(
   ];
   // An old claim that is not the user's (never written) is left alone.
   if (releaseOld) writes.push({ label: 'old_phone', item: phoneClaimRelease(table, companyId, user.phone_e164, userType, userId) });
-  if (holder && reclaim) {
-    writes.push({ label: 'holder', item: userPhoneReclaimed(table, companyId, holder.user_id, reclaim.sessionVersion, now) });
-    // As a registration's reclaim: the unproven holder's email is free again.
-    if (holder.email) writes.push({ label: 'holder', item: emailClaimRelease(table, companyId, holder.email, userType, holder.user_id) });
-    const reclaimed = { reason: 'reclaimed', atMs: nowMs } as const;
-    writes.push(...reclaim.sessions.map((key) => ({ label: 'holder_session' as const, item: sessionEnd(table, key, reclaimed) })));
-  }
+  if (reclaim) writes.push(...reclaimedHolderWrites(table, companyId, reclaim, nowMs));
   return writes;
 }
 
@@ -198,14 +179,7 @@ export async function userPhoneChange(
     const before = await others();
     // Too many for one transaction: the rest end once it has committed, never before (a refused change ends nothing).
     const sessions = before.slice(0, OWN_SESSIONS_IN_TRANSACTION);
-    if (reclaim && reclaim.sessions.length > HOLDER_SESSIONS_IN_TRANSACTION) {
-      const overflow = reclaim.sessions.slice(HOLDER_SESSIONS_IN_TRANSACTION);
-      reclaim = {
-        ...reclaim,
-        sessions: reclaim.sessions.slice(0, HOLDER_SESSIONS_IN_TRANSACTION),
-        laterSessions: [...overflow, ...reclaim.laterSessions],
-      };
-    }
+    if (reclaim) reclaim = fitReclaim(reclaim, HOLDER_SESSIONS_IN_TRANSACTION);
     try {
       await writeTransaction(app.table, changeWrites(app, call, proofHash, { user, sessions, reclaim, releaseOld }));
     } catch (error) {
@@ -215,8 +189,7 @@ export async function userPhoneChange(
       if (round >= MAX_ROUNDS) throw accountBusy();
       if (failed.has('phone') || failed.has('holder')) {
         // The number is held (or its holder changed since read): an unproven holder's is taken over.
-        reclaim = await phoneReclaim(app, { ...user, phone_e164: input.phone_e164, referred_by: undefined });
-        if (reclaim?.holder.user_id === userId) reclaim = undefined;
+        reclaim = await reclaimForChange(app, user, input.phone_e164);
         if (!reclaim) return refuse(taken(), 'phone_taken');
         continue;
       }

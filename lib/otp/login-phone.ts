@@ -58,9 +58,10 @@ async function sendCode(
     input.otp_type === OtpType.PHONE_VERIFICATION ? undefined : phoneOwnerFor(app.table, companyId, input, principal),
     checkSender(app, company, input.phone_e164, origin.sourceIp),
   ]);
-  // No one holds the number: a user's pending phone change to it, once due, is completed by this login.
-  const due = input.otp_type === OtpType.LOGIN && !ownerId ? await dueChangeFor(app, companyId, input) : undefined;
-  const userId = ownerId ?? due?.userId;
+  // A user's pending phone change to the number, once due, is completed by this login: held by no one,
+  // or by a user who registered it without proving it (the completion reclaims it, contract 6).
+  const due = input.otp_type === OtpType.LOGIN ? await dueChangeFor(app, companyId, input, ownerId) : undefined;
+  const userId = due?.userId ?? ownerId;
   const reservation = await reserveSend(app, company, input.phone_e164, numberRange(destination, prefixDigits));
   const noAccount = input.otp_type === OtpType.LOGIN && !userId;
   const event = { company_id: companyId, user_id: userId, phone_ref: ref, otp_type: input.otp_type, country: destination.country };

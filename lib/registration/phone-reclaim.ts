@@ -22,12 +22,7 @@ export async function phoneReclaim(app: Pick<App, 'table' | 'clock'>, user: User
   const claim = await getPhoneClaim(app.table, user.company_id, user.phone_e164, user.user_type, true);
   if (!claim) return undefined;
   const holder = await getUser(app.table, user.company_id, claim.user_id, true);
-  // A verified holder is never displaced, and neither is one an operator disabled: a reclaim
-  // would turn the ban (DISABLED) into a mere reclaim (PHONE_RECLAIMED). Both 409.
-  if (!holder || holder.phone_verified === 1 || holder.status_id !== UserStatus.ACTIVE) return undefined;
-  // Nor an employee with a back-office role (contract 3.14): a registration would take a staff
-  // account out of the company's count of active admins behind the last-admin rule's back.
-  if ((holder as { role?: string }).role !== undefined) return undefined;
+  if (!holder || !mayBeReclaimed(holder)) return undefined;
   if (holder.user_id === user.referred_by) {
     throw fieldError('INVALID_REFERRAL_CODE', 'referral_code', 'is the code of the user this phone is taken from');
   }
@@ -38,6 +33,16 @@ export async function phoneReclaim(app: Pick<App, 'table' | 'clock'>, user: User
     sessions: sessions.slice(0, MAX_SESSIONS_IN_TRANSACTION),
     laterSessions: sessions.slice(MAX_SESSIONS_IN_TRANSACTION),
   };
+}
+
+/** Whether a proven claim may take the phone from this holder. */
+export function mayBeReclaimed(holder: UserRecord): boolean {
+  // A verified holder is never displaced, and neither is one an operator disabled: a reclaim
+  // would turn the ban (DISABLED) into a mere reclaim (PHONE_RECLAIMED). Both 409.
+  if (holder.phone_verified === 1 || holder.status_id !== UserStatus.ACTIVE) return false;
+  // Nor an employee with a back-office role (contract 3.14): a registration would take a staff
+  // account out of the company's count of active admins behind the last-admin rule's back.
+  return (holder as { role?: string }).role === undefined;
 }
 
 /** Ends the holder's sessions that did not fit in the takeover's transaction, once it has committed. */

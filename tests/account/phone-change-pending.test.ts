@@ -2,7 +2,8 @@
 // against DynamoDB Local: it takes the login PIN (counted toward its lock), then waits
 // PHONE_CHANGE_HOLD_HOURS, told to the old number and the user's list; any live session cancels it;
 // the first OTP login to the new number after the hold (and within 7 days) completes it in one
-// transaction and answers the session; a number taken meanwhile voids it.
+// transaction and answers the session, taking the number from a holder who never proved it (contract
+// 6); a number a proven user took meanwhile voids it.
 
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { userPhoneChange } from '../../lib/account/phone-change.js';
@@ -16,7 +17,8 @@ import { userChangesCancel as userPhoneChangeCancel } from '../../lib/pending-ch
 import { authenticate } from '../../lib/sessions/access-tokens.js';
 import { textDispatchFor } from '../../lib/sms/sms-delivery.js';
 import { getPendingPhoneChange, getPhoneChangeIndex } from '../../lib/store/pending-change-store.js';
-import { getPhoneClaim, getUser } from '../../lib/store/user-store.js';
+import { UserStatus } from '../../lib/store/user-status.js';
+import { getEmailClaimHolder, getPhoneClaim, getUser } from '../../lib/store/user-store.js';
 import { parseInput } from '../../lib/validation.js';
 import {
   freshOtpSession,
@@ -90,6 +92,13 @@ async function sendLogin(phoneNumber: string): Promise<{ status: number; code: s
   const after = outbox(phoneNumber);
   return { status: sent.status, code: after.length > before ? codeIn(after.at(-1)) : undefined };
 }
+
+const refresh = (account: Account) =>
+  invoke(service.handlers.tokenRefresh, {
+    path: '/t',
+    headers: { CompanyID: company.company_id },
+    body: { refresh_token: account.refreshToken },
+  });
 
 const verify = (phoneNumber: string, otp: string) =>
   invoke(service.handlers.verifyOtp, { path: '/v', headers: { CompanyID: company.company_id }, body: { ...target(phoneNumber), otp } });
@@ -249,17 +258,57 @@ describe('a phone change from a session begun by OTP login', () => {
     expectFailure(await change(grace.fresh, await changeBody(held, grace.fresh)), 409, 7);
   });
 
-  it('is void when the new number is taken between the code and its verify: 409 code 7, the taker keeps it', async () => {
+  it('takes the new number from a holder who registered it during the hold without proving it: holder status 3, their sessions ended, email free', async () => {
+    const { account, fresh, oldNumber } = await withOtpSession();
+    const newNumber = randomPhoneNumber();
+    expect((await change(fresh, await changeBody(newNumber, fresh))).status).toBe(200);
+    const holder = await signUp(service, company, { phone_number: newNumber });
+    const holderEmail = String(holder.registration.email);
+    service.clock.advance(HOLD_SECONDS);
+    // A session of the holder's that still works when the login comes (the first access token has expired by now).
+    const renewed = await refresh(holder);
+    expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
+    const holderToken = `Token ${renewed.body.data.token.token}`;
+    expect(await tokenWorks(service, company, holderToken)).toBe(true);
+    // The login to the new number is the pending change's, not the unproven holder's.
+    const sent = await sendLogin(newNumber);
+    const login = await verify(newNumber, sent.code!);
+    expect(login.status, JSON.stringify(login.body)).toBe(200);
+    expect(login.body.data.user_id).toBe(account.userId);
+    const table = service.app.table;
+    expect((await getUser(table, company.company_id, account.userId, true))!).toMatchObject({ phone_number: newNumber, phone_verified: 1 });
+    expect((await getPhoneClaim(table, company.company_id, e164(newNumber), 2, true))?.user_id).toBe(account.userId);
+    expect(await getPhoneClaim(table, company.company_id, e164(oldNumber), 2, true)).toBeUndefined();
+    expect(await getPendingPhoneChange(table, company.company_id, account.userId, true)).toBeUndefined();
+    // The holder: reclaimed, every session ended, the token and the refresh token refused, the email free.
+    expect((await getUser(table, company.company_id, holder.userId, true))?.status_id).toBe(UserStatus.PHONE_RECLAIMED);
+    expect(await sessionOf(service, company, holder, holderToken)).toBeUndefined();
+    expect(await sessionOf(service, company, holder, holder.authorization)).toBeUndefined();
+    expect(await tokenWorks(service, company, holderToken)).toBe(false);
+    expect((await refresh(holder)).status).toBe(401);
+    expect(await getEmailClaimHolder(table, company.company_id, holderEmail, 2)).toBeUndefined();
+    expect(await tokenWorks(service, company, `Token ${login.body.data.token.token}`)).toBe(true);
+  });
+
+  it('is void when the new number is taken between the code and its verify by a user who proved it: 409 code 7, the taker untouched', async () => {
     const { account, fresh, oldNumber } = await withOtpSession();
     const newNumber = randomPhoneNumber();
     expect((await change(fresh, await changeBody(newNumber, fresh))).status).toBe(200);
     service.clock.advance(HOLD_SECONDS);
     const sent = await sendLogin(newNumber);
-    const taker = await signUp(service, company, { phone_number: newNumber });
+    nextSend();
+    const proof = await provePhone(service, company, newNumber);
+    const taker = await signUp(service, company, { phone_number: newNumber, phone_verification_token: proof });
+    const table = service.app.table;
+    const takerBefore = await getUser(table, company.company_id, taker.userId, true);
+    expect(takerBefore?.phone_verified).toBe(1);
     expectFailure(await verify(newNumber, sent.code!), 409, 7);
-    expect((await getPhoneClaim(service.app.table, company.company_id, e164(newNumber), 2, true))?.user_id).toBe(taker.userId);
-    expect((await getUser(service.app.table, company.company_id, account.userId, true))!.phone_number).toBe(oldNumber);
-    expect((await getPendingPhoneChange(service.app.table, company.company_id, account.userId, true))?.ended_reason).toBe('void');
+    expect((await getPhoneClaim(table, company.company_id, e164(newNumber), 2, true))?.user_id).toBe(taker.userId);
+    expect(await getUser(table, company.company_id, taker.userId, true)).toEqual(takerBefore);
+    expect(await sessionOf(service, company, taker, taker.authorization)).toBeDefined();
+    expect(await getEmailClaimHolder(table, company.company_id, String(taker.registration.email), 2)).toBe(taker.userId);
+    expect((await getUser(table, company.company_id, account.userId, true))!.phone_number).toBe(oldNumber);
+    expect((await getPendingPhoneChange(table, company.company_id, account.userId, true))?.ended_reason).toBe('void');
     // Nothing ended: the user's sessions live on, and the profile shows no pending change.
     expect(await sessionOf(service, company, account, fresh)).toBeDefined();
     expect((await profile(await freshOtpSession(service, company, account))).body.data.pending_phone_change).toBeNull();

@@ -748,8 +748,9 @@ async function accountFlows(): Promise<void> {
  * (the rest go first, in batches), and again to a number taken from a holder who never proved it;
  * the old number's warning is queued. Then from an OTP login's session (contract 3.11, round 5): a
  * wrong login PIN, a pending change, one replacing it, its cancel and an unknown one's, the profile
- * showing one; after the hold, a login to the new number that completes it, and one that finds the
- * number taken meanwhile (the change void).
+ * showing one; after the hold, a login to the new number that completes it, one that takes the
+ * number from a holder who registered it meanwhile without proving it, and one that finds it taken
+ * meanwhile by a proven registration (the change void).
  */
 async function phoneChangeFlows(): Promise<void> {
   const { account, device } = await signUpWithDevice(recorded, company);
@@ -819,14 +820,29 @@ async function phoneChangeFlows(): Promise<void> {
       );
   };
   expect((await (await loginTo(completing))()).status).toBe(200);
-  // Another change of the user, whose number a registration takes between the code and its verify.
-  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
-  const otpAgain = await logIn(recorded, company, { ...account, registration: { ...account.registration, phone_number: completing } });
+  /** Another pending change of the user, from the number they are at now, waited out. */
+  const changeAgain = async (from: string, to: string) => {
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+    const otpAgain = await logIn(recorded, company, { ...account, registration: { ...account.registration, phone_number: from } });
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+    const proof = await provePhone(recorded, company, to, { authorization: otpAgain });
+    expect((await change(otpAgain, to, proof, PINS.login_pin)).body.data.pending).toBe(1);
+    service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  };
+  // One whose number a registration takes between the code and its verify without proving it: the
+  // completion reclaims it (the holder's record, email claim and session).
+  const reclaimed = randomPhoneNumber();
+  await changeAgain(completing, reclaimed);
+  const verifyReclaimed = await loginTo(reclaimed);
+  expect((await verifyReclaimed(() => signUp(recorded, company, { phone_number: reclaimed }))).status).toBe(200);
+  // And one whose number a registration that proved it takes meanwhile: the change void.
   const voided = randomPhoneNumber();
-  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
-  const proof = await provePhone(recorded, company, voided, { authorization: otpAgain });
-  expect((await change(otpAgain, voided, proof, PINS.login_pin)).body.data.pending).toBe(1);
-  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  await changeAgain(reclaimed, voided);
   const verifyVoided = await loginTo(voided);
-  expect((await verifyVoided(() => signUp(recorded, company, { phone_number: voided }))).status).toBe(409);
+  const provenRegistration = async () => {
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+    const proof = await provePhone(recorded, company, voided);
+    return signUp(recorded, company, { phone_number: voided, phone_verification_token: proof });
+  };
+  expect((await verifyVoided(provenRegistration)).status).toBe(409);
 }
