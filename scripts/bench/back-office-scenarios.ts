@@ -1,19 +1,22 @@
 import { setEmployeeRole } from '../../lib/admin/employee-role.js';
 import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
+import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { operatorRegistration, userRegister } from '../../lib/registration/user-register.js';
 import { userRegisterBody } from '../../lib/registration/user-register-input.js';
 import { UserType } from '../../lib/users/user-types.js';
 import { parseInput } from '../../lib/validation.js';
+import { newDeviceKeyPair, signedLoginPin } from '../../tests/harness/device-keys.js';
 import type { EventInput, InProcessService } from '../../tests/harness/in-process-service.js';
 import { companyHeaders, latestCodes, setup } from './account-change-scenarios.js';
 import type { ScenarioSpec } from './warm-latency.js';
 
-// The warm-call scenarios of the back office (API contract 3.14): two admins, each signed in by
-// code, serve `calls` customers: a search by phone and a view of each, the end of their sessions, a
-// recovery started by one admin and approved by the other, its completion by a login to the new
-// number (PHONE_CHANGE_HOLD_HOURS 0 in the bench), a disable and an enable, and a second recovery
-// cancelled. All setup is unmeasured; the customers are registered at the bench-only scrypt cost.
+// The warm-call scenarios of the back office (API contract 3.14): two admins, each made by the
+// operator with a device and signed in strongly by a PIN login on it (round 6: the back office takes
+// strong sessions only), serve `calls` customers: a search by phone and a view of each, the end of
+// their sessions, a recovery started by one admin and approved by the other, its completion by a
+// login to the new number once the hold has passed (the admins sign in again), a disable and an
+// enable, and a second recovery cancelled. All setup is unmeasured; the customers are registered at the bench-only scrypt cost.
 
 const REASON = 'bench: ticket 1';
 
@@ -48,28 +51,41 @@ export async function runBackOfficeScenarios(
         },
       })
     ).body.data.user_id as string;
-  /** OTP logins to each phone: codes sent, then checked (setup). */
-  const otpLogins = async (loginPhones: string[], userType: number): Promise<string[]> => {
-    for (const phone of loginPhones) await setup(handlers.loginPhone, { path: '/l', headers: headers(), body: target(phone, userType) });
-    const codes = latestCodes(app.config.sms.outboxFile);
-    const tokens: string[] = [];
-    for (const phone of loginPhones) {
-      const body = { ...target(phone, userType), otp: codes.get(`+1${phone}`) };
-      tokens.push(`Token ${(await setup(handlers.verifyOtp, { path: '/v', headers: headers(), body })).body.data.token.token}`);
-    }
-    return tokens;
-  };
 
   progress(`setting up two admins and ${calls} customers`);
-  const admins: string[] = [];
+  const adminDevices: { privateKey: ReturnType<typeof newDeviceKeyPair>['privateKey']; deviceKey: string }[] = [];
   for (const phone of [firstAdminPhone, secondAdminPhone]) {
-    const body = { ...userRegisterEndpoint.examples.request, phone_number: phone, email: `bo.${phone}@example.com`, referral_code: '' };
+    const keys = newDeviceKeyPair();
+    const body = {
+      ...userRegisterEndpoint.examples.request,
+      phone_number: phone,
+      email: `bo.${phone}@example.com`,
+      referral_code: '',
+      device_public_key: keys.publicKey,
+    };
     const input = await parseInput(userRegisterBody, { ...body, user_type: UserType.EMPLOYEE });
-    const { user_id: userId } = await userRegister(app, operatorRegistration(company, input));
-    await setEmployeeRole(app, { companyId: company.company_id, actorId: 'operator', userId, role: 'admin', reason: 'bench' });
-    admins.push(userId);
+    const registered = await userRegister(app, operatorRegistration(company, input));
+    await setEmployeeRole(app, {
+      companyId: company.company_id,
+      actorId: 'operator',
+      userId: registered.user_id,
+      role: 'admin',
+      reason: 'bench',
+    });
+    adminDevices.push({ privateKey: keys.privateKey, deviceKey: registered.device_key! });
   }
-  const [first, second] = (await otpLogins([firstAdminPhone, secondAdminPhone], UserType.EMPLOYEE)) as [string, string];
+  /** Each admin's strong session: a PIN login now on the device the operator bound. */
+  const strongAdmins = async (): Promise<[string, string]> => {
+    const tokens: string[] = [];
+    for (const device of adminDevices) {
+      const body = signedLoginPin(device, company.company_id, String(userRegisterEndpoint.examples.request.login_pin), {
+        timestamp: epochSeconds(service.clock),
+      });
+      tokens.push(`Token ${(await setup(handlers.loginPin, { path: '/p', headers: headers(), body })).body.data.token.token}`);
+    }
+    return tokens as [string, string];
+  };
+  let [first, second] = await strongAdmins();
   const customers: string[] = [];
   for (const phone of customerPhones) customers.push(await register(phone, UserType.CUSTOMER));
 
@@ -113,7 +129,11 @@ export async function runBackOfficeScenarios(
     expectStatus: 200,
     event: (index) => act(second, '/a', { user_id: customers[index], change_id: changeIds[index] }),
   });
-  // The completion: a login to each new number (its code sent in the setup), measured at verify_otp.
+  // The completion: once the hold has passed, a login to each new number (its code sent in the
+  // setup), measured at verify_otp; the admins sign in again (their tokens ran out meanwhile).
+  service.clock.advance(app.config.phoneChangeHoldHours * 3600 + 1);
+  await app.companies.require(company.company_id);
+  [first, second] = await strongAdmins();
   for (const phone of recoveredNumbers) await setup(handlers.loginPhone, { path: '/l', headers: headers(), body: target(phone, 2) });
   const codes = latestCodes(app.config.sms.outboxFile);
   await run({
