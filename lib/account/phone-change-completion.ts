@@ -16,6 +16,7 @@ import {
   getPhoneChangeIndex,
   isLive,
   type PendingPhoneChange,
+  type PhoneChangeIndex,
   pendingChangeComplete,
   pendingChangeEnd,
   phoneChangeIndexDelete,
@@ -45,8 +46,10 @@ export async function dueChangeFor(
   companyId: string,
   target: { phone_e164: string; user_type: number },
   holderId?: string,
+  /** The number's change index, when the caller read it beside its other reads. */
+  read?: PhoneChangeIndex,
 ): Promise<{ userId: string; changeId: string } | undefined> {
-  const index = await getPhoneChangeIndex(app.table, companyId, target.phone_e164, target.user_type);
+  const index = read ?? (await getPhoneChangeIndex(app.table, companyId, target.phone_e164, target.user_type));
   const now = epochSeconds(app.clock);
   if (!index || index.effective_at > now || index.expires_at <= now) return undefined;
   // The index item is the change's only while it is live; a user no longer active gets no login SMS.

@@ -9,6 +9,7 @@ import { audit, phoneRef } from '../observability/audit.js';
 import { otpSmsText } from '../sms/otp-sms-text.js';
 import type { CodeText, TextDispatch } from '../sms/text-dispatch.js';
 import { deleteOtp, putOtp } from '../store/otp-store.js';
+import { getPhoneChangeIndex } from '../store/pending-change-store.js';
 import { OtpType } from './code-target.js';
 import type { LoginPhoneCall } from './login-phone-input.js';
 import type { LoginPhoneResult } from './login-phone-result.js';
@@ -53,14 +54,17 @@ async function sendCode(
   const code = newOtpCode();
   const { codeHash, keyVersion } = await currentOtpCodeHash(app.keys, companyId, input, code);
 
-  // Who holds the phone, the source address's count and the phone's lockout: side by side.
-  const [ownerId] = await Promise.all([
+  // Who holds the phone, a pending phone change to it, the source address's count and the phone's
+  // lockout: side by side (the change's index read on every login, so it adds no wait).
+  const login = input.otp_type === OtpType.LOGIN;
+  const [ownerId, changeIndex] = await Promise.all([
     input.otp_type === OtpType.PHONE_VERIFICATION ? undefined : phoneOwnerFor(app.table, companyId, input, principal),
+    login ? getPhoneChangeIndex(app.table, companyId, input.phone_e164, input.user_type) : undefined,
     checkSender(app, company, input.phone_e164, origin.sourceIp),
   ]);
   // A user's pending phone change to the number, once due, is completed by this login: held by no one,
   // or by a user who registered it without proving it (the completion reclaims it, contract 6).
-  const due = input.otp_type === OtpType.LOGIN ? await dueChangeFor(app, companyId, input, ownerId) : undefined;
+  const due = changeIndex ? await dueChangeFor(app, companyId, input, ownerId, changeIndex) : undefined;
   const userId = due?.userId ?? ownerId;
   const reservation = await reserveSend(app, company, input.phone_e164, numberRange(destination, prefixDigits));
   const noAccount = input.otp_type === OtpType.LOGIN && !userId;
