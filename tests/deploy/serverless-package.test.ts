@@ -253,7 +253,8 @@ describe('the packaged CloudFormation', () => {
     // An emptied wrong-code window; at an OTP login binding an 11th device, the least recently used one (its index and
     // listing item) and its sessions, in the user's partition. At an OTP login that completes a pending phone change
     // (contract 3.11, round 5), what the immediate change deletes: the old number's claim and login code, and the
-    // change's own items (in the user's partition, and its index by the new number). Never a proof.
+    // change's own items (in the user's partition, and its index by the new number), and when it reclaims the new
+    // number from a holder who never proved it (contract 6), that holder's email claim. Never a proof.
     const verifyDeletes = deletes('VerifyOtpRole').flat();
     expect([...new Set(verifyDeletes)].sort()).toEqual(
       [
@@ -263,6 +264,7 @@ describe('the packaged CloudFormation', () => {
         keyKinds.otp,
         keyKinds.phoneClaim,
         keyKinds.phoneChangeIndex,
+        keyKinds.emailClaim,
       ].sort(),
     );
     expect(verifyDeletes).not.toContain(keyKinds.phoneProof);
