@@ -13,7 +13,17 @@ import { otpLogin, PINS, pinLogin, signUpWithDevice } from '../devices/device-he
 import { useOfflineService } from '../e2e/offline-server.js';
 import { launchChromium, PAGE_TEST_TIMEOUT_MS } from '../harness/chromium.js';
 import { invoke, logIn, newEmployee, randomPhoneNumber, signUp } from '../helpers.js';
-import { act, consolePage, employee, nextCode, openAccount, signInByCode, signInStrongly, textsTo } from './console-browser.js';
+import {
+  act,
+  consolePage,
+  employee,
+  nextCode,
+  openAccount,
+  settleEmployeeDevices,
+  signInByCode,
+  signInStrongly,
+  textsTo,
+} from './console-browser.js';
 
 const service = useOfflineService();
 let browser: Browser;
@@ -85,7 +95,9 @@ describe('the console in a browser', () => {
       await page.getByLabel('Reason').fill('TICKET-101');
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByText(/needs a strong sign-in, not a code alone.*Remember this browser.*Login PIN/).waitFor();
-      // The browser is remembered: after a reload the PIN alone signs in, strongly, with the keyboard too.
+      // The browser is remembered (its key settled as another admin would settle it): after a reload the
+      // PIN alone signs in, strongly, with the keyboard too.
+      await settleEmployeeDevices(server, company, agent);
       await page.reload();
       await page.getByLabel('Login PIN').waitFor();
       await page.keyboard.type(String(agent.registration.login_pin));
@@ -119,6 +131,7 @@ describe('the console in a browser', () => {
 
       const one = await consolePage(browser, service.server);
       await signInByCode(one.page, server, company, first, { remember: true });
+      await settleEmployeeDevices(server, company, first);
       // A reload forgets the session (memory only) and asks for the PIN alone: the device key stayed in IndexedDB.
       await one.page.reload();
       await one.page.getByLabel('Login PIN').waitFor();
