@@ -178,7 +178,10 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
   const untilDefinite = async (send: () => Promise<Answer>, rounds: number): Promise<Answer> => {
     let answer = await send();
     for (let round = 0; round < rounds && isAmbiguous(answer); round++) {
-      await sleep(Math.max(200, Number(answer.headers['retry-after'] ?? 0) * 1000 * Math.random()));
+      // A key still held (its first run's release failed too) frees at Retry-After, not before: wait it out in full.
+      // After an outage, a random part of it spreads the retries.
+      const retryAfterMs = Number(answer.headers['retry-after'] ?? 0) * 1000;
+      await sleep(answer.status === 409 ? retryAfterMs + 250 * Math.random() : Math.max(200, retryAfterMs * Math.random()));
       answer = await send();
     }
     return answer;
