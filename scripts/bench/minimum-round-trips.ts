@@ -9,7 +9,7 @@ import type { FunctionName, InvokedFunctionName } from '../../lib/api/endpoints.
 export interface Minimum {
   /** DynamoDB HTTP requests per call. */
   requests: number;
-  /** Of those, how many must wait for an earlier one (the rest run side by side). */
+  /** Of those, at most how many wait for an earlier one (the rest run side by side). */
   sequential: number;
   /** The requests, in order; "a | b" run side by side. */
   work: string;
@@ -436,66 +436,67 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
     'other values (19)': { requests: 1, sequential: 1, work: 'UpdateItem authorization (refused, returns the item for the audit)' },
     'used (19)': { requests: 1, sequential: 1, work: 'UpdateItem authorization (refused, returns the item for the audit)' },
   },
-  // The back office (contract 3.14): each call reads the acting employee's role strongly, then records itself in its own transaction.
+  // The back office (contract 3.14): each call reads the acting employee's role strongly, then records itself in its own transaction
+  // after the company's staff chain head (read from the start, beside the gate: how many steps it overlaps is a matter of timing).
   adminUsersSearch: {
     'found by phone': {
-      requests: 6,
+      requests: 7,
       sequential: 6,
-      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); UpdateItem lookups of the hour (ADD, counted before compared); GetItem phone claim; GetItem user; TransactWriteItems (the record: company log and user partition)',
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); UpdateItem lookups of the hour (ADD, counted before compared); GetItem phone claim; GetItem user; TransactWriteItems (the record: company log and user partition)',
       events: 'admin.action',
     },
   },
   adminUsersView: {
     masked: {
-      requests: 12,
+      requests: 13,
       sequential: 6,
-      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); UpdateItem lookups of the hour; GetItem user; TransactWriteItems (the record); then side by side: Query devices | Query sessions | GetItem PIN tries x2 | GetItem pending change | Query notices | Query staff actions (consistent)',
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); UpdateItem lookups of the hour; GetItem user; TransactWriteItems (the record); then side by side: Query devices | Query sessions | GetItem PIN tries x2 | GetItem pending change | Query notices | Query staff actions (consistent)',
       events: 'admin.action',
     },
   },
   adminUsersSessionsEnd: {
     'every session (one)': {
-      requests: 6,
+      requests: 7,
       sequential: 6,
-      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem user (consistent, its session_version); Query its sessions; TransactWriteItems (sessions marked ended, version checked, record, notice 8)',
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem user (consistent, its session_version); Query its sessions; TransactWriteItems (sessions marked ended, version checked, record, notice 8)',
       events: 'session.ended (support) per session, admin.action',
     },
   },
   adminUsersPhoneRecover: {
     started: {
-      requests: 5,
-      sequential: 5,
-      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change awaiting approval, index by the new number, claim checked free, record, notice 8)',
+      requests: 6,
+      sequential: 6,
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change awaiting approval, index by the new number, claim checked free, record, notice 8)',
       events: 'admin.action (no phone_change_pending until approved)',
     },
   },
   adminUsersPhoneApprove: {
     approved: {
-      requests: 5,
-      sequential: 5,
-      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change and index set to run, notices 9 and 8, record); the old number warned (SMS, not DynamoDB)',
+      requests: 6,
+      sequential: 6,
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change and index set to run, notices 9 and 8, record); the old number warned (SMS, not DynamoDB)',
       events: 'user.phone_change_pending (via support), admin.action',
     },
   },
   adminUsersStatus: {
     'disabled (one session)': {
-      requests: 7,
+      requests: 8,
       sequential: 7,
-      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem user (consistent); Query its sessions; GetItem phone claim (consistent); TransactWriteItems (status, claim status, sessions ended, record, notice 8)',
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem user (consistent); Query its sessions; GetItem phone claim (consistent); TransactWriteItems (status, claim status, sessions ended, record, notice 8)',
       events: 'user.disabled, session.ended (disabled) per session, admin.action',
     },
     enabled: {
-      requests: 5,
+      requests: 6,
       sequential: 5,
-      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem phone claim (consistent); TransactWriteItems (status from 2, claim status, record, notice 8)',
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem phone claim (consistent); TransactWriteItems (status from 2, claim status, record, notice 8)',
       events: 'user.enabled, admin.action',
     },
   },
   adminUsersPhoneCancel: {
     'awaiting approval': {
-      requests: 5,
+      requests: 6,
       sequential: 5,
-      work: 'GetItem session (consistent); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change ended, index deleted, notices 10 and 8, record)',
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change ended, index deleted, notices 10 and 8, record)',
       events: 'admin.action (user.phone_change_cancelled only for a change that ran)',
     },
   },

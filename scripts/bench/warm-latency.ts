@@ -102,6 +102,7 @@ export async function runScenario(spec: ScenarioSpec, counter: RoundTripCounter)
     writeUnits: round(mean(usages.map((usage) => usage.writeUnits)), 3),
     estimatedFailedWriteUnits: round(mean(usages.map((usage) => usage.estimatedFailedWriteUnits)), 3),
     minimum,
-    matchesMinimum: requests.every((count) => count === minimum.requests) && sequential.every((count) => count === minimum.sequential),
+    // Sequential steps at most: a read started early (the staff chain's head) overlaps a later step or not by timing.
+    matchesMinimum: requests.every((count) => count === minimum.requests) && sequential.every((count) => count <= minimum.sequential),
   };
 }
