@@ -8,11 +8,11 @@
 // are strong. Prints {"user_id": "...", "token": "...", "role": "..."} as its last line. Same
 // configuration as company:create.
 import { parseArgs } from 'node:util';
-import { OPERATOR } from '../lib/admin/employee-register.js';
 import { setEmployeeRole } from '../lib/admin/employee-role.js';
 import { AppError } from '../lib/errors.js';
 import { operatorRegistration, userRegister } from '../lib/registration/user-register.js';
 import { userRegisterBody } from '../lib/registration/user-register-input.js';
+import { OPERATOR } from '../lib/staff/employee-register.js';
 import { UserType } from '../lib/users/user-types.js';
 import { parseInput } from '../lib/validation.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';

@@ -6,8 +6,8 @@
 // someone with write access to the table, or cut at its end, fails against it. The last line of
 // stdout is one JSON object. Same configuration as company:create.
 import { parseArgs } from 'node:util';
-import { verifyStaffChain } from '../lib/admin/staff-chain-verify.js';
 import { HEX_ID_PATTERN } from '../lib/ids.js';
+import { verifyStaffChain } from '../lib/staff/staff-chain-verify.js';
 import type { StaffChainHead } from '../lib/store/staff-store.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
 

@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
 import { pendingChangeEndWrites } from '../pending-changes/change-cancel.js';
 import { changeEndingSessions } from '../sessions/end-sessions.js';
+import { requireFreshLogin } from '../sessions/fresh-login.js';
 import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
 import { erasureDuePuts, userDeletionChange } from '../store/erasure-store.js';
 import { emailClaimKey, phoneClaimKey } from '../store/keys.js';
@@ -14,7 +15,6 @@ import { UserStatus } from '../store/user-status.js';
 import { claimRelease, getPhoneClaim } from '../store/user-store.js';
 import { lastActiveAdmin, leftNoActiveAdmin, seatsOnLeavingActive } from '../users/active-admins.js';
 import type { UserDeleteCall, UserDeleteResult } from './delete-input.js';
-import { requireFreshLogin } from './fresh-login.js';
 
 // Deletion (API contract 3.11): on fresh proof of the holder, one transaction makes the user
 // DELETION_REQUESTED with the time of their erasure, ends every session, removes every device,

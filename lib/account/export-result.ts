@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { listedStaffAction } from '../admin/listed-staff-action.js';
 import { deviceListItem } from '../devices/devices-result.js';
 import { listedNotification } from '../notifications/listed-notification.js';
 import { pendingChangesField } from '../pending-changes/pending-change-list.js';
 import { listedSession } from '../sessions/listed-session.js';
+import { listedStaffAction } from '../staff/listed-staff-action.js';
 import { profileSchema } from './profile-result.js';
 
 // Everything the wallet holds about a user (API contract 3.11), as GET /wallet/v3/user/export and

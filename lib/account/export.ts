@@ -1,4 +1,3 @@
-import { listedStaffActionOf } from '../admin/listed-staff-action.js';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { listedDeviceOf } from '../devices/devices.js';
@@ -7,6 +6,7 @@ import { LISTED_NOTIFICATION_FIELDS, type ListedNotification } from '../notifica
 import { NotificationType } from '../notifications/notification-record.js';
 import { waitingChanges } from '../pending-changes/pending-change-list.js';
 import { listedSessionOf } from '../sessions/listed-session.js';
+import { listedStaffActionOf } from '../staff/listed-staff-action.js';
 import type { UserDeviceRecord } from '../store/device-store.js';
 import {
   NOTIFICATION_PREFIX,

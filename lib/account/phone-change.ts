@@ -9,6 +9,7 @@ import { OtpType } from '../otp/otp-types.js';
 import { auditReclaim, endReclaimedLater } from '../registration/phone-reclaim.js';
 import { hashToken } from '../secrets/hashing.js';
 import { accountBusy, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
+import { requireFreshLogin } from '../sessions/fresh-login.js';
 import { isStrong, requireFreshStrong } from '../sessions/session-strength.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { sessionKey } from '../store/keys.js';
@@ -19,7 +20,6 @@ import { endSessions, querySessions, sessionEnd } from '../store/session-store.j
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
 import { getUser, phoneClaimRelease, type UserRecord } from '../store/user-store.js';
-import { requireFreshLogin } from './fresh-login.js';
 import type { UserPhoneChangeCall } from './phone-change-input.js';
 import { warnOldNumber } from './phone-change-notice.js';
 import { requestPendingPhoneChange } from './phone-change-pending.js';

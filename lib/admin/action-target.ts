@@ -3,13 +3,13 @@ import type { App } from '../app-context.js';
 import type { Principal } from '../call.js';
 import { AppError, fieldError } from '../errors.js';
 import { hexIdField } from '../ids.js';
+import { type ActionOnUser, staffActionOnUser } from '../staff/staff-actions.js';
+import { requireStaff, type Staff, type StaffTerms, staffReason } from '../staff/staff-gate.js';
 import type { StaffRole } from '../store/staff-store.js';
 import type { LabelledItem } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
 import { getUser, type UserRecord } from '../store/user-store.js';
 import { UserType } from '../users/user-types.js';
-import { type ActionOnUser, staffActionOnUser } from './staff-actions.js';
-import { requireStaff, type Staff, type StaffTerms, staffReason } from './staff-gate.js';
 
 // The user a back-office action names (API contract 3.14): a user of the employee's company (the
 // key holds the company, so another company's user is no user here: 404 code 6, as an unknown one).

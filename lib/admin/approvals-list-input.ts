@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Call, Principal } from '../call.js';
-import { staffReason } from './staff-gate.js';
+import { staffReason } from '../staff/staff-gate.js';
 
 // POST /wallet/v3/admin/approvals/list (API contract 3.14, round 6): what awaits a second admin.
 

@@ -1,13 +1,13 @@
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
+import { auditStaffAction, staffActionRecord } from '../staff/staff-actions.js';
+import { requireStaff } from '../staff/staff-gate.js';
 import { getPendingPhoneChange } from '../store/pending-change-store.js';
 import { queryAwaitingApproval, type StoredGrant } from '../store/staff-store.js';
 import { writeTransaction } from '../store/transactions.js';
 import type { ApprovalsListCall } from './approvals-list-input.js';
 import type { ApprovalsListResult, ListedGrant } from './approvals-list-result.js';
 import { awaits } from './grants.js';
-import { auditStaffAction, staffActionRecord } from './staff-actions.js';
-import { requireStaff } from './staff-gate.js';
 
 // POST /wallet/v3/admin/approvals/list (API contract 3.14, round 6): what awaits a second admin in
 // the company, oldest first: the grants (roles, security settings) and the recoveries, each still

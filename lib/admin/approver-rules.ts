@@ -1,9 +1,9 @@
 import type { App } from '../app-context.js';
 import { epochSeconds, HOUR_SECONDS } from '../clock.js';
 import { AppError, fieldError } from '../errors.js';
+import type { EmployeeRecord, Staff } from '../staff/staff-gate.js';
 import { UserStatus } from '../store/user-status.js';
 import { getUser } from '../store/user-store.js';
-import type { EmployeeRecord, Staff } from './staff-gate.js';
 
 // Who may approve what another employee asked (API contract 3.14, round 6): a recovery or a grant
 // (of a role, or of the company's security settings). Dual control holds only if the two halves are

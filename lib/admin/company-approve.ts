@@ -1,6 +1,8 @@
 import type { App } from '../app-context.js';
 import { updateCompanySettings } from '../companies/companies.js';
 import { SmsTextRefused } from '../sms/sms-text.js';
+import { auditStaffAction, staffActionRecord } from '../staff/staff-actions.js';
+import { requireStaff } from '../staff/staff-gate.js';
 import { getCompany } from '../store/company-store.js';
 import { ConditionsFailed } from '../store/transactions.js';
 import { requireApprover } from './approver-rules.js';
@@ -9,8 +11,6 @@ import { appliedAnswer, refusedText, settingsOf } from './company-update.js';
 import type { CompanyUpdateInput } from './company-update-input.js';
 import type { CompanyUpdateResult } from './company-update-result.js';
 import { approvalOf, grantToApprove, noSuchGrant } from './grants.js';
-import { auditStaffAction, staffActionRecord } from './staff-actions.js';
-import { requireStaff } from './staff-gate.js';
 
 // POST /wallet/v3/admin/company/approve (API contract 3.14, round 6): another admin applies a change
 // of the security settings another admin asked for (company-update.ts, security-settings.ts), by the

@@ -4,7 +4,7 @@ import { COMPANY_NAME_MAX_LENGTH } from '../companies/companies.js';
 import { COMPANY_LIMITS, type CompanyLimitAttribute } from '../companies/company-limits.js';
 import { WARNING_KEYS } from '../companies/security-warning-texts.js';
 import { smsCountryCode, unknownSmsCountries } from '../companies/sms-countries.js';
-import { staffReason } from './staff-gate.js';
+import { staffReason } from '../staff/staff-gate.js';
 
 // POST /wallet/v3/admin/company/update (API contract 3.14, 6 and 7): the settings `npm run
 // company:update` changes, with its rules (lib/companies/), but the status: an admin who disabled

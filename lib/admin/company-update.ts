@@ -3,6 +3,8 @@ import { type Company, type CompanySettings, checkCompanySettings, updateCompany
 import { smsCountryCode } from '../companies/sms-countries.js';
 import { AppError, ErrorCodes, fieldError } from '../errors.js';
 import { canonicalLanguageTag, MAX_SMS_SEGMENTS, type SmsTextChanges, type SmsTextProblem, SmsTextRefused } from '../sms/sms-text.js';
+import { auditStaffAction, staffActionRecord } from '../staff/staff-actions.js';
+import { requireStaff, type Staff } from '../staff/staff-gate.js';
 import { getCompany } from '../store/company-store.js';
 import { writeTransaction } from '../store/transactions.js';
 import type { CompanyUpdateCall, CompanyUpdateInput } from './company-update-input.js';
@@ -10,8 +12,6 @@ import type { CompanyUpdateResult } from './company-update-result.js';
 import { companySettingsOf, companySettingsRules } from './company-view.js';
 import { newGrant } from './grants.js';
 import { securitySettingsIn } from './security-settings.js';
-import { auditStaffAction, staffActionRecord } from './staff-actions.js';
-import { requireStaff, type Staff } from './staff-gate.js';
 
 // POST /wallet/v3/admin/company/update (API contract 3.14, 6 and 7): an admin changes the company's
 // settings as `npm run company:update` does, by the same rules (lib/companies/), and the change and

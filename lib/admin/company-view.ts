@@ -13,12 +13,12 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { SMS_SEGMENT_UNITS } from '../sms/sms-segments.js';
 import { APP_HASH_LENGTH, BUILT_IN_TEMPLATE, LONGEST_CODE, MAX_SMS_SEGMENTS, measuredSmsText, PLACEHOLDERS } from '../sms/sms-text.js';
+import { auditStaffAction, staffActionRecord } from '../staff/staff-actions.js';
+import { requireStaff } from '../staff/staff-gate.js';
 import { getCompany } from '../store/company-store.js';
 import { writeTransaction } from '../store/transactions.js';
 import type { CompanyViewCall } from './company-view-input.js';
 import type { CompanySettingsRules, CompanySettingsView, CompanyViewResult } from './company-view-result.js';
-import { auditStaffAction, staffActionRecord } from './staff-actions.js';
-import { requireStaff } from './staff-gate.js';
 
 // POST /wallet/v3/admin/company/view (API contract 3.14): the company's settings as an admin sees
 // and changes them, each text sized as company/update sizes it. Admin only: the settings decide

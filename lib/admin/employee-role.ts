@@ -3,6 +3,9 @@ import { epochSeconds } from '../clock.js';
 import { fieldError } from '../errors.js';
 import type { RequestOrigin } from '../observability/audit.js';
 import { accountBusy } from '../sessions/end-sessions.js';
+import { auditStaffAction, staffActionRecord } from '../staff/staff-actions.js';
+import { StaffChain } from '../staff/staff-chain.js';
+import { type EmployeeRecord, requireStaff, type Staff } from '../staff/staff-gate.js';
 import { employeeRoleChange, type StaffRole } from '../store/staff-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
@@ -12,9 +15,6 @@ import { UserType } from '../users/user-types.js';
 import type { EmployeeRoleCall } from './employee-role-input.js';
 import type { EmployeeRoleResult } from './employee-role-result.js';
 import { newGrant } from './grants.js';
-import { auditStaffAction, staffActionRecord } from './staff-actions.js';
-import { StaffChain } from './staff-chain.js';
-import { type EmployeeRecord, requireStaff, type Staff } from './staff-gate.js';
 
 // An employee's back-office role (API contract 3.14, amended in round 6): support, admin or none.
 // Giving power (none to support, none or support to admin) takes two admins: the first one's

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Call, Principal } from '../call.js';
 import { hexIdField } from '../ids.js';
-import { staffReason } from './staff-gate.js';
+import { staffReason } from '../staff/staff-gate.js';
 
 // POST /wallet/v3/admin/employees/approve (API contract 3.14, round 6): another admin approves a
 // role grant asked through employees/role.

@@ -1,5 +1,7 @@
 import type { App } from '../app-context.js';
 import { fieldError } from '../errors.js';
+import { auditStaffAction, staffActionRecord } from '../staff/staff-actions.js';
+import { type EmployeeRecord, requireStaff } from '../staff/staff-gate.js';
 import type { StaffRole } from '../store/staff-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
@@ -10,8 +12,6 @@ import { roleChangeItems } from './employee-role.js';
 import type { EmployeesApproveCall } from './employees-approve-input.js';
 import type { EmployeesApproveResult } from './employees-approve-result.js';
 import { approvalOf, grantToApprove, noSuchGrant } from './grants.js';
-import { auditStaffAction, staffActionRecord } from './staff-actions.js';
-import { type EmployeeRecord, requireStaff } from './staff-gate.js';
 
 // POST /wallet/v3/admin/employees/approve (API contract 3.14, round 6): another admin approves a
 // role grant (employee-role.ts). One transaction marks the grant approved (once, while unexpired),

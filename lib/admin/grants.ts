@@ -2,10 +2,10 @@ import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { fieldError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { Staff } from '../staff/staff-gate.js';
 import { getGrant, grantApproval, grantPut, type StoredGrant } from '../store/staff-store.js';
 import type { LabelledItem } from '../store/transactions.js';
 import { APPROVAL_WITHIN_SECONDS } from './approver-rules.js';
-import type { Staff } from './staff-gate.js';
 
 // A grant (API contract 3.14, round 6): what one admin asked that another admin approves, a role
 // (employees/approve) or a change of the company's security settings (company/approve). Approved

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Call, Principal } from '../call.js';
 import { hexIdField } from '../ids.js';
-import { staffReason } from './staff-gate.js';
+import { staffReason } from '../staff/staff-gate.js';
 
 // The approval and the cancel of a pending change by the back office (API contract 3.14): the user,
 // and the change named.

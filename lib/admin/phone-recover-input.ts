@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import type { Call, Principal } from '../call.js';
 import { hexIdField } from '../ids.js';
+import { staffReason } from '../staff/staff-gate.js';
 import { phoneFields, withPhoneE164 } from '../users/phone-number.js';
-import { staffReason } from './staff-gate.js';
 
 // The start of an assisted recovery (API contract 3.14): the user, and the number they can now
 // receive codes on.

@@ -5,6 +5,8 @@ import { epochSeconds, HOUR_SECONDS } from '../clock.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { warnNumberInDefaultLanguage } from '../pending-changes/warning-sms.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
+import { auditStaffAction, staffActionOnUser } from '../staff/staff-actions.js';
+import { requireStaff } from '../staff/staff-gate.js';
 import { distinctUnreadShards } from '../store/notification-store.js';
 import {
   getPendingPhoneChange,
@@ -20,8 +22,6 @@ import { requireApprover } from './approver-rules.js';
 import type { PhoneApproveCall } from './phone-change-id-input.js';
 import type { PhoneApproveResult } from './phone-recovery-result.js';
 import { noSuchChange, requireActive } from './recovery-target.js';
-import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
-import { requireStaff } from './staff-gate.js';
 
 // Its approval by a second employee, an admin (API contract 3.14; phone-recovery.ts says why), on
 // a fresh strong session, by the approver rules of dual control (approver-rules.ts), within

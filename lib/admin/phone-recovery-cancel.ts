@@ -2,6 +2,8 @@ import type { App } from '../app-context.js';
 import type { RequestKey } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import { endedByThisRequest, pendingChangeEndWrites } from '../pending-changes/change-cancel.js';
+import { auditStaffAction, staffActionOnUser } from '../staff/staff-actions.js';
+import { requireStaff } from '../staff/staff-gate.js';
 import { distinctUnreadShards } from '../store/notification-store.js';
 import { isLive, queryPendingChanges } from '../store/pending-change-store.js';
 import { awaitingRecoveryDelete } from '../store/staff-store.js';
@@ -10,8 +12,6 @@ import { actionTarget } from './action-target.js';
 import type { PhoneCancelCall } from './phone-change-id-input.js';
 import type { PhoneCancelResult } from './phone-recovery-result.js';
 import { noSuchChange } from './recovery-target.js';
-import { auditStaffAction, staffActionOnUser } from './staff-actions.js';
-import { requireStaff } from './staff-gate.js';
 
 // A pending change cancelled by support (API contract 3.14, and 3.15: of any kind): a recovery, or
 // one the user (or whoever holds their SIM) asked for.

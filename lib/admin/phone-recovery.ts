@@ -6,6 +6,9 @@ import { allowedSmsDestination } from '../companies/sms-destinations.js';
 import { AppError, fieldError } from '../errors.js';
 import { newId } from '../ids.js';
 import { accountBusy } from '../sessions/end-sessions.js';
+import { auditStaffAction, staffActionOnUser, staffActionRecord } from '../staff/staff-actions.js';
+import { requireStaff, type Staff } from '../staff/staff-gate.js';
+import { countLookup } from '../staff/staff-lookups.js';
 import {
   getPendingPhoneChange,
   isLive,
@@ -23,9 +26,6 @@ import { APPROVAL_WITHIN_SECONDS } from './approver-rules.js';
 import type { PhoneRecoverCall } from './phone-recover-input.js';
 import type { PhoneRecoverResult } from './phone-recovery-result.js';
 import { requireActive } from './recovery-target.js';
-import { auditStaffAction, staffActionOnUser, staffActionRecord } from './staff-actions.js';
-import { requireStaff, type Staff } from './staff-gate.js';
-import { countLookup } from './staff-lookups.js';
 
 // Assisted recovery (API contract 3.14), for a user who lost both the number and every bound device.
 // Support starts proofs; it never sets a credential: one employee starts a pending phone change

@@ -1,7 +1,7 @@
 import type { App } from '../app-context.js';
 import { removeDevice } from '../devices/device-binding.js';
+import { auditStaffAction } from '../staff/staff-actions.js';
 import { beginActionOnUser } from './action-target.js';
-import { auditStaffAction } from './staff-actions.js';
 import type { UserDeviceRemoveCall } from './user-device-remove-input.js';
 import type { UserDeviceRemoveResult } from './user-device-remove-result.js';
 

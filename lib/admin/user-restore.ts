@@ -1,9 +1,9 @@
 import { RestoreRefused, restoreUser } from '../account/restore.js';
 import type { App } from '../app-context.js';
 import { fieldError } from '../errors.js';
+import { auditStaffAction } from '../staff/staff-actions.js';
 import { UserStatus } from '../store/user-status.js';
 import { beginActionOnUser, stateConflict } from './action-target.js';
-import { auditStaffAction } from './staff-actions.js';
 import type { UserRestoreCall } from './user-restore-input.js';
 import type { UserRestoreResult } from './user-restore-result.js';
 

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import type { Call, Principal } from '../call.js';
 import { hexIdField } from '../ids.js';
+import { staffReason } from '../staff/staff-gate.js';
 import { emailField } from '../users/profile-fields.js';
 import { UserType, userTypeField } from '../users/user-types.js';
-import { staffReason } from './staff-gate.js';
 
 // POST /wallet/v3/admin/users/search (API contract 3.14): exactly one exact key, never a listing or
 // a prefix, so a staff account cannot be turned into a scraper.

@@ -1,10 +1,10 @@
 import type { App } from '../app-context.js';
+import { auditStaffAction, staffActionRecord } from '../staff/staff-actions.js';
+import { requireStaff } from '../staff/staff-gate.js';
+import { countLookup } from '../staff/staff-lookups.js';
 import { getReferralCodeOwner } from '../store/referral-store.js';
 import { writeTransaction } from '../store/transactions.js';
 import { getEmailClaimHolder, getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
-import { auditStaffAction, staffActionRecord } from './staff-actions.js';
-import { requireStaff } from './staff-gate.js';
-import { countLookup } from './staff-lookups.js';
 import type { UserSearchCall } from './user-search-input.js';
 import type { UserSearchResult, UserSummary } from './user-search-result.js';
 

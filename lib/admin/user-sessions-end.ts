@@ -1,12 +1,12 @@
 import type { App } from '../app-context.js';
 import { fieldError } from '../errors.js';
 import { changeEndingSessions } from '../sessions/end-sessions.js';
+import { auditStaffAction } from '../staff/staff-actions.js';
 import { sessionKey } from '../store/keys.js';
 import { sessionEnd } from '../store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { userSessionsUnchanged } from '../store/user-store.js';
 import { beginActionOnUser } from './action-target.js';
-import { auditStaffAction } from './staff-actions.js';
 import type { UserSessionsEndCall } from './user-sessions-end-input.js';
 import type { UserSessionsEndResult } from './user-sessions-end-result.js';
 

@@ -2,12 +2,12 @@ import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { accountBusy, changeEndingSessions, statusChangeItems } from '../sessions/end-sessions.js';
+import { auditStaffAction } from '../staff/staff-actions.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
 import { getUser, type UserRecord } from '../store/user-store.js';
 import { lastActiveAdmin, leftNoActiveAdmin, seatsOnBecomingActive, seatsOnLeavingActive } from '../users/active-admins.js';
 import { beginActionOnUser, noSuchUser, stateConflict } from './action-target.js';
-import { auditStaffAction } from './staff-actions.js';
 import type { UserStatusSetCall } from './user-status-set-input.js';
 import type { UserStatusSetResult } from './user-status-set-result.js';
 

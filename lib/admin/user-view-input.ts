@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Call, Principal } from '../call.js';
 import { hexIdField } from '../ids.js';
-import { staffReason } from './staff-gate.js';
+import { staffReason } from '../staff/staff-gate.js';
 
 // POST /wallet/v3/admin/users/view (API contract 3.14): one user of the company by id, the phone
 // and email masked unless an admin asks to see them whole.

@@ -4,7 +4,7 @@ import { deviceListItem } from '../devices/devices-result.js';
 import { listedNotification } from '../notifications/listed-notification.js';
 import { pendingChangesField } from '../pending-changes/pending-change-list.js';
 import { listedSession } from '../sessions/listed-session.js';
-import { listedStaffAction } from './listed-staff-action.js';
+import { listedStaffAction } from '../staff/listed-staff-action.js';
 
 // What the back office's view shows of a user (API contract 3.14): the profile with the phone and
 // email masked (whole only for an admin who asks), how the account is reached (devices, sessions,

@@ -4,7 +4,7 @@ import { duration } from '../http/endpoint.js';
 // What every route of the back office asks of its caller (API contract 3.14, round 6), in the
 // words of the published document: one sentence, so that no route's description says it otherwise.
 
-/** "Needs an employee token with <who> on a strong session ...": the gate of lib/admin/staff-gate.ts, as the document states it. */
+/** "Needs an employee token with <who> on a strong session ...": the gate of lib/staff/staff-gate.ts, as the document states it. */
 export function staffSessionRule(config: Config, who: 'a role' | 'the admin role', terms: { fresh?: boolean } = {}): string {
   const fresh = terms.fresh
     ? `, proven (a login or step-up) under ${duration(config.stepUpMaxAgeSeconds)} ago (else data.needs "strong_fresh")`

@@ -1,7 +1,7 @@
-import { FRESH_LOGIN_SECONDS } from '../account/fresh-login.js';
 import { userPhoneChangeBody } from '../account/phone-change-input.js';
 import { userPhoneChangeResult } from '../account/phone-change-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
+import { FRESH_LOGIN_SECONDS } from '../sessions/fresh-login.js';
 
 export const userPhoneChangeEndpoint = {
   operationId: 'userPhoneChange',

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { staffReason } from '../admin/staff-gate.js';
 import type { Call, RequestKey } from '../call.js';
 import { deviceBindingFields } from '../devices/device-fields.js';
 import { hexIdField } from '../ids.js';
 import { pin } from '../pins/pin-field.js';
+import { staffReason } from '../staff/staff-gate.js';
 import { phoneFields, withPhoneE164 } from '../users/phone-number.js';
 import { birthDateField, emailField, imageField, locationPoint, nameField, shortText } from '../users/profile-fields.js';
 import { userTypeField } from '../users/user-types.js';

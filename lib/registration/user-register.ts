@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import { employeeRegistrar, OPERATOR } from '../admin/employee-register.js';
 import type { App } from '../app-context.js';
 import { CREDENTIAL_REPLAY_SECONDS, type Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
@@ -14,6 +13,7 @@ import { newReferralCode, requireReferrer } from '../referrals/referral-codes.js
 import { hashPassword, hashPin, hashToken } from '../secrets/hashing.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
 import { grantSession, issueSession } from '../sessions/session-grant.js';
+import { employeeRegistrar, OPERATOR } from '../staff/employee-register.js';
 import { type ReclaimWrite, RegistrationRefused, writeRegistration } from '../store/registration-store.js';
 import { UserStatus } from '../store/user-status.js';
 import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';

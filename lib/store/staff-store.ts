@@ -41,7 +41,7 @@ export interface StaffActionRecord {
   details?: Record<string, string | number> | undefined;
 }
 
-/** A record at its place in its company's chain (lib/admin/staff-chain.ts). */
+/** A record at its place in its company's chain (lib/staff/staff-chain.ts). */
 export interface ChainedStaffRecord extends StaffActionRecord {
   /** 1, 2, ...: its place, with no gap. */
   seq: number;

@@ -6,9 +6,9 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { chainedRecord, GENESIS_HASH, recordHashOf } from '../../lib/admin/staff-chain.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { eventsOfRecord } from '../../lib/events/stream-events.js';
+import { chainedRecord, GENESIS_HASH, recordHashOf } from '../../lib/staff/staff-chain.js';
 import { staffChainHeadKey, staffChainKey } from '../../lib/store/keys.js';
 import { type ChainedStaffRecord, queryStaffChain } from '../../lib/store/staff-store.js';
 import { main as staffVerify } from '../../scripts/staff-verify.js';

@@ -15,9 +15,9 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { chainedRecord, GENESIS_HASH } from '../../lib/admin/staff-chain.js';
 import { DUMMY_CREDENTIALS } from '../../lib/aws/clients.js';
 import { newId } from '../../lib/ids.js';
+import { chainedRecord, GENESIS_HASH } from '../../lib/staff/staff-chain.js';
 import { deviceIndexKey, notificationKey, pinTriesKey, sessionKey, userDeviceKey, userKey } from '../../lib/store/keys.js';
 import { clearPinTries, markPinLocked, takePinTry } from '../../lib/store/pin-store.js';
 import { endSession, touchSession } from '../../lib/store/session-store.js';

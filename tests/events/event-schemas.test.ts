@@ -4,8 +4,8 @@
 // tests publish is checked against these schemas in tests/events/events.test.ts.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { STAFF_ACTIONS } from '../../lib/admin/staff-actions.js';
 import { EVENT_SOURCE, EVENT_TYPES } from '../../lib/events/event-types.js';
+import { STAFF_ACTIONS } from '../../lib/staff/staff-actions.js';
 import { SESSION_END_REASONS } from '../../lib/store/session-store.js';
 import { detailSchemas, detailValidators, EVENTS_PAGE, eventSchemaProblems, jsonBlocks } from './event-schema.js';
 
@@ -90,7 +90,7 @@ describe('docs/events.md', () => {
     expect(validate({ ...sampleDetail('user.profile_updated'), changed: [] })).toBe(false);
   });
 
-  it('names the back office’s actions as the code does (lib/admin/staff-actions.ts)', () => {
+  it('names the back office’s actions as the code does (lib/staff/staff-actions.ts)', () => {
     const action = schemas.find((schema) => schema.title === 'admin.action')!;
     expect((action.properties as { action: { enum: string[] } }).action.enum).toEqual([...STAFF_ACTIONS]);
   });

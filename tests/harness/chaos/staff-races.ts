@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { verifyStaffChain } from '../../../lib/admin/staff-chain-verify.js';
 import { type Company, createCompany } from '../../../lib/companies/companies.js';
+import { verifyStaffChain } from '../../../lib/staff/staff-chain-verify.js';
 import { adminCountKey } from '../../../lib/store/keys.js';
 import { type Answer, type EndpointName, type InProcessService, invoke } from '../in-process-service.js';
 import { employeeWithDevice, strongSession } from '../staff-members.js';

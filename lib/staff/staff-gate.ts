@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { loggedInWithin, staleLogin } from '../account/fresh-login.js';
 import type { App } from '../app-context.js';
 import type { Principal } from '../call.js';
 import { AppError } from '../errors.js';
+import { loggedInWithin, staleLogin } from '../sessions/fresh-login.js';
 import { requireFreshStrong, requireStrong } from '../sessions/session-strength.js';
 import type { StaffRole } from '../store/staff-store.js';
 import { UserStatus } from '../store/user-status.js';
