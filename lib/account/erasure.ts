@@ -1,7 +1,7 @@
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
+import { OtpType } from '../codes/otp-types.js';
 import { audit } from '../observability/audit.js';
-import { OtpType } from '../otp/otp-types.js';
 import {
   blankReferralNotification,
   deleteErasureDue,

@@ -1,11 +1,11 @@
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
+import { codeKey } from '../codes/otp-codes.js';
+import { OtpType } from '../codes/otp-types.js';
 import type { Company } from '../companies/companies.js';
 import { AppError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit, phoneRef, type RequestOrigin } from '../observability/audit.js';
-import { codeKey } from '../otp/otp-codes.js';
-import { OtpType } from '../otp/otp-types.js';
 import { auditReclaim, endReclaimedLater, mayBeReclaimed } from '../registration/phone-reclaim.js';
 import { accountBusy, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';

@@ -1,10 +1,10 @@
 import type { App } from '../app-context.js';
 import type { RequestKey } from '../call.js';
 import { epochSeconds } from '../clock.js';
+import { OtpType } from '../codes/otp-types.js';
 import { type AppError, fieldError } from '../errors.js';
 import { SecurityEvent } from '../notifications/security-notifications.js';
 import { audit, phoneRef } from '../observability/audit.js';
-import { OtpType } from '../otp/otp-types.js';
 import { holdChange } from '../pending-changes/held-change.js';
 import type { HeldChangeResult } from '../pending-changes/held-change-result.js';
 import { checkPinAndAudit } from '../pins/check-pin-and-audit.js';

@@ -1,11 +1,11 @@
 import type { App } from '../app-context.js';
 import { IDEMPOTENCY_WINDOW_SECONDS, type RequestKey } from '../call.js';
 import { epochSeconds } from '../clock.js';
+import { codeKey } from '../codes/otp-codes.js';
+import { OtpType } from '../codes/otp-types.js';
 import { AppError, fieldError } from '../errors.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit, phoneRef } from '../observability/audit.js';
-import { codeKey } from '../otp/otp-codes.js';
-import { OtpType } from '../otp/otp-types.js';
 import { auditReclaim, endReclaimedLater } from '../registration/phone-reclaim.js';
 import { hashToken } from '../secrets/hashing.js';
 import { accountBusy, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessions.js';

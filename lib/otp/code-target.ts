@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
+import { OtpType } from '../codes/otp-types.js';
 import { phoneFields } from '../users/phone-number.js';
 import { userTypeField } from '../users/user-types.js';
-import { OtpType } from './otp-types.js';
 
 // What a code is sent to and checked for: a phone, a user type and a purpose. login_phone and
 // verify_otp share these fields (API contract 3.2 and 3.3).
 
-export { OtpType } from './otp-types.js';
+export { OtpType } from '../codes/otp-types.js';
 
 /** Purposes that act on an existing account: the caller's token must own the phone. */
 export const OWNER_ONLY_OTP_TYPES: readonly number[] = [OtpType.WALLET_TOP_UP, OtpType.KYC_DOCUMENT];

@@ -3,6 +3,7 @@ import { dueChangeFor } from '../account/phone-change-completion.js';
 import type { App } from '../app-context.js';
 import type { RequestTime } from '../call.js';
 import { epochSeconds } from '../clock.js';
+import { codeKey, currentOtpCodeHash, newOtpCode } from '../codes/otp-codes.js';
 import { allowedSmsDestination, numberRange } from '../companies/sms-destinations.js';
 import { AppError } from '../errors.js';
 import { audit, phoneRef } from '../observability/audit.js';
@@ -13,7 +14,6 @@ import { getPhoneChangeIndex } from '../store/pending-change-store.js';
 import { OtpType } from './code-target.js';
 import type { LoginPhoneCall } from './login-phone-input.js';
 import type { LoginPhoneResult } from './login-phone-result.js';
-import { codeKey, currentOtpCodeHash, newOtpCode } from './otp-codes.js';
 import { phoneOwnerFor } from './phone-owner.js';
 import { checkSender, reserveSend } from './send-limits.js';
 

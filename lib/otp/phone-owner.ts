@@ -1,10 +1,10 @@
 import type { Principal } from '../call.js';
+import type { CodeTarget } from '../codes/otp-codes.js';
 import { AppError } from '../errors.js';
 import type { Table } from '../store/table.js';
 import { UserStatus } from '../store/user-status.js';
 import { getPhoneClaim } from '../store/user-store.js';
 import { OWNER_ONLY_OTP_TYPES } from './code-target.js';
-import type { CodeTarget } from './otp-codes.js';
 
 /**
  * The active user holding (phone, user type), or undefined: a user who is not active (disabled,

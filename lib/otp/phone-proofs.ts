@@ -1,8 +1,8 @@
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
+import type { CodeTarget } from '../codes/otp-codes.js';
 import { hashToken, randomToken } from '../secrets/hashing.js';
 import { putPhoneProof } from '../store/proof-store.js';
-import type { CodeTarget } from './otp-codes.js';
 
 // A verification_token: the proof, handed to the client by verify_otp for otp_type 2 to 4, that
 // it received a code on a phone. 256 random bits, stored only as their SHA-256, single use,

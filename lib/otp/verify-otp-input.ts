@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import type { Call, RequestKey } from '../call.js';
+import { OTP_CODE_PATTERN } from '../codes/otp-codes.js';
 import { deviceBindingFields } from '../devices/device-fields.js';
 import { withPhoneE164 } from '../users/phone-number.js';
 import { codeTargetFields } from './code-target.js';
-import { OTP_CODE_PATTERN } from './otp-codes.js';
 
 // The verify_otp body (API contract 3.3): the code's target, and the 6 digits received.
 

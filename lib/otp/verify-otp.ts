@@ -2,6 +2,7 @@ import { completePendingChange } from '../account/phone-change-completion.js';
 import type { App } from '../app-context.js';
 import type { Principal } from '../call.js';
 import { epochSeconds } from '../clock.js';
+import { codeKey, otpCodeHash } from '../codes/otp-codes.js';
 import { companyLimits } from '../companies/company-limits.js';
 import { createBoundSession, deviceBindingOf } from '../devices/device-binding.js';
 import { AppError, fieldError } from '../errors.js';
@@ -15,7 +16,6 @@ import { consumeCode, giveCodeTryBack, type OtpRecord, takeCodeTry } from '../st
 import { givePhoneTryBack, takePhoneTry } from '../store/send-limit-store.js';
 import { getPhoneClaim, markPhoneVerified } from '../store/user-store.js';
 import { OtpType, OWNER_ONLY_OTP_TYPES } from './code-target.js';
-import { codeKey, otpCodeHash } from './otp-codes.js';
 import { phoneOwnerFor } from './phone-owner.js';
 import { issuePhoneProof } from './phone-proofs.js';
 import { countAddress } from './send-limits.js';

@@ -1,9 +1,9 @@
 import type { App } from '../app-context.js';
 import type { Principal, RequestKey } from '../call.js';
 import { epochSeconds } from '../clock.js';
+import { OtpType } from '../codes/otp-types.js';
 import { AppError, fieldError } from '../errors.js';
 import { audit } from '../observability/audit.js';
-import { OtpType } from '../otp/otp-types.js';
 import { pendingChangeEndWrites } from '../pending-changes/change-cancel.js';
 import { holdChange } from '../pending-changes/held-change.js';
 import { waitingOfKind } from '../pending-changes/pending-change-list.js';

@@ -256,7 +256,7 @@ export function outboxEntries(file: string, phoneE164: string): { message: strin
     .map((entry) => ({ message: entry.message, sentAt: Date.parse(entry.sent_at) }));
 }
 
-/** What login_phone and verify_otp name a code by, as a client sends it: CodeTarget (lib/otp/otp-codes.ts) before E.164. */
+/** What login_phone and verify_otp name a code by, as a client sends it: CodeTarget (lib/codes/otp-codes.ts) before E.164. */
 export interface CodeTargetBody {
   dial_code: string;
   phone_number: string;

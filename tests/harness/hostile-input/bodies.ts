@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { endpoints, type OperationName } from '../../../lib/api/endpoints.js';
 import { userRegisterEndpoint } from '../../../lib/api/user-register-endpoint.js';
+import { OTP_CODE_PATTERN } from '../../../lib/codes/otp-codes.js';
 import type { Endpoint } from '../../../lib/http/endpoint.js';
-import { OTP_CODE_PATTERN } from '../../../lib/otp/otp-codes.js';
 import type { HostileFixture } from './fixture.js';
 import { type EndpointName, FIELDS, isGet } from './routes.js';
 import { hostileKey, hostileString, hostileValue, jsonObject, PRIVILEGED_KEYS, PROTO_KEYS, type RawJson } from './values.js';
