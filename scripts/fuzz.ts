@@ -240,7 +240,7 @@ async function concurrentRun(
   const started = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
-      const liveClient = inbox && new LiveClient(setup.fixture, sendLive, inbox);
+      const liveClient = inbox && new LiveClient(setup.fixture, sendLive, inbox, setup.admin);
       if (liveClient) liveClients.push(liveClient);
       while (sent < total && problems.length < 10) {
         const chunk = chunks++;

@@ -19,6 +19,7 @@ import {
   randomPhoneNumber,
   signUp,
 } from './in-process-service.js';
+import { employeeWithDevice, type StaffDevice } from './staff-members.js';
 import {
   canonical,
   diffSnapshots,
@@ -94,6 +95,8 @@ export interface HostileSetup {
   other: Company;
   /** Ids and codes of each company, to find in answers that must not hold them. */
   secretsOf: { company: string[]; other: string[] };
+  /** An admin of the company with a settled device, for the back office's live requests (npm run fuzz). */
+  admin: { device: StaffDevice; employeeId: string };
 }
 
 /**
@@ -108,10 +111,11 @@ export async function setUpHostileFixture(
     createCompany(service.app.table, service.clock, `company ${randomInt(1e9)}`, settings),
     newCompany(service),
   ]);
-  const [customer, employee, outsider] = await Promise.all([
+  const [customer, employee, outsider, admin] = await Promise.all([
     signUp(service, company),
     newEmployee(service, company),
     signUp(service, other),
+    employeeWithDevice(service, company, 'admin'),
   ]);
   const phoneOf = (account: Account) => String(account.registration.phone_number);
   // A live login code, so wrong guesses meet a real code (and count tries on it).
@@ -137,6 +141,7 @@ export async function setUpHostileFixture(
   return {
     service,
     fixture,
+    admin: { device: admin.device, employeeId: admin.userId },
     company,
     other,
     secretsOf: {

@@ -6,6 +6,7 @@ import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from './device-k
 import type { HostileFixture } from './hostile-input/fixture.js';
 import { type HostilePart, type HostileRequest, requestOf, type ValidRequest, withOneHostilePart } from './hostile-input/requests.js';
 import { codeIn, type EndpointName, randomPhoneNumber } from './in-process-service.js';
+import { STAFF_PINS, type StaffDevice } from './staff-members.js';
 
 // Valid requests of a live account with one part made hostile, for npm run fuzz's long run: a
 // live token, the account's own device signature, its right PINs, a code just received, and one
@@ -14,14 +15,8 @@ import { codeIn, type EndpointName, randomPhoneNumber } from './in-process-servi
 // Each fuzz client keeps an account of its own and sends one request at a time, so it knows what
 // each answer did to the account (a PIN changed, a session ended, a device removed). An answer it
 // cannot read (a 503 after a write, a PIN locked, a token ended) retires the account for a new one.
-
-/** The back office's actions, as a valid body names a user (the token decides: a customer's is refused). */
-const backOfficeActionBodies = {
-  adminUsersSessionsEnd: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', reason: 'fuzz' },
-  adminUsersStatus: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', status: 'disabled', reason: 'fuzz' },
-  adminUsersDevicesRemove: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', device_key: '3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c', reason: 'fuzz' },
-  adminUsersRestore: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', reason: 'fuzz' },
-};
+// The back office's routes go with the run's admin (an employee the operator registered with a
+// settled device, signed in by PIN login: a fresh strong session), acting on the client's account.
 
 export interface LiveAnswer {
   status: number;
@@ -51,6 +46,7 @@ const TRANSACTION_PINS = ['1397', '7153'] as const;
 const other = (pins: readonly [string, string], pin: string) => (pin === pins[0] ? pins[1] : pins[0]);
 
 interface Account {
+  userId: string;
   phone: string;
   device: DeviceKeyPair & { deviceKey: string };
   loginPin: string;
@@ -61,6 +57,10 @@ interface Account {
   sendsThisHour: number[];
   /** The change_id of a phone change this account made pending, until cancelled. */
   pendingChangeId?: string | undefined;
+  /** The change_id of a recovery the run's admin started for this account, until cancelled. */
+  recoveryId?: string | undefined;
+  /** A role grant the run's admin asked for, which only another admin may approve. */
+  grantId?: string | undefined;
 }
 
 /** Sessions and devices a request may end: made by other requests, each used once. */
@@ -87,6 +87,8 @@ const SEND_INTERVAL_MS = 61 * SECOND;
 const SENDS_PER_HOUR = 5;
 /** Under PIN_RESET_OTP_SESSION_SECONDS (600), with room for the request's own time. */
 const OTP_SESSION_RESETS_MS = 540 * SECOND;
+/** Under STEP_UP_MAX_AGE_SECONDS (600): the admin's session stays fresh for what only an admin may do. */
+const FRESH_STAFF_MS = 540 * SECOND;
 /** Attempts at a preparing request that faults keep answering 503. */
 const ATTEMPTS = 4;
 
@@ -95,11 +97,14 @@ export class LiveClient {
   private readonly sessions: Spare[] = [];
   private readonly devices: Spare[] = [];
   private readonly sendPlain: SendChecked;
+  private staffSession: { token: string; at: number } | undefined;
 
   constructor(
     private readonly fixture: HostileFixture,
     send: SendChecked,
     private readonly inbox: TextInbox,
+    /** The run's admin: the back office's routes are sent with its strong session. */
+    private readonly admin: { device: StaffDevice; employeeId: string },
     readonly tally: LiveTally = { sent: 0, preparing: 0, accounts: 0, parts: {} },
   ) {
     this.sendPlain = async (request) => {
@@ -146,14 +151,15 @@ export class LiveClient {
   }
 
   /** A registered user with a bound device: its token and device. Throws when faults or a fault of ours keep refusing it. */
-  private async register(): Promise<{ phone: string; device: DeviceKeyPair; token: string; deviceKey: string }> {
+  private async register(): Promise<{ userId: string; phone: string; device: DeviceKeyPair; token: string; deviceKey: string }> {
     let answer: LiveAnswer | undefined;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const phone = randomPhoneNumber();
       const device = newDeviceKeyPair();
       // A 503 may have registered it: a number of its own for the next attempt.
       answer = await this.prepare(() => ({ endpoint: 'userRegister', headers: this.headers(), body: this.registration(phone, device) }));
-      if (answer.status === 200) return { phone, device, token: answer.body!.data!.token.token, deviceKey: answer.body!.data!.device_key };
+      const data = answer.body?.data;
+      if (answer.status === 200) return { userId: data!.user_id, phone, device, token: data!.token.token, deviceKey: data!.device_key };
     }
     throw new Error(`live: ${ATTEMPTS} registrations refused, the last ${answer?.status} ${JSON.stringify(answer?.body)}`);
   }
@@ -190,6 +196,7 @@ export class LiveClient {
       const user = await this.register();
       this.tally.accounts += 1;
       const account: Account = {
+        userId: user.userId,
         phone: user.phone,
         device: { ...user.device, deviceKey: user.deviceKey },
         loginPin: LOGIN_PINS[0],
@@ -212,6 +219,17 @@ export class LiveClient {
 
   private signedPinLogin(account: Account): Record<string, unknown> {
     return signedLoginPin(account.device, this.fixture.companyId, account.loginPin, { timestamp: Math.floor(Date.now() / 1000) });
+  }
+
+  /** The admin's strong session, renewed by a PIN login on its settled device before it is no longer fresh. */
+  private async staffToken(): Promise<string | undefined> {
+    if (this.staffSession && Date.now() - this.staffSession.at < FRESH_STAFF_MS) return this.staffSession.token;
+    const body = signedLoginPin(this.admin.device, this.fixture.companyId, STAFF_PINS.login_pin, {
+      timestamp: Math.floor(Date.now() / 1000),
+    });
+    const answer = await this.prepare(() => ({ endpoint: 'loginPin', headers: this.headers(), body }));
+    this.staffSession = answer.status === 200 ? { token: answer.body!.data!.token.token, at: Date.now() } : undefined;
+    return this.staffSession?.token;
   }
 
   /** A session of the account to end: one its PIN logins made, or a new one. */
@@ -296,59 +314,21 @@ export class LiveClient {
         // Only a strong session steps up (403 code 5): the signature is a PIN login's, of the account's device.
         return { valid: { endpoint, headers, body: this.signedPinLogin(account) }, settle: withToken() };
       case 'adminUsersSearch':
-        return { valid: { endpoint, headers, body: { phone: `+1${account.phone}`, reason: 'fuzz' } }, settle: withToken() };
-      case 'adminUsersPhoneRecover':
-      case 'adminUsersPhoneApprove':
-      case 'adminUsersPhoneCancel':
-        // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
-        return {
-          valid: {
-            endpoint,
-            headers,
-            body: {
-              user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8',
-              change_id: '6f1c0b7e9a2d4c3b8e5f7a1d2c4b6e8f',
-              dial_code: '+1',
-              phone_number: account.phone,
-              reason: 'fuzz',
-            },
-          },
-          settle: withToken(),
-        };
       case 'adminUsersView':
-        // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
-        return { valid: { endpoint, headers, body: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', reason: 'fuzz' } }, settle: withToken() };
       case 'adminCompanyView':
-        // A customer's token: the back office refuses it (403 code 5) before it reads the company.
-        return { valid: { endpoint, headers, body: { reason: 'fuzz' } }, settle: withToken() };
-      case 'adminCompanyUpdate':
-        // A customer's token: the back office refuses it (403 code 5); the change would be the company's whole.
-        return {
-          valid: { endpoint, headers, body: { sms_text: { templates: { en: 'Your {brand} code: {code}' } }, reason: 'fuzz' } },
-          settle: withToken(),
-        };
-      case 'adminEmployeesApprove':
-      case 'adminCompanyApprove':
-        // A customer's token: the back office refuses it (403 code 5) before it reads the grant.
-        return {
-          valid: { endpoint, headers, body: { grant_id: '0b6e2f4a8c1d3e5f7a9b0c2d4e6f8a1b', reason: 'fuzz' } },
-          settle: withToken(),
-        };
       case 'adminApprovalsList':
-        // A customer's token: the back office refuses it (403 code 5) before it reads what awaits.
-        return { valid: { endpoint, headers, body: { reason: 'fuzz' } }, settle: withToken() };
-      case 'adminEmployeeRole':
-        // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
-        return {
-          valid: { endpoint, headers, body: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', role: 'support', reason: 'fuzz' } },
-          settle: withToken(),
-        };
       case 'adminUsersSessionsEnd':
       case 'adminUsersStatus':
       case 'adminUsersDevicesRemove':
       case 'adminUsersRestore':
-        // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
-        return { valid: { endpoint, headers, body: backOfficeActionBodies[endpoint] }, settle: withToken() };
+      case 'adminUsersPhoneRecover':
+      case 'adminUsersPhoneApprove':
+      case 'adminUsersPhoneCancel':
+      case 'adminEmployeeRole':
+      case 'adminEmployeesApprove':
+      case 'adminCompanyUpdate':
+      case 'adminCompanyApprove':
+        return this.backOfficeRequest(endpoint, account);
       case 'userDelete':
         // The account's OTP login is fresh: a deletion that succeeds ends it, and the account retires.
         return {
@@ -481,6 +461,51 @@ export class LiveClient {
         };
       }
     }
+  }
+
+  /**
+   * The back office's request for the account, with the admin's strong session. What ends the
+   * account's sessions or device (sessions_end, status disabled, a device removed) retires it; a
+   * recovery or a grant it starts is what cancel and approve name next (approve: the same admin,
+   * 403 code 5). The admin's own session refused for a part's sake is signed in again.
+   */
+  private async backOfficeRequest(
+    endpoint: Extract<EndpointName, `admin${string}`>,
+    account: Account,
+  ): Promise<{ valid: ValidRequest; settle: (answer: LiveAnswer, sent: HostileRequest, part: HostilePart | 'none') => void }> {
+    const headers = this.headers(await this.staffToken());
+    const reason = 'fuzz';
+    const user = { user_id: account.userId, reason };
+    const bodies: Record<typeof endpoint, Record<string, unknown>> = {
+      adminUsersSearch: { phone: `+1${account.phone}`, reason },
+      adminUsersView: user,
+      adminCompanyView: { reason },
+      adminApprovalsList: { reason },
+      adminUsersSessionsEnd: user,
+      adminUsersStatus: { ...user, status: 'disabled' },
+      adminUsersDevicesRemove: { ...user, device_key: account.device.deviceKey },
+      adminUsersRestore: user,
+      adminUsersPhoneRecover: { ...user, dial_code: '+1', phone_number: randomPhoneNumber() },
+      adminUsersPhoneApprove: { ...user, change_id: account.recoveryId ?? '0'.repeat(32) },
+      adminUsersPhoneCancel: { ...user, change_id: account.recoveryId ?? '0'.repeat(32) },
+      adminEmployeeRole: { user_id: this.fixture.userIds[1], role: 'support', reason },
+      adminEmployeesApprove: { grant_id: account.grantId ?? '0'.repeat(32), reason },
+      adminCompanyUpdate: { sms_text: { templates: { en: 'Your {brand} code: {code}' } }, reason },
+      adminCompanyApprove: { grant_id: account.grantId ?? '0'.repeat(32), reason },
+    };
+    const endsTheAccount: readonly string[] = ['adminUsersSessionsEnd', 'adminUsersStatus', 'adminUsersDevicesRemove'];
+    return {
+      valid: { endpoint, headers, body: bodies[endpoint] },
+      settle: (answer, _sent, part) => {
+        if (answer.status === 401 && part !== 'authorization' && part !== 'companyId') this.staffSession = undefined;
+        // A 503 after the write may have ended the account's sessions or device as well.
+        if (endsTheAccount.includes(endpoint) && (answer.status === 200 || answer.status === 503)) return this.retire();
+        if (answer.status !== 200) return;
+        if (endpoint === 'adminUsersPhoneRecover') account.recoveryId = answer.body?.data?.change_id;
+        if (endpoint === 'adminUsersPhoneCancel') account.recoveryId = undefined;
+        if (endpoint === 'adminEmployeeRole' || endpoint === 'adminCompanyUpdate') account.grantId = answer.body?.data?.grant_id;
+      },
+    };
   }
 }
 
