@@ -7,7 +7,7 @@ import type { LimitName, MetricName, Metrics } from './metrics.js';
 // (the line's timestamp) and where (source address, user agent), and never a secret. A phone
 // appears only as phone_ref, a keyed hash that correlates a number's events without revealing it.
 
-type AuditEventName =
+export type AuditEventName =
   | 'user_registered'
   | 'phone_reclaimed'
   | 'code_sent'
