@@ -507,6 +507,90 @@ module.exports = {
     signingKeys: 'verify',
   }, // "Not me" (contract 3.15): the user's pending changes ended, the devices on probation removed with
   // their sessions and one off the count each, every other session ended, notice 12.
+  // Passkeys (contract 3.16): the options store a challenge; registration verifies against it, then
+  // takes it, claims the credential id, stores the passkey under the user's count, with notice 13.
+  passkeysRegisterOptions: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['userPasskey'] },
+      { actions: ['PutItem'], keys: ['webauthnChallenge'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  passkeysRegister: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['webauthnChallenge'] },
+      { actions: ['DeleteItem'], keys: ['webauthnChallenge'] },
+      { actions: ['PutItem'], keys: ['passkeyCredential', 'userPasskey', 'notification'] },
+      { actions: ['UpdateItem'], keys: ['passkeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordSessionUse,
+    ],
+    signingKeys: 'verify',
+  },
+  passkeys: {
+    table: [readCompanyAndSession, { actions: ['Query'], keys: ['userPasskey'] }, recordSessionUse],
+    signingKeys: 'verify',
+  },
+  // A removal: the passkey, its claim and the count, notice 14; then every session it began ends.
+  passkeysRemove: {
+    table: [
+      keepAndRecallAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['userPasskey'] },
+      { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
+      { actions: ['UpdateItem'], keys: ['passkeyCount'], attributes: ['passkey_count'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      { actions: ['Query'], keys: ['session'] },
+      recordUseAndEndSessions,
+    ],
+    signingKeys: 'verify',
+  },
+  // With a phone: its claim and the holder's passkeys (else ids derived by HMAC from the secret).
+  passkeysLoginOptions: {
+    table: [
+      keepAnswers,
+      { actions: ['GetItem'], keys: ['company', 'phoneClaim'] },
+      { actions: ['Query'], keys: ['userPasskey'] },
+      { actions: ['PutItem'], keys: ['webauthnChallenge'] },
+    ],
+    secret: true,
+  },
+  // As a PIN login on a settled device (loginPin), the challenge taken and the counter moved in the grant.
+  passkeysLogin: {
+    table: [
+      keepAnswers,
+      { actions: ['GetItem'], keys: ['company', 'webauthnChallenge', 'passkeyCredential', 'userPasskey', 'user'] },
+      { actions: ['Query'], keys: ['pendingChange'] },
+      { actions: ['DeleteItem'], keys: ['webauthnChallenge'] },
+      { actions: ['PutItem'], keys: ['session', 'notification'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['user', 'userPasskey', 'userDevice'],
+        attributes: [
+          'status_id',
+          'session_version',
+          'strong_login_at',
+          'counter',
+          'last_used_at',
+          'cloned_at',
+          'probation_held',
+          'probation_since',
+        ],
+      },
+      { actions: ['UpdateItem'], keys: ['deviceIndex'], attributes: ['probation_held', 'probation_since'] },
+    ],
+    secret: true,
+    signingKeys: 'sign',
+  },
+
   userSecurityNotMe: {
     table: [
       keepAnswers,

@@ -24,6 +24,12 @@ import { loginPinEndpoint } from './login-pin-endpoint.js';
 import { logoutEndpoint } from './logout-endpoint.js';
 import { notificationsEndpoint } from './notifications-endpoint.js';
 import { notificationsReadEndpoint } from './notifications-read-endpoint.js';
+import { passkeysEndpoint } from './passkeys-endpoint.js';
+import { passkeysLoginEndpoint } from './passkeys-login-endpoint.js';
+import { passkeysLoginOptionsEndpoint } from './passkeys-login-options-endpoint.js';
+import { passkeysRegisterEndpoint } from './passkeys-register-endpoint.js';
+import { passkeysRegisterOptionsEndpoint } from './passkeys-register-options-endpoint.js';
+import { passkeysRemoveEndpoint } from './passkeys-remove-endpoint.js';
 import { referralProgramEndpoint } from './referral-program-endpoint.js';
 import { resetPinEndpoint } from './reset-pin-endpoint.js';
 import { stepUpEndpoint } from './step-up-endpoint.js';
@@ -58,6 +64,12 @@ export const endpoints = {
   changePin: changePinEndpoint,
   resetPin: resetPinEndpoint,
   stepUp: stepUpEndpoint,
+  passkeysRegisterOptions: passkeysRegisterOptionsEndpoint,
+  passkeysRegister: passkeysRegisterEndpoint,
+  passkeys: passkeysEndpoint,
+  passkeysRemove: passkeysRemoveEndpoint,
+  passkeysLoginOptions: passkeysLoginOptionsEndpoint,
+  passkeysLogin: passkeysLoginEndpoint,
   tokenRefresh: tokenRefreshEndpoint,
   logout: logoutEndpoint,
   referralProgram: referralProgramEndpoint,
