@@ -7,6 +7,7 @@ import { adminCompanyViewEndpoint } from './admin-company-view-endpoint.js';
 import { adminEmployeeRoleEndpoint } from './admin-employee-role-endpoint.js';
 import { adminEmployeesApproveEndpoint } from './admin-employees-approve-endpoint.js';
 import { adminUsersDevicesRemoveEndpoint } from './admin-users-devices-remove-endpoint.js';
+import { adminUsersPasskeysRemoveEndpoint } from './admin-users-passkeys-remove-endpoint.js';
 import { adminUsersPhoneApproveEndpoint } from './admin-users-phone-approve-endpoint.js';
 import { adminUsersPhoneCancelEndpoint } from './admin-users-phone-cancel-endpoint.js';
 import { adminUsersPhoneRecoverEndpoint } from './admin-users-phone-recover-endpoint.js';
@@ -94,6 +95,7 @@ export const endpoints = {
   adminUsersSessionsEnd: adminUsersSessionsEndEndpoint,
   adminUsersStatus: adminUsersStatusEndpoint,
   adminUsersDevicesRemove: adminUsersDevicesRemoveEndpoint,
+  adminUsersPasskeysRemove: adminUsersPasskeysRemoveEndpoint,
   adminUsersRestore: adminUsersRestoreEndpoint,
   adminUsersView: adminUsersViewEndpoint,
   adminCompanyView: adminCompanyViewEndpoint,

@@ -24,6 +24,7 @@ import { UserStatus } from '../store/user-status.js';
 import { getPhoneClaim, getUser } from '../store/user-store.js';
 import { phonePlan } from '../users/phone-number.js';
 import { UserType } from '../users/user-types.js';
+import { listedPasskeys } from './passkey-list.js';
 import type {
   PasskeyLoginOptionsInput,
   PasskeyLoginOptionsResult,
@@ -140,23 +141,6 @@ export async function passkeyRegister(
   }
   audit(app, origin, 'passkey_added', { company_id: companyId, user_id: userId, outcome: 'added' });
   return { message: 'Passkey added', passkey_id: passkey.passkey_id };
-}
-
-/** A passkey as the lists show it: never its key or credential id. */
-export function listedPasskeyOf(passkey: PasskeyRecord) {
-  return {
-    passkey_id: passkey.passkey_id,
-    name: passkey.name,
-    created_date: passkey.created_at,
-    last_used_date: passkey.last_used_at ?? null,
-    backed_up: passkey.backed_up,
-  };
-}
-
-/** A user's passkeys as listed, newest first. */
-export async function listedPasskeys(app: Pick<App, 'table'>, companyId: string, userId: string) {
-  const passkeys = await queryPasskeys(app.table, companyId, userId);
-  return passkeys.sort((a, b) => b.created_at - a.created_at).map(listedPasskeyOf);
 }
 
 /** GET /wallet/v3/auth/passkeys. */

@@ -351,16 +351,23 @@ export async function endSessions(table: Table, keys: ItemKey[], end: SessionEnd
 export async function stepUpSession(
   table: Table,
   key: ItemKey,
-  proof: { deviceKey: string; now: number },
+  proof: { deviceKey?: string | undefined; now: number },
 ): Promise<SessionRecord | undefined> {
+  // A device's step-up proves the session's own device; a passkey's, the user (any session of theirs).
+  const device = proof.deviceKey === undefined ? '' : ' AND device_key = :device';
   const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: key,
         UpdateExpression: 'SET auth_at = :now, last_used_at = :now',
-        ConditionExpression: `attribute_exists(pk) AND ${NOT_ENDED} AND device_key = :device AND expires_at > :now AND (acr = :strong OR (attribute_not_exists(acr) AND began = :pin))`,
-        ExpressionAttributeValues: { ':now': proof.now, ':device': proof.deviceKey, ':strong': 'strong', ':pin': 'pin' },
+        ConditionExpression: `attribute_exists(pk) AND ${NOT_ENDED}${device} AND expires_at > :now AND (acr = :strong OR (attribute_not_exists(acr) AND began = :pin))`,
+        ExpressionAttributeValues: {
+          ':now': proof.now,
+          ':strong': 'strong',
+          ':pin': 'pin',
+          ...(proof.deviceKey === undefined ? {} : { ':device': proof.deviceKey }),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     ),

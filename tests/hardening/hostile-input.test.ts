@@ -82,6 +82,7 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   adminUsersSessionsEnd: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersStatus: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersDevicesRemove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminUsersPasskeysRemove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersRestore: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersView: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminCompanyView: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],

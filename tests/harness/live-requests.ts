@@ -22,6 +22,7 @@ const backOfficeActionBodies = {
   adminUsersStatus: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', status: 'disabled', reason: 'fuzz' },
   adminUsersDevicesRemove: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', device_key: '3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c', reason: 'fuzz' },
   adminUsersRestore: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', reason: 'fuzz' },
+  adminUsersPasskeysRemove: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', passkey_id: '9b1d6c3e5f7a8b2c4d6e8f0a1b3c5d7e', reason: 'fuzz' },
 };
 
 export interface LiveAnswer {
@@ -359,6 +360,7 @@ export class LiveClient {
       case 'adminUsersSessionsEnd':
       case 'adminUsersStatus':
       case 'adminUsersDevicesRemove':
+      case 'adminUsersPasskeysRemove':
       case 'adminUsersRestore':
         // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
         return { valid: { endpoint, headers, body: backOfficeActionBodies[endpoint] }, settle: withToken() };

@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { updateCompanySettings } from '../../lib/companies/companies.js';
 import { userPasskeyKey } from '../../lib/store/keys.js';
+import { staffMember } from '../admin/staff.js';
 import { type Device, otpLogin, PINS, signUpWithDevice, strongSession, tokenWorks } from '../devices/device-helpers.js';
 import { SoftAuthenticator } from '../harness/soft-authenticator.js';
 import { type Account, expectFailure, invoke, newCompany, provePhone, sampleRegistration, testService } from '../helpers.js';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   await updateCompanySettings(service.app.table, service.clock, company.company_id, { webauthn });
   await updateCompanySettings(service.app.table, service.clock, other.company_id, { webauthn });
   // The company cache of warm functions: read the settings at once.
-  service.clock.advance(service.app.config.companyCacheSeconds * 1000 + 1000);
+  service.clock.advance(service.app.config.companyCacheSeconds + 1);
 });
 
 afterEach(() => service.clock.reset());
@@ -204,6 +205,60 @@ describe('passkeys (API contract 3.16)', () => {
     expect(secured.status, JSON.stringify(secured.body)).toBe(200);
     expect(secured.body.data.passkeys_removed).toBe(1);
     expect(await readPasskey(again.account.userId, again.passkeyId)).toBeUndefined();
+  });
+
+  it('steps a strong session up with a passkey assertion (3.15), and never an SMS-strength one', async () => {
+    const { account, phone } = await withPasskey();
+    const byPasskey = await login(phone.get(await loginOptions(), ORIGIN));
+    const authorization = `Token ${byPasskey.body.data.token.token}`;
+    service.clock.advance(service.app.config.stepUpMaxAgeSeconds + 1);
+    const stale = await call('passkeysRegisterOptions', '/o', { authorization, body: {} });
+    expectFailure(stale, 403, 5);
+    expect(stale.body.data.needs).toBe('strong_fresh');
+    const stepped = await call('stepUp', '/s', { authorization, body: { passkey: phone.get(await loginOptions(), ORIGIN) } });
+    expect(stepped.status, JSON.stringify(stepped.body)).toBe(200);
+    const fresh = `Token ${stepped.body.data.token.token}`;
+    expect((await call('passkeysRegisterOptions', '/o', { authorization: fresh, body: {} })).status).toBe(200);
+
+    const sms = await otpLogin(service, company, account);
+    const refused = await call('stepUp', '/s', {
+      authorization: `Token ${sms.body.data.token.token}`,
+      body: { passkey: phone.get(await loginOptions(), ORIGIN) },
+    });
+    expectFailure(refused, 403, 5);
+    // Another user's passkey steps no session up.
+    const stranger = await withPasskey();
+    const theirs = await call('stepUp', '/s', {
+      authorization: fresh,
+      body: { passkey: stranger.phone.get(await loginOptions(), ORIGIN) },
+    });
+    expectFailure(theirs, 401, 4);
+  });
+
+  it('shows passkeys in the export and the back office’s view (never a key), and staff remove one with a reason', async () => {
+    const { account, strong, passkeyId, phone } = await withPasskey();
+    const exported = await call('userExport', '/e', { authorization: strong, method: 'GET' });
+    expect(exported.body.data.passkeys).toEqual([expect.objectContaining({ passkey_id: passkeyId, name: 'My phone' })]);
+    const agent = await staffMember(service, company, 'support');
+    const viewed = await call('adminUsersView', '/v', {
+      authorization: agent.session,
+      body: { user_id: account.userId, reason: 'ticket 1' },
+    });
+    expect(viewed.status, JSON.stringify(viewed.body)).toBe(200);
+    expect(viewed.body.data.passkeys).toEqual([expect.objectContaining({ passkey_id: passkeyId })]);
+    expect(JSON.stringify(viewed.body)).not.toMatch(/public_key|credential_id/);
+
+    const removed = await call('adminUsersPasskeysRemove', '/x', {
+      authorization: agent.session,
+      body: { user_id: account.userId, passkey_id: passkeyId, reason: 'ticket 2: phone stolen unlocked' },
+    });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expectFailure(await login(phone.get(await loginOptions(), ORIGIN)), 401, 4);
+    const again = await call('adminUsersPasskeysRemove', '/x', {
+      authorization: agent.session,
+      body: { user_id: account.userId, passkey_id: passkeyId, reason: 'ticket 3' },
+    });
+    expectFailure(again, 404, 6);
   });
 });
 
