@@ -25,7 +25,7 @@ module.exports = {
   userDevice: userPartition,
   // A user's passkeys (contract 3.16), the company's claim of each credential id, and the challenges it gave.
   userPasskey: userPartition,
-  passkeyCount: userPartition,
+  userPasskeyCount: userPartition,
   passkeyCredential: `${company}#PASSKEY#*`,
   webauthnChallenge: `${company}#WACHALLENGE#*`,
   // A user's pending changes (one per kind: CHANGE#<kind>), and a phone change's index item by the new number.

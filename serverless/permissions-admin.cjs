@@ -211,7 +211,7 @@ module.exports = {
       { actions: ['GetItem'], keys: ['user', 'userPasskey'] },
       { actions: ['Query'], keys: ['session'] },
       { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
-      { actions: ['UpdateItem'], keys: ['passkeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       recordUseAndEndSessions,

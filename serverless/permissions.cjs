@@ -131,7 +131,7 @@ module.exports = {
       // A recovery's completion removes every passkey (contract 3.15, second reading): each, its claim, the count.
       { actions: ['Query'], keys: ['userPasskey'] },
       { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
-      { actions: ['UpdateItem'], keys: ['passkeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -174,7 +174,7 @@ module.exports = {
       // With not_me: 1, passkeys registered lately, removed (contract 3.15, second reading).
       { actions: ['Query'], keys: ['userPasskey'] },
       { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
-      { actions: ['UpdateItem'], keys: ['passkeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       ...PIN_DAILY,
     ],
     secret: true,
@@ -540,7 +540,7 @@ module.exports = {
       { actions: ['GetItem'], keys: ['webauthnChallenge'] },
       { actions: ['DeleteItem'], keys: ['webauthnChallenge'] },
       { actions: ['PutItem'], keys: ['passkeyCredential', 'userPasskey', 'notification'] },
-      { actions: ['UpdateItem'], keys: ['passkeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       recordSessionUse,
     ],
@@ -557,7 +557,7 @@ module.exports = {
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['userPasskey'] },
       { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
-      { actions: ['UpdateItem'], keys: ['passkeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       { actions: ['PutItem'], keys: ['notification'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       { actions: ['Query'], keys: ['session'] },
@@ -587,7 +587,7 @@ module.exports = {
       },
       // With not_me: 1, as user/security/not_me: changes ended, devices on probation and young passkeys removed, other sessions ended.
       END_CHANGE,
-      { actions: ['UpdateItem'], keys: ['passkeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       recordUseAndEndSessions,
       { actions: ['PutItem'], keys: ['session', 'notification'] },
@@ -625,7 +625,7 @@ module.exports = {
       // Passkeys registered lately, removed (contract 3.15, second reading).
       { actions: ['Query'], keys: ['userPasskey'] },
       { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
-      { actions: ['UpdateItem'], keys: ['passkeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -697,7 +697,7 @@ module.exports = {
           'pendingChange',
           // Passkeys (contract 3.16): each one, the user's count, and the company's claim of its credential id.
           'userPasskey',
-          'passkeyCount',
+          'userPasskeyCount',
           'passkeyCredential',
         ],
       },

@@ -13,7 +13,7 @@ export const passkeysLoginOptionsEndpoint = {
   bodyRequired: false,
   body: passkeyLoginOptionsBody,
   result: passkeyLoginOptionsResult,
-  errors: [],
+  errors: ['UNAUTHORIZED'],
   examples: {
     request: {},
     result: {

@@ -55,7 +55,7 @@ const BY_SORT_KEY: [string, (sk: string) => boolean][] = [
   ['deviceNonce', (sk) => sk === deviceNonceKey(newId(), newId(), 'n').sk.slice(0, -1) || sk.startsWith('NONCE#')],
   ['pendingChange', (sk) => sk.startsWith(PENDING_CHANGE_PREFIX)],
   ['userPasskey', (sk) => sk.startsWith(USER_PASSKEY_PREFIX)],
-  ['passkeyCount', (sk) => sk === userPasskeyCountKey(newId(), newId()).sk],
+  ['userPasskeyCount', (sk) => sk === userPasskeyCountKey(newId(), newId()).sk],
 ];
 
 /** The kind of item a key is: the one partition pattern it matches, and in a user's partition its sort key. */

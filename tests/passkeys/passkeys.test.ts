@@ -11,7 +11,18 @@ import { userPasskeyKey } from '../../lib/store/keys.js';
 import { staffMember } from '../admin/staff.js';
 import { type Device, otpLogin, PINS, signUpWithDevice, strongSession, tokenWorks } from '../devices/device-helpers.js';
 import { SoftAuthenticator } from '../harness/soft-authenticator.js';
-import { type Account, expectFailure, invoke, newCompany, provePhone, sampleRegistration, testService } from '../helpers.js';
+import {
+  type Account,
+  codeIn,
+  expectFailure,
+  invoke,
+  newCompany,
+  outboxMessages,
+  provePhone,
+  randomPhoneNumber,
+  sampleRegistration,
+  testService,
+} from '../helpers.js';
 
 const service = testService();
 const ORIGIN = 'https://wallet.example.com';
@@ -66,6 +77,7 @@ async function loginOptions(body: unknown = {}, at = company) {
 }
 
 const login = (body: unknown, at = company) => call('passkeysLogin', '/l', { body, at });
+const login_ = async (phone: SoftAuthenticator) => login(phone.get(await loginOptions(), ORIGIN));
 
 describe('passkeys (API contract 3.16)', () => {
   it('done when: registered from a strong session, a login on a new phone holding the synced passkey is strong and moves the number at once', async () => {
@@ -259,6 +271,62 @@ describe('passkeys (API contract 3.16)', () => {
       body: { user_id: account.userId, passkey_id: passkeyId, reason: 'ticket 3' },
     });
     expectFailure(again, 404, 6);
+  });
+
+  it('takes webauthn in company/update as a security setting (a grant another admin approves), with its refusals', async () => {
+    const own = await newCompany(service);
+    const admin = await staffMember(service, own, 'admin');
+    const update = (webauthnSettings: unknown) =>
+      call('adminCompanyUpdate', '/u', { authorization: admin.session, body: { webauthn: webauthnSettings, reason: 'ticket 9' }, at: own });
+    const asked = await update(webauthn);
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    expect(asked.body.data).toMatchObject({ pending: 1, grant_id: expect.any(String) });
+    // Nothing in force until another admin approves it.
+    expectFailure(await call('passkeysLoginOptions', '/lo', { body: {}, at: own }), 400, 1);
+    for (const [bad, field] of [
+      [{ rp_id: 'https://wallet.example.com', origins: [ORIGIN] }, 'webauthn.rp_id'],
+      [{ rp_id: 'wallet.example.com', origins: ['http://wallet.example.com'] }, 'webauthn.origins.0'],
+      [{ rp_id: 'wallet.example.com', origins: ['android:apk-key-hash:short'] }, 'webauthn.origins.0'],
+      [{ rp_id: 'wallet.example.com', origins: [] }, 'webauthn.origins'],
+    ] as const) {
+      const refused = await update(bad);
+      expectFailure(refused, 400, 1);
+      expect(refused.body.data.errors.map((error: { field: string }) => error.field)).toContain(field);
+    }
+  });
+
+  it('removes every passkey when a recovery by support completes (3.15, second reading)', async () => {
+    const { account, phone, passkeyId } = await withPasskey();
+    const [agent, admin] = [await staffMember(service, company, 'support'), await staffMember(service, company, 'admin')];
+    const newNumber = randomPhoneNumber();
+    const staffCall = (handler: keyof typeof service.handlers, by: string, body: Record<string, unknown>) =>
+      call(handler, '/a', { authorization: by, body });
+    const recovered = await staffCall('adminUsersPhoneRecover', agent.session, {
+      user_id: account.userId,
+      dial_code: '+1',
+      phone_number: newNumber,
+      reason: 'ticket 51: lost phone, ID checked',
+    });
+    expect(recovered.status, JSON.stringify(recovered.body)).toBe(200);
+    const changeId = recovered.body.data.change_id;
+    const approved = await staffCall('adminUsersPhoneApprove', admin.session, {
+      user_id: account.userId,
+      change_id: changeId,
+      reason: 'ok',
+    });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    service.clock.advance(service.app.config.phoneChangeHoldHours * 3600 + 120);
+    const target = { dial_code: '+1', phone_number: newNumber, user_type: 2, otp_type: 1 };
+    await invoke(service.handlers.loginPhone, { path: '/l', headers: { CompanyID: company.company_id }, body: target });
+    const code = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${newNumber}`).at(-1));
+    const login = await invoke(service.handlers.verifyOtp, {
+      path: '/v',
+      headers: { CompanyID: company.company_id },
+      body: { ...target, otp: code },
+    });
+    expect(login.status, JSON.stringify(login.body)).toBe(200);
+    expect(await readPasskey(account.userId, passkeyId)).toBeUndefined();
+    expectFailure(await login_(phone), 401, 4);
   });
 });
 
