@@ -4220,6 +4220,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
             /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
             404: {
                 headers: {
