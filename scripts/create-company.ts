@@ -1,4 +1,4 @@
-// npm run company:create -- --name "Acme" [--sms-countries IN,US] [--require-verified-phone]
+// npm run company:create -- --name "Acme" [--sms-countries IN,US] [--require-verified-phone] [--webauthn-rp-id DOMAIN --webauthn-origins O1,O2]
 // Creates an active company in the configured table (STAGE, TABLE_NAME, DYNAMODB_ENDPOINT and
 // the usual AWS credentials; with none set, the local stage's DynamoDB Local) and prints
 // {"company_id": "<32 hex>", "require_verified_phone": ..., "sms_countries": ...} as its last line.
@@ -8,9 +8,16 @@ import { parseArgs } from 'node:util';
 import { COMPANY_NAME_MAX_LENGTH, companyName, createCompany, sizedSmsText } from '../lib/companies/companies.js';
 import { SmsTextRefused } from '../lib/sms/sms-text.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
-import { OptionError, printedSettings, reportSmsSizes, smsCountriesOption, warnIfEveryCountry } from './operator-options.js';
+import {
+  OptionError,
+  printedSettings,
+  reportSmsSizes,
+  smsCountriesOption,
+  warnIfEveryCountry,
+  webauthnOption,
+} from './operator-options.js';
 
-const USAGE = `usage: npm run company:create -- --name "Company name" (1 to ${COMPANY_NAME_MAX_LENGTH} characters) [--sms-countries IN,US|all] [--require-verified-phone]`;
+const USAGE = `usage: npm run company:create -- --name "Company name" (1 to ${COMPANY_NAME_MAX_LENGTH} characters) [--sms-countries IN,US|all] [--require-verified-phone] [--webauthn-rp-id DOMAIN --webauthn-origins O1,O2]`;
 
 export async function main(argv: string[], io: OperatorIo): Promise<number> {
   let name: string | undefined;
@@ -18,7 +25,13 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
   try {
     const { values } = parseArgs({
       args: argv,
-      options: { name: { type: 'string' }, 'sms-countries': { type: 'string' }, 'require-verified-phone': { type: 'boolean' } },
+      options: {
+        name: { type: 'string' },
+        'sms-countries': { type: 'string' },
+        'require-verified-phone': { type: 'boolean' },
+        'webauthn-rp-id': { type: 'string' },
+        'webauthn-origins': { type: 'string' },
+      },
     });
     name = companyName(values.name ?? '');
     if (!name) throw new OptionError(`--name is required, 1 to ${COMPANY_NAME_MAX_LENGTH} characters`);
@@ -26,6 +39,9 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
       require_verified_phone: values['require-verified-phone'] ?? false,
       sms_countries: await smsCountriesOption(values['sms-countries']),
     };
+    const webauthn = webauthnOption(values['webauthn-rp-id'], values['webauthn-origins']);
+    if (webauthn === 'none') throw new OptionError('--webauthn-rp-id none is for company:update');
+    if (webauthn) settings.webauthn = webauthn;
   } catch (error) {
     io.err(`${(error as Error).message}\n${USAGE}`);
     return 2;

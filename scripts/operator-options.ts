@@ -12,6 +12,7 @@ import {
 import { smsCountryCode, unknownSmsCountries } from '../lib/companies/sms-countries.js';
 import type { Config } from '../lib/config.js';
 import { HEX_ID_PATTERN } from '../lib/ids.js';
+import { webauthnProblems } from '../lib/passkeys/webauthn-settings.js';
 import type { SmsSize } from '../lib/sms/sms-segments.js';
 import type { SmsTextChanges } from '../lib/sms/sms-text.js';
 import type { CompanyRecord } from '../lib/store/company-store.js';
@@ -155,5 +156,24 @@ export function printedSettings(company: CompanyRecord, config: Pick<Config, 'ot
     // Only for a company that has its own SMS text or payment limit: the others print as they always did.
     ...(company.sms_payment_limit ? { sms_payment_limit: company.sms_payment_limit } : {}),
     ...(company.sms_text ? { sms_text: company.sms_text } : {}),
+    ...(company.webauthn ? { webauthn: company.webauthn } : {}),
   };
+}
+
+/** --webauthn-rp-id DOMAIN with --webauthn-origins O1,O2 (contract 3.16), or --webauthn-rp-id none to remove them. */
+export function webauthnOption(rpId: string | undefined, origins: string | undefined): CompanySettings['webauthn'] {
+  if (rpId === undefined && origins === undefined) return undefined;
+  if (rpId?.trim() === 'none' && origins === undefined) return 'none';
+  if (rpId === undefined || origins === undefined)
+    throw new OptionError('--webauthn-rp-id and --webauthn-origins go together (or --webauthn-rp-id none)');
+  const settings = {
+    rp_id: rpId.trim(),
+    origins: origins
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+  };
+  const problems = webauthnProblems(settings);
+  if (problems.length) throw new OptionError(problems.map(({ field, detail }) => `${field}: ${detail}`).join('\n'));
+  return settings;
 }

@@ -1,7 +1,7 @@
 // npm run company:update -- --company ID [--name NAME] [--status active|disabled] [--sms-countries IN,US|all] [--require-verified-phone on|off]
 //   [--sms-per-hour N|default] [--sms-per-prefix-per-hour N|default] [--sends-per-address-per-hour N|default] [--verifies-per-address N|default]
 //   [--sms-template LANG=TEXT ...] [--sms-default-language LANG] [--sms-app-hash HASH] [--sms-webotp-domain DOMAIN]
-//   [--warning-text KIND:LANG=TEXT ...] [--phone-change-text LANG=TEXT ...]
+//   [--warning-text KIND:LANG=TEXT ...] [--phone-change-text LANG=TEXT ...] [--webauthn-rp-id DOMAIN|none --webauthn-origins O1,O2]
 // Changes a company's settings (API contract 6 and 7) and prints them as a JSON object, its last
 // line, with the limits in force (the company's own, or the configured default).
 // `--sms-template LANG=` removes a template; an empty value removes the other SMS text settings. A refused SMS text exits 2 with every problem on stderr and changes nothing.
@@ -30,6 +30,7 @@ import {
   smsPaymentLimitOption,
   smsTextOptions,
   warnIfEveryCountry,
+  webauthnOption,
 } from './operator-options.js';
 
 const USAGE =
@@ -39,7 +40,8 @@ const USAGE =
   '  [--sms-app-hash HASH (11 characters)] [--sms-webotp-domain DOMAIN] (an empty value removes a setting)\n' +
   `  [--warning-text KIND:LANG=TEXT (repeatable; a security warning's SMS, KIND one of ${WARNING_KEYS.join(', ')}: {brand}, no {code};
 ` +
-  '    KIND:LANG= removes one)] [--phone-change-text LANG=TEXT (repeatable; --warning-text phone:LANG=TEXT)]' +
+  '    KIND:LANG= removes one)] [--phone-change-text LANG=TEXT (repeatable; --warning-text phone:LANG=TEXT)]\n' +
+  '  [--webauthn-rp-id DOMAIN|none --webauthn-origins https://wallet.example.com,android:apk-key-hash:HASH (passkeys, contract 3.16)]' +
   `\n  ${Object.keys(LIMIT_OPTIONS)
     .map((option) => `[--${option} N|default]`)
     .join(' ')}`;
@@ -88,6 +90,8 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
         'sms-webotp-domain': { type: 'string' },
         'phone-change-text': { type: 'string', multiple: true },
         'warning-text': { type: 'string', multiple: true },
+        'webauthn-rp-id': { type: 'string' },
+        'webauthn-origins': { type: 'string' },
       },
     });
     companyId = values.company?.trim().toLowerCase() ?? '';
@@ -105,6 +109,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
       limits: limitsOption(values),
       sms_text: smsTextOptions(values),
       warning_texts: warningTextOptions(values),
+      webauthn: webauthnOption(values['webauthn-rp-id'], values['webauthn-origins']),
     };
     if (Object.values(settings).every((value) => value === undefined)) throw new OptionError('nothing to change');
   } catch (error) {

@@ -23,6 +23,11 @@ module.exports = {
   referralCount: userPartition,
   unreadCount: userPartition,
   userDevice: userPartition,
+  // A user's passkeys (contract 3.16), the company's claim of each credential id, and the challenges it gave.
+  userPasskey: userPartition,
+  userPasskeyCount: userPartition,
+  passkeyCredential: `${company}#PASSKEY#*`,
+  webauthnChallenge: `${company}#WACHALLENGE#*`,
   // A user's pending changes (one per kind: CHANGE#<kind>), and a phone change's index item by the new number.
   pendingChange: userPartition,
   phoneChangeIndex: `${company}#NEWPHONE#*`,

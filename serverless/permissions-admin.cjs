@@ -101,7 +101,10 @@ module.exports = {
       ...appendStaffRecord,
       // The acting employee and the user viewed; the tallies of each PIN; the pending changes.
       { actions: ['GetItem'], keys: ['user'] },
-      { actions: ['Query'], keys: ['user', 'userDevice', 'session', 'notification', 'staffAction', 'pinTries', 'pendingChange'] },
+      {
+        actions: ['Query'],
+        keys: ['user', 'userDevice', 'session', 'notification', 'staffAction', 'pinTries', 'pendingChange', 'userPasskey'],
+      },
       { actions: ['UpdateItem'], keys: ['staffLookups'] },
       { actions: ['PutItem'], keys: ['staffAction'] },
       recordSessionUse,
@@ -193,6 +196,23 @@ module.exports = {
       { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice'] },
       // One off the user's device count, and nothing else of the user.
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['device_count', ...UNREAD] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // As the user's own passkeys/remove, with the staff record (and its notice 8) in the removal's transaction.
+  adminUsersPasskeysRemove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'userPasskey'] },
+      { actions: ['Query'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       recordUseAndEndSessions,
     ],

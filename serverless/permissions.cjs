@@ -128,6 +128,10 @@ module.exports = {
       { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice', 'unreadCount'] },
       { actions: ['PutItem'], keys: ['notification'] },
       { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice'] },
+      // A recovery's completion removes every passkey (contract 3.15, second reading): each, its claim, the count.
+      { actions: ['Query'], keys: ['userPasskey'] },
+      { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -167,6 +171,10 @@ module.exports = {
       },
       { actions: ['UpdateItem'], keys: ['deviceIndex'], attributes: ['probation_held', 'probation_since'] },
       { actions: ['DeleteItem'], keys: ['pinTries'] },
+      // With not_me: 1, passkeys registered lately, removed (contract 3.15, second reading).
+      { actions: ['Query'], keys: ['userPasskey'] },
+      { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       ...PIN_DAILY,
     ],
     secret: true,
@@ -243,6 +251,10 @@ module.exports = {
         attributes: ['auth_at', 'last_used_at', 'ended_reason', 'device_key', 'expires_at', 'acr', 'began'],
         returns: ['ALL_NEW'],
       },
+      // A step-up by passkey (contract 3.15, second reading): its challenge and passkey read, the challenge taken, the counter moved.
+      { actions: ['GetItem'], keys: ['webauthnChallenge', 'passkeyCredential', 'userPasskey'] },
+      { actions: ['DeleteItem'], keys: ['webauthnChallenge'] },
+      { actions: ['UpdateItem'], keys: ['userPasskey'], attributes: ['counter', 'last_used_at', 'cloned_at'] },
     ],
     secret: true,
     signingKeys: 'sign',
@@ -507,6 +519,98 @@ module.exports = {
     signingKeys: 'verify',
   }, // "Not me" (contract 3.15): the user's pending changes ended, the devices on probation removed with
   // their sessions and one off the count each, every other session ended, notice 12.
+  // Passkeys (contract 3.16): the options store a challenge; registration verifies against it, then
+  // takes it, claims the credential id, stores the passkey under the user's count, with notice 13.
+  passkeysRegisterOptions: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['userPasskey'] },
+      { actions: ['PutItem'], keys: ['webauthnChallenge'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  passkeysRegister: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['webauthnChallenge'] },
+      { actions: ['DeleteItem'], keys: ['webauthnChallenge'] },
+      { actions: ['PutItem'], keys: ['passkeyCredential', 'userPasskey', 'notification'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordSessionUse,
+    ],
+    signingKeys: 'verify',
+  },
+  passkeys: {
+    table: [readCompanyAndSession, { actions: ['Query'], keys: ['userPasskey'] }, recordSessionUse],
+    signingKeys: 'verify',
+  },
+  // A removal: the passkey, its claim and the count, notice 14; then every session it began ends.
+  passkeysRemove: {
+    table: [
+      keepAndRecallAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['userPasskey'] },
+      { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      { actions: ['Query'], keys: ['session'] },
+      recordUseAndEndSessions,
+    ],
+    signingKeys: 'verify',
+  },
+  // With a phone: its claim and the holder's passkeys (else ids derived by HMAC from the secret).
+  passkeysLoginOptions: {
+    table: [
+      keepAnswers,
+      { actions: ['GetItem'], keys: ['company', 'phoneClaim'] },
+      { actions: ['Query'], keys: ['userPasskey'] },
+      { actions: ['PutItem'], keys: ['webauthnChallenge'] },
+    ],
+    secret: true,
+  },
+  // As a PIN login on a settled device (loginPin), the challenge taken and the counter moved in the grant.
+  passkeysLogin: {
+    table: [
+      keepAnswers,
+      { actions: ['GetItem'], keys: ['company', 'webauthnChallenge', 'passkeyCredential', 'userPasskey', 'user', 'deviceIndex'] },
+      { actions: ['Query'], keys: ['pendingChange', 'userPasskey', 'session'] },
+      {
+        actions: ['DeleteItem'],
+        keys: ['webauthnChallenge', 'userPasskey', 'passkeyCredential', 'deviceIndex', 'userDevice', 'phoneChangeIndex'],
+      },
+      // With not_me: 1, as user/security/not_me: changes ended, devices on probation and young passkeys removed, other sessions ended.
+      END_CHANGE,
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordUseAndEndSessions,
+      { actions: ['PutItem'], keys: ['session', 'notification'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['user', 'userPasskey', 'userDevice'],
+        attributes: [
+          'status_id',
+          'session_version',
+          'strong_login_at',
+          'counter',
+          'last_used_at',
+          'cloned_at',
+          'probation_held',
+          'probation_since',
+        ],
+      },
+      { actions: ['UpdateItem'], keys: ['deviceIndex'], attributes: ['probation_held', 'probation_since'] },
+    ],
+    secret: true,
+    signingKeys: 'sign',
+  },
+
   userSecurityNotMe: {
     table: [
       keepAnswers,
@@ -518,6 +622,10 @@ module.exports = {
       { actions: ['UpdateItem'], keys: ['user'], attributes: ['device_count'] },
       { actions: ['PutItem'], keys: ['notification'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      // Passkeys registered lately, removed (contract 3.15, second reading).
+      { actions: ['Query'], keys: ['userPasskey'] },
+      { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -561,7 +669,7 @@ module.exports = {
   ...require('./permissions-admin.cjs'),
   accountsErase: {
     table: [
-      { actions: ['Query'], keys: ['erasureCompany', 'erasureDue', 'user', 'notification', 'deviceNonce'] },
+      { actions: ['Query'], keys: ['erasureCompany', 'erasureDue', 'user', 'notification', 'deviceNonce', 'userPasskey'] },
       { actions: ['GetItem'], keys: ['user', 'phoneClaim'] },
       {
         actions: ['UpdateItem'],
@@ -587,6 +695,10 @@ module.exports = {
           'phoneFailures',
           'session',
           'pendingChange',
+          // Passkeys (contract 3.16): each one, the user's count, and the company's claim of its credential id.
+          'userPasskey',
+          'userPasskeyCount',
+          'passkeyCredential',
         ],
       },
     ],

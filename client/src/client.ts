@@ -1,5 +1,6 @@
 import { type DeviceKey, type DeviceKeyStore, defaultKeyStore, pinLoginText } from './device-keys.js';
 import { callOperation, type OperationData, type OperationHelpers, type OperationInput, operationHelpers } from './operations.js';
+import type { PasskeyPlatform } from './passkeys.js';
 import { base64, randomNonce } from './random.js';
 import { memoryStorage, SessionSlot, type SessionStorage } from './session-storage.js';
 import { createTransport, type RequestOptions, type Transport } from './transport.js';
@@ -39,6 +40,16 @@ export interface AuthHelpers {
   loginWithPin(loginPin: string, options?: RequestOptions): Promise<OperationData<'loginPin'>>;
   /** Makes this session strong again (contract 3.15) with the login PIN and this device's key; keeps the new access token. */
   stepUp(loginPin: string, options?: RequestOptions): Promise<OperationData<'stepUp'>>;
+  /** Adds a passkey (contract 3.16) from a fresh strong session: the creation ceremony on the platform. */
+  registerPasskey(platform: PasskeyPlatform, name?: string, options?: RequestOptions): Promise<OperationData<'passkeysRegister'>>;
+  /** Logs in with a passkey: discoverable, or for a typed phone; keeps the strong session it answers. */
+  loginWithPasskey(
+    platform: PasskeyPlatform,
+    phone?: { dial_code: string; phone_number: string; user_type?: 1 | 2 },
+    options?: RequestOptions,
+  ): Promise<OperationData<'passkeysLogin'>>;
+  /** Makes this session strong-fresh again with a passkey of its user; keeps the new access token. */
+  stepUpWithPasskey(platform: PasskeyPlatform, options?: RequestOptions): Promise<OperationData<'stepUp'>>;
   /** Logs out (scope `current` by default) and forgets the session. */
   logout(input?: OperationInput<'logout'>, options?: RequestOptions): Promise<OperationData<'logout'>>;
   /** Refreshes the tokens now, shared with any refresh under way. */
@@ -123,6 +134,22 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
       callOperation(transport, 'loginPin', await signedPin('login_pin', loginPin), requestOptions),
     async stepUp(loginPin, requestOptions) {
       const data = await callOperation(transport, 'stepUp', await signedPin('step_up', loginPin), requestOptions);
+      const kept = await session.read();
+      if (kept) await session.keep({ ...kept, accessToken: data.token.token, expiresAt: Date.now() + data.expires_in * 1000 });
+      return data;
+    },
+    async registerPasskey(platform, name, requestOptions) {
+      const { options } = await callOperation(transport, 'passkeysRegisterOptions', {}, requestOptions);
+      const created = await platform.create(options);
+      return callOperation(transport, 'passkeysRegister', { ...created, ...(name ? { name } : {}) } as never, requestOptions);
+    },
+    async loginWithPasskey(platform, phone, requestOptions) {
+      const { options } = await callOperation(transport, 'passkeysLoginOptions', phone ?? {}, requestOptions);
+      return callOperation(transport, 'passkeysLogin', (await platform.get(options)) as never, requestOptions);
+    },
+    async stepUpWithPasskey(platform, requestOptions) {
+      const { options } = await callOperation(transport, 'passkeysLoginOptions', {}, { ...requestOptions, auth: false });
+      const data = await callOperation(transport, 'stepUp', { passkey: await platform.get(options) } as never, requestOptions);
       const kept = await session.read();
       if (kept) await session.keep({ ...kept, accessToken: data.token.token, expiresAt: Date.now() + data.expires_in * 1000 });
       return data;

@@ -27,6 +27,13 @@ export {
   type OperationId,
   type OperationInput,
 } from './operations.js';
+export {
+  browserPasskeys,
+  creationOptionsFromJSON,
+  credentialToJSON,
+  type PasskeyPlatform,
+  requestOptionsFromJSON,
+} from './passkeys.js';
 export { memoryStorage, type Session, type SessionStorage } from './session-storage.js';
 export {
   createTokenVerifier,

@@ -54,6 +54,7 @@ export const AUTH_OPERATIONS = [
   'verifyOtp',
   'loginPin',
   'stepUp',
+  'passkeysLogin',
   'logout',
   'tokenRefresh',
 ] as const satisfies OperationId[];

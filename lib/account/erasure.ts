@@ -17,7 +17,16 @@ import {
   releaseReferralCode,
   userPartitionRest,
 } from '../store/erasure-store.js';
-import { emailClaimKey, type ItemKey, otpKey, phoneClaimKey, phoneFailuresKey, phoneSendLimitKey } from '../store/keys.js';
+import {
+  emailClaimKey,
+  type ItemKey,
+  otpKey,
+  passkeyCredentialKey,
+  phoneClaimKey,
+  phoneFailuresKey,
+  phoneSendLimitKey,
+} from '../store/keys.js';
+import { credentialIdHash, queryPasskeys } from '../store/passkey-store.js';
 import { UserStatus } from '../store/user-status.js';
 import { getUser, type UserRecord } from '../store/user-store.js';
 import { UserType } from '../users/user-types.js';
@@ -74,7 +83,13 @@ export async function eraseAccount(app: Pick<App, 'table' | 'clock'>, companyId:
     | undefined;
   // Replaced by its shell already (a run after the last step): nothing personal is left.
   if (!user || user.phone_e164 === undefined) return true;
-  // The user's partition: sessions, devices, notifications, unread and referral counts, PIN tries.
+  // Passkeys (contract 3.16): each credential id's claim in the company, before the partition that names them goes.
+  const passkeys = await queryPasskeys(app.table, companyId, userId);
+  await deleteKeys(
+    app.table,
+    passkeys.map((passkey) => passkeyCredentialKey(companyId, credentialIdHash(passkey.credential_id))),
+  );
+  // The user's partition: sessions, devices, passkeys, notifications, unread and referral counts, PIN tries.
   await deleteKeys(app.table, await userPartitionRest(app.table, companyId, userId));
   for (const deviceKey of user.deleted_device_keys ?? []) {
     await deleteKeys(app.table, await deviceNonceKeys(app.table, companyId, deviceKey));

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { deviceListItem } from '../devices/devices-result.js';
 import { listedNotification } from '../notifications/listed-notification.js';
+import { listedPasskey } from '../passkeys/passkey-schemas.js';
 import { pendingChangesField } from '../pending-changes/pending-change-list.js';
 import { listedSession } from '../sessions/listed-session.js';
 import { listedStaffAction } from '../staff/listed-staff-action.js';
@@ -18,6 +19,7 @@ export const userExportResult = z.lazy(() =>
       referral_count: z.int().check(z.meta({ description: 'Users who signed up with the code' })),
     }),
     devices: z.array(z.omit(deviceListItem, { current: true })),
+    passkeys: z.array(listedPasskey()),
     pending_changes: pendingChangesField(),
     sessions: z.array(listedSession).check(z.meta({ description: 'Sessions still stored, newest first; never a token' })),
     notifications: z.array(listedNotification).check(z.meta({ description: 'Every notification, newest first' })),

@@ -4,6 +4,7 @@ import { listedDeviceOf } from '../devices/devices.js';
 import { AppError } from '../errors.js';
 import { LISTED_NOTIFICATION_FIELDS, type ListedNotification } from '../notifications/listed-notification.js';
 import { NotificationType } from '../notifications/notification-record.js';
+import { listedPasskeyOf } from '../passkeys/passkey-list.js';
 import { waitingChanges } from '../pending-changes/pending-change-list.js';
 import { listedSessionOf } from '../sessions/listed-session.js';
 import { listedStaffActionOf } from '../staff/listed-staff-action.js';
@@ -14,10 +15,12 @@ import {
   SESSION_PREFIX,
   STAFF_ACTION_PREFIX,
   USER_DEVICE_PREFIX,
+  USER_PASSKEY_PREFIX,
   USER_SORT_KEY,
   userKey,
 } from '../store/keys.js';
 import { queryPartitionPrefix } from '../store/partition-query.js';
+import type { PasskeyRecord } from '../store/passkey-store.js';
 import { withKind } from '../store/pending-change-store.js';
 import { referralCountIn } from '../store/referral-store.js';
 import type { StaffActionRecord } from '../store/staff-store.js';
@@ -55,6 +58,10 @@ export async function accountExport(
     devices: (withPrefix(USER_DEVICE_PREFIX) as unknown as UserDeviceRecord[]).map((device) =>
       listedDeviceOf(app.config, device, user.user_type, now),
     ),
+    // Passkeys (contract 3.16) as their list shows them: never a key or a credential id.
+    passkeys: (withPrefix(USER_PASSKEY_PREFIX) as unknown as PasskeyRecord[])
+      .sort((a, b) => b.created_at - a.created_at)
+      .map(listedPasskeyOf),
     pending_changes: waitingChanges(
       withPrefix(PENDING_CHANGE_PREFIX).map((item) => withKind(item)!),
       now,

@@ -11,6 +11,7 @@ import { accountBusy, MAX_SESSIONS_IN_TRANSACTION } from '../sessions/end-sessio
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
 import { type ItemKey, pendingChangeKey } from '../store/keys.js';
+import { type PasskeyRecord, passkeyCountChange, passkeyRemoveWrites, queryPasskeys } from '../store/passkey-store.js';
 import {
   getPendingPhoneChange,
   getPhoneChangeIndex,
@@ -74,6 +75,7 @@ type Label =
   | 'notice'
   | 'session'
   | 'device'
+  | 'passkey'
   | 'holder'
   | 'holder_session';
 
@@ -124,18 +126,20 @@ export async function completePendingChange(app: App, texts: TextDispatch, compl
     }
     if (!isLive(change, now) || change.change_id !== changeId || change.effective_at > now) throw changeGone();
     const recovery = change.via === 'support';
-    const [sessions, devices] = await Promise.all([
+    const [sessions, devices, passkeys] = await Promise.all([
       querySessions(app.table, companyId, userId).then((found) => found.map(({ key }) => key)),
       recovery ? queryUserDevices(app.table, companyId, userId).then((found) => found.map((device) => device.device_key)) : [],
+      // A recovery removes every passkey too (contract 3.15, second reading): whoever took the account may hold one.
+      recovery ? queryPasskeys(app.table, companyId, userId) : [],
     ]);
-    // Each device takes two items of the transaction: the sessions that do not fit end right after.
-    const room = SESSIONS_IN_TRANSACTION - 2 * devices.length;
+    // Each device and passkey takes two items of the transaction (and the passkeys' count one): the sessions that do not fit end right after.
+    const room = SESSIONS_IN_TRANSACTION - 2 * devices.length - 2 * passkeys.length - (passkeys.length ? 1 : 0);
     // A reclaimed holder's sessions take the room the user's leave; the rest too end right after.
     if (reclaim) reclaim = fitReclaim(reclaim, room - sessions.length);
     try {
       await writeTransaction(
         app.table,
-        moveWrites(app, { user, change, sessions: sessions.slice(0, room), devices, releaseOld, reclaim, requestRef }),
+        moveWrites(app, { user, change, sessions: sessions.slice(0, room), devices, passkeys, releaseOld, reclaim, requestRef }),
       );
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
@@ -191,6 +195,7 @@ function moveWrites(
     change,
     sessions,
     devices,
+    passkeys,
     releaseOld,
     reclaim,
     requestRef,
@@ -200,6 +205,8 @@ function moveWrites(
     sessions: ItemKey[];
     /** The bound devices a recovery removes: the user lost them, and whoever holds one is no longer trusted. */
     devices: string[];
+    /** The passkeys a recovery removes (contract 3.15, second reading). */
+    passkeys: PasskeyRecord[];
     releaseOld: boolean;
     /** The unproven holder the number is taken from, if any. */
     reclaim: ReclaimWrite | undefined;
@@ -246,6 +253,10 @@ function moveWrites(
       ];
     }),
   ];
+  for (const passkey of passkeys) {
+    writes.push(...passkeyRemoveWrites(table, companyId, passkey, false).map((item) => ({ label: 'passkey' as const, item })));
+  }
+  if (passkeys.length) writes.push({ label: 'passkey' as const, item: passkeyCountChange(table, companyId, userId, -passkeys.length) });
   if (releaseOld) writes.push({ label: 'old_phone', item: phoneClaimRelease(table, companyId, user.phone_e164, userType, userId) });
   if (reclaim) writes.push(...reclaimedHolderWrites(table, companyId, reclaim, nowMs));
   return writes;

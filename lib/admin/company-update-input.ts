@@ -4,6 +4,7 @@ import { COMPANY_NAME_MAX_LENGTH } from '../companies/companies.js';
 import { COMPANY_LIMITS, type CompanyLimitAttribute } from '../companies/company-limits.js';
 import { WARNING_KEYS } from '../companies/security-warning-texts.js';
 import { smsCountryCode, unknownSmsCountries } from '../companies/sms-countries.js';
+import { WEBAUTHN_ORIGINS_MAX, webauthnProblems } from '../passkeys/webauthn-settings.js';
 import { staffReason } from '../staff/staff-gate.js';
 
 // POST /wallet/v3/admin/company/update (API contract 3.14, 6 and 7): the settings `npm run
@@ -90,9 +91,29 @@ export const companyUpdateBody = z.lazy(() =>
           verifies_per_address: limit('verifies_per_address'),
         }),
       ),
+      webauthn: z.optional(
+        described(
+          z.strictObject({
+            rp_id: described(
+              z.string().check(z.maxLength(253)),
+              'The relying party id: a domain the company’s apps and pages are associated with',
+            ),
+            origins: described(
+              z.array(z.string().check(z.maxLength(200))).check(z.maxLength(WEBAUTHN_ORIGINS_MAX)),
+              'Web origins (https://host[:port]) and Android origins (android:apk-key-hash:<base64url SHA-256 of the signing certificate>)',
+            ),
+          }),
+          'Passkeys (API contract 3.16): a security setting, applied when another admin approves it (company/approve)',
+        ),
+      ),
       reason: staffReason(),
     })
     .check(
+      z.superRefine((body, context) => {
+        if (!body.webauthn) return;
+        for (const { field, detail } of webauthnProblems(body.webauthn))
+          context.addIssue({ code: 'custom', path: field.split('.'), message: detail });
+      }),
       // The countries the numbering plan knows, loaded on the first list checked (as a phone check does).
       z.superRefine(
         async (body, context) => {

@@ -55,6 +55,7 @@ export function settingsOf(body: CompanyUpdateInput): CompanySettings {
       : {}),
     ...(changes && Object.keys(changes).length ? { sms_text: changes } : {}),
     ...(warningTexts.length ? { warning_texts: warningTexts } : {}),
+    ...(body.webauthn ? { webauthn: { rp_id: body.webauthn.rp_id, origins: body.webauthn.origins } } : {}),
     ...(limits?.length ? { limits: Object.fromEntries(limits.map(([name, value]) => [name, value ?? 'default'])) } : {}),
   };
   return settings;

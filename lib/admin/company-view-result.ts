@@ -51,6 +51,10 @@ export const companySettingsSchema = () =>
       app_hash: described(z.nullable(z.string()), 'The Android SMS Retriever app hash, the last line but the WebOTP one'),
       webotp_domain: described(z.nullable(z.string()), 'The WebOTP domain: the last line reads @<domain> #<code>'),
     }),
+    webauthn: described(
+      z.nullable(z.object({ rp_id: z.string(), origins: z.array(z.string()) })),
+      'Passkeys (contract 3.16): the relying party id and the origins allowed; null: passkeys are off',
+    ),
     phone_change_texts: described(
       z.record(z.string(), z.string()),
       'The warning the old number gets when a move of the account waits or is done, by language; none: the built-in ' +

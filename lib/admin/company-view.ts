@@ -50,6 +50,7 @@ export function companySettingsOf(company: Company, config: Pick<Config, 'otp'>)
     },
     phone_change_texts: { ...smsText?.phone_change_texts },
     warning_texts: byWarning((warning) => ({ ...warningTextsOf(smsText, warning) })),
+    webauthn: company.webauthn ? { rp_id: company.webauthn.rp_id, origins: [...company.webauthn.origins] } : null,
     limits,
     sms_sizes: codeTexts.sizes,
     phone_change_sizes: { ...warningTexts.sizes.phone },

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { profileSchema } from '../account/profile-result.js';
 import { deviceListItem } from '../devices/devices-result.js';
 import { listedNotification } from '../notifications/listed-notification.js';
+import { listedPasskey } from '../passkeys/passkey-schemas.js';
 import { pendingChangesField } from '../pending-changes/pending-change-list.js';
 import { listedSession } from '../sessions/listed-session.js';
 import { listedStaffAction } from '../staff/listed-staff-action.js';
@@ -37,6 +38,12 @@ export const userViewResult = z.lazy(() =>
     devices: z
       .array(z.omit(deviceListItem, { current: true }))
       .check(z.meta({ description: 'The bound devices, most recently used first, as the user’s own list shows them' })),
+    passkeys: z.array(listedPasskey()).check(
+      z.meta({
+        description:
+          'The passkeys, newest first, as the user’s own list shows them (never a key); staff remove one with users/passkeys/remove',
+      }),
+    ),
     sessions: z
       .array(
         z.extend(listedSession, {

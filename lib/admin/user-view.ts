@@ -4,6 +4,7 @@ import { epochSeconds } from '../clock.js';
 import { byLastUse, listedDeviceOf } from '../devices/devices.js';
 import { AppError } from '../errors.js';
 import { NotificationType } from '../notifications/notification-record.js';
+import { listedPasskeys } from '../passkeys/passkey-list.js';
 import { waitingChanges } from '../pending-changes/pending-change-list.js';
 import { pinStandingOf } from '../pins/pin-attempts.js';
 import { listedSessionOf, sessionIdOf } from '../sessions/listed-session.js';
@@ -76,7 +77,7 @@ export async function userView(app: App, call: UserViewCall): Promise<UserViewRe
 
   const { user, referralCount } = found;
   const now = epochSeconds(app.clock);
-  const [devices, sessions, login, transaction, changes, securityEvents, staffActions] = await Promise.all([
+  const [devices, sessions, login, transaction, changes, securityEvents, staffActions, passkeys] = await Promise.all([
     queryUserDevices(app.table, companyId, userId),
     querySessionListing(app.table, companyId, userId),
     pinStanding(app, user, 'login'),
@@ -89,11 +90,14 @@ export async function userView(app: App, call: UserViewCall): Promise<UserViewRe
       filter: { type: NotificationType.SECURITY },
     }),
     queryStaffActionsOn(app.table, companyId, userId, STAFF_ACTIONS_SHOWN),
+    listedPasskeys(app, companyId, userId),
   ]);
   const eraseAfter = (user as { erase_after?: number }).erase_after;
   return {
     user: viewedProfileOf(user, reveal),
     devices: byLastUse(devices).map((device) => listedDeviceOf(app.config, device, user.user_type, now)),
+    // Passkeys (contract 3.16) as the user's own list shows them: never a key or a credential id.
+    passkeys,
     sessions: sessions
       // Expired sessions stay stored until DynamoDB's TTL removes them, late: they are no way in.
       .filter((item) => Number(item.expires_at) > now)

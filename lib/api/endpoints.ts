@@ -7,6 +7,7 @@ import { adminCompanyViewEndpoint } from './admin-company-view-endpoint.js';
 import { adminEmployeeRoleEndpoint } from './admin-employee-role-endpoint.js';
 import { adminEmployeesApproveEndpoint } from './admin-employees-approve-endpoint.js';
 import { adminUsersDevicesRemoveEndpoint } from './admin-users-devices-remove-endpoint.js';
+import { adminUsersPasskeysRemoveEndpoint } from './admin-users-passkeys-remove-endpoint.js';
 import { adminUsersPhoneApproveEndpoint } from './admin-users-phone-approve-endpoint.js';
 import { adminUsersPhoneCancelEndpoint } from './admin-users-phone-cancel-endpoint.js';
 import { adminUsersPhoneRecoverEndpoint } from './admin-users-phone-recover-endpoint.js';
@@ -24,6 +25,12 @@ import { loginPinEndpoint } from './login-pin-endpoint.js';
 import { logoutEndpoint } from './logout-endpoint.js';
 import { notificationsEndpoint } from './notifications-endpoint.js';
 import { notificationsReadEndpoint } from './notifications-read-endpoint.js';
+import { passkeysEndpoint } from './passkeys-endpoint.js';
+import { passkeysLoginEndpoint } from './passkeys-login-endpoint.js';
+import { passkeysLoginOptionsEndpoint } from './passkeys-login-options-endpoint.js';
+import { passkeysRegisterEndpoint } from './passkeys-register-endpoint.js';
+import { passkeysRegisterOptionsEndpoint } from './passkeys-register-options-endpoint.js';
+import { passkeysRemoveEndpoint } from './passkeys-remove-endpoint.js';
 import { referralProgramEndpoint } from './referral-program-endpoint.js';
 import { resetPinEndpoint } from './reset-pin-endpoint.js';
 import { stepUpEndpoint } from './step-up-endpoint.js';
@@ -58,6 +65,12 @@ export const endpoints = {
   changePin: changePinEndpoint,
   resetPin: resetPinEndpoint,
   stepUp: stepUpEndpoint,
+  passkeysRegisterOptions: passkeysRegisterOptionsEndpoint,
+  passkeysRegister: passkeysRegisterEndpoint,
+  passkeys: passkeysEndpoint,
+  passkeysRemove: passkeysRemoveEndpoint,
+  passkeysLoginOptions: passkeysLoginOptionsEndpoint,
+  passkeysLogin: passkeysLoginEndpoint,
   tokenRefresh: tokenRefreshEndpoint,
   logout: logoutEndpoint,
   referralProgram: referralProgramEndpoint,
@@ -82,6 +95,7 @@ export const endpoints = {
   adminUsersSessionsEnd: adminUsersSessionsEndEndpoint,
   adminUsersStatus: adminUsersStatusEndpoint,
   adminUsersDevicesRemove: adminUsersDevicesRemoveEndpoint,
+  adminUsersPasskeysRemove: adminUsersPasskeysRemoveEndpoint,
   adminUsersRestore: adminUsersRestoreEndpoint,
   adminUsersView: adminUsersViewEndpoint,
   adminCompanyView: adminCompanyViewEndpoint,

@@ -15,7 +15,9 @@ export const stepUpEndpoint = {
     '"step_up\\n<company id, lowercase>\\n<device_key>\\n<timestamp>\\n<nonce>" (a timestamp within ' +
     `${pinLoginWindowSeconds} s, a nonce used once per device), with the login PIN counted on the device’s tally. The session keeps ` +
     'its sid and strength; the answer is a new access token whose auth_time is now (the refresh token stays). Another device than the ' +
-    'session’s, a bad signature, a replayed nonce: 401 code 4, nothing counted. An SMS-strength session: 403 code 5 with needs "strong".',
+    'session’s, a bad signature, a replayed nonce: 401 code 4, nothing counted. Or, instead of the device and PIN, `passkey`: an ' +
+    'assertion of one of the user’s passkeys for a challenge of passkeys/login/options (checked as a passkey login; 401 code 4). ' +
+    'An SMS-strength session: 403 code 5 with needs "strong".',
   // A PIN checked against its scrypt hash is CPU-bound, as login_pin's.
   memorySize: 1024,
   auth: 'required',

@@ -89,11 +89,16 @@ export interface CompanySettings {
    * (contract 3.15); 'none': no SMS-strength payment at all (the default).
    */
   sms_payment_limit?: Record<string, string> | 'none';
+  /** Passkeys' relying party id and origins (contract 3.16, checked by lib/passkeys/webauthn-settings.ts); 'none' removes them. */
+  webauthn?: { rp_id: string; origins: string[] } | 'none';
 }
 
 function storedSettings(settings: CompanySettings): Partial<Company> {
-  const { name, status, require_verified_phone, sms_countries, sms_payment_limit, limits = {} } = settings;
+  const { name, status, require_verified_phone, sms_countries, sms_payment_limit, webauthn, limits = {} } = settings;
   return {
+    ...(webauthn !== undefined && webauthn !== 'none'
+      ? { webauthn: { rp_id: webauthn.rp_id, origins: [...new Set(webauthn.origins)] } }
+      : {}),
     ...(sms_payment_limit !== undefined && sms_payment_limit !== 'none' ? { sms_payment_limit } : {}),
     ...(name !== undefined ? { name } : {}),
     ...(status !== undefined ? { status } : {}),
@@ -109,6 +114,7 @@ function removedSettings(settings: CompanySettings): NonNullable<CompanyUpdate['
   return [
     ...(settings.sms_countries === 'all' ? ['sms_countries' as const] : []),
     ...(settings.sms_payment_limit === 'none' ? ['sms_payment_limit' as const] : []),
+    ...(settings.webauthn === 'none' ? ['webauthn' as const] : []),
     ...limits.map(([name]) => name as CompanyLimitAttribute),
   ];
 }

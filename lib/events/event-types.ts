@@ -50,6 +50,12 @@ export interface EventFields {
    * PIN on a settled device), not_me or support_freeze.
    */
   'user.change_cancelled': { change_id: string; kind: string; reason: string };
+  /** A passkey registered (API contract 3.16). */
+  'passkey.added': { passkey_id: string };
+  /** A passkey removed: by the user, by staff, by not_me, by a recovery's completion or the account's erasure. */
+  'passkey.removed': { passkey_id: string };
+  /** An assertion whose signature counter went back: the authenticator was cloned; the login was refused. */
+  'passkey.cloned': { passkey_id: string };
 }
 
 export type EventType = keyof EventFields;
@@ -72,6 +78,9 @@ export const EVENT_TYPES = [
   'user.enabled',
   'user.change_pending',
   'user.change_cancelled',
+  'passkey.added',
+  'passkey.removed',
+  'passkey.cloned',
 ] as const satisfies readonly EventType[];
 
 /** One event as the publisher puts it: its detail-type and detail. */

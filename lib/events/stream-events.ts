@@ -1,6 +1,6 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, AttributeValue as StreamAttributeValue } from 'aws-lambda';
-import { PENDING_CHANGE_PREFIX, SESSION_PREFIX, USER_DEVICE_PREFIX, USER_SORT_KEY } from '../store/keys.js';
+import { PENDING_CHANGE_PREFIX, SESSION_PREFIX, USER_DEVICE_PREFIX, USER_PASSKEY_PREFIX, USER_SORT_KEY } from '../store/keys.js';
 import { SESSION_END_REASONS, type SessionEndReason } from '../store/session-store.js';
 import { UserStatus } from '../store/user-status.js';
 import type { EventBase, WalletEvent } from './event-types.js';
@@ -73,6 +73,16 @@ export function eventsOfRecord(record: DynamoDBRecord, sessions: SessionLimits):
     }
     // DynamoDB's own deletions (TTL) are no removal by anyone; a device has no TTL, but a stray one would not be news.
     if (record.eventName === 'REMOVE' && record.userIdentity?.type !== 'Service') found.push({ type: 'device.removed' });
+  } else if (sk.startsWith(USER_PASSKEY_PREFIX)) {
+    // Passkeys (contract 3.16): added, removed (never by TTL: a passkey has none), or marked cloned.
+    const passkeyId = sk.slice(USER_PASSKEY_PREFIX.length);
+    if (record.eventName === 'INSERT')
+      found.push({ type: 'passkey.added', fields: { passkey_id: passkeyId }, at: secondsToMs(after?.created_at) });
+    if (record.eventName === 'REMOVE' && record.userIdentity?.type !== 'Service')
+      found.push({ type: 'passkey.removed', fields: { passkey_id: passkeyId } });
+    if (record.eventName === 'MODIFY' && after?.cloned_at !== undefined && before?.cloned_at !== after.cloned_at) {
+      found.push({ type: 'passkey.cloned', fields: { passkey_id: passkeyId }, at: secondsToMs(after.cloned_at) });
+    }
   } else {
     const pin = PIN_TRIES.exec(sk);
     if (pin && after?.locked_at !== undefined && before?.locked_at === undefined) {

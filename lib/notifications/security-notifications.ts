@@ -18,6 +18,8 @@ export const SecurityEvent = {
   PHONE_CHANGE_CANCELLED: NotificationEvent.PHONE_CHANGE_CANCELLED,
   CHANGE_PENDING: NotificationEvent.CHANGE_PENDING,
   SECURED_BY_YOU: NotificationEvent.SECURED_BY_YOU,
+  PASSKEY_ADDED: NotificationEvent.PASSKEY_ADDED,
+  PASSKEY_REMOVED: NotificationEvent.PASSKEY_REMOVED,
 } as const;
 export type SecurityEvent = (typeof SecurityEvent)[keyof typeof SecurityEvent];
 
@@ -76,6 +78,13 @@ function texts(
         title: 'Account secured',
         body: 'You chose "Not me": every change that was waiting was cancelled, every other sign-in ended and new devices removed.',
       };
+    case SecurityEvent.PASSKEY_ADDED:
+      return {
+        title: 'Passkey added',
+        body: 'A passkey can now sign in to your account without a code. If this was not you, remove it and choose "Not me".',
+      };
+    case SecurityEvent.PASSKEY_REMOVED:
+      return { title: 'Passkey removed', body: 'A passkey was removed from your account, and its sign-ins ended.' };
     case SecurityEvent.CHANGED_BY_SUPPORT:
       return {
         title: 'Changed by support',

@@ -49,7 +49,10 @@ export type AuditEventName =
   | 'change_refused'
   | 'not_me'
   | 'device_approved'
-  | 'step_up';
+  | 'step_up'
+  | 'passkey_added'
+  | 'passkey_removed'
+  | 'passkey_refused';
 
 /** Where a request came from, as API Gateway saw it (never from a header a client can set). */
 export interface RequestOrigin {

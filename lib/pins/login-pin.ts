@@ -136,7 +136,7 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
       app,
       origin,
       { companyId, userId },
-      { cancelled: undo.cancelled, revoked, devices_removed: undo.devicesRemoved, passkeys_removed: 0 },
+      { cancelled: undo.cancelled, revoked, devices_removed: undo.devicesRemoved, passkeys_removed: undo.passkeysRemoved },
     );
   }
   const waiting = changes.filter((change) => !voided.includes(change));

@@ -11,6 +11,7 @@ import { accountBusy } from '../sessions/end-sessions.js';
 import { requireFreshStrong } from '../sessions/session-strength.js';
 import { deviceCountChange, queryDevicesAndChanges, type UserDeviceRecord } from '../store/device-store.js';
 import { sessionKey } from '../store/keys.js';
+import { passkeyCountChange, passkeyRemoveWrites, queryPasskeys } from '../store/passkey-store.js';
 import { isLive, type PendingChange, withKind } from '../store/pending-change-store.js';
 import { endSessions, querySessions } from '../store/session-store.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
@@ -23,7 +24,8 @@ import type { NotMeResult } from './not-me-result.js';
 // ago undoes whatever someone holding the number did. Every change that waits is cancelled (but a
 // recovery by support: only staff or an older credential cancel that), every device on probation is
 // removed with its sessions, and every other session ends; notice 12 says so. login_pin takes
-// not_me: 1 to do it in the transaction that begins the owner's session (notMeUndo).
+// not_me: 1 to do it in the transaction that begins the owner's session (notMeUndo), and so does a
+// passkey login. Passkeys registered less than CREDENTIAL_PROBATION_HOURS ago are removed too.
 
 /** What not_me undoes, for one transaction, and what it ends once that has committed. */
 export interface NotMeUndo {
@@ -32,6 +34,8 @@ export interface NotMeUndo {
   devicesRemoved: number;
   cancelled: number;
   removals: DeviceRemoval[];
+  /** Passkeys registered less than CREDENTIAL_PROBATION_HOURS ago, removed (contract 3.15, second reading). */
+  passkeysRemoved: number;
 }
 
 /** The writes of not_me for a user whose devices and changes were read: the changes ended, the probation devices removed, notice 12. */
@@ -40,6 +44,8 @@ export async function notMeUndo(
   user: UserRecord,
   read: { devices: UserDeviceRecord[]; changes: PendingChange[] },
   requestRef: string | undefined,
+  /** The passkey the owner's session begins with (a passkey login with not_me): kept, whatever its age. */
+  keepPasskeyId?: string,
 ): Promise<NotMeUndo> {
   const { company_id: companyId, user_id: userId } = user;
   const now = epochSeconds(app.clock);
@@ -56,9 +62,17 @@ export async function notMeUndo(
       items.push(...removal.items);
     }
   }
+  // A passkey added lately may be whoever held a strong session meanwhile (a phone left unlocked): it goes too.
+  const youngSince = now - app.config.credentialProbationHours * 3600;
+  const young = (await queryPasskeys(app.table, companyId, userId)).filter(
+    (passkey) => passkey.created_at > youngSince && passkey.passkey_id !== keepPasskeyId,
+  );
+  for (const passkey of young)
+    items.push(...passkeyRemoveWrites(app.table, companyId, passkey, false).map((item) => ({ label: 'passkey', item })));
+  if (young.length) items.push({ label: 'passkey', item: passkeyCountChange(app.table, companyId, userId, -young.length) });
   const notice = securityNotificationWrites(app.table, companyId, userId, { event: SecurityEvent.SECURED_BY_YOU, nowMs: app.clock.now() });
   items.push(...notice.map((item) => ({ label: 'notice', item })));
-  return { items, devicesRemoved: removals.length, cancelled: cancelled.length, removals };
+  return { items, devicesRemoved: removals.length, cancelled: cancelled.length, removals, passkeysRemoved: young.length };
 }
 
 /** Once not_me's transaction has committed: every session but the kept one ends. Answers how many. */
@@ -116,7 +130,7 @@ export async function notMe(app: App, { principal, origin, idempotencyRef }: Not
       continue;
     }
     const revoked = await endOtherSessions(app, undo, { companyId, userId, keptSessionId: principal.sessionId });
-    const result = { cancelled: undo.cancelled, revoked, devices_removed: undo.devicesRemoved, passkeys_removed: 0 };
+    const result = { cancelled: undo.cancelled, revoked, devices_removed: undo.devicesRemoved, passkeys_removed: undo.passkeysRemoved };
     auditNotMe(app, origin, principal, result);
     return { message: 'Secured: every change that waited is cancelled, every other session ended and new devices removed', ...result };
   }

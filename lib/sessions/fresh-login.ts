@@ -21,7 +21,10 @@ export function staleLogin(detail: string): AppError {
 /** Whether the session began by OTP or PIN login less than `seconds` ago. */
 export function loggedInWithin(app: Pick<App, 'clock'>, principal: Principal, seconds: number): boolean {
   const session = principal.session;
-  return (session?.began === 'otp' || session?.began === 'pin') && epochSeconds(app.clock) - session.beganAt < seconds;
+  return (
+    (session?.began === 'otp' || session?.began === 'pin' || session?.began === 'passkey') &&
+    epochSeconds(app.clock) - session.beganAt < seconds
+  );
 }
 
 /** Refuses (400 code 14) a session that did not begin by OTP or PIN login under FRESH_LOGIN_SECONDS ago. */

@@ -9,7 +9,13 @@ import { acrOfSession } from './session-strength.js';
 
 /** The `amr` claim of a session begun this way (RFC 8176 names where one fits). */
 function amrOf(began: SessionStart): string[] {
-  return [began];
+  // A passkey (API contract 3.16): a hardware-backed key, the user verified by the authenticator.
+  return began === 'passkey' ? ['hwk', 'user'] : [began];
+}
+
+/** How a session began, from its `amr` claim's first value. */
+function startOfAmr(first: unknown): SessionStart {
+  return (first === 'hwk' ? 'passkey' : first) as SessionStart;
 }
 
 // Access tokens (API contract 3.12): compact JWS, ES256 or RS256 (the signing key's own algorithm),
@@ -114,7 +120,7 @@ export async function verifyAccessToken(app: JwtParts, companyId: string, token:
     const began = typeof authTime === 'number' ? authTime : (iat as number);
     // Tokens signed before acr was added say how the session began, which is what their strength was.
     const strength = acr === 'strong' || acr === 'sms' ? acr : acrOfSession({ began: amr[0] as string });
-    return { companyId, userId: sub, sessionId: sid, userType: utp, began: amr[0] as SessionStart, authTime: began, acr: strength };
+    return { companyId, userId: sub, sessionId: sid, userType: utp, began: startOfAmr(amr[0]), authTime: began, acr: strength };
   } catch (error) {
     // A key set that cannot be read is the service's failure (503), not the token's.
     if ((error as Error).name === 'ServerSecretUnavailable') throw error;

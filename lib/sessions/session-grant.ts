@@ -20,6 +20,8 @@ export interface SessionOrigin {
   acr: Acr;
   /** When the credential it begins with was bound (a PIN login's device), epoch seconds. */
   credentialAt?: number | undefined;
+  /** The passkey it begins with (API contract 3.16): its removal ends the session. */
+  passkeyId?: string | undefined;
 }
 
 interface IssuedSession {
@@ -51,6 +53,7 @@ export async function issueSession(
     acr: start.acr,
     ...(start.credentialAt !== undefined ? { credential_at: start.credentialAt } : {}),
     ...(start.deviceKey ? { device_key: start.deviceKey } : {}),
+    ...(start.passkeyId ? { passkey_id: start.passkeyId } : {}),
     created_at: now,
     last_used_at: now,
     expires_at: now + app.config.tokenTtlSeconds,

@@ -36,13 +36,15 @@ export const STAFF_ACTIONS = [
   'company_grant',
   'company_approve',
   'approvals_list',
+  // Passkeys (contract 3.16 and 3.15's second reading): support or an admin removes one of a user's.
+  'passkey_remove',
 ] as const;
 export type StaffAction = (typeof STAFF_ACTIONS)[number];
 
 /** The actions that change a user's account: each puts notice 8 in the user's list. */
 export type ActionOnUser = Extract<
   StaffAction,
-  'sessions_end' | 'status' | 'device_remove' | 'restore' | 'phone_recover' | 'phone_approve' | 'phone_cancel'
+  'sessions_end' | 'status' | 'device_remove' | 'restore' | 'phone_recover' | 'phone_approve' | 'phone_cancel' | 'passkey_remove'
 >;
 
 /** What an action records: who, what, on whom, why, and what else an auditor needs to read it. */

@@ -45,6 +45,8 @@ export interface CompanyRecord {
    * (contract 3.15, second reading); a currency absent: none. Absent: no SMS-strength payment at all.
    */
   sms_payment_limit?: Record<string, string> | undefined;
+  /** Passkeys (contract 3.16): the relying party id and the origins allowed; absent: no passkey route works. */
+  webauthn?: { rp_id: string; origins: string[] } | undefined;
   created_at: number;
   updated_at?: number | undefined;
 }

@@ -331,3 +331,30 @@ export const ROUND_5_PHONE_CHANGE_SORT_KEY = 'PHONECHANGE';
 export function phoneChangeIndexKey(companyId: string, phoneE164: string, userType: number): ItemKey {
   return { pk: `${companyPrefix(companyId)}#NEWPHONE#${phoneE164}#TYPE#${userType}`, sk: 'PENDING' };
 }
+
+/** Sort-key prefix of a user's passkeys (API contract 3.16), in the user's own partition. */
+export const USER_PASSKEY_PREFIX = 'PASSKEY#';
+
+/** One passkey of a user, by its passkey_id (32 hex): the public key, counter and labels. */
+export function userPasskeyKey(companyId: string, userId: string, passkeyId: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: `${USER_PASSKEY_PREFIX}${passkeyId}` };
+}
+
+/**
+ * Claims a WebAuthn credential id within its company (API contract 3.16, second reading): unique per
+ * company by a conditional write, and how a login finds the passkey. Keyed by the SHA-256 of the id
+ * (hex), which bounds the key whatever the authenticator chose (up to 1,023 bytes).
+ */
+export function passkeyCredentialKey(companyId: string, credentialIdHash: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#PASSKEY#${credentialIdHash}`, sk: 'CLAIM' };
+}
+
+/** A WebAuthn challenge the service gave (register or login options), single-use, by its base64url value. */
+export function webauthnChallengeKey(companyId: string, challenge: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#WACHALLENGE#${challenge}`, sk: 'CHALLENGE' };
+}
+
+/** A user's count of passkeys (at most PASSKEYS_MAX), an item of its own so that no grant or device write on the user's item meets it. */
+export function userPasskeyCountKey(companyId: string, userId: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: 'PASSKEYCOUNT' };
+}

@@ -27,6 +27,8 @@ export const SESSION_END_REASONS = [
   'recovered',
   // The owner's way back (API contract 3.15): not_me ended every other session.
   'not_me',
+  // A passkey removed (API contract 3.16): the sessions it began end with it.
+  'passkey_removed',
 ] as const;
 export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 
@@ -43,7 +45,7 @@ export const ACR_VALUES = ['strong', 'sms'] as const;
 export type Acr = (typeof ACR_VALUES)[number];
 
 /** How a session began: registration, an OTP login, a PIN login. */
-export type SessionStart = 'register' | 'otp' | 'pin';
+export type SessionStart = 'register' | 'otp' | 'pin' | 'passkey';
 
 export interface SessionRecord {
   user_type: number;
@@ -55,6 +57,8 @@ export interface SessionRecord {
   auth_at?: number | undefined;
   /** When the credential it began with (a device, a passkey) was bound, epoch seconds: a strong session on an older one cancels a recovery. */
   credential_at?: number | undefined;
+  /** The passkey it began with, if any (API contract 3.16): removing the passkey ends the session. */
+  passkey_id?: string | undefined;
   /** The bound device it began on, if any: removing the device ends the session. */
   device_key?: string | undefined;
   created_at: number;
@@ -347,16 +351,23 @@ export async function endSessions(table: Table, keys: ItemKey[], end: SessionEnd
 export async function stepUpSession(
   table: Table,
   key: ItemKey,
-  proof: { deviceKey: string; now: number },
+  proof: { deviceKey?: string | undefined; now: number },
 ): Promise<SessionRecord | undefined> {
+  // A device's step-up proves the session's own device; a passkey's, the user (any session of theirs).
+  const device = proof.deviceKey === undefined ? '' : ' AND device_key = :device';
   const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: key,
         UpdateExpression: 'SET auth_at = :now, last_used_at = :now',
-        ConditionExpression: `attribute_exists(pk) AND ${NOT_ENDED} AND device_key = :device AND expires_at > :now AND (acr = :strong OR (attribute_not_exists(acr) AND began = :pin))`,
-        ExpressionAttributeValues: { ':now': proof.now, ':device': proof.deviceKey, ':strong': 'strong', ':pin': 'pin' },
+        ConditionExpression: `attribute_exists(pk) AND ${NOT_ENDED}${device} AND expires_at > :now AND (acr = :strong OR (attribute_not_exists(acr) AND began = :pin))`,
+        ExpressionAttributeValues: {
+          ':now': proof.now,
+          ':strong': 'strong',
+          ':pin': 'pin',
+          ...(proof.deviceKey === undefined ? {} : { ':device': proof.deviceKey }),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     ),

@@ -17,7 +17,9 @@ import {
   STAFF_ACTION_PREFIX,
   UNREAD_COUNT_PREFIX,
   USER_DEVICE_PREFIX,
+  USER_PASSKEY_PREFIX,
   userKey,
+  userPasskeyCountKey,
 } from '../../lib/store/keys.js';
 
 export const keyKinds = createRequire(import.meta.url)('../../serverless/key-kinds.cjs') as Record<string, string>;
@@ -52,6 +54,8 @@ const BY_SORT_KEY: [string, (sk: string) => boolean][] = [
   ['deviceIndex', (sk) => sk === deviceIndexKey(newId(), newId()).sk],
   ['deviceNonce', (sk) => sk === deviceNonceKey(newId(), newId(), 'n').sk.slice(0, -1) || sk.startsWith('NONCE#')],
   ['pendingChange', (sk) => sk.startsWith(PENDING_CHANGE_PREFIX)],
+  ['userPasskey', (sk) => sk.startsWith(USER_PASSKEY_PREFIX)],
+  ['userPasskeyCount', (sk) => sk === userPasskeyCountKey(newId(), newId()).sk],
 ];
 
 /** The kind of item a key is: the one partition pattern it matches, and in a user's partition its sort key. */

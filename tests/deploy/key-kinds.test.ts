@@ -23,6 +23,7 @@ import {
   idempotencyRecordKey,
   notificationKey,
   otpKey,
+  passkeyCredentialKey,
   pendingChangeKey,
   phoneChangeIndexKey,
   phoneClaimKey,
@@ -44,6 +45,9 @@ import {
   unreadCountKey,
   userDeviceKey,
   userKey,
+  userPasskeyCountKey,
+  userPasskeyKey,
+  webauthnChallengeKey,
 } from '../../lib/store/keys.js';
 import { keyKinds, kindOf } from './item-kinds.js';
 
@@ -91,6 +95,11 @@ describe('the kinds of item (serverless/key-kinds.cjs)', () => {
       staffLookups: staffLookupsKey(company, user, 490_000),
       pendingChange: pendingChangeKey(company, user, 'phone'),
       phoneChangeIndex: phoneChangeIndexKey(company, phone, 2),
+      userPasskey: userPasskeyKey(company, user, newId()),
+      userPasskeyCount: userPasskeyCountKey(company, user),
+      passkeyCredential: passkeyCredentialKey(company, hashToken(randomUUID())),
+      // A challenge is base64url: it may hold neither # nor another kind's marker.
+      webauthnChallenge: webauthnChallengeKey(company, 'q3cUw1Y5bqYw3mU0nq8w2d2m4Yh0Q3g8dQ2w1Yx5c0A'),
     };
     expect(Object.keys(keys).sort()).toEqual(Object.keys(keyKinds).sort());
     for (const [kind, key] of Object.entries(keys)) expect(kindOf(key), `${key.pk} ${key.sk}`).toBe(kind);

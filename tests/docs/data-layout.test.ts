@@ -40,6 +40,9 @@ const SAMPLES = {
   seq: 42,
   grant: 'e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7',
   change: 'c8c8c8c8c8c8c8c8c8c8c8c8c8c8c8c8',
+  passkey: '9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b',
+  credentialHash: 'a7'.repeat(32),
+  challenge: 'Ch4llengeCh4llengeCh4llengeCh4llengeCh4llen',
 };
 
 const PLACEHOLDERS = new Map<string, string>([
@@ -71,6 +74,9 @@ const PLACEHOLDERS = new Map<string, string>([
   [String(SAMPLES.seq).padStart(15, '0'), '<seq, 15 digits>'],
   [SAMPLES.grant, '<grant id>'],
   [SAMPLES.change, '<change id>'],
+  [SAMPLES.passkey, '<passkey_id>'],
+  [SAMPLES.credentialHash, '<sha256 of credential id>'],
+  [SAMPLES.challenge, '<challenge>'],
 ]);
 
 const { company, user, phone, userType, shard, hour, device } = SAMPLES;
@@ -110,6 +116,10 @@ const BUILT: Record<string, () => ItemKey[]> = {
   deviceIndexKey: () => [keys.deviceIndexKey(company, device)],
   deviceNonceKey: () => [keys.deviceNonceKey(company, device, SAMPLES.nonce)],
   userDeviceKey: () => [keys.userDeviceKey(company, user, device)],
+  userPasskeyKey: () => [keys.userPasskeyKey(company, user, SAMPLES.passkey)],
+  userPasskeyCountKey: () => [keys.userPasskeyCountKey(company, user)],
+  passkeyCredentialKey: () => [keys.passkeyCredentialKey(company, SAMPLES.credentialHash)],
+  webauthnChallengeKey: () => [keys.webauthnChallengeKey(company, SAMPLES.challenge)],
   erasureDueKey: () => [keys.erasureDueKey(company, SAMPLES.eraseAfter, user)],
   erasureCompanyKey: () => [keys.erasureCompanyKey(company)],
   adminCountKey: () => [keys.adminCountKey(company)],

@@ -26,6 +26,9 @@ const sampleDetail = (type: string): Record<string, unknown> => {
     'user.change_pending': { change_id: '3c'.repeat(16), kind: 'login_pin', effective_at: 1_795_086_400, via: 'user' },
     'user.change_cancelled': { change_id: '3c'.repeat(16), kind: 'login_pin', reason: 'pin_proven' },
     'device.added': { settled: 0 },
+    'passkey.added': { passkey_id: '4b'.repeat(16) },
+    'passkey.removed': { passkey_id: '4b'.repeat(16) },
+    'passkey.cloned': { passkey_id: '4b'.repeat(16) },
   };
   return {
     event_id: 'c4ca4238a0b923820dcc509a6f75849b',

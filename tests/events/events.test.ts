@@ -9,6 +9,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
+import { updateCompanySettings } from '../../lib/companies/companies.js';
 import { EVENT_TYPES } from '../../lib/events/event-types.js';
 import { eventsOfRecord } from '../../lib/events/stream-events.js';
 import { sessionKey } from '../../lib/store/keys.js';
@@ -16,9 +17,10 @@ import { touchSession } from '../../lib/store/session-store.js';
 import { main as disableUser } from '../../scripts/disable-user.js';
 import { main as restoreUser } from '../../scripts/restore-user.js';
 import { staffMember } from '../admin/staff.js';
-import { freshOtpSession, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
+import { freshOtpSession, PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import { createOwnTable } from '../harness/dynamodb-local.js';
 import { type DeliveredEvent, type FakeEventBridge, startFakeEventBridge } from '../harness/eventbridge-fake.js';
+import { SoftAuthenticator } from '../harness/soft-authenticator.js';
 import { type StreamPoller, startStreamPoller } from '../harness/stream-poller.js';
 import {
   type Account,
@@ -41,6 +43,7 @@ import {
 import { eventSchemaProblems } from './event-schema.js';
 
 // Three puts of an entry before it is dead-lettered (5 deployed): the refusals below take less waiting.
+const PASSKEY_ORIGIN = 'https://wallet.example.com';
 const SETTINGS = { EVENT_BUS_NAME: 'wallet-auth-test', ACCOUNT_ERASE_AFTER_DAYS: '0', EVENTS_MAX_ATTEMPTS: '3' };
 let table: string;
 let fake: FakeEventBridge;
@@ -65,6 +68,10 @@ beforeAll(async () => {
     maxAttempts: 1000,
   });
   company = await newCompany(service);
+  // Passkeys (contract 3.16), set before the company's first request (no function holds it yet).
+  await updateCompanySettings(service.app.table, service.clock, company.company_id, {
+    webauthn: { rp_id: 'wallet.example.com', origins: [PASSKEY_ORIGIN] },
+  });
 });
 
 afterAll(async () => {
@@ -260,6 +267,30 @@ describe('the events of a user’s life (API contract 3.13)', () => {
       { type: 'session.ended', sid: sessionIdOf(holder.authorization), reason: 'reclaimed' },
     ]);
     expect(summary(await eventsOf(taker.body.data.user_id))).toEqual([{ type: 'user.registered' }]);
+  });
+
+  it('tells a passkey added, cloned (a counter gone back) and removed, with the session it began', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const strong = await strongSession(service, company, device);
+    const key = new SoftAuthenticator({ keepsCounter: true, backedUp: false });
+    const options = await post('passkeysRegisterOptions', strong, {});
+    const registered = await post('passkeysRegister', strong, key.create(options.body.data.options, PASSKEY_ORIGIN));
+    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+    const passkeyId = registered.body.data.passkey_id;
+    const loginOptions = async () => (await post('passkeysLoginOptions', undefined, {})).body.data.options;
+    const login = await post('passkeysLogin', undefined, key.get(await loginOptions(), PASSKEY_ORIGIN));
+    expect(login.status, JSON.stringify(login.body)).toBe(200);
+    expect((await post('passkeysLogin', undefined, key.get(await loginOptions(), PASSKEY_ORIGIN, { counter: 1 }))).status).toBe(401);
+    expect((await post('passkeysRemove', strong, { passkey_id: passkeyId })).status).toBe(200);
+    const told = summary(await eventsOf(account.userId)).filter(
+      (event) => String(event.type).startsWith('passkey.') || (event as { reason?: string }).reason === 'passkey_removed',
+    );
+    expect(told).toEqual([
+      { type: 'passkey.added', passkey_id: passkeyId },
+      { type: 'passkey.cloned', passkey_id: passkeyId },
+      { type: 'passkey.removed', passkey_id: passkeyId },
+      { type: 'session.ended', sid: sessionIdOf(`Token ${login.body.data.token.token}`), reason: 'passkey_removed' },
+    ]);
   });
 
   it('tells each back-office action by admin.action: who did what to whom, never why', async () => {

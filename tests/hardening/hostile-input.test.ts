@@ -61,6 +61,13 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   userSecurityNotMe: ['400/2', '404/3', '401/4', '403/5'],
   devicesApprove: ['400/1', '400/2', '404/3', '401/4', '403/5'],
   stepUp: ['400/1', '400/2', '404/3', '401/4', '403/5'],
+  // The fixture's companies have no webauthn settings: every passkey route but the list answers 400 code 1 naming it.
+  passkeysRegisterOptions: ['400/1', '400/2', '404/3', '401/4'],
+  passkeysRegister: ['400/1', '400/2', '404/3', '401/4', '413/13'],
+  passkeys: ['200', '400/2', '404/3', '401/4'],
+  passkeysRemove: ['400/1', '400/2', '404/3', '401/4', '413/13'],
+  passkeysLoginOptions: ['400/1', '400/2', '404/3', '413/13'],
+  passkeysLogin: ['400/1', '400/2', '404/3', '413/13'],
   // The fixture's session began by registration: never fresh enough to delete the account.
   userDelete: ['400/14', '400/2', '404/3', '401/4', '413/13'],
   userProfileUpdate: ['400/1', '400/2', '404/3', '401/4', '413/13'],
@@ -75,6 +82,7 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   adminUsersSessionsEnd: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersStatus: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersDevicesRemove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminUsersPasskeysRemove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersRestore: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersView: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminCompanyView: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
+import { endpoints } from '../../lib/api/endpoints.js';
 import { userRegisterEndpoint } from '../../lib/api/user-register-endpoint.js';
 import type { SendText } from '../../lib/sms/sms-sender.js';
 import { type DeviceKeyPair, newDeviceKeyPair, signedLoginPin } from './device-keys.js';
@@ -313,6 +314,18 @@ export class LiveClient {
       case 'stepUp':
         // Only a strong session steps up (403 code 5): the signature is a PIN login's, of the account's device.
         return { valid: { endpoint, headers, body: this.signedPinLogin(account) }, settle: withToken() };
+      // The fuzz's company has no webauthn settings: each passkey route answers 400 code 1 naming it (the list: 200, empty).
+      case 'passkeys':
+        return { valid: { endpoint, headers }, settle: withToken() };
+      case 'passkeysRegisterOptions':
+        return { valid: { endpoint, headers, body: {} }, settle: withToken() };
+      case 'passkeysRegister':
+      case 'passkeysRemove':
+        return { valid: { endpoint, headers, body: endpoints[endpoint].examples.request }, settle: withToken() };
+      case 'passkeysLoginOptions':
+        return { valid: { endpoint, headers: this.headers(), body: { dial_code: '+1', phone_number: account.phone } }, settle: nothing };
+      case 'passkeysLogin':
+        return { valid: { endpoint, headers: this.headers(), body: endpoints[endpoint].examples.request }, settle: nothing };
       case 'adminUsersSearch':
       case 'adminUsersView':
       case 'adminCompanyView':
@@ -320,6 +333,7 @@ export class LiveClient {
       case 'adminUsersSessionsEnd':
       case 'adminUsersStatus':
       case 'adminUsersDevicesRemove':
+      case 'adminUsersPasskeysRemove':
       case 'adminUsersRestore':
       case 'adminUsersPhoneRecover':
       case 'adminUsersPhoneApprove':
@@ -485,6 +499,8 @@ export class LiveClient {
       adminUsersStatus: { ...user, status: 'disabled' },
       adminUsersDevicesRemove: { ...user, device_key: account.device.deviceKey },
       adminUsersRestore: user,
+      // The fuzz's company has no webauthn settings, so the account has no passkey: 404 code 6.
+      adminUsersPasskeysRemove: { ...user, passkey_id: '9b1d6c3e5f7a8b2c4d6e8f0a1b3c5d7e' },
       adminUsersPhoneRecover: { ...user, dial_code: '+1', phone_number: randomPhoneNumber() },
       adminUsersPhoneApprove: { ...user, change_id: account.recoveryId ?? '0'.repeat(32) },
       adminUsersPhoneCancel: { ...user, change_id: account.recoveryId ?? '0'.repeat(32) },

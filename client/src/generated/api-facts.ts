@@ -50,6 +50,36 @@ export const OPERATION_ROUTES = {
     "/wallet/v3/auth/step_up",
     "required"
   ],
+  "passkeysRegisterOptions": [
+    "POST",
+    "/wallet/v3/auth/passkeys/register/options",
+    "required"
+  ],
+  "passkeysRegister": [
+    "POST",
+    "/wallet/v3/auth/passkeys/register",
+    "required"
+  ],
+  "passkeys": [
+    "GET",
+    "/wallet/v3/auth/passkeys",
+    "required"
+  ],
+  "passkeysRemove": [
+    "POST",
+    "/wallet/v3/auth/passkeys/remove",
+    "required"
+  ],
+  "passkeysLoginOptions": [
+    "POST",
+    "/wallet/v3/auth/passkeys/login/options",
+    "none"
+  ],
+  "passkeysLogin": [
+    "POST",
+    "/wallet/v3/auth/passkeys/login",
+    "none"
+  ],
   "tokenRefresh": [
     "POST",
     "/wallet/v3/auth/token/refresh",
@@ -168,6 +198,11 @@ export const OPERATION_ROUTES = {
   "adminUsersDevicesRemove": [
     "POST",
     "/wallet/v3/admin/users/devices/remove",
+    "required"
+  ],
+  "adminUsersPasskeysRemove": [
+    "POST",
+    "/wallet/v3/admin/users/passkeys/remove",
     "required"
   ],
   "adminUsersRestore": [

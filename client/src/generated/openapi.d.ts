@@ -191,9 +191,129 @@ export interface paths {
         put?: never;
         /**
          * Prove a strong session again: the device and the PIN
-         * @description A strong session proven more than 600 s ago (a PIN login on a settled device, a passkey) answers 403 code 5 with needs "strong_fresh" to a PIN reset or change, a phone change, a deletion, the removal of a settled device, passkeys, not_me and admin-only routes. Its own device proves itself again, as login_pin does, signing "step_up\n<company id, lowercase>\n<device_key>\n<timestamp>\n<nonce>" (a timestamp within 300 s, a nonce used once per device), with the login PIN counted on the device’s tally. The session keeps its sid and strength; the answer is a new access token whose auth_time is now (the refresh token stays). Another device than the session’s, a bad signature, a replayed nonce: 401 code 4, nothing counted. An SMS-strength session: 403 code 5 with needs "strong".
+         * @description A strong session proven more than 600 s ago (a PIN login on a settled device, a passkey) answers 403 code 5 with needs "strong_fresh" to a PIN reset or change, a phone change, a deletion, the removal of a settled device, passkeys, not_me and admin-only routes. Its own device proves itself again, as login_pin does, signing "step_up\n<company id, lowercase>\n<device_key>\n<timestamp>\n<nonce>" (a timestamp within 300 s, a nonce used once per device), with the login PIN counted on the device’s tally. The session keeps its sid and strength; the answer is a new access token whose auth_time is now (the refresh token stays). Another device than the session’s, a bad signature, a replayed nonce: 401 code 4, nothing counted. Or, instead of the device and PIN, `passkey`: an assertion of one of the user’s passkeys for a challenge of passkeys/login/options (checked as a passkey login; 401 code 4). An SMS-strength session: 403 code 5 with needs "strong".
          */
         post: operations["stepUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/auth/passkeys/register/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options to create a passkey
+         * @description From a strong session proven under STEP_UP_MAX_AGE_SECONDS ago (else 403 code 5, needs strong or strong_fresh): the creation options for navigator.credentials.create (PublicKeyCredential.parseCreationOptionsFromJSON) or a React Native passkey module, their challenge single-use for 300 s and bound to this session. User verification required, resident key preferred, ES256 and RS256; at most 10 passkeys per user (409 code 22). A company without webauthn settings: 400 code 1 naming webauthn.
+         */
+        post: operations["passkeysRegisterOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/auth/passkeys/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a passkey
+         * @description The response of the creation (PublicKeyCredential.toJSON(), or a React Native module’s JSON) with an optional name, from the same fresh strong session that asked for the options. Verified by @simplewebauthn/server: the challenge (single-use), origin, rp_id, user verification. A credential id already registered in the company: 409 code 7. A malformed or wrong response: 400 code 1 naming the field, nothing written. Notice 13 and event passkey.added.
+         */
+        post: operations["passkeysRegister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/auth/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the user’s passkeys
+         * @description The token user’s passkeys, newest first: passkey_id, name, created_date, last_used_date, backed_up (synced). Never a key or a credential id.
+         */
+        get: operations["passkeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/auth/passkeys/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a passkey
+         * @description From a strong session proven under STEP_UP_MAX_AGE_SECONDS ago: removes one of the user’s passkeys and ends every session it began (answers how many). Not the user’s: 404. Notice 14 and event passkey.removed.
+         */
+        post: operations["passkeysRemove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/auth/passkeys/login/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options to log in with a passkey
+         * @description No token. The request options for navigator.credentials.get, their challenge single-use for 300 s. Without a phone: a discoverable login (the platform offers its passkeys for rp_id). With dial_code and phone_number (and user_type, default 2): allowCredentials, the same shape for every phone (ids derived by HMAC for a phone with no passkey), so the answer never says whether an account exists.
+         */
+        post: operations["passkeysLoginOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/auth/passkeys/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with a passkey
+         * @description No token. The assertion (PublicKeyCredential.toJSON()) for a challenge of login/options: verified by @simplewebauthn/server (challenge single-use, origin, rp_id, user verification required, the signature). The signature counter may stay 0 (synced passkeys); one that went back is refused and the passkey marked (event passkey.cloned). Any refusal: 401 code 4, no account named, nothing written. A success answers as login_pin on a settled device: a strong session (amr ["hwk","user"], acr strong), pending_changes and probation_devices; not_me: 1 runs "Not me" with it. Removing the passkey ends the session.
+         */
+        post: operations["passkeysLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -674,6 +794,26 @@ export interface paths {
          * @description As the user’s own devices/remove: ends the binding and every session bound to it (a PIN login on it racing the removal gets no session); answers how many sessions ended. The user gets a security notice (event 8, changed by support). A device that is not that user’s, or a user who is not the company’s: 404 code 6. Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminUsersDevicesRemove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/admin/users/passkeys/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a passkey of a user (support, admin)
+         * @description As the user’s own passkeys/remove: the passkey goes and every session it began ends; answers how many. The user gets notices 14 (passkey removed) and 8 (changed by support); the action is recorded as passkey_remove with its reason. A passkey that is not that user’s, or a user who is not the company’s: 404 code 6. Staff act on other users only, and only an admin on an employee (403 code 5). Needs an employee token with a role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
+         */
+        post: operations["adminUsersPasskeysRemove"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2964,6 +3104,31 @@ export interface operations {
                     nonce: string;
                     /** @description ECDSA P-256 / SHA-256 by the device key, base64 (DER or raw r||s), over the UTF-8 text "step_up\n<company id, lowercase>\n<device_key>\n<timestamp>\n<nonce>" */
                     signature: string;
+                } | {
+                    /** @description A passkey assertion (PublicKeyCredential.toJSON()) instead of the device and PIN */
+                    passkey: {
+                        /** @description The credential id */
+                        id: string;
+                        /** @description The credential id again, as the platform gives it */
+                        rawId: string;
+                        /** @constant */
+                        type: "public-key";
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        response: {
+                            /** @description The client data, as signed */
+                            clientDataJSON: string;
+                            /** @description The authenticator data */
+                            authenticatorData: string;
+                            /** @description The signature over the authenticator data and the client data’s hash */
+                            signature: string;
+                            /** @description The user handle the passkey holds (a discoverable login) */
+                            userHandle?: string;
+                        };
+                    };
                 };
             };
         };
@@ -3067,6 +3232,1285 @@ export interface operations {
                              * @enum {unknown}
                              */
                             needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    passkeysRegisterOptions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Create the passkey with these options, then send its response to passkeys/register",
+                     *         "options": {
+                     *           "challenge": "q3cUw1Y5bqYw3mU0nq8w2d2m4Yh0Q3g8dQ2w1Yx5c0A",
+                     *           "rp": {
+                     *             "id": "wallet.example.com",
+                     *             "name": "Acme"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /** @description PublicKeyCredentialCreationOptionsJSON: rp (id, name), user (id: the user handle, base64url), challenge (single-use, 300 s), pubKeyCredParams ES256 and RS256, authenticatorSelection (residentKey preferred, userVerification required), excludeCredentials */
+                            options: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 22 DEVICE_LIMIT */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (20 | 22)[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    passkeysRegister: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "AQIDBAUGBwgJCgsMDQ4PEA",
+                 *       "rawId": "AQIDBAUGBwgJCgsMDQ4PEA",
+                 *       "type": "public-key",
+                 *       "response": {
+                 *         "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0",
+                 *         "attestationObject": "o2NmbXRkbm9uZQ"
+                 *       },
+                 *       "clientExtensionResults": {},
+                 *       "name": "My phone"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The credential id */
+                    id: string;
+                    /** @description The credential id again, as the platform gives it */
+                    rawId: string;
+                    /** @constant */
+                    type: "public-key";
+                    clientExtensionResults?: {
+                        [key: string]: unknown;
+                    } | "" | null;
+                    authenticatorAttachment?: ("platform" | "cross-platform") | "" | null;
+                    response: {
+                        /** @description The client data, as signed */
+                        clientDataJSON: string;
+                        /** @description The attestation object (CBOR) */
+                        attestationObject: string;
+                        transports?: string[];
+                    };
+                    /** @description What the user calls it (default: "Passkey") */
+                    name?: string | "" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Passkey added",
+                     *         "passkey_id": "9b1d6c3e5f7a8b2c4d6e8f0a1b3c5d7e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /** @description The new passkey’s id (32 hex) */
+                            passkey_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED, 22 DEVICE_LIMIT, 7 ALREADY_REGISTERED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (20 | 22 | 7)[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    passkeys: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "passkeys": [
+                     *           {
+                     *             "passkey_id": "9b1d6c3e5f7a8b2c4d6e8f0a1b3c5d7e",
+                     *             "name": "My phone",
+                     *             "created_date": 1767225600,
+                     *             "last_used_date": null,
+                     *             "backed_up": 1
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            passkeys: {
+                                passkey_id: string;
+                                name: string;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                                /** @description UNIX seconds of its last login or step-up; null: never used */
+                                last_used_date: number | null;
+                                /** @description 1: synced by the platform (iCloud Keychain, Google Password Manager) */
+                                backed_up: 0 | 1;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    passkeysRemove: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "passkey_id": "9b1d6c3e5f7a8b2c4d6e8f0a1b3c5d7e"
+                 *     }
+                 */
+                "application/json": {
+                    passkey_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Passkey removed",
+                     *         "revoked": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /** @description Sessions the passkey had begun, ended with it */
+                            revoked: number;
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (3 | 6)[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    passkeysLoginOptions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    dial_code?: string | "" | null;
+                    phone_number?: string | "" | null;
+                    user_type?: (1 | 2) | "" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Sign with a passkey, then send the response to passkeys/login",
+                     *         "options": {
+                     *           "challenge": "q3cUw1Y5bqYw3mU0nq8w2d2m4Yh0Q3g8dQ2w1Yx5c0A",
+                     *           "rpId": "wallet.example.com",
+                     *           "userVerification": "required"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /** @description PublicKeyCredentialRequestOptionsJSON: challenge (single-use, 300 s), rpId, userVerification required, and with a phone allowCredentials (the same shape whether or not the phone has an account or passkeys) */
+                            options: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 3[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    passkeysLogin: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "AQIDBAUGBwgJCgsMDQ4PEA",
+                 *       "rawId": "AQIDBAUGBwgJCgsMDQ4PEA",
+                 *       "type": "public-key",
+                 *       "response": {
+                 *         "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0",
+                 *         "authenticatorData": "SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MFAAAAAQ",
+                 *         "signature": "MEUCIQ"
+                 *       },
+                 *       "clientExtensionResults": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The credential id */
+                    id: string;
+                    /** @description The credential id again, as the platform gives it */
+                    rawId: string;
+                    /** @constant */
+                    type: "public-key";
+                    clientExtensionResults?: {
+                        [key: string]: unknown;
+                    } | "" | null;
+                    authenticatorAttachment?: ("platform" | "cross-platform") | "" | null;
+                    response: {
+                        /** @description The client data, as signed */
+                        clientDataJSON: string;
+                        /** @description The authenticator data */
+                        authenticatorData: string;
+                        /** @description The signature over the authenticator data and the client data’s hash */
+                        signature: string;
+                        /** @description The user handle the passkey holds (a discoverable login) */
+                        userHandle?: string;
+                    };
+                    /** @description 1: run "Not me" (user/security/not_me) in the transaction that begins the session */
+                    not_me?: 1 | "" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Logged in successfully",
+                     *         "token": {
+                     *           "type": "Token",
+                     *           "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ikh4M29aMHlxMVFtUjJ2NWJUOHdLNG5DN2RFNmZHOWhKMGtMMW1QMnNBM3UiLCJ0eXAiOiJKV1QifQ.eyJjaWQiOiIwYTFiMmMzZDRlNWY2MDcxODI5M2E0YjVjNmQ3ZThmOSIsInNpZCI6IjljMmU0YjdhMWQzZjVlNjA3MTgyOTMwNGE1YjZjN2Q4IiwidXRwIjoyLCJhbXIiOlsib3RwIl0sImlzcyI6Imh0dHBzOi8vYXV0aC5leGFtcGxlLmNvbSIsImF1ZCI6IndhbGxldCIsInN1YiI6IjVmMWM3YTJiOWQzZTRmNjA3MTgyOTNhNGI1YzZkN2U4IiwiaWF0IjoxNzY0MDgxMDAwLCJleHAiOjE3NjQwODE5MDB9.JIrBfWYh5N7_sdoc4aVo1GrA8M3ymty_X1a1rHWi_VNq56kgW7Z3sJqnLptNTrU8nG-GVsx7sCcCE2akcgJC4g"
+                     *         },
+                     *         "refresh_token": "5f1c7a2b9d3e4f60718293a4b5c6d7e8.9c2e4b7a1d3f5e6071829304a5b6c7d8.1.1.lKry3FHKS2bpSLm8kXN0BlCoO-vRYVgDQLO_tx2EU5c.TXZK5Lr5cUbu0vLapjxfpjRZEyba4QxyeNzVDp8CFp8",
+                     *         "expires_in": 900,
+                     *         "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                     *         "pending_changes": [],
+                     *         "probation_devices": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
+                            token: {
+                                /**
+                                 * @description The scheme name to send in Authorization
+                                 * @constant
+                                 */
+                                type: "Token";
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
+                                token: string;
+                            };
+                            /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
+                            refresh_token: string;
+                            /** @description Seconds until the access token expires */
+                            expires_in: number;
+                            /** @description 32 lower-case hex characters */
+                            user_id: string;
+                            /** @description With device_public_key: the handle of the bound device (32 lower-case hex), for login_pin. Bound by an OTP login, a new device is on probation (contract 3.15) */
+                            device_key?: string;
+                            /** @description An OTP login’s device_public_key not bound: every device slot holds a settled device, and a binding never removes one (contract 3.15). The login itself succeeded */
+                            device_refused?: {
+                                /**
+                                 * @description DEVICE_LIMIT (409)
+                                 * @constant
+                                 */
+                                code: 22;
+                                detail: string;
+                            };
+                            /** @description Changes asked for from a session an SMS code alone could have opened: each waits PHONE_CHANGE_HOLD_HOURS, and any session of the user may cancel it (POST /wallet/v3/user/changes/cancel) */
+                            pending_changes: {
+                                change_id: string;
+                                /**
+                                 * @description phone: a new number; login_pin or transaction_pin: a new PIN (reset_pin or change_pin); device_remove: a settled device removed; delete, profile, export: the account deleted, its names, birth date or email changed, its export delivered
+                                 * @enum {string}
+                                 */
+                                kind: "phone" | "login_pin" | "transaction_pin" | "device_remove" | "delete" | "profile" | "export";
+                                /** @description UNIX seconds from which it takes effect unless cancelled */
+                                effective_at: number;
+                                /**
+                                 * @description who asked: the user, or support (a recovery)
+                                 * @enum {string}
+                                 */
+                                via: "user" | "support";
+                                /** @description a phone change’s new number, its last 4 digits */
+                                phone_last4?: string;
+                                /** @description a device removal’s device */
+                                device_key?: string;
+                            }[];
+                            /** @description Devices bound by an OTP login and still on probation: their PIN logins are SMS-strength. From a strong session, approve one (POST /wallet/v3/auth/devices/approve) or remove it; "Not me" (not_me) removes them all */
+                            probation_devices: {
+                                /** @description The handle login_pin and devices/remove take */
+                                device_key: string;
+                                device_type: number | null;
+                                device_id: string | null;
+                                /** @description When it was bound, UNIX seconds */
+                                created_date: number;
+                                probation_ends_at: number | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
                         };
                     };
                 };
@@ -4985,6 +6429,16 @@ export interface operations {
                                 /** @description 1: its PIN logins are strong (bound at registration, or past its probation). 0: bound by an OTP login and on probation (contract 3.15) */
                                 settled: 0 | 1;
                                 probation_ends_at: number | null;
+                            }[];
+                            passkeys: {
+                                passkey_id: string;
+                                name: string;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                                /** @description UNIX seconds of its last login or step-up; null: never used */
+                                last_used_date: number | null;
+                                /** @description 1: synced by the platform (iCloud Keychain, Google Password Manager) */
+                                backed_up: 0 | 1;
                             }[];
                             /** @description Changes asked for from a session an SMS code alone could have opened: each waits PHONE_CHANGE_HOLD_HOURS, and any session of the user may cancel it (POST /wallet/v3/user/changes/cancel) */
                             pending_changes: {
@@ -8468,6 +9922,220 @@ export interface operations {
             };
         };
     };
+    adminUsersPasskeysRemove: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                 *       "passkey_id": "9b1d6c3e5f7a8b2c4d6e8f0a1b3c5d7e",
+                 *       "reason": "call 8812: phone stolen unlocked"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The user acted on: a user of the company */
+                    user_id: string;
+                    /** @description Why the employee acts, such as a ticket number: kept in the record of the action, never in an event */
+                    reason: string;
+                    passkey_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Passkey removed",
+                     *         "revoked": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            /** @description Sessions the passkey had begun, ended with it */
+                            revoked: number;
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 14 PHONE_NOT_VERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2 | 14)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (3 | 6)[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
     adminUsersRestore: {
         parameters: {
             query?: never;
@@ -8849,6 +10517,17 @@ export interface operations {
                                 /** @description 1: its PIN logins are strong (bound at registration, or past its probation). 0: bound by an OTP login and on probation (contract 3.15) */
                                 settled: 0 | 1;
                                 probation_ends_at: number | null;
+                            }[];
+                            /** @description The passkeys, newest first, as the user’s own list shows them (never a key); staff remove one with users/passkeys/remove */
+                            passkeys: {
+                                passkey_id: string;
+                                name: string;
+                                /** @description UNIX seconds */
+                                created_date: number;
+                                /** @description UNIX seconds of its last login or step-up; null: never used */
+                                last_used_date: number | null;
+                                /** @description 1: synced by the platform (iCloud Keychain, Google Password Manager) */
+                                backed_up: 0 | 1;
                             }[];
                             /** @description The sessions not ended or expired, newest first; never a token */
                             sessions: {
@@ -9330,6 +11009,11 @@ export interface operations {
                                     /** @description The WebOTP domain: the last line reads @<domain> #<code> */
                                     webotp_domain: string | null;
                                 };
+                                /** @description Passkeys (contract 3.16): the relying party id and the origins allowed; null: passkeys are off */
+                                webauthn: {
+                                    rp_id: string;
+                                    origins: string[];
+                                } | null;
                                 /** @description The warning the old number gets when a move of the account waits or is done, by language; none: the built-in English texts. The same as warning_texts.phone */
                                 phone_change_texts: {
                                     [key: string]: string;
@@ -9851,6 +11535,13 @@ export interface operations {
                         sends_per_address_per_hour?: number | null;
                         verifies_per_address?: number | null;
                     } | "" | null;
+                    /** @description Passkeys (API contract 3.16): a security setting, applied when another admin approves it (company/approve) */
+                    webauthn?: {
+                        /** @description The relying party id: a domain the company’s apps and pages are associated with */
+                        rp_id: string;
+                        /** @description Web origins (https://host[:port]) and Android origins (android:apk-key-hash:<base64url SHA-256 of the signing certificate>) */
+                        origins: string[];
+                    } | "" | null;
                     /** @description Why the employee acts, such as a ticket number: kept in the record of the action, never in an event */
                     reason: string;
                 };
@@ -10063,6 +11754,11 @@ export interface operations {
                                     /** @description The WebOTP domain: the last line reads @<domain> #<code> */
                                     webotp_domain: string | null;
                                 };
+                                /** @description Passkeys (contract 3.16): the relying party id and the origins allowed; null: passkeys are off */
+                                webauthn: {
+                                    rp_id: string;
+                                    origins: string[];
+                                } | null;
                                 /** @description The warning the old number gets when a move of the account waits or is done, by language; none: the built-in English texts. The same as warning_texts.phone */
                                 phone_change_texts: {
                                     [key: string]: string;
@@ -10754,6 +12450,11 @@ export interface operations {
                                     /** @description The WebOTP domain: the last line reads @<domain> #<code> */
                                     webotp_domain: string | null;
                                 };
+                                /** @description Passkeys (contract 3.16): the relying party id and the origins allowed; null: passkeys are off */
+                                webauthn: {
+                                    rp_id: string;
+                                    origins: string[];
+                                } | null;
                                 /** @description The warning the old number gets when a move of the account waits or is done, by language; none: the built-in English texts. The same as warning_texts.phone */
                                 phone_change_texts: {
                                     [key: string]: string;

@@ -41,6 +41,11 @@ export function fieldsOf(schema: z.core.$ZodType): string[] | undefined {
       return Object.keys((def as z.core.$ZodObjectDef).shape);
     case 'lazy':
       return fieldsOf((def as z.core.$ZodLazyDef).getter());
+    case 'union': {
+      // step_up's: the device's fields, or a passkey assertion (contract 3.15): every option's fields.
+      const options = (def as z.core.$ZodUnionDef).options.map((option) => fieldsOf(option));
+      return options.every((fields) => fields !== undefined) ? [...new Set(options.flat() as string[])] : undefined;
+    }
     case 'pipe': {
       const pipe = def as z.core.$ZodPipeDef;
       return fieldsOf(pipe.in) ?? fieldsOf(pipe.out);

@@ -1,0 +1,28 @@
+import type { Endpoint } from '../http/endpoint.js';
+import { passkeyRegisterBody, passkeyRegisterResult } from '../passkeys/passkey-schemas.js';
+
+export const passkeysRegisterEndpoint = {
+  operationId: 'passkeysRegister',
+  method: 'POST',
+  path: '/wallet/v3/auth/passkeys/register',
+  summary: 'Register a passkey',
+  tag: 'auth',
+  description: () =>
+    'The response of the creation (PublicKeyCredential.toJSON(), or a React Native module’s JSON) with an optional name, from the same fresh strong session that asked for the options. Verified by @simplewebauthn/server: the challenge (single-use), origin, rp_id, user verification. A credential id already registered in the company: 409 code 7. A malformed or wrong response: 400 code 1 naming the field, nothing written. Notice 13 and event passkey.added.',
+  auth: 'required',
+
+  body: passkeyRegisterBody,
+  result: passkeyRegisterResult,
+  errors: ['FORBIDDEN', 'DEVICE_LIMIT', 'ALREADY_REGISTERED'],
+  examples: {
+    request: {
+      id: 'AQIDBAUGBwgJCgsMDQ4PEA',
+      rawId: 'AQIDBAUGBwgJCgsMDQ4PEA',
+      type: 'public-key',
+      response: { clientDataJSON: 'eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0', attestationObject: 'o2NmbXRkbm9uZQ' },
+      clientExtensionResults: {},
+      name: 'My phone',
+    },
+    result: { message: 'Passkey added', passkey_id: '9b1d6c3e5f7a8b2c4d6e8f0a1b3c5d7e' },
+  },
+} as const satisfies Endpoint;
