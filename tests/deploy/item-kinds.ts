@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids.js';
 import {
   AWAITING_RECOVERY_PREFIX,
   adminCountKey,
+  changeFreezeKey,
   deviceIndexKey,
   deviceNonceKey,
   GRANT_PREFIX,
@@ -52,6 +53,7 @@ const BY_SORT_KEY: [string, (sk: string) => boolean][] = [
   ['deviceIndex', (sk) => sk === deviceIndexKey(newId(), newId()).sk],
   ['deviceNonce', (sk) => sk === deviceNonceKey(newId(), newId(), 'n').sk.slice(0, -1) || sk.startsWith('NONCE#')],
   ['pendingChange', (sk) => sk.startsWith(PENDING_CHANGE_PREFIX)],
+  ['changeFreeze', (sk) => sk === changeFreezeKey(newId(), newId()).sk],
 ];
 
 /** The kind of item a key is: the one partition pattern it matches, and in a user's partition its sort key. */

@@ -11,6 +11,7 @@ import {
   authorizationKey,
   authorizationReferenceKey,
   awaitingRecoveryKey,
+  changeFreezeKey,
   companyKey,
   companySendLimitKey,
   deviceIndexKey,
@@ -90,6 +91,7 @@ describe('the kinds of item (serverless/key-kinds.cjs)', () => {
       staffAction: staffActionKey(company, user, Date.now(), newId()),
       staffLookups: staffLookupsKey(company, user, 490_000),
       pendingChange: pendingChangeKey(company, user, 'phone'),
+      changeFreeze: changeFreezeKey(company, user),
       phoneChangeIndex: phoneChangeIndexKey(company, phone, 2),
     };
     expect(Object.keys(keys).sort()).toEqual(Object.keys(keyKinds).sort());

@@ -369,7 +369,7 @@ export interface paths {
         };
         /**
          * Everything the wallet holds about the token’s user
-         * @description One JSON document of what is held about the token user (right of access): the profile, the referral code and count, bound devices (labels and dates), sessions (how and when each began, last use, end; never a token), every notification and, among them, the security events, and what the company’s staff did on the account (action, employee, date; searches and views included). Never a token, hash, PIN, key or code. An operator gets the same document with npm run user:export.
+         * @description One JSON document of what is held about the token user (right of access): the profile, the referral code and count, bound devices (labels and dates), sessions (how and when each began, last use, end; never a token), every notification and, among them, the security events, and what the company’s staff did on the account (action, employee, date; searches and views included). Never a token, hash, PIN, key or code. An operator gets the same document with npm run user:export. A strong session gets it at once; from an SMS-strength session the export is a held change (kind export): the first request answers pending, change_id and effective_at, the number is warned, and asked again meanwhile the same change is answered; from effective_at on, for 7 days, any session of the user gets the document.
          */
         get: operations["userExport"];
         put?: never;
@@ -2231,6 +2231,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
             /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
             404: {
                 headers: {
@@ -2638,6 +2661,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
             /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
             404: {
                 headers: {
@@ -2831,6 +2877,29 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -5060,6 +5129,14 @@ export interface operations {
                                 /** @description UNIX seconds */
                                 date: number;
                             }[];
+                        } | {
+                            message: string;
+                            /** @constant */
+                            pending: 1;
+                            /** @description The pending change: POST /wallet/v3/user/changes/cancel takes it */
+                            change_id: string;
+                            /** @description UNIX seconds from which it takes effect unless cancelled */
+                            effective_at: number;
                         };
                     };
                 };
@@ -5096,6 +5173,29 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -5278,6 +5378,29 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
