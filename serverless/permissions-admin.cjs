@@ -57,6 +57,21 @@ module.exports = {
     secret: true,
     signingKeys: 'verify',
   },
+  // Another admin settles an employee's device (contract 3.14, second reading): its two items'
+  // probation removed; the approver rules read the employee.
+  adminEmployeesDevicesApprove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
+      { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'], attributes: ['probation_since', 'probation_held'] },
+      { actions: ['PutItem'], keys: ['staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
   // Another admin approves a role grant: the grant marked approved (once, while unexpired), the role
   // set, an admin's seat taken with one more in the count; the approver rules read the one who asked.
   adminEmployeesApprove: {

@@ -436,6 +436,8 @@ module.exports = {
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       recordSessionUse,
     ],
+    // The warning SMS is sealed into the queue under a key derived from the server secret.
+    secret: true,
     queue: 'send',
     signingKeys: 'verify',
   },

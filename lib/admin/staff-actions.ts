@@ -36,6 +36,8 @@ export const STAFF_ACTIONS = [
   'company_grant',
   'company_approve',
   'approvals_list',
+  // Second reading: an employee's device settled by another admin.
+  'device_approve',
 ] as const;
 export type StaffAction = (typeof STAFF_ACTIONS)[number];
 

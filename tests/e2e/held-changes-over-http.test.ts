@@ -2,7 +2,8 @@
 // answer checked against the API document: an export from an SMS-strength session waits, and
 // staff who strip the owner's defences end the SMS-strength changes and freeze new ones.
 import { describe, expect, it } from 'vitest';
-import { staffMember } from '../admin/staff.js';
+import { employeeWithDevice, staffMember } from '../admin/staff.js';
+import { otpLogin } from '../devices/device-helpers.js';
 import { newDeviceKeyPair } from '../harness/device-keys.js';
 import { lastCodeSentTo, sampleRegistration } from '../helpers.js';
 import { expectDocumented } from './conformance.js';
@@ -40,7 +41,7 @@ async function customer() {
 
 /** An OTP login to the customer's number over HTTP: what a SIM swapper can do. */
 async function otpSession(registration: Record<string, unknown>): Promise<string> {
-  const target = { dial_code: '+1', phone_number: registration.phone_number, user_type: 2, otp_type: 1 };
+  const target = { dial_code: '+1', phone_number: registration.phone_number, user_type: Number(registration.user_type ?? 2), otp_type: 1 };
   expect((await call('POST', '/wallet/v3/auth/login_phone', target)).status).toBe(200);
   const code = lastCodeSentTo(service.server.local, `+1${String(registration.phone_number)}`);
   const verified = await call('POST', '/wallet/v3/auth/verify_otp', { ...target, otp: code });
@@ -83,5 +84,19 @@ describe('held changes of the second reading over HTTP', () => {
     const refused = await call('POST', '/wallet/v3/auth/devices/remove', { device_key: owner.deviceKey }, swapper);
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ success: 0, error: [5], data: { needs: 'strong' } });
+  });
+
+  it('settles an employee’s device on probation by another admin (admin/employees/devices/approve)', async () => {
+    const local = service.server.local;
+    const employee = await employeeWithDevice(local, service.company, 'support');
+    const login = await otpLogin(local, service.company, employee, { device_public_key: newDeviceKeyPair().publicKey });
+    expect(login.status, JSON.stringify(login.body)).toBe(200);
+    const admin = await staffMember(local, service.company, 'admin');
+    const body = { user_id: employee.userId, device_key: login.body.data.device_key, reason: 'ticket 49' };
+    const refused = await call('POST', '/wallet/v3/admin/employees/devices/approve', body, await otpSession(employee.registration));
+    expect(refused.status).toBe(403);
+    const settled = await call('POST', '/wallet/v3/admin/employees/devices/approve', body, admin.session);
+    expect(settled.status, JSON.stringify(settled.body)).toBe(200);
+    expect(settled.body.data).toMatchObject({ user_id: employee.userId, device_key: body.device_key });
   });
 });

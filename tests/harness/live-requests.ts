@@ -337,6 +337,16 @@ export class LiveClient {
       case 'adminApprovalsList':
         // A customer's token: the back office refuses it (403 code 5) before it reads what awaits.
         return { valid: { endpoint, headers, body: { reason: 'fuzz' } }, settle: withToken() };
+      case 'adminEmployeesDevicesApprove':
+        // A customer's token: the back office refuses it (403 code 5) before it reads the employee or the device.
+        return {
+          valid: {
+            endpoint,
+            headers,
+            body: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', device_key: '3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c', reason: 'fuzz' },
+          },
+          settle: withToken(),
+        };
       case 'adminEmployeeRole':
         // A customer's token: the back office refuses it (403 code 5) before it reads the body's user.
         return {
