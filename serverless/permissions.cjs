@@ -156,6 +156,8 @@ module.exports = {
           ...PIN_REHASH.login,
           'status_id',
           'login_pin_version',
+          // A PIN the user sets is no longer one staff chose (contract 3.15, pin_setup).
+          'login_pin_to_set',
           'session_version',
           'last_used_at',
           'login_pin_right_at',
@@ -271,6 +273,8 @@ module.exports = {
           ...PIN_REHASH.transaction,
           'login_pin_version',
           'transaction_pin_version',
+          'login_pin_to_set',
+          'transaction_pin_to_set',
           'updated_at',
         ],
         returns: TRIES_READ_BACK,
@@ -396,7 +400,7 @@ module.exports = {
       {
         actions: ['UpdateItem'],
         keys: ['pinTries', 'unreadCount'],
-        attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.transaction],
+        attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.transaction, 'transaction_pin_to_set'],
         returns: TRIES_READ_BACK,
       },
       ...PIN_DAILY,

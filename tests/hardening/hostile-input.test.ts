@@ -168,6 +168,8 @@ const USER_RECORD_FIELDS: Record<keyof UserRecord, true> = {
   account_number_prefix: true,
   password_hash: true,
   login_pin_hash: true,
+  login_pin_to_set: true,
+  transaction_pin_to_set: true,
   transaction_pin_hash: true,
   status_id: true,
   birth_date: true,

@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Register a user
-         * @description Registers a customer (user_type 2, no token needed) or an employee (user_type 1, needs an employee's token). Answers a session token (valid 30 days), the user id and the user's own referral code. phone_verification_token (the verification_token of a verified otp_type 2 code for this phone) proves the phone: the user is stored phone-verified and the proof is used up; a phone held by a user who never proved it is taken over (that user's status becomes 3 and their sessions end). A company may require the proof for customers registering themselves (code 14 without it). Optional fields sent as "" or null count as absent; unknown fields are ignored. `location_poin` is accepted as an alias of `location_point`.
+         * @description Registers a customer (user_type 2, no token needed) or an employee (user_type 1, needs an employee's token). Answers a session token (valid 30 days), the user id and the user's own referral code. phone_verification_token (the verification_token of a verified otp_type 2 code for this phone) proves the phone: the user is stored phone-verified and the proof is used up; a phone held by a user who never proved it is taken over (that user's status becomes 3 and their sessions end). A company may require the proof for customers registering themselves (code 14 without it). A customer registered with an employee’s token gets no device (device_public_key is ignored) and both PINs marked to be set: login_pin and transaction_authorization answer 403 code 5 with needs pin_setup until the user sets each by reset_pin from their own OTP login. Optional fields sent as "" or null count as absent; unknown fields are ignored. `location_poin` is accepted as an alias of `location_point`.
          */
         post: operations["userRegister"];
         delete?: never;
@@ -1878,6 +1878,29 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -4362,6 +4385,29 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
