@@ -93,7 +93,9 @@ describe('held changes of the second reading over HTTP', () => {
     expect(login.status, JSON.stringify(login.body)).toBe(200);
     const admin = await staffMember(local, service.company, 'admin');
     const body = { user_id: employee.userId, device_key: login.body.data.device_key, reason: 'ticket 49' };
-    const refused = await call('POST', '/wallet/v3/admin/employees/devices/approve', body, await otpSession(employee.registration));
+    // A support employee's strong session may not (admin only); the employee themself neither (in-process tests).
+    const support = await staffMember(local, service.company, 'support');
+    const refused = await call('POST', '/wallet/v3/admin/employees/devices/approve', body, support.session);
     expect(refused.status).toBe(403);
     const settled = await call('POST', '/wallet/v3/admin/employees/devices/approve', body, admin.session);
     expect(settled.status, JSON.stringify(settled.body)).toBe(200);
