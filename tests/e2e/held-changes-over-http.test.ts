@@ -1,7 +1,9 @@
 // Held changes of the second reading of API contract 3.15 over HTTP through serverless-offline, each
 // answer checked against the API document: an export from an SMS-strength session waits, and
 // staff who strip the owner's defences end the SMS-strength changes and freeze new ones.
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { userKey } from '../../lib/store/keys.js';
 import { employeeWithDevice, staffMember } from '../admin/staff.js';
 import { otpLogin } from '../devices/device-helpers.js';
 import { newDeviceKeyPair } from '../harness/device-keys.js';
@@ -92,6 +94,15 @@ describe('held changes of the second reading over HTTP', () => {
     const login = await otpLogin(local, service.company, employee, { device_public_key: newDeviceKeyPair().publicKey });
     expect(login.status, JSON.stringify(login.body)).toBe(200);
     const admin = await staffMember(local, service.company, 'admin');
+    // The offline stage keeps ADMIN_APPROVER_MIN_HOURS at its floor (72): this admin has been one for 4 days.
+    await local.app.table.client.send(
+      new UpdateCommand({
+        TableName: local.app.table.name,
+        Key: userKey(service.company.company_id, admin.userId),
+        UpdateExpression: 'SET role_since = :then',
+        ExpressionAttributeValues: { ':then': Math.floor(Date.now() / 1000) - 4 * 24 * 3600 },
+      }),
+    );
     const body = { user_id: employee.userId, device_key: login.body.data.device_key, reason: 'ticket 49' };
     // A support employee's strong session may not (admin only); the employee themself neither (in-process tests).
     const support = await staffMember(local, service.company, 'support');
