@@ -30,6 +30,8 @@ module.exports = {
   webauthnChallenge: `${company}#WACHALLENGE#*`,
   // A user's pending changes (one per kind: CHANGE#<kind>), and a phone change's index item by the new number.
   pendingChange: userPartition,
+  // Staff's freeze of a user's held changes (contract 3.15, second reading).
+  changeFreeze: userPartition,
   phoneChangeIndex: `${company}#NEWPHONE#*`,
   // A bound device's index item and its nonces share its partition.
   deviceIndex: `${company}#DEVICE#*`,

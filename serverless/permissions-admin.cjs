@@ -7,7 +7,16 @@ const {
   keepAnswers,
   readCompanyAndSession,
   UNREAD,
+  END_CHANGE,
 } = require('./permission-parts.cjs');
+
+/** Staff who strip the owner's defences (contract 3.15, second reading): SMS-strength changes ended, new ones frozen for 72 h. */
+const STAFF_FREEZE = [
+  { actions: ['Query'], keys: ['pendingChange'] },
+  END_CHANGE,
+  { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },
+  { actions: ['PutItem'], keys: ['changeFreeze'] },
+];
 
 // An employee's role, with who gave it and since when (lib/store/staff-store.ts employeeRoleChange);
 // its condition reads the type and the status.
@@ -43,6 +52,21 @@ module.exports = {
       { actions: ['UpdateItem'], keys: ['adminCount'] },
       { actions: ['DeleteItem'], keys: ['adminSeat'] },
       { actions: ['PutItem'], keys: ['staffAction', 'grant'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
+  },
+  // Another admin settles an employee's device (contract 3.14, second reading): its two items'
+  // probation removed; the approver rules read the employee.
+  adminEmployeesDevicesApprove: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
+      { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'], attributes: ['probation_since', 'probation_held'] },
+      { actions: ['PutItem'], keys: ['staffAction'] },
       recordSessionUse,
     ],
     secret: true,
@@ -162,6 +186,7 @@ module.exports = {
       { actions: ['ConditionCheckItem'], keys: ['user'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      ...STAFF_FREEZE,
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -181,6 +206,7 @@ module.exports = {
       // The company's count of active admins: a disabled admin's seat given up, an enabled one's taken, another employee's checked absent.
       { actions: ['DeleteItem', 'PutItem', 'ConditionCheckItem'], keys: ['adminSeat'] },
       { actions: ['UpdateItem'], keys: ['adminCount'] },
+      ...STAFF_FREEZE,
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -197,6 +223,7 @@ module.exports = {
       // One off the user's device count, and nothing else of the user.
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['device_count', ...UNREAD] },
       { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      ...STAFF_FREEZE,
       recordUseAndEndSessions,
     ],
     secret: true,

@@ -63,7 +63,8 @@ module.exports = {
       { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'] },
       // A phone proof used up; a reclaimed holder's email claim and sessions.
       { actions: ['DeleteItem'], keys: ['phoneProof', 'emailClaim'] },
-      { actions: ['Query'], keys: ['session'] },
+      // The holder's devices: a live holder is never displaced by a reclaim (contract 3.15).
+      { actions: ['Query'], keys: ['session', 'userDevice'] },
       // An employee's registration by an admin is a staff action (contract 3.14, round 6): its record.
       ...appendStaffRecord,
       { actions: ['PutItem'], keys: ['staffAction'] },
@@ -159,6 +160,8 @@ module.exports = {
           ...PIN_REHASH.login,
           'status_id',
           'login_pin_version',
+          // A PIN the user sets is no longer one staff chose (contract 3.15, pin_setup).
+          'login_pin_to_set',
           'session_version',
           'last_used_at',
           'login_pin_right_at',
@@ -210,6 +213,8 @@ module.exports = {
       HOLD_CHANGE,
       { actions: ['PutItem'], keys: ['notification'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      // No held change while staff froze them (contract 3.15).
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
       recordUseAndEndSessions,
     ],
     // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
@@ -280,6 +285,8 @@ module.exports = {
           ...PIN_REHASH.transaction,
           'login_pin_version',
           'transaction_pin_version',
+          'login_pin_to_set',
+          'transaction_pin_to_set',
           'updated_at',
         ],
         returns: TRIES_READ_BACK,
@@ -291,6 +298,8 @@ module.exports = {
       // From an SMS-strength session the new PIN waits (contract 3.15); from a strong one it supersedes a PIN that waited.
       HOLD_KNOWN_CHANGE,
       END_CHANGE,
+      // No held change while staff froze them (contract 3.15).
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -311,6 +320,8 @@ module.exports = {
       // From an SMS-strength session the new PIN waits (contract 3.15); from a strong one it supersedes a reset that waited.
       HOLD_KNOWN_CHANGE,
       END_CHANGE,
+      // No held change while staff froze them (contract 3.15).
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
       recordUseAndEndSessions,
     ],
     secret: true,
@@ -401,7 +412,7 @@ module.exports = {
       {
         actions: ['UpdateItem'],
         keys: ['pinTries', 'unreadCount'],
-        attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.transaction],
+        attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.transaction, 'transaction_pin_to_set'],
         returns: TRIES_READ_BACK,
       },
       ...PIN_DAILY,
@@ -429,8 +440,21 @@ module.exports = {
     signingKeys: 'verify',
   },
   // Reads the token user's whole partition (their export), and writes nothing but a session's use.
+  // From an SMS-strength session the export waits (contract 3.15, second reading): its change held, with its notice and SMS.
   userExport: {
-    table: [readCompanyAndSession, { actions: ['Query'], keys: ['user'] }, recordSessionUse],
+    table: [
+      readCompanyAndSession,
+      { actions: ['Query'], keys: ['user'] },
+      { actions: ['GetItem'], keys: ['user'] },
+      HOLD_CHANGE,
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordSessionUse,
+    ],
+    // The warning SMS is sealed into the queue under a key derived from the server secret.
+    secret: true,
+    queue: 'send',
     signingKeys: 'verify',
   },
   // The user's own fields and nothing else of the record (not a status, a phone, a PIN or a hash);
@@ -493,7 +517,10 @@ module.exports = {
       },
       { actions: ['PutItem'], keys: ['phoneClaim', 'notification'] },
       { actions: ['DeleteItem'], keys: ['phoneClaim', 'phoneProof', 'otp', 'emailClaim'] },
-      { actions: ['Query'], keys: ['session'] },
+      // The holder's devices: a live holder is never displaced by a reclaim (contract 3.15).
+      { actions: ['Query'], keys: ['session', 'userDevice'] },
+      // No held change while staff froze them (contract 3.15).
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
       recordUseAndEndSessions,
       // From a session begun by OTP login (contract 3.11, round 5): the login PIN's try (above) and its
       // count cleared; the pending change stored, its index by the new number taken (a replaced one's

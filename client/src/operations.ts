@@ -79,6 +79,7 @@ export const OPERATION_HELPERS = {
   admin: {
     setRole: 'adminEmployeeRole',
     approveRole: 'adminEmployeesApprove',
+    approveEmployeeDevice: 'adminEmployeesDevicesApprove',
     listApprovals: 'adminApprovalsList',
     searchUsers: 'adminUsersSearch',
     viewUser: 'adminUsersView',

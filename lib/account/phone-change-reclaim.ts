@@ -13,7 +13,7 @@ import { emailClaimRelease, phoneClaimMove, phoneClaimPut, type UserRecord, user
 
 /** The user's phone change may take the number from its holder: what that takes, or undefined (a proven, disabled or staff holder, or none). */
 export async function reclaimForChange(
-  app: Pick<App, 'table' | 'clock'>,
+  app: Pick<App, 'table' | 'clock' | 'config'>,
   user: UserRecord,
   phoneE164: string,
 ): Promise<ReclaimWrite | undefined> {

@@ -1,6 +1,7 @@
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
+import { staffFreezeWrites } from '../pending-changes/staff-freeze.js';
 import { accountBusy, changeEndingSessions, statusChangeItems } from '../sessions/end-sessions.js';
 import { auditStaffAction } from '../staff/staff-actions.js';
 import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
@@ -40,7 +41,7 @@ export async function disableUser(
   companyId: string,
   userId: string,
   /** `refused`: only an active user is disabled, others refused with its error (the operator's command sets 2 from any status). */
-  terms: { refused?: (user: UserRecord) => Error; items?: LabelledItem<string>[] } = {},
+  terms: { refused?: (user: UserRecord) => Error; items?: LabelledItem<string>[]; freeze?: boolean } = {},
 ): Promise<number> {
   const from = terms.refused ? UserStatus.ACTIVE : undefined;
   try {
@@ -50,6 +51,8 @@ export async function disableUser(
       return [
         ...(await statusChangeItems(app, companyId, user, UserStatus.DISABLED, version, from)),
         ...seatsOnLeavingActive(app.table, companyId, user),
+        // Staff's disable strips the owner's defences: their SMS-strength changes end, new ones freeze (contract 3.15).
+        ...(terms.freeze ? await staffFreezeWrites(app, companyId, userId, 'user') : []),
         ...(terms.items ?? []),
       ];
     });
@@ -76,6 +79,7 @@ export async function userStatusSet(app: App, call: UserStatusSetCall): Promise<
       revoked = await disableUser(app, companyId, userId, {
         refused: (seen) => refusedAs(seen, 'an active user is disabled'),
         items: recorded,
+        freeze: true,
       });
     } catch (error) {
       if (error instanceof AppError && error.errorName === 'LAST_ADMIN') auditStaffAction(app, call.origin, record, 'last_admin');

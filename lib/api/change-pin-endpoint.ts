@@ -18,7 +18,7 @@ export const changePinEndpoint = {
   auth: 'required',
   body: changePinBody,
   result: changePinResult,
-  errors: ['PIN_INVALID', 'PIN_LOCKED'],
+  errors: ['PIN_INVALID', 'PIN_LOCKED', 'FORBIDDEN'],
   examples: {
     request: { pin_type: 1, current_pin: '2580', new_pin: '8052' },
     result: { message: 'PIN changed', revoked: 1 },

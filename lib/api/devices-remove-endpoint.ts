@@ -15,7 +15,7 @@ export const devicesRemoveEndpoint = {
   endsOwnSession: true,
   body: devicesRemoveBody,
   result: devicesRemoveResult,
-  errors: ['NOT_FOUND'],
+  errors: ['NOT_FOUND', 'FORBIDDEN'],
   examples: {
     request: { device_key: '3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c' },
     result: { message: 'Device removed', revoked: 1 },

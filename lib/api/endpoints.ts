@@ -6,6 +6,7 @@ import { adminCompanyUpdateEndpoint } from './admin-company-update-endpoint.js';
 import { adminCompanyViewEndpoint } from './admin-company-view-endpoint.js';
 import { adminEmployeeRoleEndpoint } from './admin-employee-role-endpoint.js';
 import { adminEmployeesApproveEndpoint } from './admin-employees-approve-endpoint.js';
+import { adminEmployeesDevicesApproveEndpoint } from './admin-employees-devices-approve-endpoint.js';
 import { adminUsersDevicesRemoveEndpoint } from './admin-users-devices-remove-endpoint.js';
 import { adminUsersPasskeysRemoveEndpoint } from './admin-users-passkeys-remove-endpoint.js';
 import { adminUsersPhoneApproveEndpoint } from './admin-users-phone-approve-endpoint.js';
@@ -87,6 +88,7 @@ export const endpoints = {
   userDelete: userDeleteEndpoint,
   adminEmployeeRole: adminEmployeeRoleEndpoint,
   adminEmployeesApprove: adminEmployeesApproveEndpoint,
+  adminEmployeesDevicesApprove: adminEmployeesDevicesApproveEndpoint,
   adminApprovalsList: adminApprovalsListEndpoint,
   adminUsersSearch: adminUsersSearchEndpoint,
   adminUsersPhoneRecover: adminUsersPhoneRecoverEndpoint,

@@ -21,7 +21,7 @@ export const loginPinEndpoint = {
   auth: 'none',
   body: loginPinBody,
   result: loginPinResult,
-  errors: ['UNAUTHORIZED', 'PIN_INVALID', 'PIN_LOCKED'],
+  errors: ['UNAUTHORIZED', 'PIN_INVALID', 'PIN_LOCKED', 'FORBIDDEN'],
   answersCredential: true,
   examples: {
     request: {

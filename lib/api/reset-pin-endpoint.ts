@@ -19,7 +19,7 @@ export const resetPinEndpoint = {
   auth: 'required',
   body: resetPinBody,
   result: changePinResult,
-  errors: ['PHONE_NOT_VERIFIED'],
+  errors: ['PHONE_NOT_VERIFIED', 'FORBIDDEN'],
   examples: {
     request: { pin_type: 1, new_pin: '8052' },
     result: { message: 'PIN reset', revoked: 1 },

@@ -22,7 +22,7 @@ export const transactionAuthorizationEndpoint = {
   auth: 'required',
   body: transactionAuthorizationBody,
   result: transactionAuthorizationResult,
-  errors: ['PIN_INVALID', 'PIN_LOCKED'],
+  errors: ['PIN_INVALID', 'PIN_LOCKED', 'FORBIDDEN'],
   examples: {
     request: { transaction_pin: '1397', amount: '10.50', currency: 'EUR', payee: 'Acme Coffee', reference: 'order-2024-0001' },
     result: { authorization_token: 'Qm9vN3lDa2hYcnZ0TjVwS0ZqYlJ3Z1UyeEx6YTFkU2U', expires_in: 120 },

@@ -13,10 +13,13 @@ export const userExportEndpoint = {
     'count, bound devices (labels and dates), sessions (how and when each began, last use, end; never a token), every ' +
     'notification and, among them, the security events, and what the company’s staff did on the account (action, ' +
     'employee, date; searches and views included). Never a token, hash, PIN, key or code. An operator gets the ' +
-    'same document with npm run user:export.',
+    'same document with npm run user:export. A strong session gets it at once; from an SMS-strength session the ' +
+    'export is a held change (kind export): the first request answers pending, change_id and effective_at, the ' +
+    'number is warned, and asked again meanwhile the same change is answered; from effective_at on, for 7 days, ' +
+    'any session of the user gets the document.',
   auth: 'required',
   result: userExportResult,
-  errors: [],
+  errors: ['FORBIDDEN'],
   examples: {
     result: {
       exported_date: 1767312000,

@@ -28,7 +28,7 @@ export const userPhoneChangeEndpoint = {
   auth: 'required',
   body: userPhoneChangeBody,
   result: userPhoneChangeResult,
-  errors: ['PHONE_NOT_VERIFIED', 'ALREADY_REGISTERED', 'PIN_INVALID', 'PIN_LOCKED'],
+  errors: ['PHONE_NOT_VERIFIED', 'ALREADY_REGISTERED', 'PIN_INVALID', 'PIN_LOCKED', 'FORBIDDEN'],
   examples: {
     request: { dial_code: '+1', phone_number: '2025550143', phone_verification_token: 'q3Zk0uJ8yVtq0l2b6c9X1sFhR4mN7pWd' },
     result: { message: 'Phone number changed', revoked: 1 },

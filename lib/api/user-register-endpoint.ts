@@ -17,6 +17,9 @@ export const userRegisterEndpoint = {
     'the user is stored phone-verified and the proof is used up; a phone held by a user who never proved it is ' +
     "taken over (that user's status becomes 3 and their sessions end). A company may require the proof for " +
     'customers registering themselves (code 14 without it). ' +
+    'A customer registered with an employee’s token gets no device (device_public_key is ignored) and both PINs marked ' +
+    'to be set: login_pin and transaction_authorization answer 403 code 5 with needs pin_setup until the user sets ' +
+    'each by reset_pin from their own OTP login. ' +
     'Optional fields sent as "" or null count as absent; unknown fields are ignored. ' +
     '`location_poin` is accepted as an alias of `location_point`.',
   // Hashing the password and both PINs is CPU-bound: 1,769 MB is one full vCPU, which cuts a

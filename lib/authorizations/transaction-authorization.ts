@@ -4,7 +4,7 @@ import { AppError, fieldError } from '../errors.js';
 import { audit } from '../observability/audit.js';
 import { stillWaits } from '../pending-changes/pending-change-list.js';
 import { checkPinAndAudit } from '../pins/check-pin-and-audit.js';
-import { heldResetVoidWrites, withDuePinApplied } from '../pins/held-pins.js';
+import { heldResetVoidWrites, PIN_SETUP_DETAIL, withDuePinApplied } from '../pins/held-pins.js';
 import { PinRefused } from '../pins/pin-attempts.js';
 import { sessionPinTally } from '../pins/pin-tally.js';
 import { hashToken, randomToken } from '../secrets/hashing.js';
@@ -45,6 +45,11 @@ export async function transactionAuthorization(
   if (!read) throw new AppError('UNAUTHORIZED', { detail: 'the token’s user is gone' });
   const refused = (outcome: string, details: Record<string, unknown> = {}) =>
     audit(app, origin, 'transaction_authorization_refused', { company_id: companyId, user_id: userId, outcome, acr, ...details });
+  // A transaction PIN staff chose at registration approves nothing: the user sets their own first (contract 3.15).
+  if (read.transaction_pin_to_set) {
+    refused('pin_setup');
+    throw needs('pin_setup', PIN_SETUP_DETAIL);
+  }
   const now = epochSeconds(app.clock);
   if (acr !== 'strong' && changes.some((change) => stillWaits(change, now))) {
     refused('change_pending');

@@ -9,6 +9,7 @@ import { audit, type RequestOrigin } from '../observability/audit.js';
 import { accountBusy } from '../sessions/end-sessions.js';
 import { needs } from '../sessions/session-strength.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
+import { noChangeFreeze } from '../store/change-freeze-store.js';
 import {
   getPendingChange,
   isLive,
@@ -27,7 +28,8 @@ import type { HeldChangeResult } from './held-change-result.js';
 // to the user's list (notice 11; a phone change's notice 9) and by SMS to the number, and any session
 // of the user may cancel it (change-cancel.ts). Each kind takes effect where it is next used: a PIN at
 // its next check (lib/pins), a device removal at the device's next use or listing (lib/devices), a
-// phone change at a login to the new number (lib/account).
+// phone change at a login to the new number (lib/account). None is held while staff froze the user's
+// changes (staff-freeze.ts): 403 code 5, needs strong.
 
 /** What one kind of held change stores beyond what every kind holds. */
 export type KindDetails<Kind extends PendingChangeKind> = Omit<
@@ -133,6 +135,8 @@ export async function holdChange<Kind extends PendingChangeKind>(
     });
     const writes: LabelledItem<string>[] = [
       { label: 'pending', item: pendingChangePut(app.table, companyId, userId, change, current) },
+      // Staff who stripped the owner's defences froze new held changes for a while (staff-freeze.ts).
+      { label: 'frozen', item: noChangeFreeze(app.table, companyId, userId, now) },
       ...notice.map((item) => ({ label: 'notice', item })),
       ...(request.items?.(change, current) ?? []),
     ];
@@ -140,6 +144,11 @@ export async function holdChange<Kind extends PendingChangeKind>(
       await writeTransaction(app.table, writes);
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
+      if (error.labels.includes('frozen')) {
+        return refuse(
+          needs('strong', 'support acted on this account: for 72 hours a change waits for no one, only a strong session makes it'),
+        );
+      }
       const refusal = request.refusal?.(error.labels);
       if (refusal) return refuse(refusal);
       // Another request of the user's replaced the change meanwhile: read again.

@@ -16,6 +16,10 @@ import { setPin } from './set-pin.js';
 // first check of that PIN puts it in place (withDuePinApplied). A held reset is void when the
 // current PIN is entered right on a settled device meanwhile: the owner is present (second reading).
 
+/** What a PIN staff set at a registration answers (403 code 5, needs pin_setup): how the user sets their own. */
+export const PIN_SETUP_DETAIL =
+  'this PIN was set by staff at registration: set your own first (POST /wallet/v3/auth/reset_pin from a session begun by OTP login)';
+
 /** The pending change kind of a PIN. */
 export const PIN_CHANGE_KIND = { login: 'login_pin', transaction: 'transaction_pin' } as const satisfies Record<PinType, string>;
 

@@ -20,7 +20,7 @@ import type { LabelledItem } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
 import { getUser } from '../store/user-store.js';
 import { checkPinAndAudit } from './check-pin-and-audit.js';
-import { heldResetVoidWrites, withDuePinApplied } from './held-pins.js';
+import { heldResetVoidWrites, PIN_SETUP_DETAIL, withDuePinApplied } from './held-pins.js';
 import type { LoginPinCall } from './login-pin-input.js';
 import type { LoginPinResult } from './login-pin-result.js';
 
@@ -52,6 +52,8 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
   const changes = held.changes.map((item) => withKind(item)!);
   if (await removeDueDevice(app, origin, read, changes, input.device_key)) throw refused('device_removed', read.user_id);
   const user = await withDuePinApplied(app, origin, read, changes, 'login');
+  // A login PIN staff chose at registration opens nothing: the user sets their own first (contract 3.15).
+  if (user.login_pin_to_set) throw needs('pin_setup', PIN_SETUP_DETAIL);
 
   const userId = user.user_id;
   const settled = isSettled(app.config, device, user.user_type, now);

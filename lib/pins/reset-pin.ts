@@ -11,6 +11,7 @@ import { hashPin, hashToken } from '../secrets/hashing.js';
 import { isStrong, requireFreshStrong } from '../sessions/session-strength.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { queryPendingChanges } from '../store/pending-change-store.js';
+import { PIN_TO_SET } from '../store/pin-store.js';
 import { phoneProofConsume } from '../store/proof-store.js';
 import { ConditionsFailed, type LabelledItem } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
@@ -77,7 +78,9 @@ export async function resetPin(app: App, call: ResetPinCall & RequestKey, texts:
   const hash = await hashPin(app.keys, input.new_pin, app.hashCost.pin);
   const event = { company_id: companyId, user_id: userId, pin_type: pinType };
 
-  if (!(strong && proven)) {
+  // A PIN staff chose at registration is the user's to set at once on their own proof of the phone (contract 3.15).
+  const settingUp = proven && user[PIN_TO_SET[pinType]] === 1;
+  if (!(strong && proven) && !settingUp) {
     const held = await holdChange(app, call, texts, {
       kind: PIN_CHANGE_KIND[pinType],
       details: { pin_hash: hash, reason: 'reset' },

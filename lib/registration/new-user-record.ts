@@ -68,6 +68,8 @@ export function newUserRecord(
     phone_verified: phoneVerified ? 1 : 0,
     // The session written with the user is its first.
     session_version: 1,
+    // A customer registered by staff: both PINs were chosen by the employee, so the user sets their own first (contract 3.15).
+    ...(employee && input.user_type !== UserType.EMPLOYEE ? { login_pin_to_set: 1 as const, transaction_pin_to_set: 1 as const } : {}),
     // Set from the token, never from the body; a self-registered user created themselves.
     cretaed_by: employee?.userId ?? userId,
     created_at: Math.floor(now / 1000),

@@ -6,11 +6,13 @@ import type { ReclaimWrite } from '../store/registration-store.js';
 import { endSessions, querySessions } from '../store/session-store.js';
 import { UserStatus } from '../store/user-status.js';
 import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js';
+import { holderIsLive } from './live-holder.js';
 
 // A phone held by a user who never proved it is taken over by a registration that proves it
 // (API contract 6): the phone and email claims move to the new user, the holder's status becomes
 // PHONE_RECLAIMED and every session of theirs ends, all in the registration's one write
-// (lib/store/registration-store.ts). A verified holder is never displaced.
+// (lib/store/registration-store.ts). A verified holder is never displaced, nor a live one
+// (live-holder.ts: a settled device used in the last 90 days, contract 3.15 second reading).
 
 /**
  * What taking the phone over from its holder needs, or undefined when it may not be taken (no
@@ -18,11 +20,13 @@ import { getPhoneClaim, getUser, type UserRecord } from '../store/user-store.js'
  * first, then their sessions, so that a session granted after the read changes the version the
  * takeover conditions on.
  */
-export async function phoneReclaim(app: Pick<App, 'table' | 'clock'>, user: UserRecord): Promise<ReclaimWrite | undefined> {
+export async function phoneReclaim(app: Pick<App, 'table' | 'clock' | 'config'>, user: UserRecord): Promise<ReclaimWrite | undefined> {
   const claim = await getPhoneClaim(app.table, user.company_id, user.phone_e164, user.user_type, true);
   if (!claim) return undefined;
   const holder = await getUser(app.table, user.company_id, claim.user_id, true);
   if (!holder || !mayBeReclaimed(holder)) return undefined;
+  // Nor one who uses the account (a settled device used in 90 days): a swapper with the codes must not take it.
+  if (await holderIsLive(app, holder)) return undefined;
   if (holder.user_id === user.referred_by) {
     throw fieldError('INVALID_REFERRAL_CODE', 'referral_code', 'is the code of the user this phone is taken from');
   }

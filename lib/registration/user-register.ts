@@ -126,11 +126,13 @@ const MAX_ROUNDS = 6;
  * becomes PHONE_RECLAIMED and every session of theirs ends, all in that one write.
  */
 export async function userRegister(app: App, call: UserRegisterCall): Promise<UserRegisterResult> {
-  const { body: input, company, principal, origin, idempotencyRef } = call;
-  requirePastBirthDate(input, app.clock.now());
+  const { body: sent, company, principal, origin, idempotencyRef } = call;
+  requirePastBirthDate(sent, app.clock.now());
   // The transaction PIN is not the login PIN (contract 3.15, second reading).
-  if (input.transaction_pin === input.login_pin) throw samePins('transaction_pin');
-  const employee = registeringEmployee(input, principal);
+  if (sent.transaction_pin === sent.login_pin) throw samePins('transaction_pin');
+  const employee = registeringEmployee(sent, principal);
+  // A customer registered by staff gets no device: the employee's hand holds it (contract 3.15, second reading).
+  const input = employee && sent.user_type !== UserType.EMPLOYEE ? { ...sent, device_public_key: undefined } : sent;
   const companyId = company.company_id;
   // An employee only by an admin (on a strong session, with a reason) or the operator: recorded (contract 3.14).
   const registrar =

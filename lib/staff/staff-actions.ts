@@ -38,6 +38,8 @@ export const STAFF_ACTIONS = [
   'approvals_list',
   // Passkeys (contract 3.16 and 3.15's second reading): support or an admin removes one of a user's.
   'passkey_remove',
+  // Second reading: an employee's device settled by another admin.
+  'device_approve',
 ] as const;
 export type StaffAction = (typeof STAFF_ACTIONS)[number];
 

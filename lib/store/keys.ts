@@ -321,6 +321,15 @@ export function pendingChangeKey(companyId: string, userId: string, kind: string
   return { pk: userKey(companyId, userId).pk, sk: `${PENDING_CHANGE_PREFIX}${kind}` };
 }
 
+/**
+ * A user's freeze of held changes (API contract 3.15, second reading): staff who strip the owner's
+ * defences (a settled device removed, sessions ended, the user disabled) refuse new held changes
+ * for 72 h. Outside the range of PENDING_CHANGE_PREFIX to USER_DEVICE_PREFIX: no pending change.
+ */
+export function changeFreezeKey(companyId: string, userId: string): ItemKey {
+  return { pk: userKey(companyId, userId).pk, sk: 'FROZEN#CHANGES' };
+}
+
 /** Where round 5 kept a user's one pending phone change; `npm run changes:migrate` moves it to pendingChangeKey's. */
 export const ROUND_5_PHONE_CHANGE_SORT_KEY = 'PHONECHANGE';
 

@@ -88,11 +88,14 @@ export interface PendingDeviceRemoval extends PendingChangeBase {
 }
 
 /** Changes of the second reading that hold only what the kind says (their details are the kind's own). */
-export interface PendingOtherChange extends PendingChangeBase {
-  kind: 'delete' | 'profile' | 'export';
+interface PendingOtherChangeOf<Kind extends 'delete' | 'profile' | 'export'> extends PendingChangeBase {
+  kind: Kind;
   /** A profile change's new values, by field. */
   fields?: Record<string, unknown> | undefined;
 }
+
+/** One type per kind, so that Extract<PendingChange, { kind: 'export' }> finds it. */
+export type PendingOtherChange = PendingOtherChangeOf<'delete'> | PendingOtherChangeOf<'profile'> | PendingOtherChangeOf<'export'>;
 
 export type PendingChange = PendingPhoneChange | PendingPinChange | PendingDeviceRemoval | PendingOtherChange;
 

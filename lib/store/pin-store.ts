@@ -167,6 +167,9 @@ function pinTriesDelete(table: Table, target: PinTally) {
  * that PIN is still the version read: from then on a PIN login that compared the old PIN is
  * refused its session (session-store.ts sessionGrant).
  */
+/** The mark of a PIN staff chose at a registration (contract 3.15): the user sets their own before it is used. */
+export const PIN_TO_SET = { login: 'login_pin_to_set', transaction: 'transaction_pin_to_set' } as const satisfies Record<PinType, string>;
+
 export function pinReplace(
   table: Table,
   change: { companyId: string; userId: string; pinType: PinType; hash: string; pinVersion: number; now: number },
@@ -175,9 +178,14 @@ export function pinReplace(
     Update: {
       TableName: table.name,
       Key: userKey(change.companyId, change.userId),
-      UpdateExpression: 'SET #hash = :hash, updated_at = :now ADD #version :one',
+      // A PIN the user sets is no longer one staff chose (contract 3.15: pin_setup).
+      UpdateExpression: 'SET #hash = :hash, updated_at = :now REMOVE #toSet ADD #version :one',
       ConditionExpression: `attribute_exists(pk) AND ${counterStillIs('#version', ':pinVersion', change.pinVersion)}`,
-      ExpressionAttributeNames: { '#hash': PIN_HASH_ATTRIBUTE[change.pinType], '#version': PIN_VERSION_ATTRIBUTE[change.pinType] },
+      ExpressionAttributeNames: {
+        '#hash': PIN_HASH_ATTRIBUTE[change.pinType],
+        '#version': PIN_VERSION_ATTRIBUTE[change.pinType],
+        '#toSet': PIN_TO_SET[change.pinType],
+      },
       ExpressionAttributeValues: { ':hash': change.hash, ':now': change.now, ':one': 1, ':pinVersion': change.pinVersion },
     },
   };

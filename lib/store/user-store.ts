@@ -42,6 +42,9 @@ export interface UserRecord {
   device_count?: number | undefined;
   /** Changes and resets of each PIN: a PIN login compared against an older one is refused its session. Absent: 0. */
   login_pin_version?: number | undefined;
+  /** A PIN an employee set at a registration for the user (contract 3.15): the user sets their own before it is used (needs pin_setup). */
+  login_pin_to_set?: 1 | undefined;
+  transaction_pin_to_set?: 1 | undefined;
   transaction_pin_version?: number | undefined;
   /** The latest strong login (a PIN login on a settled device, a passkey): it holds devices still on probation (contract 3.15). */
   strong_login_at?: number | undefined;

@@ -1,12 +1,13 @@
 // The right of access (API contract 3.11): GET /wallet/v3/user/export and npm run user:export
 // answer one document of everything held about a user, and never a token, hash, PIN, key or code.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { HELD_EXPORT_DELIVERY_SECONDS } from '../../lib/account/export.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { getUser } from '../../lib/store/user-store.js';
 import { main as exportUser } from '../../scripts/export-user.js';
 import { staffMember } from '../admin/staff.js';
-import { otpLogin, PINS, signUpWithDevice } from '../devices/device-helpers.js';
-import { type Account, expectFailure, invoke, newCompany, runOperator, signUp, testService } from '../helpers.js';
+import { otpLogin, PINS, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
+import { type Account, expectFailure, invoke, logIn, newCompany, outboxMessages, runOperator, signUp, testService } from '../helpers.js';
 
 const service = testService();
 let company: Company;
@@ -35,14 +36,16 @@ describe('GET /wallet/v3/user/export', () => {
     });
     expect(login.status, JSON.stringify(login.body)).toBe(200);
 
-    const answer = await exportOf(account);
+    // A strong session gets the document at once (an SMS-strength one waits: below).
+    const strong = await strongSession(service, company, device);
+    const answer = await exportOf(account, strong);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const data = answer.body.data;
     expect(data.user).toMatchObject({ user_id: account.userId, referral_code: account.referralCode, status_id: 1 });
     expect(data.referral).toEqual({ referral_code: account.referralCode, referral_count: 2 });
     expect(data.devices).toHaveLength(2);
     expect(data.devices).toContainEqual(expect.objectContaining({ device_key: device.deviceKey, device_id: 'pixel-8' }));
-    expect(data.sessions.map((session: { began: string }) => session.began).sort()).toEqual(['otp', 'register']);
+    expect(data.sessions.map((session: { began: string }) => session.began).sort()).toEqual(['otp', 'pin', 'register']);
     expect(data.notifications.map((notice: { notification_event_type: number }) => notice.notification_event_type).sort()).toEqual([
       1, 1, 2,
     ]);
@@ -64,8 +67,9 @@ describe('GET /wallet/v3/user/export', () => {
   });
 
   it('lists the back-office actions on the user, newest first: who looked and when, never why (contract 3.14)', async () => {
-    const account = await signUp(service, company);
-    expect((await exportOf(account)).body.data.staff_actions).toEqual([]);
+    const { account, device } = await signUpWithDevice(service, company);
+    const strong = await strongSession(service, company, device);
+    expect((await exportOf(account, strong)).body.data.staff_actions).toEqual([]);
     const agent = await staffMember(service, company, 'support');
     const reason = `ticket ${account.userId}`;
     const backOffice = (operation: 'adminUsersSearch' | 'adminUsersView') =>
@@ -78,7 +82,7 @@ describe('GET /wallet/v3/user/export', () => {
     service.clock.advance(2);
     try {
       expect((await backOffice('adminUsersView')).status).toBe(200);
-      const answer = await exportOf(account);
+      const answer = await exportOf(account, strong);
       expect(answer.body.data.staff_actions).toEqual([
         { action: 'view', actor_id: agent.userId, date: expect.any(Number) },
         { action: 'search', actor_id: agent.userId, date: expect.any(Number) },
@@ -91,13 +95,71 @@ describe('GET /wallet/v3/user/export', () => {
   });
 
   it('is the same document npm run user:export prints, and needs the user’s own token', async () => {
-    const account = await signUp(service, company);
-    const fromApi = (await exportOf(account)).body.data;
+    const { account, device } = await signUpWithDevice(service, company);
+    const fromApi = (await exportOf(account, await strongSession(service, company, device))).body.data;
     const fromOperator = await runExport(['--company', company.company_id, '--user', account.userId]);
     expect(fromOperator.code, fromOperator.stderr).toBe(0);
     expect({ ...fromOperator.last, exported_date: 0 }).toEqual({ ...fromApi, exported_date: 0 });
     expect((await runExport(['--company', company.company_id, '--user', '0'.repeat(32)])).code).toBe(1);
     expect((await runExport(['--company', 'nope'])).code).toBe(2);
     expectFailure(await exportOf(account, 'Token nope'), 401, 4);
+  });
+});
+
+describe('GET /wallet/v3/user/export from an SMS-strength session (contract 3.15, second reading)', () => {
+  const hold = () => service.app.config.phoneChangeHoldHours * 3600;
+  // Every text to the number (codes and warnings): no code is asked for between two counts below.
+  const warnings = (account: Account) => outboxMessages(service.app.config.sms.outboxFile, `+1${account.registration.phone_number}`);
+
+  it('is held for a SIM swapper: the number warned, the same change answered again, the document only once due', async () => {
+    const account = await signUp(service, company);
+    try {
+      // The swapper's OTP login to the owner's number is SMS-strength: the export waits, told by SMS.
+      const swapper = await logIn(service, company, account);
+      const warnedBefore = warnings(account).length;
+      const held = await exportOf(account, swapper);
+      expect(held.body.data, JSON.stringify(held.body)).toEqual({
+        message: 'Export pending',
+        pending: 1,
+        change_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+        effective_at: expect.any(Number),
+      });
+      expect(held.body.data.user).toBeUndefined();
+      expect(warnings(account).length).toBe(warnedBefore + 1);
+      // Asked again meanwhile: the same change, no new warning, the clock not restarted.
+      service.clock.advance(60);
+      const again = await exportOf(account, swapper);
+      expect(again.body.data).toMatchObject({ pending: 1, change_id: held.body.data.change_id, effective_at: held.body.data.effective_at });
+      expect(warnings(account).length).toBe(warnedBefore + 1);
+      // Once due, any session of the user gets the document.
+      service.clock.advance(hold() - 60);
+      const later = await logIn(service, company, account);
+      const delivered = await exportOf(account, later);
+      expect(delivered.body.data.user).toMatchObject({ user_id: account.userId });
+      expect(delivered.body.data.pending).toBeUndefined();
+      // Its delivery lasts 7 days; then the change is void and a new request waits again.
+      service.clock.advance(HELD_EXPORT_DELIVERY_SECONDS);
+      const next = await exportOf(account, await logIn(service, company, account));
+      expect(next.body.data.pending).toBe(1);
+      expect(next.body.data.change_id).not.toBe(held.body.data.change_id);
+    } finally {
+      service.clock.reset();
+    }
+  });
+
+  it('is delivered to the owner’s strong session at once while a held one waits, and the owner may cancel the held one', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const held = await exportOf(account, await logIn(service, company, account));
+    expect(held.body.data.pending).toBe(1);
+    const strong = await strongSession(service, company, device);
+    const listed = await exportOf(account, strong);
+    expect(listed.body.data.pending_changes).toEqual([expect.objectContaining({ change_id: held.body.data.change_id, kind: 'export' })]);
+    const cancelled = await invoke(service.handlers.userChangesCancel, {
+      path: '/wallet/v3/user/changes/cancel',
+      headers: { CompanyID: company.company_id, Authorization: strong },
+      body: { change_id: held.body.data.change_id },
+    });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect((await exportOf(account, strong)).body.data.pending_changes).toEqual([]);
   });
 });

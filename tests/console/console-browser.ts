@@ -76,8 +76,9 @@ export async function signInByCode(
 /**
  * Settles the devices an employee's code sign-ins bound (the remembered browser's key), as another
  * admin's approval would (contract 3.14, round 6: an employee's device never settles by time). The
- * route for that approval, POST /wallet/v3/admin/employees/devices/approve, is not built yet: the
- * tests write what it would.
+ * route for that approval, POST /wallet/v3/admin/employees/devices/approve, has tests of its own
+ * (tests/admin/employee-device-approve.test.ts); here the tests write what it writes, so that no
+ * second admin joins the page tests' company.
  */
 export async function settleEmployeeDevices(server: OfflineServer, company: Company, who: Employee): Promise<void> {
   const { table } = server.local.app;

@@ -11,7 +11,7 @@ import { newId } from '../../lib/ids.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../../lib/sessions/end-sessions.js';
 import { sessionKey, userKey } from '../../lib/store/keys.js';
-import { pendingChangePut, phoneChangeIndexPut } from '../../lib/store/pending-change-store.js';
+import { getPendingPhoneChange, pendingChangePut, phoneChangeIndexPut } from '../../lib/store/pending-change-store.js';
 import { pinTriesClear } from '../../lib/store/pin-store.js';
 import { writeTransaction } from '../../lib/store/transactions.js';
 import { employeeWithDevice, staffMember, strongSession as staffStrongSession } from '../admin/staff.js';
@@ -320,26 +320,7 @@ async function deletionFlows(): Promise<void> {
   expect((await keyedDeletion()).status).toBe(200);
   // A user with few sessions: they end in the deletion's transaction, and so does their pending phone change (stored here directly).
   const other = await signUp(recorded, company);
-  const now = epochSeconds(service.clock);
-  const newPhone = `+1${randomPhoneNumber()}`;
-  const change = {
-    change_id: newId(),
-    kind: 'phone' as const,
-    acr: 'sms' as const,
-    user_type: 2,
-    dial_code: '+1',
-    phone_number: newPhone.slice(2),
-    phone_e164: newPhone,
-    via: 'user' as const,
-    created_at: now,
-    effective_at: now + 3600,
-    expires_at: now + 7200,
-  };
-  const index = { user_id: other.userId, change_id: change.change_id, effective_at: change.effective_at, expires_at: change.expires_at };
-  await writeTransaction(service.app.table, [
-    { label: 'pending', item: pendingChangePut(service.app.table, company.company_id, other.userId, change, undefined) },
-    { label: 'index', item: phoneChangeIndexPut(service.app.table, company.company_id, newPhone, 2, index, now) },
-  ]);
+  await storePendingPhoneChange(other.userId);
   expect((await deletion(await logIn(recorded, company, other))).status).toBe(200);
   await recordAs('accountsErase', async () => {
     expect((await accountsErase({}, lambdaContext())).erased).toBeGreaterThanOrEqual(1);
@@ -556,6 +537,11 @@ async function backOfficeFlows(): Promise<void> {
   });
   expect(registered.status, JSON.stringify(registered.body)).toBe(200);
   const agent = await employeeWithDevice(recorded, company);
+  // The employee's device bound by an OTP login never settles by time: another admin settles it (contract 3.14).
+  const bound = await otpLogin(recorded, company, agent, { device_public_key: newDeviceKeyPair().publicKey, device_id: 'laptop' });
+  touchInterval();
+  const settled = await post('adminEmployeesDevicesApprove', session, { user_id: agent.userId, device_key: bound.body.data.device_key });
+  expect(settled.status, JSON.stringify(settled.body)).toBe(200);
   touchInterval();
   const asked = await post('adminEmployeeRole', second.session, { user_id: agent.userId, role: 'admin' });
   expect(asked.body.data.pending, JSON.stringify(asked.body)).toBe(1);
@@ -610,6 +596,31 @@ async function backOfficeFlows(): Promise<void> {
   expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } })).status).toBe(200);
 }
 
+/** A pending phone change of the user from an SMS-strength session, with its index by the new number, stored directly. */
+async function storePendingPhoneChange(userId: string): Promise<void> {
+  const replaced = await getPendingPhoneChange(service.app.table, company.company_id, userId, true);
+  const now = epochSeconds(service.clock);
+  const newPhone = `+1${randomPhoneNumber()}`;
+  const change = {
+    change_id: newId(),
+    kind: 'phone' as const,
+    acr: 'sms' as const,
+    user_type: 2,
+    dial_code: '+1',
+    phone_number: newPhone.slice(2),
+    phone_e164: newPhone,
+    via: 'user' as const,
+    created_at: now,
+    effective_at: now + 3600,
+    expires_at: now + 7200,
+  };
+  const index = { user_id: userId, change_id: change.change_id, effective_at: change.effective_at, expires_at: change.expires_at };
+  await writeTransaction(service.app.table, [
+    { label: 'pending', item: pendingChangePut(service.app.table, company.company_id, userId, change, replaced) },
+    { label: 'index', item: phoneChangeIndexPut(service.app.table, company.company_id, newPhone, 2, index, now) },
+  ]);
+}
+
 /** Waits out the touch interval: the next call with a session records its use. */
 const touchInterval = () => service.clock.advance(service.app.config.sessionTouchSeconds + 1);
 
@@ -629,6 +640,8 @@ async function backOfficeActionFlows(): Promise<void> {
 
   const customer = await signUp(recorded, company);
   const sid = sessionIdOf(customer.authorization);
+  // Each action that strips the owner's defences ends their SMS-strength changes and freezes new ones (contract 3.15).
+  await storePendingPhoneChange(customer.userId);
   touchInterval();
   expect((await act('adminUsersSessionsEnd', { user_id: customer.userId, sid })).status).toBe(200);
   expect((await act('adminUsersSessionsEnd', { user_id: customer.userId, sid })).status).toBe(404);
@@ -636,12 +649,14 @@ async function backOfficeActionFlows(): Promise<void> {
   expect((await act('adminUsersSessionsEnd', { user_id: customer.userId })).status).toBe(200);
 
   await logIn(recorded, company, customer);
+  await storePendingPhoneChange(customer.userId);
   touchInterval();
   const disabled = await act('adminUsersStatus', { user_id: customer.userId, status: 'disabled' });
   expect(disabled.body.data, JSON.stringify(disabled.body)).toMatchObject({ revoked: 1 });
   expect((await act('adminUsersStatus', { user_id: customer.userId, status: 'active' })).status).toBe(200);
 
   const { account, device } = await signUpWithDevice(recorded, company);
+  await storePendingPhoneChange(account.userId);
   touchInterval();
   const removal = { user_id: account.userId, device_key: device.deviceKey };
   expect((await act('adminUsersDevicesRemove', removal)).body.data).toMatchObject({ revoked: 1 });
@@ -738,8 +753,12 @@ async function accountFlows(): Promise<void> {
   expect((await update({ first_name: 'Augusta', last_name: 'King' })).status).toBe(200);
   expect((await update({ email: `ada.${ada.userId}@example.com` })).status).toBe(200);
   expect((await update({ email: grace.registration.email })).status).toBe(409);
+  // From the registration's session (SMS-strength) the export is held (contract 3.15), then delivered once due.
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
-  expect((await invoke(handlers.userExport, { method: 'GET', path: '/e', headers: headers(ada.authorization) })).status).toBe(200);
+  const exported = (authorization: string) => invoke(handlers.userExport, { method: 'GET', path: '/e', headers: headers(authorization) });
+  expect((await exported(ada.authorization)).body.data.pending).toBe(1);
+  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  expect((await exported(await logIn(recorded, company, ada))).body.data.user.user_id).toBe(ada.userId);
 }
 
 /**

@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids.js';
 import {
   AWAITING_RECOVERY_PREFIX,
   adminCountKey,
+  changeFreezeKey,
   deviceIndexKey,
   deviceNonceKey,
   GRANT_PREFIX,
@@ -56,6 +57,7 @@ const BY_SORT_KEY: [string, (sk: string) => boolean][] = [
   ['pendingChange', (sk) => sk.startsWith(PENDING_CHANGE_PREFIX)],
   ['userPasskey', (sk) => sk.startsWith(USER_PASSKEY_PREFIX)],
   ['userPasskeyCount', (sk) => sk === userPasskeyCountKey(newId(), newId()).sk],
+  ['changeFreeze', (sk) => sk === changeFreezeKey(newId(), newId()).sk],
 ];
 
 /** The kind of item a key is: the one partition pattern it matches, and in a user's partition its sort key. */

@@ -31,7 +31,8 @@ export async function signUpWithDevice(
 
 /** An OTP login (otp_type 1), binding a device when given one: the answer. */
 export async function otpLogin(service: InProcessService, company: Company, account: Account, binding: Record<string, unknown> = {}) {
-  const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
+  const userType = Number(account.registration.user_type ?? 2);
+  const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: userType, otp_type: 1 };
   const headers = { CompanyID: company.company_id };
   service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
   const sent = await invoke(service.handlers.loginPhone, { path: '/l', headers, body: target });

@@ -132,6 +132,7 @@ const BUILT: Record<string, () => ItemKey[]> = {
   awaitingRecoveryKey: () => [keys.awaitingRecoveryKey(company, SAMPLES.change)],
   staffLookupsKey: () => [keys.staffLookupsKey(company, user, hour)],
   pendingChangeKey: () => [keys.pendingChangeKey(company, user, SAMPLES.kind)],
+  changeFreezeKey: () => [keys.changeFreezeKey(company, user)],
   phoneChangeIndexKey: () => [keys.phoneChangeIndexKey(company, phone, userType)],
 };
 

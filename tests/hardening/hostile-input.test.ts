@@ -74,6 +74,7 @@ const MUST_REACH: Record<EndpointName, string[]> = {
   // The fixture's tokens are customers' and a registered employee's: refused before any role is read.
   adminEmployeeRole: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminEmployeesApprove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
+  adminEmployeesDevicesApprove: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminApprovalsList: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersSearch: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
   adminUsersPhoneRecover: ['400/1', '400/2', '404/3', '401/4', '403/5', '413/13'],
@@ -175,6 +176,8 @@ const USER_RECORD_FIELDS: Record<keyof UserRecord, true> = {
   account_number_prefix: true,
   password_hash: true,
   login_pin_hash: true,
+  login_pin_to_set: true,
+  transaction_pin_to_set: true,
   transaction_pin_hash: true,
   status_id: true,
   birth_date: true,

@@ -139,6 +139,7 @@ function emptyCounts(): OutcomeCounts {
     userSecurityNotMe: {},
     adminEmployeeRole: {},
     adminEmployeesApprove: {},
+    adminEmployeesDevicesApprove: {},
     adminApprovalsList: {},
     adminUsersSearch: {},
     adminUsersPhoneRecover: {},

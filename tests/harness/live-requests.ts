@@ -340,6 +340,7 @@ export class LiveClient {
       case 'adminUsersPhoneCancel':
       case 'adminEmployeeRole':
       case 'adminEmployeesApprove':
+      case 'adminEmployeesDevicesApprove':
       case 'adminCompanyUpdate':
       case 'adminCompanyApprove':
         return this.backOfficeRequest(endpoint, account);
@@ -506,6 +507,8 @@ export class LiveClient {
       adminUsersPhoneCancel: { ...user, change_id: account.recoveryId ?? '0'.repeat(32) },
       adminEmployeeRole: { user_id: this.fixture.userIds[1], role: 'support', reason },
       adminEmployeesApprove: { grant_id: account.grantId ?? '0'.repeat(32), reason },
+      // The fixture's employee has no device of that key: 404 code 6.
+      adminEmployeesDevicesApprove: { user_id: this.fixture.userIds[1], device_key: account.device.deviceKey, reason },
       adminCompanyUpdate: { sms_text: { templates: { en: 'Your {brand} code: {code}' } }, reason },
       adminCompanyApprove: { grant_id: account.grantId ?? '0'.repeat(32), reason },
     };

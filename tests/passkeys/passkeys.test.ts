@@ -7,6 +7,7 @@ import { decodeJwt } from 'jose';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { updateCompanySettings } from '../../lib/companies/companies.js';
+import { LIVE_HOLDER_DAYS } from '../../lib/registration/live-holder.js';
 import { userPasskeyKey } from '../../lib/store/keys.js';
 import { staffMember } from '../admin/staff.js';
 import { type Device, otpLogin, PINS, signUpWithDevice, strongSession, tokenWorks } from '../devices/device-helpers.js';
@@ -293,6 +294,24 @@ describe('passkeys (API contract 3.16)', () => {
       expectFailure(refused, 400, 1);
       expect(refused.body.data.errors.map((error: { field: string }) => error.field)).toContain(field);
     }
+  });
+
+  it('keeps its unproven holder live: a passkey login in the last 90 days refuses a reclaim of the number (409 code 7) when the device went unused', async () => {
+    const { account, phone } = await withPasskey();
+    const number = String(account.registration.phone_number);
+    // The device bound at registration, unused for 90 days: only the passkey's use can keep the holder live.
+    service.clock.advance(LIVE_HOLDER_DAYS * 24 * 3600 + 1);
+    expect((await login_(phone)).status).toBe(200);
+    const proof = await provePhone(service, company, number);
+    const reclaim = await call('userRegister', '/u', {
+      body: sampleRegistration({ phone_number: number, phone_verification_token: proof }),
+    });
+    expectFailure(reclaim, 409, 7);
+    // Unused for 90 days more, the passkey keeps nobody: the proven owner takes the number.
+    service.clock.advance(LIVE_HOLDER_DAYS * 24 * 3600 + 1);
+    const later = await provePhone(service, company, number);
+    const taken = await call('userRegister', '/u', { body: sampleRegistration({ phone_number: number, phone_verification_token: later }) });
+    expect(taken.status, JSON.stringify(taken.body)).toBe(200);
   });
 
   it('removes every passkey when a recovery by support completes (3.15, second reading)', async () => {

@@ -4,12 +4,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Company, updateCompanySettings } from '../../lib/companies/companies.js';
+import { LIVE_HOLDER_DAYS } from '../../lib/registration/live-holder.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
 import { emailClaimKey, phoneClaimKey, phoneProofKey, userKey } from '../../lib/store/keys.js';
 import { writeTransaction } from '../../lib/store/transactions.js';
 import { userPhoneReclaimed } from '../../lib/store/user-store.js';
 import { staffMember } from '../admin/staff.js';
+import { signUpWithDevice } from '../devices/device-helpers.js';
 import {
   type Account,
   codeIn,
@@ -231,6 +233,22 @@ describe('the verified owner reclaims a phone', () => {
     expect(await getItem(phoneProofKey(company.company_id, hashToken(proof)))).toBeDefined();
     expect(await user(holder.userId)).toMatchObject({ status_id: 1 });
     expect(await tokenStatus(service, company, holder.authorization)).toBe(200);
+  });
+
+  it('never displaces a live holder: a settled device used in the last 90 days (409 code 7, contract 3.15); unused for 90 days, it does', async () => {
+    const { account: holder } = await signUpWithDevice(service, company);
+    expect(await user(holder.userId)).toMatchObject({ phone_verified: 0 });
+    const phone = String(holder.registration.phone_number);
+    const proof = await provePhone(service, company, phone);
+    expectFailure(await register(sampleRegistration({ phone_number: phone, phone_verification_token: proof })), 409, 7);
+    expect(await user(holder.userId)).toMatchObject({ status_id: 1 });
+    expect(await getItem(phoneProofKey(company.company_id, hashToken(proof)))).toBeDefined();
+
+    service.clock.advance(LIVE_HOLDER_DAYS * 24 * 3600 + 1);
+    const later = await provePhone(service, company, phone);
+    const taken = await register(sampleRegistration({ phone_number: phone, phone_verification_token: later }));
+    expect(taken.status, JSON.stringify(taken.body)).toBe(200);
+    expect(await user(holder.userId)).toMatchObject({ status_id: 3 });
   });
 
   it('never displaces a holder an operator disabled: 409, the holder stays disabled (status 2), the proof stays unused', async () => {

@@ -160,6 +160,11 @@ export const OPERATION_ROUTES = {
     "/wallet/v3/admin/employees/approve",
     "required"
   ],
+  "adminEmployeesDevicesApprove": [
+    "POST",
+    "/wallet/v3/admin/employees/devices/approve",
+    "required"
+  ],
   "adminApprovalsList": [
     "POST",
     "/wallet/v3/admin/approvals/list",

@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Register a user
-         * @description Registers a customer (user_type 2, no token needed) or an employee (user_type 1, needs an employee's token). Answers a session token (valid 30 days), the user id and the user's own referral code. phone_verification_token (the verification_token of a verified otp_type 2 code for this phone) proves the phone: the user is stored phone-verified and the proof is used up; a phone held by a user who never proved it is taken over (that user's status becomes 3 and their sessions end). A company may require the proof for customers registering themselves (code 14 without it). Optional fields sent as "" or null count as absent; unknown fields are ignored. `location_poin` is accepted as an alias of `location_point`.
+         * @description Registers a customer (user_type 2, no token needed) or an employee (user_type 1, needs an employee's token). Answers a session token (valid 30 days), the user id and the user's own referral code. phone_verification_token (the verification_token of a verified otp_type 2 code for this phone) proves the phone: the user is stored phone-verified and the proof is used up; a phone held by a user who never proved it is taken over (that user's status becomes 3 and their sessions end). A company may require the proof for customers registering themselves (code 14 without it). A customer registered with an employee’s token gets no device (device_public_key is ignored) and both PINs marked to be set: login_pin and transaction_authorization answer 403 code 5 with needs pin_setup until the user sets each by reset_pin from their own OTP login. Optional fields sent as "" or null count as absent; unknown fields are ignored. `location_poin` is accepted as an alias of `location_point`.
          */
         post: operations["userRegister"];
         delete?: never;
@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * Everything the wallet holds about the token’s user
-         * @description One JSON document of what is held about the token user (right of access): the profile, the referral code and count, bound devices (labels and dates), sessions (how and when each began, last use, end; never a token), every notification and, among them, the security events, and what the company’s staff did on the account (action, employee, date; searches and views included). Never a token, hash, PIN, key or code. An operator gets the same document with npm run user:export.
+         * @description One JSON document of what is held about the token user (right of access): the profile, the referral code and count, bound devices (labels and dates), sessions (how and when each began, last use, end; never a token), every notification and, among them, the security events, and what the company’s staff did on the account (action, employee, date; searches and views included). Never a token, hash, PIN, key or code. An operator gets the same document with npm run user:export. A strong session gets it at once; from an SMS-strength session the export is a held change (kind export): the first request answers pending, change_id and effective_at, the number is warned, and asked again meanwhile the same change is answered; from effective_at on, for 7 days, any session of the user gets the document.
          */
         get: operations["userExport"];
         put?: never;
@@ -634,6 +634,26 @@ export interface paths {
          * @description Another admin than the one who asked approves a grant of employees/role (support or admin): the employee has the role from now on. Refused (403 code 5) to the admin who asked, to an admin who registered the employee who asked or the one the grant is for, or asked for the role of the one who asked (or was made by them), and while the approver has been admin, or the one who asked registered or given their role, less than 3 days. A grant unknown, of another company, approved already or void (72 hours unapproved): 404 code 6; for an employee no longer active or whose role changed since: 409 code 23. Recorded as role_approve. Needs an employee token with the admin role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), proven (a login or step-up) under 10 minutes ago (else data.needs "strong_fresh"), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminEmployeesApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v3/admin/employees/devices/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle an employee’s device (another admin)
+         * @description An employee’s device never settles by time: another admin settles it here (user_id, device_key, reason), and the employee’s PIN logins on it are strong from then on. Refused (403 code 5) to the employee themself, to an admin who has been admin less than 3 days, who registered the employee or asked for their role, or whom the employee registered or made admin. A device not of an active employee of the company: 404 code 6. One already settled answers as approved and records nothing. Recorded as device_approve. Needs an employee token with the admin role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), proven (a login or step-up) under 10 minutes ago (else data.needs "strong_fresh"), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
+         */
+        post: operations["adminEmployeesDevicesApprove"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2002,6 +2022,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
             /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
             404: {
                 headers: {
@@ -2367,6 +2410,29 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -2778,6 +2844,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
             /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
             404: {
                 headers: {
@@ -2971,6 +3060,29 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -5721,6 +5833,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
             /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND */
             404: {
                 headers: {
@@ -6514,6 +6649,14 @@ export interface operations {
                                 /** @description UNIX seconds */
                                 date: number;
                             }[];
+                        } | {
+                            message: string;
+                            /** @constant */
+                            pending: 1;
+                            /** @description The pending change: POST /wallet/v3/user/changes/cancel takes it */
+                            change_id: string;
+                            /** @description UNIX seconds from which it takes effect unless cancelled */
+                            effective_at: number;
                         };
                     };
                 };
@@ -6550,6 +6693,29 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -6732,6 +6898,29 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -8020,6 +8209,221 @@ export interface operations {
                         /** @constant */
                         success: 0;
                         error: (20 | 23)[];
+                        data: {
+                            /** @constant */
+                            message: "CONFLICT";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: 13 PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 13[];
+                        data: {
+                            /** @constant */
+                            message: "PAYLOAD_TOO_LARGE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: 500 INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 500[];
+                        data: {
+                            /** @constant */
+                            message: "INTERNAL_SERVER_ERROR";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: 16 SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 16[];
+                        data: {
+                            /** @constant */
+                            message: "SERVICE_UNAVAILABLE";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminEmployeesDevicesApprove: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The company, 32 hexadecimal characters */
+                CompanyID: components["parameters"]["CompanyID"];
+                /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a random value per request (a UUID v4; a guessable key sent without a token can be taken first by someone else). Within 1 day, the same key with the same body, company and session (the token's sid) gets the first answer again (same status and data, header `Idempotent-Replayed: true`), with no second SMS, count or write. The same key with another request: 409 code 20; while the first is still at work: 409 code 20 with `Retry-After`. Answers the service could not finish (503, 429) are not kept: the retry runs afresh, and the key stays bound to its body. An answer carrying a session, a refresh token or a phone proof is replayed for 5 minutes only, whatever headers come with the retry; after that the key answers 409 code 20, and after its end the same request is a new request (a registration sent again: 409 code 7). A request that ended its own session (logout, deletion) answers its retry with its first outcome, not 401. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                 *       "device_key": "3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c",
+                 *       "reason": "ticket 4713: new laptop"
+                 *     }
+                 */
+                "application/json": {
+                    user_id: string;
+                    /** @description The device_key a binding answered (32 hex) */
+                    device_key: string;
+                    /** @description Why the employee acts, such as a ticket number: kept in the record of the action, never in an event */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": 1,
+                     *       "error": [],
+                     *       "data": {
+                     *         "message": "Device approved: its PIN logins are strong",
+                     *         "user_id": "5f1c7a2b9d3e4f60718293a4b5c6d7e8",
+                     *         "device_key": "3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: 1;
+                        error: unknown[];
+                        data: {
+                            message: string;
+                            user_id: string;
+                            device_key: string;
+                        };
+                    };
+                };
+            };
+            /** @description BAD_REQUEST: 1 BAD_REQUEST, 2 COMPANY_ID_INVALID, 14 PHONE_NOT_VERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (1 | 2 | 14)[];
+                        data: {
+                            /** @constant */
+                            message: "BAD_REQUEST";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: 4 UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 4[];
+                        data: {
+                            /** @constant */
+                            message: "UNAUTHORIZED";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: 3 COMPANY_NOT_FOUND, 6 NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: (3 | 6)[];
+                        data: {
+                            /** @constant */
+                            message: "NOT_FOUND";
+                            errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT: 20 IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    /** @description Seconds to wait, with code 20 when the first request with this Idempotency-Key is still at work (absent when the key was used with another request) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 20[];
                         data: {
                             /** @constant */
                             message: "CONFLICT";
