@@ -89,11 +89,14 @@ export interface CompanySettings {
    * (contract 3.15); 'none': no SMS-strength payment at all (the default).
    */
   sms_payment_limit?: Record<string, string> | 'none';
+  /** Every login must carry a DPoP proof (contract 3.17). */
+  require_dpop?: boolean;
 }
 
 function storedSettings(settings: CompanySettings): Partial<Company> {
-  const { name, status, require_verified_phone, sms_countries, sms_payment_limit, limits = {} } = settings;
+  const { name, status, require_verified_phone, require_dpop, sms_countries, sms_payment_limit, limits = {} } = settings;
   return {
+    ...(require_dpop !== undefined ? { require_dpop } : {}),
     ...(sms_payment_limit !== undefined && sms_payment_limit !== 'none' ? { sms_payment_limit } : {}),
     ...(name !== undefined ? { name } : {}),
     ...(status !== undefined ? { status } : {}),

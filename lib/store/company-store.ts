@@ -45,6 +45,8 @@ export interface CompanyRecord {
    * (contract 3.15, second reading); a currency absent: none. Absent: no SMS-strength payment at all.
    */
   sms_payment_limit?: Record<string, string> | undefined;
+  /** Every login must carry a DPoP proof, so every session's tokens are bound to a key (contract 3.17). */
+  require_dpop?: boolean | undefined;
   created_at: number;
   updated_at?: number | undefined;
 }

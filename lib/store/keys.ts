@@ -331,3 +331,12 @@ export const ROUND_5_PHONE_CHANGE_SORT_KEY = 'PHONECHANGE';
 export function phoneChangeIndexKey(companyId: string, phoneE164: string, userType: number): ItemKey {
   return { pk: `${companyPrefix(companyId)}#NEWPHONE#${phoneE164}#TYPE#${userType}`, sk: 'PENDING' };
 }
+
+/**
+ * A DPoP proof's jti, spent (contract 3.17): in the partition of the key that signed it (its RFC
+ * 7638 thumbprint), the jti hashed so no client text sets the key's length. Kept until the proof's
+ * window has passed (expires_at, the TTL; an expired one is as good as absent).
+ */
+export function dpopProofKey(companyId: string, jkt: string, jtiHash: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#DPOP#${jkt}`, sk: `JTI#${jtiHash}` };
+}

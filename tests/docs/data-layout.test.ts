@@ -39,6 +39,8 @@ const SAMPLES = {
   currency: 'EUR',
   seq: 42,
   grant: 'e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7',
+  jkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+  jtiHash: 'fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo',
   change: 'c8c8c8c8c8c8c8c8c8c8c8c8c8c8c8c8',
 };
 
@@ -71,6 +73,8 @@ const PLACEHOLDERS = new Map<string, string>([
   [String(SAMPLES.seq).padStart(15, '0'), '<seq, 15 digits>'],
   [SAMPLES.grant, '<grant id>'],
   [SAMPLES.change, '<change id>'],
+  [SAMPLES.jkt, '<key thumbprint>'],
+  [SAMPLES.jtiHash, '<sha256 of jti>'],
 ]);
 
 const { company, user, phone, userType, shard, hour, device } = SAMPLES;
@@ -109,6 +113,7 @@ const BUILT: Record<string, () => ItemKey[]> = {
   idempotencyRecordKey: () => [keys.idempotencyRecordKey(company, SAMPLES.idempotencyHash)],
   deviceIndexKey: () => [keys.deviceIndexKey(company, device)],
   deviceNonceKey: () => [keys.deviceNonceKey(company, device, SAMPLES.nonce)],
+  dpopProofKey: () => [keys.dpopProofKey(company, SAMPLES.jkt, SAMPLES.jtiHash)],
   userDeviceKey: () => [keys.userDeviceKey(company, user, device)],
   erasureDueKey: () => [keys.erasureDueKey(company, SAMPLES.eraseAfter, user)],
   erasureCompanyKey: () => [keys.erasureCompanyKey(company)],
