@@ -1,4 +1,4 @@
-// npm run company:create -- --name "Acme" [--sms-countries IN,US] [--require-verified-phone]
+// npm run company:create -- --name "Acme" [--sms-countries IN,US] [--require-verified-phone] [--require-dpop]
 // Creates an active company in the configured table (STAGE, TABLE_NAME, DYNAMODB_ENDPOINT and
 // the usual AWS credentials; with none set, the local stage's DynamoDB Local) and prints
 // {"company_id": "<32 hex>", "require_verified_phone": ..., "sms_countries": ...} as its last line.
@@ -10,7 +10,7 @@ import { SmsTextRefused } from '../lib/sms/sms-text.js';
 import { type OperatorIo, operatorApp, runIfMain } from './operator-app.js';
 import { OptionError, printedSettings, reportSmsSizes, smsCountriesOption, warnIfEveryCountry } from './operator-options.js';
 
-const USAGE = `usage: npm run company:create -- --name "Company name" (1 to ${COMPANY_NAME_MAX_LENGTH} characters) [--sms-countries IN,US|all] [--require-verified-phone]`;
+const USAGE = `usage: npm run company:create -- --name "Company name" (1 to ${COMPANY_NAME_MAX_LENGTH} characters) [--sms-countries IN,US|all] [--require-verified-phone] [--require-dpop]`;
 
 export async function main(argv: string[], io: OperatorIo): Promise<number> {
   let name: string | undefined;
@@ -18,12 +18,19 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
   try {
     const { values } = parseArgs({
       args: argv,
-      options: { name: { type: 'string' }, 'sms-countries': { type: 'string' }, 'require-verified-phone': { type: 'boolean' } },
+      options: {
+        name: { type: 'string' },
+        'sms-countries': { type: 'string' },
+        'require-verified-phone': { type: 'boolean' },
+        'require-dpop': { type: 'boolean' },
+      },
     });
     name = companyName(values.name ?? '');
     if (!name) throw new OptionError(`--name is required, 1 to ${COMPANY_NAME_MAX_LENGTH} characters`);
     settings = {
       require_verified_phone: values['require-verified-phone'] ?? false,
+      // Every login must carry a DPoP proof: every session bound to the phone's key (contract 3.17).
+      ...(values['require-dpop'] ? { require_dpop: true } : {}),
       sms_countries: await smsCountriesOption(values['sms-countries']),
     };
   } catch (error) {
