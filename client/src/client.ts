@@ -15,6 +15,11 @@ export interface WalletAuthClientOptions {
   fetch?: typeof fetch;
   /** Where device keys are made and kept (default: IndexedDB in a browser, memory elsewhere). */
   deviceKeys?: DeviceKeyStore;
+  /**
+   * Whether every call carries a DPoP proof by the device key, so the session's tokens are bound
+   * to it and worthless without it (contract 3.17). Default true.
+   */
+  dpop?: boolean;
   /** Told when the service ends the session (a refusal no refresh cures) or a logout ends it. */
   onSessionEnd?: () => void;
 }
@@ -77,11 +82,22 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
     session,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     onSessionEnd: options.onSessionEnd,
+    // Every call proves the device key (DPoP, contract 3.17), unless the app turns it off.
+    ...(options.dpop === false
+      ? {}
+      : { dpopKey: async () => ((await deviceKeys.load(keyName)) ?? (await deviceKeys.create(keyName))).dpop }),
   });
   const helpers = operationHelpers(transport);
 
   /** The key to bind: the one kept, else a new one. */
-  const deviceKey = async (): Promise<DeviceKey> => (await deviceKeys.load(keyName)) ?? deviceKeys.create(keyName);
+  let keyLoading: Promise<DeviceKey> | undefined;
+  /** The key kept, else a new one; calls at once share one load, so they never make two keys. */
+  const deviceKey = (): Promise<DeviceKey> => {
+    keyLoading ??= (async () => (await deviceKeys.load(keyName)) ?? deviceKeys.create(keyName))().finally(() => {
+      keyLoading = undefined;
+    });
+    return keyLoading;
+  };
 
   /** Adds this device's public key to a request that proves the user, and keeps the binding it answers. */
   async function withBinding<Data>(

@@ -1,4 +1,13 @@
-import { base64url, calculateJwkThumbprint, createRemoteJWKSet, customFetch, EmbeddedJWK, type JWK, type JWTPayload, jwtVerify } from 'jose';
+import {
+  base64url,
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  customFetch,
+  EmbeddedJWK,
+  type JWK,
+  type JWTPayload,
+  jwtVerify,
+} from 'jose';
 import { WalletAuthError } from './errors.js';
 
 // For the wallet's other services (API contract 8, 3.12): verify an access token offline against the
@@ -127,34 +136,34 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const seenProofs = new Map<string, number>();
 
   async function verifyToken(token: string): Promise<VerifiedToken> {
-      let claims: JWTPayload;
-      try {
-        ({ payload: claims } = await jwtVerify(token, keySet, {
-          issuer,
-          audience: options.audience,
-          algorithms: ['ES256', 'RS256'],
-          typ: 'at+jwt',
-          requiredClaims: ['sub', 'exp', 'cid', 'sid'],
-        }));
-      } catch (error) {
-        throw refused((error as { code?: string }).code ?? 'invalid', error);
-      }
-      const { sub, cid, sid, utp, amr } = claims as JWTPayload & { cid: unknown; sid: unknown; utp?: unknown; amr?: unknown };
-      if (typeof cid !== 'string' || typeof sid !== 'string' || typeof sub !== 'string') throw refused('claims');
-      if (options.companyId && cid !== options.companyId.toLowerCase()) throw refused('company');
-      forgetOld(Date.now());
-      if (ended.has(sid)) throw refused('session_ended');
-      const cnf = (claims as { cnf?: { jkt?: unknown } }).cnf;
-      if (cnf !== undefined && typeof cnf?.jkt !== 'string') throw refused('cnf');
-      return {
-        userId: sub,
-        companyId: cid,
-        sessionId: sid,
-        userType: typeof utp === 'number' ? utp : 0,
-        amr: Array.isArray(amr) ? amr.map(String) : [],
-        ...(typeof cnf?.jkt === 'string' ? { jkt: cnf.jkt } : {}),
-        claims,
-      };
+    let claims: JWTPayload;
+    try {
+      ({ payload: claims } = await jwtVerify(token, keySet, {
+        issuer,
+        audience: options.audience,
+        algorithms: ['ES256', 'RS256'],
+        typ: 'at+jwt',
+        requiredClaims: ['sub', 'exp', 'cid', 'sid'],
+      }));
+    } catch (error) {
+      throw refused((error as { code?: string }).code ?? 'invalid', error);
+    }
+    const { sub, cid, sid, utp, amr } = claims as JWTPayload & { cid: unknown; sid: unknown; utp?: unknown; amr?: unknown };
+    if (typeof cid !== 'string' || typeof sid !== 'string' || typeof sub !== 'string') throw refused('claims');
+    if (options.companyId && cid !== options.companyId.toLowerCase()) throw refused('company');
+    forgetOld(Date.now());
+    if (ended.has(sid)) throw refused('session_ended');
+    const cnf = (claims as { cnf?: { jkt?: unknown } }).cnf;
+    if (cnf !== undefined && typeof cnf?.jkt !== 'string') throw refused('cnf');
+    return {
+      userId: sub,
+      companyId: cid,
+      sessionId: sid,
+      userType: typeof utp === 'number' ? utp : 0,
+      amr: Array.isArray(amr) ? amr.map(String) : [],
+      ...(typeof cnf?.jkt === 'string' ? { jkt: cnf.jkt } : {}),
+      claims,
+    };
   }
 
   /** The proof of a request, checked against its bound token; refused as a whole, whatever is wrong. */
