@@ -1,4 +1,5 @@
 import { type DeviceKey, type DeviceKeyStore, defaultKeyStore, pinLoginText } from './device-keys.js';
+import { dpopProof } from './dpop.js';
 import { callOperation, type OperationData, type OperationHelpers, type OperationInput, operationHelpers } from './operations.js';
 import { base64, randomNonce } from './random.js';
 import { memoryStorage, SessionSlot, type SessionStorage } from './session-storage.js';
@@ -58,6 +59,12 @@ export interface AuthHelpers {
    * so that a request sent as the page goes (a keepalive logout) never needs a refresh first.
    */
   accessToken(options?: { validForMs?: number }): Promise<string | undefined>;
+  /**
+   * The headers of a call to another service of the wallet at `url`: `Authorization` with the live
+   * access token and, for a token bound to this device's key, `DPoP` with a proof for that method
+   * and URL (contract 3.17; the service checks it with createTokenVerifier().verifyRequest). Empty without a session.
+   */
+  authorizationFor(method: string, url: string): Promise<Record<string, string>>;
   /** Whether this device has a key bound for this company, so that a PIN login can be tried. */
   hasBoundDevice(): Promise<boolean>;
   /** Forgets this device's key and binding (the service's binding stays until removed there). */
@@ -150,6 +157,15 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
     signedIn: async () => (await session.read()) !== undefined,
     userId: async () => (await session.read())?.userId,
     accessToken: async (options) => (await transport.liveSession(options?.validForMs))?.accessToken,
+    authorizationFor: async (method, url): Promise<Record<string, string>> => {
+      const live = await transport.liveSession();
+      if (!live) return {};
+      const key = live.tokenType === 'DPoP' ? (await deviceKey()).dpop : undefined;
+      if (!key) return { Authorization: `Bearer ${live.accessToken}` };
+      const nowSeconds = (Date.now() + transport.clockOffsetMs()) / 1000;
+      const proof = await dpopProof(key, { method: method.toUpperCase(), url, accessToken: live.accessToken, nowSeconds });
+      return { Authorization: `DPoP ${live.accessToken}`, DPoP: proof };
+    },
     hasBoundDevice: async () => Boolean((await deviceKeys.load(keyName))?.deviceKey),
     forgetDevice: () => deviceKeys.remove(keyName),
   };
