@@ -9,6 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { epochSeconds } from '../../lib/clock.js';
 import { type Company, createCompany } from '../../lib/companies/companies.js';
 import { sessionKey } from '../../lib/store/keys.js';
+import { RoundTripCounter } from '../../scripts/bench/round-trips.js';
 import { PINS } from '../devices/device-helpers.js';
 import { newDeviceKeyPair, signedLoginPin } from '../harness/device-keys.js';
 import { type DpopKey, dpopProof, newDpopKey, type ProofOptions } from '../harness/dpop-proofs.js';
@@ -254,6 +255,28 @@ describe('a bound refresh token', () => {
     const again = await refresh(account.refreshToken, await proofFor(key, REFRESH));
     expect(again.status).toBe(200);
     expect(again.body.data.refresh_token).toBe(first.body.data.refresh_token);
+  });
+});
+
+describe('what a bound call costs in DynamoDB requests', () => {
+  it('a bound refresh: one more (the jti’s conditional put); a bound read elsewhere: none more', async () => {
+    const key = await newDpopKey();
+    const bound = await boundAccount(key);
+    const unbound = (await register(undefined)).body.data;
+    const counter = new RoundTripCounter();
+    counter.attach(service.app.table.client);
+    // Warm: the company is cached, the session's use recorded.
+    await devices(`DPoP ${bound.token}`, await getProof(key, bound.token));
+    await devices(`Token ${unbound.token.token}`);
+    counter.take();
+    expect((await devices(`Token ${unbound.token.token}`)).status).toBe(200);
+    const plainRead = counter.take().requests;
+    expect((await devices(`DPoP ${bound.token}`, await getProof(key, bound.token))).status).toBe(200);
+    expect(counter.take().requests).toBe(plainRead);
+    expect((await refresh(unbound.refresh_token)).status).toBe(200);
+    const plainRefresh = counter.take().requests;
+    expect((await refresh(bound.refreshToken, await proofFor(key, REFRESH))).status).toBe(200);
+    expect(counter.take().requests).toBe(plainRefresh + 1);
   });
 });
 
