@@ -18,9 +18,11 @@ export interface WalletAuthClientOptions {
   deviceKeys?: DeviceKeyStore;
   /**
    * Whether every call carries a DPoP proof by the device key, so the session's tokens are bound
-   * to it and worthless without it (contract 3.17). Default true.
+   * to it and worthless without it (contract 3.17). Default true. A function is asked at each call
+   * (a page that binds only when the user chose "Remember this browser"); a bound session's calls
+   * always carry proofs.
    */
-  dpop?: boolean;
+  dpop?: boolean | (() => boolean);
   /** Told when the service ends the session (a refusal no refresh cures) or a logout ends it. */
   onSessionEnd?: () => void;
 }
@@ -83,16 +85,15 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
   const session = new SessionSlot(storage, `wallet-auth:${companyId}:session`);
   const deviceKeys = options.deviceKeys ?? defaultKeyStore();
   const keyName = `wallet-auth:${companyId}`;
+  const wantsDpop = typeof options.dpop === 'function' ? options.dpop : () => options.dpop !== false;
   const transport = createTransport({
     baseUrl: options.baseUrl,
     companyId,
     session,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     onSessionEnd: options.onSessionEnd,
-    // Every call proves the device key (DPoP, contract 3.17), unless the app turns it off.
-    ...(options.dpop === false
-      ? {}
-      : { dpopKey: async () => ((await deviceKeys.load(keyName)) ?? (await deviceKeys.create(keyName))).dpop }),
+    // Every call proves the device key (DPoP, contract 3.17), unless the app turns it off; a bound session's always.
+    dpopKey: async (sessionIsBound) => (sessionIsBound || wantsDpop() ? (await deviceKey()).dpop : undefined),
   });
   const helpers = operationHelpers(transport);
 

@@ -42,7 +42,7 @@ export interface TransportOptions {
    * The device key that signs a DPoP proof for every call, retries and refresh included (contract
    * 3.17): a login with a proof answers tokens bound to it. Undefined: no proofs, unbound tokens.
    */
-  dpopKey?: () => Promise<DpopKey | undefined>;
+  dpopKey?: (sessionIsBound: boolean) => Promise<DpopKey | undefined>;
 }
 
 export interface Transport {
@@ -135,7 +135,8 @@ export function createTransport(options: TransportOptions): Transport {
         const current = await options.session.read();
         if (!current) throw unauthorized();
         if (stale && current.accessToken !== stale.accessToken) return current;
-        const { session } = await send('POST', REFRESH_PATH, { refresh_token: current.refreshToken }, { auth: false });
+        const bound = current.tokenType === 'DPoP';
+        const { session } = await send('POST', REFRESH_PATH, { refresh_token: current.refreshToken }, { auth: false }, bound);
         if (!session) throw unauthorized();
         return session;
       }),
@@ -147,7 +148,14 @@ export function createTransport(options: TransportOptions): Transport {
     return kept.expiresAt - Math.max(validForMs, EXPIRY_MARGIN_MS) <= Date.now() ? refreshShared(kept) : kept;
   }
 
-  async function send<Data>(method: 'GET' | 'POST', path: string, body: unknown, requestOptions: RequestOptions): Promise<Sent<Data>> {
+  async function send<Data>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    requestOptions: RequestOptions,
+    /** A refresh of a bound session (its token is in the body, not in Authorization). */
+    refreshesBound = false,
+  ): Promise<Sent<Data>> {
     const query = Object.entries(requestOptions.query ?? {}).filter(([, value]) => value !== undefined && value !== '');
     const url = `${baseUrl}${path}${query.length ? `?${new URLSearchParams(query.map(([name, value]) => [name, String(value)]))}` : ''}`;
     const idempotencyKey = method === 'POST' ? (requestOptions.idempotencyKey ?? randomKey()) : undefined;
@@ -156,21 +164,23 @@ export function createTransport(options: TransportOptions): Transport {
     const kept = requestOptions.auth === false ? undefined : await options.session.read();
     let session = kept && (await liveSession(kept));
     let refreshed = session !== kept;
-    const dpopKey = await options.dpopKey?.();
+    // A bound session's calls always prove its key; the client decides for the others (a login, an unbound session).
+    const bound = refreshesBound || session?.tokenType === 'DPoP';
+    const dpopKey = await options.dpopKey?.(bound);
     let nonceAnswered = false;
     for (let retries = 0; ; ) {
       const headers: Record<string, string> = { CompanyID: options.companyId, Accept: 'application/json' };
       if (text !== undefined) headers['Content-Type'] = 'application/json';
       if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-      const bound = session?.tokenType === 'DPoP';
-      if (session) headers.Authorization = `${bound ? 'DPoP' : 'Token'} ${session.accessToken}`;
+      const sendsBound = session?.tokenType === 'DPoP';
+      if (session) headers.Authorization = `${sendsBound ? 'DPoP' : 'Token'} ${session.accessToken}`;
       // A new proof for every try: the service takes each proof once.
       if (dpopKey) {
         const nowSeconds = (Date.now() + clockOffsetMs) / 1000;
         headers.DPoP = await dpopProof(dpopKey, {
           method,
           url,
-          accessToken: bound ? session?.accessToken : undefined,
+          accessToken: sendsBound ? session?.accessToken : undefined,
           nonce: dpopNonce,
           nowSeconds,
         });

@@ -46,9 +46,14 @@ export const COMPANY_ID_PATTERN = /^[0-9a-fA-F]{32}$/;
 const logoutOutlivesPage: typeof fetch = (input, init) =>
   fetch(input, { ...init, keepalive: String(input).endsWith('/wallet/v3/auth/logout') });
 
-/** A client of the company: session in memory, device key in IndexedDB; `onSessionEnd` when the API ends the session. */
-export function companyClient(companyId: string, onSessionEnd: () => void): WalletAuthClient {
+/**
+ * A client of the company: session in memory, device key in IndexedDB; `onSessionEnd` when the API
+ * ends the session; its tokens bound to that key while `bindToBrowser` says so (a remembered browser).
+ */
+export function companyClient(companyId: string, onSessionEnd: () => void, bindToBrowser: () => boolean = () => true): WalletAuthClient {
   return createWalletAuthClient({
+    // Tokens bound to the browser's key (DPoP, contract 3.17) only where the agent chose to remember this browser.
+    dpop: bindToBrowser,
     baseUrl: apiBase(),
     companyId,
     storage: memoryStorage(),
