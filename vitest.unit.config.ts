@@ -30,6 +30,7 @@ export const UNIT_TESTS = [
   'tests/scaling/simulate.test.ts',
   'tests/secrets/server-keys.test.ts',
   'tests/secrets/signing-keys.test.ts',
+  'tests/sessions/dpop-proofs.test.ts',
   'tests/sms/sms-segments.test.ts',
   'tests/sms/text-dispatch.test.ts',
   'tests/users/phone-plan.test.ts',

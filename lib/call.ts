@@ -21,6 +21,8 @@ export interface Principal {
     authTime: number;
     /** When the credential it began with (a device, a passkey) was bound, epoch seconds: older than a recovery, it may cancel one. */
     credentialAt: number | undefined;
+    /** The key its tokens are bound to (DPoP, contract 3.17), if any: its RFC 7638 thumbprint. */
+    dpopJkt?: string | undefined;
   };
 }
 
@@ -58,4 +60,10 @@ export const CREDENTIAL_REPLAY_SECONDS = 300;
 export interface RequestKey {
   /** Names the request (its Idempotency-Key and its body), when it sent a key: what a lost first run left behind is recognised by it. */
   idempotencyRef?: string | undefined;
+}
+
+/** What a call made by a request also carries when it sent a valid DPoP proof (contract 3.17, lib/http/dpop.ts). */
+export interface RequestProof {
+  /** The proof's key (its RFC 7638 thumbprint): a login or refresh binds the tokens it answers to it. */
+  dpop?: { jkt: string } | undefined;
 }

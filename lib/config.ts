@@ -208,6 +208,10 @@ export function readConfig(env: Environment = process.env) {
     sessionIdleSeconds: read.integer('SESSION_IDLE_SECONDS'),
     refreshReuseGraceSeconds: read.integer('REFRESH_REUSE_GRACE_SECONDS'),
     sessionTouchSeconds: read.integer('SESSION_TOUCH_SECONDS'),
+    dpopProofMaxAgeSeconds: read.integer('DPOP_PROOF_MAX_AGE_SECONDS'),
+    dpopNonce: read.integer('DPOP_NONCE') === 1,
+    /** Locally a proof's htu may name the request's own host (serverless-offline on any port); deployed, TOKEN_ISSUER's only. */
+    dpopHtuFromHost: !read.deployed,
     verificationTokenTtlSeconds: read.integer('VERIFICATION_TOKEN_TTL_SECONDS'),
     maxBodyBytes: read.integer('MAX_BODY_BYTES'),
     companyCacheSeconds: read.integer('COMPANY_CACHE_SECONDS'),

@@ -141,6 +141,17 @@ export const SETTINGS = {
     deployed: { max: 60, why: 'how long a copy of a just-spent refresh token still gets its successor instead of being taken for theft' },
     means: 'a refresh token just spent, presented again this soon, gets the same successor (a lost answer, two refreshes at once); 0: off',
   },
+  DPOP_PROOF_MAX_AGE_SECONDS: {
+    default: 60,
+    min: 1,
+    deployed: { max: 300, why: 'how long a DPoP proof made in advance, or copied, stays usable where no nonce is asked' },
+    means: 'a DPoP proof’s `iat` must be this close to now (contract 3.17)',
+  },
+  DPOP_NONCE: {
+    default: 0,
+    means:
+      '1: every DPoP proof must carry a nonce the service issued (`DPoP-Nonce`, RFC 9449 section 8) and is accepted exactly once; 0: off',
+  },
   SESSION_TOUCH_SECONDS: { default: 3600, means: 'a session’s last use is recorded at most this often' },
   VERIFICATION_TOKEN_TTL_SECONDS: {
     default: 900,

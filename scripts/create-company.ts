@@ -1,4 +1,4 @@
-// npm run company:create -- --name "Acme" [--sms-countries IN,US] [--require-verified-phone] [--webauthn-rp-id DOMAIN --webauthn-origins O1,O2]
+// npm run company:create -- --name "Acme" [--sms-countries IN,US] [--require-verified-phone] [--webauthn-rp-id DOMAIN --webauthn-origins O1,O2] [--require-dpop]
 // Creates an active company in the configured table (STAGE, TABLE_NAME, DYNAMODB_ENDPOINT and
 // the usual AWS credentials; with none set, the local stage's DynamoDB Local) and prints
 // {"company_id": "<32 hex>", "require_verified_phone": ..., "sms_countries": ...} as its last line.
@@ -17,7 +17,7 @@ import {
   webauthnOption,
 } from './operator-options.js';
 
-const USAGE = `usage: npm run company:create -- --name "Company name" (1 to ${COMPANY_NAME_MAX_LENGTH} characters) [--sms-countries IN,US|all] [--require-verified-phone] [--webauthn-rp-id DOMAIN --webauthn-origins O1,O2]`;
+const USAGE = `usage: npm run company:create -- --name "Company name" (1 to ${COMPANY_NAME_MAX_LENGTH} characters) [--sms-countries IN,US|all] [--require-verified-phone] [--webauthn-rp-id DOMAIN --webauthn-origins O1,O2] [--require-dpop]`;
 
 export async function main(argv: string[], io: OperatorIo): Promise<number> {
   let name: string | undefined;
@@ -31,12 +31,15 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
         'require-verified-phone': { type: 'boolean' },
         'webauthn-rp-id': { type: 'string' },
         'webauthn-origins': { type: 'string' },
+        'require-dpop': { type: 'boolean' },
       },
     });
     name = companyName(values.name ?? '');
     if (!name) throw new OptionError(`--name is required, 1 to ${COMPANY_NAME_MAX_LENGTH} characters`);
     settings = {
       require_verified_phone: values['require-verified-phone'] ?? false,
+      // Every login must carry a DPoP proof: every session bound to the phone's key (contract 3.17).
+      ...(values['require-dpop'] ? { require_dpop: true } : {}),
       sms_countries: await smsCountriesOption(values['sms-countries']),
     };
     const webauthn = webauthnOption(values['webauthn-rp-id'], values['webauthn-origins']);

@@ -155,6 +155,7 @@ export function printedSettings(company: CompanyRecord, config: Pick<Config, 'ot
     verifies_per_address: limits.verifiesPerAddress,
     // Only for a company that has its own SMS text or payment limit: the others print as they always did.
     ...(company.sms_payment_limit ? { sms_payment_limit: company.sms_payment_limit } : {}),
+    ...(company.require_dpop ? { require_dpop: true } : {}),
     ...(company.sms_text ? { sms_text: company.sms_text } : {}),
     ...(company.webauthn ? { webauthn: company.webauthn } : {}),
   };

@@ -1,4 +1,4 @@
-// npm run company:update -- --company ID [--name NAME] [--status active|disabled] [--sms-countries IN,US|all] [--require-verified-phone on|off]
+// npm run company:update -- --company ID [--name NAME] [--status active|disabled] [--sms-countries IN,US|all] [--require-verified-phone on|off] [--require-dpop on|off]
 //   [--sms-per-hour N|default] [--sms-per-prefix-per-hour N|default] [--sends-per-address-per-hour N|default] [--verifies-per-address N|default]
 //   [--sms-template LANG=TEXT ...] [--sms-default-language LANG] [--sms-app-hash HASH] [--sms-webotp-domain DOMAIN]
 //   [--warning-text KIND:LANG=TEXT ...] [--phone-change-text LANG=TEXT ...] [--webauthn-rp-id DOMAIN|none --webauthn-origins O1,O2]
@@ -35,7 +35,7 @@ import {
 
 const USAGE =
   `usage: npm run company:update -- --company <company id> [--name NAME (1 to ${COMPANY_NAME_MAX_LENGTH} characters)] [--status active|disabled]\n` +
-  '  [--sms-countries IN,US|all] [--require-verified-phone on|off] [--sms-payment-limit EUR=100,USD=50|none]\n' +
+  '  [--sms-countries IN,US|all] [--require-verified-phone on|off] [--require-dpop on|off] [--sms-payment-limit EUR=100,USD=50|none]\n' +
   '  [--sms-template LANG=TEXT (repeatable; {code}, {brand}, {minutes}; LANG= removes one)] [--sms-default-language LANG]\n' +
   '  [--sms-app-hash HASH (11 characters)] [--sms-webotp-domain DOMAIN] (an empty value removes a setting)\n' +
   `  [--warning-text KIND:LANG=TEXT (repeatable; a security warning's SMS, KIND one of ${WARNING_KEYS.join(', ')}: {brand}, no {code};
@@ -82,6 +82,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
         status: { type: 'string' },
         'sms-countries': { type: 'string' },
         'require-verified-phone': { type: 'string' },
+        'require-dpop': { type: 'string' },
         'sms-payment-limit': { type: 'string' },
         ...Object.fromEntries(Object.keys(LIMIT_OPTIONS).map((option) => [option, { type: 'string' as const }])),
         'sms-template': { type: 'string', multiple: true },
@@ -104,6 +105,7 @@ export async function main(argv: string[], io: OperatorIo): Promise<number> {
       name,
       status,
       require_verified_phone: onOffOption('require-verified-phone', values['require-verified-phone']),
+      require_dpop: onOffOption('require-dpop', values['require-dpop']),
       sms_countries: await smsCountriesOption(values['sms-countries']),
       sms_payment_limit: smsPaymentLimitOption(values['sms-payment-limit']),
       limits: limitsOption(values),

@@ -1,4 +1,5 @@
 import { type DeviceKey, type DeviceKeyStore, defaultKeyStore, pinLoginText } from './device-keys.js';
+import { dpopProof } from './dpop.js';
 import { callOperation, type OperationData, type OperationHelpers, type OperationInput, operationHelpers } from './operations.js';
 import type { PasskeyPlatform } from './passkeys.js';
 import { base64, randomNonce } from './random.js';
@@ -16,6 +17,13 @@ export interface WalletAuthClientOptions {
   fetch?: typeof fetch;
   /** Where device keys are made and kept (default: IndexedDB in a browser, memory elsewhere). */
   deviceKeys?: DeviceKeyStore;
+  /**
+   * Whether every call carries a DPoP proof by the device key, so the session's tokens are bound
+   * to it and worthless without it (contract 3.17). Default true. A function is asked at each call
+   * (a page that binds only when the user chose "Remember this browser"); a bound session's calls
+   * always carry proofs.
+   */
+  dpop?: boolean | (() => boolean);
   /** Told when the service ends the session (a refusal no refresh cures) or a logout ends it. */
   onSessionEnd?: () => void;
 }
@@ -64,6 +72,12 @@ export interface AuthHelpers {
    * so that a request sent as the page goes (a keepalive logout) never needs a refresh first.
    */
   accessToken(options?: { validForMs?: number }): Promise<string | undefined>;
+  /**
+   * The headers of a call to another service of the wallet at `url`: `Authorization` with the live
+   * access token and, for a token bound to this device's key, `DPoP` with a proof for that method
+   * and URL (contract 3.17; the service checks it with createTokenVerifier().verifyRequest). Empty without a session.
+   */
+  authorizationFor(method: string, url: string): Promise<Record<string, string>>;
   /** Whether this device has a key bound for this company, so that a PIN login can be tried. */
   hasBoundDevice(): Promise<boolean>;
   /** Forgets this device's key and binding (the service's binding stays until removed there). */
@@ -82,17 +96,27 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
   const session = new SessionSlot(storage, `wallet-auth:${companyId}:session`);
   const deviceKeys = options.deviceKeys ?? defaultKeyStore();
   const keyName = `wallet-auth:${companyId}`;
+  const wantsDpop = typeof options.dpop === 'function' ? options.dpop : () => options.dpop !== false;
   const transport = createTransport({
     baseUrl: options.baseUrl,
     companyId,
     session,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     onSessionEnd: options.onSessionEnd,
+    // Every call proves the device key (DPoP, contract 3.17), unless the app turns it off; a bound session's always.
+    dpopKey: async (sessionIsBound) => (sessionIsBound || wantsDpop() ? (await deviceKey()).dpop : undefined),
   });
   const helpers = operationHelpers(transport);
 
   /** The key to bind: the one kept, else a new one. */
-  const deviceKey = async (): Promise<DeviceKey> => (await deviceKeys.load(keyName)) ?? deviceKeys.create(keyName);
+  let keyLoading: Promise<DeviceKey> | undefined;
+  /** The key kept, else a new one; calls at once share one load, so they never make two keys. */
+  const deviceKey = (): Promise<DeviceKey> => {
+    keyLoading ??= (async () => (await deviceKeys.load(keyName)) ?? deviceKeys.create(keyName))().finally(() => {
+      keyLoading = undefined;
+    });
+    return keyLoading;
+  };
 
   /** Adds this device's public key to a request that proves the user, and keeps the binding it answers. */
   async function withBinding<Data>(
@@ -161,6 +185,15 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
     signedIn: async () => (await session.read()) !== undefined,
     userId: async () => (await session.read())?.userId,
     accessToken: async (options) => (await transport.liveSession(options?.validForMs))?.accessToken,
+    authorizationFor: async (method, url): Promise<Record<string, string>> => {
+      const live = await transport.liveSession();
+      if (!live) return {};
+      const key = live.tokenType === 'DPoP' ? (await deviceKey()).dpop : undefined;
+      if (!key) return { Authorization: `Bearer ${live.accessToken}` };
+      const nowSeconds = (Date.now() + transport.clockOffsetMs()) / 1000;
+      const proof = await dpopProof(key, { method: method.toUpperCase(), url, accessToken: live.accessToken, nowSeconds });
+      return { Authorization: `DPoP ${live.accessToken}`, DPoP: proof };
+    },
     hasBoundDevice: async () => Boolean((await deviceKeys.load(keyName))?.deviceKey),
     forgetDevice: () => deviceKeys.remove(keyName),
   };

@@ -15,6 +15,12 @@ export interface DeviceKey {
   sign(data: Uint8Array): Promise<Uint8Array>;
   /** The service's handle of the binding (`device_key`), once a login bound it. */
   deviceKey?: string;
+  /**
+   * The same key for DPoP proofs (contract 3.17): the non-extractable private CryptoKey jose signs
+   * with, and the public JWK a proof carries. Absent from a store that cannot give them (a native
+   * keystore signs through `sign` only): the client then sends no proofs.
+   */
+  dpop?: { privateKey: CryptoKey; publicJwk: JsonWebKey };
 }
 
 /** Keeps keys and their bindings across launches (the session itself may be kept in memory only). */
@@ -38,8 +44,10 @@ const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
 async function deviceKeyOf({ pair, deviceKey }: KeptKey): Promise<DeviceKey> {
   const publicKey = base64(await crypto.subtle.exportKey('spki', pair.publicKey));
+  const { kty, crv, x, y } = await crypto.subtle.exportKey('jwk', pair.publicKey);
   return {
     publicKey,
+    dpop: { privateKey: pair.privateKey, publicJwk: { kty, crv, x, y } },
     sign: async (data) =>
       new Uint8Array(await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, pair.privateKey, data as BufferSource)),
     ...(deviceKey ? { deviceKey } : {}),

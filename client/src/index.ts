@@ -40,6 +40,8 @@ export {
   type SessionEndedDetail,
   type TokenVerifier,
   type TokenVerifierOptions,
+  type VerifiableRequest,
   type VerifiedToken,
+  wwwAuthenticate,
 } from './token-verifier.js';
 export type { RequestOptions } from './transport.js';

@@ -24,6 +24,8 @@ export function memoryStorage(): SessionStorage {
 /** A session as the client keeps it. */
 export interface Session {
   accessToken: string;
+  /** `DPoP` when the tokens are bound to the device key (contract 3.17); absent: `Token`. */
+  tokenType?: 'DPoP';
   refreshToken: string;
   /** When the access token expires, epoch milliseconds on this device's clock. */
   expiresAt: number;
@@ -59,11 +61,13 @@ export class SessionSlot {
 
 /** The session an answer carries (registration, OTP login, PIN login, refresh), if it carries one. */
 export function sessionIn(data: Record<string, unknown>, now: number): Session | undefined {
-  const token = data.token as { token?: unknown } | undefined;
+  const token = data.token as { token?: unknown; type?: unknown } | undefined;
   const { refresh_token: refreshToken, expires_in: expiresIn, user_id: userId } = data;
   if (typeof token?.token !== 'string' || typeof refreshToken !== 'string') return undefined;
   return {
     accessToken: token.token,
+    // Bound to the device key (DPoP, contract 3.17): sent as `DPoP <token>` with a proof on every call.
+    ...(token.type === 'DPoP' ? { tokenType: 'DPoP' as const } : {}),
     refreshToken,
     expiresAt: now + (typeof expiresIn === 'number' ? expiresIn : 0) * 1000,
     userId: typeof userId === 'string' ? userId : '',

@@ -1,4 +1,13 @@
-import { createRemoteJWKSet, customFetch, type JWTPayload, jwtVerify } from 'jose';
+import {
+  base64url,
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  customFetch,
+  EmbeddedJWK,
+  type JWK,
+  type JWTPayload,
+  jwtVerify,
+} from 'jose';
 import { WalletAuthError } from './errors.js';
 
 // For the wallet's other services (API contract 8, 3.12): verify an access token offline against the
@@ -21,6 +30,19 @@ export interface TokenVerifierOptions {
   endedSessionMemorySeconds?: number;
   /** The fetch the JWKS is read with (default: the global one). */
   fetch?: typeof fetch;
+  /** verifyRequest: how old (seconds) a DPoP proof's iat may be (default 60, the service's DPOP_PROOF_MAX_AGE_SECONDS). */
+  dpopProofMaxAgeSeconds?: number;
+  /** verifyRequest: refuse tokens that are not bound to a key (default false: unbound tokens pass as `Bearer`/`Token`). */
+  requireDpop?: boolean;
+}
+
+/** A request as verifyRequest reads it: its method, its full URL as the client called it, its headers. */
+export interface VerifiableRequest {
+  method: string;
+  /** The URL the client called (scheme, host, path; a query is ignored), e.g. `https://payments.example.com/v1/pay`. */
+  url: string;
+  /** Node's IncomingHttpHeaders (lower-case names), a plain object, or a fetch Headers. */
+  headers: Headers | Record<string, string | string[] | undefined>;
 }
 
 /** Who an accepted token speaks for. */
@@ -32,6 +54,8 @@ export interface VerifiedToken {
   userType: number;
   /** How the session began: `otp`, `pin` or `register`. */
   amr: string[];
+  /** The RFC 7638 thumbprint of the key the token is bound to (DPoP, contract 3.17), if it is bound. */
+  jkt?: string;
   claims: JWTPayload;
 }
 
@@ -42,10 +66,47 @@ export interface SessionEndedDetail {
 }
 
 export interface TokenVerifier {
-  /** Answers who the token speaks for, or throws a WalletAuthError UNAUTHORIZED (status 401, code 4). */
+  /**
+   * Answers who the token speaks for, or throws a WalletAuthError UNAUTHORIZED (status 401, code 4).
+   * A bound token (cnf.jkt) is refused here: its proof can only be checked with the request, by verifyRequest.
+   */
   verify(token: string): Promise<VerifiedToken>;
+  /**
+   * Checks a request's Authorization and, for a token bound to a key, its DPoP proof (RFC 9449): the
+   * `DPoP` scheme, a proof by the token's key for this method and URL over this token, fresh, and
+   * not seen before by this verifier. Answers who calls, or throws UNAUTHORIZED (401, code 4);
+   * a service answers that with `WWW-Authenticate: DPoP` (wwwAuthenticate).
+   */
+  verifyRequest(request: VerifiableRequest): Promise<VerifiedToken>;
   /** Refuses this session from now on, before its tokens expire: pass a `session.ended` event, or its `detail`. */
   sessionEnded(event: SessionEndedDetail | { detail: SessionEndedDetail }): void;
+}
+
+/** The challenge a service answers a refused bound call with (RFC 9449 section 7.1). */
+export const wwwAuthenticate = 'DPoP error="invalid_token", algs="ES256"';
+
+function headerOf(headers: VerifiableRequest['headers'], name: string): string[] {
+  if (typeof (headers as Headers).get === 'function') {
+    const value = (headers as Headers).get(name);
+    return value === null ? [] : [value];
+  }
+  const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+/** A URL as a proof's htu is compared: scheme, host and path (RFC 9449 section 4.3). */
+function comparableUrl(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return undefined;
+  }
+}
+
+async function sha256Base64url(text: string): Promise<string> {
+  return base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))));
 }
 
 function refused(reason: string, cause?: unknown): WalletAuthError {
@@ -70,33 +131,91 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
   }
 
+  const maxAgeSeconds = options.dpopProofMaxAgeSeconds ?? 60;
+  /** `jkt.jti` -> when it may be forgotten: a proof is taken once by this verifier. */
+  const seenProofs = new Map<string, number>();
+
+  async function verifyToken(token: string): Promise<VerifiedToken> {
+    let claims: JWTPayload;
+    try {
+      ({ payload: claims } = await jwtVerify(token, keySet, {
+        issuer,
+        audience: options.audience,
+        algorithms: ['ES256', 'RS256'],
+        typ: 'at+jwt',
+        requiredClaims: ['sub', 'exp', 'cid', 'sid'],
+      }));
+    } catch (error) {
+      throw refused((error as { code?: string }).code ?? 'invalid', error);
+    }
+    const { sub, cid, sid, utp, amr } = claims as JWTPayload & { cid: unknown; sid: unknown; utp?: unknown; amr?: unknown };
+    if (typeof cid !== 'string' || typeof sid !== 'string' || typeof sub !== 'string') throw refused('claims');
+    if (options.companyId && cid !== options.companyId.toLowerCase()) throw refused('company');
+    forgetOld(Date.now());
+    if (ended.has(sid)) throw refused('session_ended');
+    const cnf = (claims as { cnf?: { jkt?: unknown } }).cnf;
+    if (cnf !== undefined && typeof cnf?.jkt !== 'string') throw refused('cnf');
+    return {
+      userId: sub,
+      companyId: cid,
+      sessionId: sid,
+      userType: typeof utp === 'number' ? utp : 0,
+      amr: Array.isArray(amr) ? amr.map(String) : [],
+      ...(typeof cnf?.jkt === 'string' ? { jkt: cnf.jkt } : {}),
+      claims,
+    };
+  }
+
+  /** The proof of a request, checked against its bound token; refused as a whole, whatever is wrong. */
+  async function checkProof(request: VerifiableRequest, token: string, jkt: string): Promise<void> {
+    const proofs = headerOf(request.headers, 'dpop');
+    const proof = proofs[0];
+    if (proofs.length !== 1 || !proof || proof.includes(',') || proof.length > 8192) throw refused('dpop_proof_missing');
+    let payload: JWTPayload;
+    let jwk: JWK | undefined;
+    try {
+      const verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ['ES256'] });
+      payload = verified.payload;
+      jwk = verified.protectedHeader.jwk;
+    } catch (error) {
+      throw refused('dpop_proof_invalid', error);
+    }
+    if (!jwk || 'd' in jwk || (await calculateJwkThumbprint(jwk, 'sha256')) !== jkt) throw refused('dpop_key');
+    const { htm, htu, iat, jti, ath } = payload as JWTPayload & { htm?: unknown; htu?: unknown; ath?: unknown };
+    if (htm !== request.method.toUpperCase()) throw refused('dpop_htm');
+    const expected = comparableUrl(request.url);
+    if (!expected || comparableUrl(htu) !== expected) throw refused('dpop_htu');
+    if (ath !== (await sha256Base64url(token))) throw refused('dpop_ath');
+    const now = Math.floor(Date.now() / 1000);
+    if (typeof iat !== 'number' || now - iat > maxAgeSeconds || iat - now > 5) throw refused('dpop_iat');
+    if (typeof jti !== 'string' || jti.length < 8 || jti.length > 256) throw refused('dpop_jti');
+    for (const [seen, until] of seenProofs) {
+      if (until > now) break;
+      seenProofs.delete(seen);
+    }
+    const key = `${jkt}.${jti}`;
+    if (seenProofs.has(key)) throw refused('dpop_replayed');
+    seenProofs.set(key, now + maxAgeSeconds + 5);
+  }
+
   return {
     async verify(token) {
-      let claims: JWTPayload;
-      try {
-        ({ payload: claims } = await jwtVerify(token, keySet, {
-          issuer,
-          audience: options.audience,
-          algorithms: ['ES256', 'RS256'],
-          typ: 'at+jwt',
-          requiredClaims: ['sub', 'exp', 'cid', 'sid'],
-        }));
-      } catch (error) {
-        throw refused((error as { code?: string }).code ?? 'invalid', error);
+      const verified = await verifyToken(token);
+      if (verified.jkt) throw refused('bound_token_without_proof');
+      return verified;
+    },
+    async verifyRequest(request) {
+      const [authorization] = headerOf(request.headers, 'authorization');
+      const [, scheme = '', token = ''] = authorization?.trim().match(/^(DPoP|Bearer|Token)\s+(\S+)$/i) ?? [];
+      if (!token) throw refused('authorization');
+      const verified = await verifyToken(token);
+      if (!verified.jkt) {
+        if (options.requireDpop) throw refused('unbound_token');
+        return verified;
       }
-      const { sub, cid, sid, utp, amr } = claims as JWTPayload & { cid: unknown; sid: unknown; utp?: unknown; amr?: unknown };
-      if (typeof cid !== 'string' || typeof sid !== 'string' || typeof sub !== 'string') throw refused('claims');
-      if (options.companyId && cid !== options.companyId.toLowerCase()) throw refused('company');
-      forgetOld(Date.now());
-      if (ended.has(sid)) throw refused('session_ended');
-      return {
-        userId: sub,
-        companyId: cid,
-        sessionId: sid,
-        userType: typeof utp === 'number' ? utp : 0,
-        amr: Array.isArray(amr) ? amr.map(String) : [],
-        claims,
-      };
+      if (scheme.toLowerCase() !== 'dpop') throw refused('bound_token_as_bearer');
+      await checkProof(request, token, verified.jkt);
+      return verified;
     },
     sessionEnded(event) {
       const detail = 'detail' in event ? event.detail : event;

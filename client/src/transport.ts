@@ -1,3 +1,4 @@
+import { type DpopKey, dpopProof } from './dpop.js';
 import { type Envelope, envelopeOf, WalletAuthError } from './errors.js';
 import { OPERATION_ROUTES } from './generated/api-facts.js';
 import { randomKey } from './random.js';
@@ -37,6 +38,11 @@ export interface TransportOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The lock that tabs over the same storage refresh under (default: Web Locks, else a BroadcastChannel's). */
   exclusive?: Exclusive;
+  /**
+   * The device key that signs a DPoP proof for every call, retries and refresh included (contract
+   * 3.17): a login with a proof answers tokens bound to it. Undefined: no proofs, unbound tokens.
+   */
+  dpopKey?: (sessionIsBound: boolean) => Promise<DpopKey | undefined>;
 }
 
 export interface Transport {
@@ -95,6 +101,8 @@ export function createTransport(options: TransportOptions): Transport {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const exclusive = options.exclusive ?? tabExclusive();
   let clockOffsetMs = 0;
+  /** The latest DPoP-Nonce the service gave (RFC 9449 section 8), sent in the next proofs. */
+  let dpopNonce: string | undefined;
 
   async function attempt(method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<Attempt> {
     let response: Response;
@@ -105,6 +113,7 @@ export function createTransport(options: TransportOptions): Transport {
     }
     const date = Date.parse(response.headers.get('date') ?? '');
     if (!Number.isNaN(date)) clockOffsetMs = date - Date.now();
+    dpopNonce = response.headers.get('dpop-nonce') ?? dpopNonce;
     const parsed = await response.json().catch(() => undefined);
     return { response, envelope: envelopeOf(response.status, parsed) };
   }
@@ -126,7 +135,8 @@ export function createTransport(options: TransportOptions): Transport {
         const current = await options.session.read();
         if (!current) throw unauthorized();
         if (stale && current.accessToken !== stale.accessToken) return current;
-        const { session } = await send('POST', REFRESH_PATH, { refresh_token: current.refreshToken }, { auth: false });
+        const bound = current.tokenType === 'DPoP';
+        const { session } = await send('POST', REFRESH_PATH, { refresh_token: current.refreshToken }, { auth: false }, bound);
         if (!session) throw unauthorized();
         return session;
       }),
@@ -138,7 +148,14 @@ export function createTransport(options: TransportOptions): Transport {
     return kept.expiresAt - Math.max(validForMs, EXPIRY_MARGIN_MS) <= Date.now() ? refreshShared(kept) : kept;
   }
 
-  async function send<Data>(method: 'GET' | 'POST', path: string, body: unknown, requestOptions: RequestOptions): Promise<Sent<Data>> {
+  async function send<Data>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    requestOptions: RequestOptions,
+    /** A refresh of a bound session (its token is in the body, not in Authorization). */
+    refreshesBound = false,
+  ): Promise<Sent<Data>> {
     const query = Object.entries(requestOptions.query ?? {}).filter(([, value]) => value !== undefined && value !== '');
     const url = `${baseUrl}${path}${query.length ? `?${new URLSearchParams(query.map(([name, value]) => [name, String(value)]))}` : ''}`;
     const idempotencyKey = method === 'POST' ? (requestOptions.idempotencyKey ?? randomKey()) : undefined;
@@ -147,13 +164,39 @@ export function createTransport(options: TransportOptions): Transport {
     const kept = requestOptions.auth === false ? undefined : await options.session.read();
     let session = kept && (await liveSession(kept));
     let refreshed = session !== kept;
+    // A bound session's calls always prove its key; the client decides for the others (a login, an unbound session).
+    const bound = refreshesBound || session?.tokenType === 'DPoP';
+    const dpopKey = await options.dpopKey?.(bound);
+    let nonceAnswered = false;
     for (let retries = 0; ; ) {
       const headers: Record<string, string> = { CompanyID: options.companyId, Accept: 'application/json' };
       if (text !== undefined) headers['Content-Type'] = 'application/json';
       if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-      if (session) headers.Authorization = `Token ${session.accessToken}`;
+      const sendsBound = session?.tokenType === 'DPoP';
+      if (session) headers.Authorization = `${sendsBound ? 'DPoP' : 'Token'} ${session.accessToken}`;
+      // A new proof for every try: the service takes each proof once.
+      if (dpopKey) {
+        const nowSeconds = (Date.now() + clockOffsetMs) / 1000;
+        headers.DPoP = await dpopProof(dpopKey, {
+          method,
+          url,
+          accessToken: sendsBound ? session?.accessToken : undefined,
+          nonce: dpopNonce,
+          nowSeconds,
+        });
+      }
       const answer = await attempt(method, url, headers, text);
       const { response, envelope } = answer;
+      // The service asks for a nonce (its clock and ours differ, or the stage requires one): answered once, with a new proof.
+      if (
+        dpopKey &&
+        !nonceAnswered &&
+        response?.status === 401 &&
+        /error="use_dpop_nonce"/.test(response.headers.get('www-authenticate') ?? '')
+      ) {
+        nonceAnswered = true;
+        continue;
+      }
       if (response && envelope?.success === 1 && response.ok) {
         const found = sessionIn(envelope.data, Date.now());
         if (found) await options.session.keep(found);

@@ -127,3 +127,40 @@ describe('PIN login with a WebCrypto device key', () => {
     expect(locked.is('PIN_LOCKED')).toBe(true);
   });
 });
+
+describe('tokens bound to the device key (DPoP, contract 3.17)', () => {
+  it('binds its session to the device key, proves it on every call, retry and refresh, and answers a nonce challenge once', async () => {
+    let dateSkewMs = 0;
+    const recorder = recordingFetch((url, call) => call === 1 && url.endsWith(REFRESH));
+    // The device's clock ten minutes off the service's, as the Date header tells it: its proofs' iat is then out of the window.
+    const skewed: typeof fetch = async (input, init) => {
+      const response = await recorder.fetch(input, init);
+      if (!dateSkewMs) return response;
+      const headers = new Headers(response.headers);
+      headers.set('date', new Date(Date.now() + dateSkewMs).toUTCString());
+      return new Response(await response.text(), { status: response.status, headers });
+    };
+    const client = service.client({ fetch: skewed, deviceKeys: memoryKeyStore() });
+    const registered = await client.auth.register(service.registration() as never);
+    expect((registered as { token: { type: string } }).token.type).toBe('DPoP');
+    expect((await client.account.profile()).user.user_id).toBe(registered.user_id);
+    // The refresh whose first answer is lost: sent again with the same key and a new proof, answered the same pair.
+    await client.auth.refreshTokens();
+    const refreshes = recorder.calls.filter((call) => call.url.endsWith(REFRESH));
+    expect(refreshes).toHaveLength(2);
+    expect(refreshes[1]?.headers['Idempotency-Key']).toBe(refreshes[0]?.headers['Idempotency-Key']);
+    expect(refreshes[1]?.headers.DPoP).not.toBe(refreshes[0]?.headers.DPoP);
+    expect(refreshes.map((call) => call.status)).toEqual([200, 200]);
+    dateSkewMs = -600_000;
+    await client.account.profile();
+    const before = recorder.calls.length;
+    expect((await client.account.profile()).user.user_id).toBe(registered.user_id);
+    const challenged = recorder.calls.slice(before);
+    expect(challenged.map((call) => call.status)).toEqual([401, 200]);
+    // Every call sent a proof, and every call with the bound token sent it as DPoP.
+    for (const call of recorder.calls) {
+      expect(call.headers.DPoP).toMatch(/^ey/);
+      if (call.headers.Authorization) expect(call.headers.Authorization).toMatch(/^DPoP /);
+    }
+  });
+});

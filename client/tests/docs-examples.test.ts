@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createWalletAuthClient } from '../src/index.js';
@@ -14,6 +15,7 @@ const read = (path: string) => readFileSync(resolve(ROOT, path), 'utf8');
 describe.each([
   ['docs/client-apps.md', 'client/examples/app-sign-in.ts'],
   ['docs/client-services.md', 'client/examples/service-verify.ts'],
+  ['docs/client-services.md', 'client/examples/service-dpop.ts'],
 ])('%s', (page, example) => {
   it(`shows ${example} as it is`, () => {
     expect(read(page)).toContain(`\`\`\`ts\n${read(example)}\`\`\``);
@@ -42,7 +44,8 @@ describe('the examples, run', () => {
     process.env.WALLET_AUTH_ISSUER = discovery.issuer;
     process.env.WALLET_COMPANY_ID = service.companyId;
     const { caller, onSessionEnded } = await import('../examples/service-verify.js');
-    const client = service.client();
+    // An unbound session: its token alone is a bearer token, which verify takes.
+    const client = service.client({ dpop: false });
     await client.auth.register(service.registration() as never);
     const authorization = `Bearer ${await client.auth.accessToken()}`;
     const who = await caller(authorization);
@@ -50,5 +53,38 @@ describe('the examples, run', () => {
 
     await onSessionEnded({ detail: { company_id: service.companyId, sid: who.sessionId } });
     await expect(caller(authorization)).rejects.toMatchObject({ status: 401, name: 'UNAUTHORIZED', data: { reason: 'session_ended' } });
+  });
+
+  it('takes a bound token only with the phone’s proof for that service’s URL (node:http, verifyRequest)', async () => {
+    const discovery = (await (await fetch(`${service.baseUrl}/.well-known/openid-configuration`)).json()) as { issuer: string };
+    const { paymentsService } = await import('../examples/service-dpop.js');
+    // A free port first: the service's public base URL names it.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const server = paymentsService(discovery.issuer, service.companyId, `http://127.0.0.1:${port}`);
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    try {
+      const client = service.client();
+      await client.auth.register(service.registration() as never);
+      const url = `http://127.0.0.1:${port}/v1/pay`;
+      const headers = await client.auth.authorizationFor('POST', url);
+      expect(headers.Authorization).toMatch(/^DPoP /);
+      const paid = await fetch(url, { method: 'POST', headers });
+      expect([paid.status, await paid.json()]).toEqual([200, { user_id: await client.auth.userId(), bound: true }]);
+      // The same proof again, the token alone, or as Bearer: refused, with the DPoP challenge.
+      for (const copied of [
+        headers,
+        { Authorization: headers.Authorization as string },
+        { Authorization: `Bearer ${await client.auth.accessToken()}` },
+      ]) {
+        const refused = await fetch(url, { method: 'POST', headers: copied });
+        expect(refused.status).toBe(401);
+        expect(refused.headers.get('www-authenticate')).toMatch(/^DPoP /);
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -102,7 +102,7 @@ function showCodeSignIn(root: HTMLElement, options: SignInOptions): void {
       phone.input.focus();
       return;
     }
-    client = companyClient(companyId, options.onSessionEnd);
+    client = companyClient(companyId, options.onSessionEnd, () => remember.input.checked);
     target = { companyId, dial_code: dialCode.input.value.trim(), phone_number: phone.input.value.trim() };
     try {
       const sent = await client.auth.sendCode({ dial_code: target.dial_code, phone_number: target.phone_number, ...LOGIN });

@@ -46,9 +46,15 @@ export const COMPANY_ID_PATTERN = /^[0-9a-fA-F]{32}$/;
 const logoutOutlivesPage: typeof fetch = (input, init) =>
   fetch(input, { ...init, keepalive: String(input).endsWith('/wallet/v3/auth/logout') });
 
-/** A client of the company: session in memory, device key in IndexedDB; `onSessionEnd` when the API ends the session. */
-export function companyClient(companyId: string, onSessionEnd: () => void): WalletAuthClient {
+/**
+ * A client of the company: session in memory, device key in IndexedDB; `onSessionEnd` when the API
+ * ends the session; its tokens bound to that key while `bindToBrowser` says so (a remembered browser).
+ */
+export function companyClient(companyId: string, onSessionEnd: () => void, _bindToBrowser: () => boolean = () => true): WalletAuthClient {
   return createWalletAuthClient({
+    // Not bound yet (DPoP, contract 3.17): the page's own calls made with the raw token (its keepalive logout) send no proof.
+    // Binding to the browser key where the agent remembers this browser is `dpop: bindToBrowser`, once those calls prove it.
+    dpop: false,
     baseUrl: apiBase(),
     companyId,
     storage: memoryStorage(),

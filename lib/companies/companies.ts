@@ -91,11 +91,14 @@ export interface CompanySettings {
   sms_payment_limit?: Record<string, string> | 'none';
   /** Passkeys' relying party id and origins (contract 3.16, checked by lib/passkeys/webauthn-settings.ts); 'none' removes them. */
   webauthn?: { rp_id: string; origins: string[] } | 'none';
+  /** Every login must carry a DPoP proof (contract 3.17). */
+  require_dpop?: boolean;
 }
 
 function storedSettings(settings: CompanySettings): Partial<Company> {
-  const { name, status, require_verified_phone, sms_countries, sms_payment_limit, webauthn, limits = {} } = settings;
+  const { name, status, require_verified_phone, require_dpop, sms_countries, sms_payment_limit, webauthn, limits = {} } = settings;
   return {
+    ...(require_dpop !== undefined ? { require_dpop } : {}),
     ...(webauthn !== undefined && webauthn !== 'none'
       ? { webauthn: { rp_id: webauthn.rp_id, origins: [...new Set(webauthn.origins)] } }
       : {}),

@@ -2,6 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Principal } from '../call.js';
 import type { Company } from '../companies/companies.js';
+import type { DpopProof } from '../sessions/dpop-proofs.js';
 import type { idempotencyRecordKey } from '../store/keys.js';
 
 // The request as the middy chain passes it along (lib/http/middleware.ts, idempotency.ts): the
@@ -12,6 +13,8 @@ export interface ApiEvent extends APIGatewayProxyEventV2 {
   company?: Company;
   principal?: Principal | undefined;
   jsonBody?: Record<string, unknown>;
+  /** The request's DPoP proof, verified for it (lib/http/dpop.ts): the key a login or refresh binds its tokens to. */
+  dpop?: DpopProof;
   /** When the request is answered 503 for running out of time (Date.now() milliseconds): set before the chain runs. */
   answerBy?: number;
   /** Set when the request holds its Idempotency-Key record: its answer is stored for a replay. */

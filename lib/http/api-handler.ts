@@ -3,11 +3,12 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { App } from '../app-context.js';
-import type { Call, Principal, RequestKey, RequestTime } from '../call.js';
+import type { Call, Principal, RequestKey, RequestProof, RequestTime } from '../call.js';
 import type { RequestOrigin } from '../observability/audit.js';
 import { requestWork } from '../store/table.js';
 import { parseInput } from '../validation.js';
 import type { ApiEvent } from './api-event.js';
+import { dpopOnce, dpopProof } from './dpop.js';
 import type { Endpoint, InputOf } from './endpoint.js';
 import { failureResponse, successResponse } from './envelope.js';
 import { answerFailure, originOf, serviceUnavailable } from './failures.js';
@@ -25,7 +26,8 @@ export type ApiCall<E extends Endpoint> = Call<
   E['auth'] extends 'required' ? Principal : Principal | undefined
 > &
   RequestTime &
-  RequestKey;
+  RequestKey &
+  RequestProof;
 
 type Handle<E extends Endpoint> = (call: ApiCall<E>) => Promise<z.output<E['result']>>;
 
@@ -45,6 +47,7 @@ async function callOf<E extends Endpoint>(endpoint: E, event: ApiEvent): Promise
     principal: principal as ApiCall<E>['principal'],
     origin: originOf(event),
     idempotencyRef: event.idempotency?.requestRef,
+    dpop: event.dpop,
     timeLeftMs: () => (event.answerBy ?? Number.POSITIVE_INFINITY) - Date.now(),
   };
 }
@@ -65,7 +68,9 @@ export function apiHandler<E extends Endpoint>(app: App, endpoint: E, handle: Ha
     .use(companyIdHeader)
     .use(jsonBody(app))
     .use(activeCompany(app))
+    .use(dpopProof(app))
     .use(authorization(app, endpoint))
+    .use(dpopOnce(app, endpoint))
     .use(idempotency(app, endpoint))
     .handler(async (event: ApiEvent) => successResponse(await handle(await callOf(endpoint, event))));
   return guardedHandler(app, withDeadline(app, chain));

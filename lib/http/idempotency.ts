@@ -44,10 +44,12 @@ function keyReused(detail: string, retryAfterSeconds?: number): AppError {
   });
 }
 
-/** A request's identity for its key: the route and the body as sent. */
+/** A request's identity for its key: the route, the body as sent, and the key of its DPoP proof. */
 function fingerprintOf(event: ApiEvent): string {
   const body = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
-  return sha256(`${event.requestContext?.http?.method ?? 'POST'} ${event.rawPath ?? ''}\n${body}`);
+  // A DPoP proof's key is part of the request (contract 3.17): a retry proven by another key, or by none, is another request.
+  const key = event.dpop ? `\nDPoP ${event.dpop.jkt}` : '';
+  return sha256(`${event.requestContext?.http?.method ?? 'POST'} ${event.rawPath ?? ''}\n${body}${key}`);
 }
 
 /** Answers kept for a replay: every outcome of the work, not a dependency's outage or a rate limit (the retry runs afresh). */

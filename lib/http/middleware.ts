@@ -2,6 +2,7 @@ import type { App } from '../app-context.js';
 import { AppError, type ErrorName } from '../errors.js';
 import { HEX_ID_PATTERN } from '../ids.js';
 import { authenticate, SessionOver } from '../sessions/access-tokens.js';
+import { dpopChallenge } from '../sessions/dpop-proofs.js';
 import type { ApiMiddleware } from './api-event.js';
 import type { Endpoint } from './endpoint.js';
 import { answerFailure } from './failures.js';
@@ -14,7 +15,7 @@ import { answerFailure } from './failures.js';
  * requirement and method: the refusals of the middlewares below and of the validation of its input, and the
  * 500 and 503 of failures.ts. The API document lists them for every operation.
  */
-export function chainErrors({ auth, method }: Pick<Endpoint, 'auth' | 'method'>): ErrorName[] {
+export function chainErrors({ method }: Pick<Endpoint, 'auth' | 'method'>): ErrorName[] {
   return [
     'BAD_REQUEST', // jsonBody, and parseInput (lib/validation.ts) on the endpoint's schemas
     'COMPANY_ID_INVALID', // companyIdHeader
@@ -22,8 +23,8 @@ export function chainErrors({ auth, method }: Pick<Endpoint, 'auth' | 'method'>)
     'PAYLOAD_TOO_LARGE', // jsonBody
     'INTERNAL_ERROR', // answerFailure: anything unforeseen
     'SERVICE_UNAVAILABLE', // answerFailure: a dependency down; the deadline (api-handler.ts)
-    // authorization: a token that is sent must be valid, so any endpoint that reads one can answer 401.
-    ...(auth === 'none' ? [] : (['UNAUTHORIZED'] as const)),
+    // authorization: a token that is sent must be valid, and so must a DPoP proof (dpop.ts), so any endpoint can answer 401.
+    'UNAUTHORIZED',
     // idempotency.ts: every POST takes an Idempotency-Key, refused when reused for another request.
     ...(method === 'POST' ? (['IDEMPOTENCY_KEY_REUSED'] as const) : []),
   ];
@@ -131,14 +132,27 @@ export function authorization(
       const header = event.headers.authorization;
       if (requirement === 'none' || (requirement === 'optional' && !header) || !event.company) return;
       try {
-        event.principal = await authenticate(app, event.company.company_id, header);
+        event.principal = await authenticate(app, event.company.company_id, header, event.dpop);
       } catch (error) {
+        // A caller that speaks DPoP is told how to authenticate on every refusal (RFC 9449 section 7.1).
+        const speaksDpop = event.dpop !== undefined || /^dpop\s/i.test(header ?? '');
+        const refusal: Error =
+          speaksDpop && error instanceof AppError && !error.headers?.['www-authenticate'] ? withDpopChallenge(error) : (error as Error);
         // Perhaps the retry of a request that ended this very session: the key's record decides (idempotency.ts).
-        if (!endsOwnSession || !(error instanceof SessionOver) || event.headers['idempotency-key'] === undefined) throw error;
-        event.endedSession = { sessionId: error.sessionId, refusal: error };
+        if (!endsOwnSession || !(error instanceof SessionOver) || event.headers['idempotency-key'] === undefined) throw refusal;
+        event.endedSession = { sessionId: error.sessionId, refusal };
         return;
       }
       app.logger.appendKeys({ user_id: event.principal.userId });
     },
   };
+}
+
+/** The same refusal, with the DPoP challenge (RFC 9449 section 7.1). */
+function withDpopChallenge(error: AppError): AppError {
+  return new AppError(error.errorName, {
+    detail: error.message,
+    headers: { ...error.headers, 'www-authenticate': dpopChallenge('invalid_token', 'the token is not valid') },
+    cause: error,
+  });
 }

@@ -10,6 +10,7 @@ import { audit, phoneRef } from '../observability/audit.js';
 import { warnNumber } from '../pending-changes/change-warning.js';
 import type { VersionedKey } from '../secrets/server-keys.js';
 import { grantSession } from '../sessions/session-grant.js';
+import { loginSessionKey } from '../sessions/session-key.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { consumeCode, giveCodeTryBack, type OtpRecord, takeCodeTry } from '../store/otp-store.js';
@@ -109,15 +110,14 @@ interface TakenTries {
   code?: { sendId: string };
 }
 
-async function checkCode(
-  app: App,
-  { body: input, company, principal, origin, idempotencyRef }: VerifyOtpCall,
-  texts: TextDispatch,
-): Promise<VerifyOtpResult> {
+async function checkCode(app: App, call: VerifyOtpCall, texts: TextDispatch): Promise<VerifyOtpResult> {
+  const { body: input, company, principal, origin, idempotencyRef } = call;
   const companyId = company.company_id;
   if (input.device_public_key && input.otp_type !== OtpType.LOGIN) {
     throw fieldError('BAD_REQUEST', 'device_public_key', 'binds a device with otp_type 1 (login) only');
   }
+  // The session's key (DPoP, contract 3.17), checked before the code is spent.
+  const dpopJkt = input.otp_type === OtpType.LOGIN ? await loginSessionKey(call, input.device_public_key) : undefined;
   const { maxAttempts, verifyAddressWindowSeconds, failuresPerPhone, failureWindowSeconds } = app.config.otp;
   const { verifiesPerAddress } = companyLimits(company, app.config);
   const now = epochSeconds(app.clock);
@@ -200,7 +200,7 @@ async function checkCode(
   // Granted only while the number is still the user's: a phone change that commits first leaves this login without a session.
   const grant = { terms: { phoneVerified: true, phoneE164: input.phone_e164 } };
   const binding = deviceBindingOf(companyId, userId, input);
-  const start = { began: 'otp', acr: 'sms' } as const;
+  const start = { began: 'otp', acr: 'sms', dpopJkt } as const;
   if (!binding) {
     return {
       message: 'Logged in successfully',

@@ -11,6 +11,7 @@ import { heldResetVoidWrites } from '../pins/held-pins.js';
 import { auditNotMe, endOtherSessions, type NotMeUndo, notMeUndo } from '../security/not-me.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
 import { GrantRefused, grantSession } from '../sessions/session-grant.js';
+import { loginSessionKey } from '../sessions/session-key.js';
 import { deviceHoldWrites, queryDevicesAndChanges } from '../store/device-store.js';
 import { challengeTake, type PasskeyRecord, passkeyClonedWrite, passkeyUseWrite } from '../store/passkey-store.js';
 import { type PendingChange, withKind } from '../store/pending-change-store.js';
@@ -50,9 +51,12 @@ export function assertionSpendWrites(app: App, companyId: string, verified: Veri
 /** POST /wallet/v3/auth/passkeys/login. */
 export async function passkeyLogin(
   app: App,
-  { body, company, origin, idempotencyRef }: PasskeyPublicCall<PasskeyLoginInput>,
+  call: PasskeyPublicCall<PasskeyLoginInput>,
 ): Promise<PasskeyLoginResult> {
+  const { body, company, origin, idempotencyRef } = call;
   const companyId = company.company_id;
+  // A proof's key binds the session's tokens (contract 3.17); a company may require one.
+  const dpopJkt = await loginSessionKey(call);
   const { not_me: notMe, ...assertion } = body;
   const verified = await checkedAssertion(app, company, origin, assertion);
   const { passkey } = verified;
@@ -87,7 +91,7 @@ export async function passkeyLogin(
       companyId,
       userId,
       user.user_type,
-      { began: 'passkey', acr: 'strong', credentialAt: passkey.created_at, passkeyId: passkey.passkey_id },
+      { began: 'passkey', acr: 'strong', credentialAt: passkey.created_at, passkeyId: passkey.passkey_id, dpopJkt },
       {
         terms: {
           stamps: { strong_login_at: now },

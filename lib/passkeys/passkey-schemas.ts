@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Call, Principal, RequestKey } from '../call.js';
+import type { Call, Principal, RequestKey, RequestProof } from '../call.js';
 import { HEX_ID_PATTERN } from '../ids.js';
 import { phoneFields, phonePlan } from '../users/phone-number.js';
 import { userTypeField } from '../users/user-types.js';
@@ -130,4 +130,4 @@ export type PasskeyLoginOptionsResult = z.output<typeof passkeyLoginOptionsResul
 export type { LoginPinResult as PasskeyLoginResult } from '../pins/login-pin-result.js';
 
 export type PasskeyOwnCall<Body> = Call<Body, Record<string, never>, Principal> & RequestKey;
-export type PasskeyPublicCall<Body> = Call<Body> & RequestKey;
+export type PasskeyPublicCall<Body> = Call<Body> & RequestKey & RequestProof;

@@ -11,6 +11,7 @@ import { waitingChanges } from '../pending-changes/pending-change-list.js';
 import { auditNotMe, endOtherSessions, type NotMeUndo, notMeUndo } from '../security/not-me.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
 import { GrantRefused, grantSession } from '../sessions/session-grant.js';
+import { loginSessionKey } from '../sessions/session-key.js';
 import { needs } from '../sessions/session-strength.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { deviceHoldWrites, deviceUseWrite, queryDevicesAndChanges } from '../store/device-store.js';
@@ -36,7 +37,8 @@ import type { LoginPinResult } from './login-pin-result.js';
  * still bound and the login PIN is still the one compared. The answer lists what waits and which
  * devices are on probation, so the owner's app can say so.
  */
-export async function loginPin(app: App, { body: input, company, origin, idempotencyRef }: LoginPinCall): Promise<LoginPinResult> {
+export async function loginPin(app: App, call: LoginPinCall): Promise<LoginPinResult> {
+  const { body: input, company, origin, idempotencyRef } = call;
   const companyId = company.company_id;
   const attemptId = attemptIdOf(idempotencyRef);
   const now = epochSeconds(app.clock);
@@ -48,6 +50,8 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
     queryDevicesAndChanges(app.table, companyId, device.user_id),
   ]);
   if (!fresh) throw refused('replayed_nonce', device.user_id);
+  // The session's key is the device's own (DPoP, contract 3.17): checked before the PIN counts.
+  const dpopJkt = await loginSessionKey(call, device.public_key);
   if (read?.status_id !== UserStatus.ACTIVE) throw refused('user_not_active', device.user_id);
   const changes = held.changes.map((item) => withKind(item)!);
   if (await removeDueDevice(app, origin, read, changes, input.device_key)) throw refused('device_removed', read.user_id);
@@ -97,7 +101,7 @@ export async function loginPin(app: App, { body: input, company, origin, idempot
       companyId,
       userId,
       user.user_type,
-      { began: 'pin', deviceKey: input.device_key, acr: settled ? 'strong' : 'sms', credentialAt: device.created_at },
+      { began: 'pin', deviceKey: input.device_key, acr: settled ? 'strong' : 'sms', credentialAt: device.created_at, dpopJkt },
       {
         terms: {
           pinVersion: { attribute: PIN_VERSION_ATTRIBUTE.login, seen: user.login_pin_version ?? 0 },

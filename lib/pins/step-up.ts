@@ -4,7 +4,7 @@ import { type DeviceRefusal, deviceRefused, provenDevice } from '../devices/devi
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
 import type { AssertionInput } from '../passkeys/passkey-schemas.js';
-import { TOKEN_TYPE } from '../sessions/access-tokens.js';
+import { tokenTypeOf } from '../sessions/access-tokens.js';
 import { signAccessToken } from '../sessions/jwt.js';
 import { acrOfSession, needs } from '../sessions/session-strength.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
@@ -74,10 +74,11 @@ async function steppedUp(
     began: stepped.began ?? 'pin',
     authTime: now,
     acr: acrOfSession(stepped),
+    jkt: stepped.dpop_jkt,
   };
   const access = await signAccessToken(app, claims, stepped.expires_at);
   audit(app, origin, 'step_up', { company_id: companyId, user_id: userId, outcome: 'stepped_up' });
-  return { message: 'Stepped up', token: { type: TOKEN_TYPE, token: access.token }, expires_in: access.expiresIn };
+  return { message: 'Stepped up', token: { type: tokenTypeOf(claims), token: access.token }, expires_in: access.expiresIn };
 }
 
 async function stepUpByDevice(

@@ -13,6 +13,7 @@ import { newReferralCode, requireReferrer } from '../referrals/referral-codes.js
 import { hashPassword, hashPin, hashToken } from '../secrets/hashing.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
 import { grantSession, issueSession } from '../sessions/session-grant.js';
+import { loginSessionKey } from '../sessions/session-key.js';
 import { employeeRegistrar, OPERATOR } from '../staff/employee-register.js';
 import { type ReclaimWrite, RegistrationRefused, writeRegistration } from '../store/registration-store.js';
 import { UserStatus } from '../store/user-status.js';
@@ -94,6 +95,7 @@ async function registeredByThisRequest(
   user: UserRecord,
   input: UserRegisterCall['body'],
   idempotencyRef: string,
+  dpopJkt: string | undefined,
 ): Promise<UserRegisterResult | undefined> {
   const claim = await getPhoneClaim(app.table, user.company_id, user.phone_e164, user.user_type, true);
   if (!claim || claim.registered_by_request !== idempotencyRef) return undefined;
@@ -107,7 +109,7 @@ async function registeredByThisRequest(
     user.company_id,
     registered.user_id,
     registered.user_type,
-    { began: 'register', deviceKey: binding?.deviceKey, acr: 'sms' },
+    { began: 'register', deviceKey: binding?.deviceKey, acr: 'sms', dpopJkt },
     { terms: { phoneVerified: registered.phone_verified === 1 } },
   );
   return registrationResult(registered, tokens, binding);
@@ -140,6 +142,8 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
   if (company.require_verified_phone && !employee && !input.phone_verification_token) {
     throw fieldError('PHONE_NOT_VERIFIED', 'phone_verification_token', 'is required: this company registers proven phones only');
   }
+  // The new user's session key (DPoP, contract 3.17): never an employee's own, who registers someone else.
+  const dpopJkt = employee ? undefined : await loginSessionKey(call, input.device_public_key);
   const referrerId = input.referral_code ? await requireReferrer(app.table, companyId, input.referral_code) : undefined;
 
   const [password_hash, login_pin_hash, transaction_pin_hash] = await Promise.all([
@@ -160,6 +164,7 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
     const { tokens, write: session } = await issueSession(app, companyId, user.user_id, user.user_type, {
       began: 'register',
       deviceKey: binding?.deviceKey,
+      dpopJkt,
       // A registration proves a phone at most (contract 3.15): SMS-strength, though its device is settled.
       acr: 'sms',
     });
@@ -200,7 +205,7 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
         throw alreadyRegistered({ phone: true, email: refused.has('email_taken') });
       }
       if (refused.has('phone_taken') && idempotencyRef) {
-        const registered = await registeredByThisRequest(app, user, input, idempotencyRef);
+        const registered = await registeredByThisRequest(app, user, input, idempotencyRef, dpopJkt);
         if (registered) return registered;
       }
       if (refused.has('phone_taken') || refused.has('email_taken')) {

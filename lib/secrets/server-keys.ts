@@ -8,7 +8,7 @@ import { DEFAULT_SECRET_VERSIONS_KEPT } from '../config.js';
 // what is hashed or signed names the version it used, so a new secret can take over while
 // what the old one made still verifies.
 
-type KeyPurpose = 'pin-pepper' | 'otp' | 'cursor' | 'phone-ref' | 'idempotency' | 'sms-queue' | 'refresh' | 'passkey';
+type KeyPurpose = 'pin-pepper' | 'otp' | 'cursor' | 'phone-ref' | 'idempotency' | 'sms-queue' | 'refresh' | 'passkey' | 'dpop-nonce';
 
 /** One version of the secret. */
 export interface SecretVersion {

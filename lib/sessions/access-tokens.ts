@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import { hashToken } from '../secrets/hashing.js';
 import { sessionKey } from '../store/keys.js';
 import { getSession, touchSession } from '../store/session-store.js';
+import { accessTokenHash, type DpopProof, dpopRefused } from './dpop-proofs.js';
 import { type AccessClaims, looksLikeJwt, signAccessToken, verifyAccessToken } from './jwt.js';
 import { acrOfSession } from './session-strength.js';
 
@@ -18,10 +19,17 @@ import { acrOfSession } from './session-strength.js';
 // bits>", their session keyed by the token's SHA-256) are still accepted until their session ends.
 
 export const TOKEN_TYPE = 'Token';
+/** The scheme of a token bound to a key (contract 3.17). */
+export const DPOP_TOKEN_TYPE = 'DPoP';
+
+export type TokenType = typeof TOKEN_TYPE | typeof DPOP_TOKEN_TYPE;
+
+/** The scheme a client sends an access token with: DPoP when it is bound to a key. */
+export const tokenTypeOf = (claims: Pick<AccessClaims, 'jkt'>): TokenType => (claims.jkt ? DPOP_TOKEN_TYPE : TOKEN_TYPE);
 
 /** What a login answers (API contract 3.12): the access token, the refresh token, the access token's lifetime. */
 export interface SessionTokens {
-  token: { type: typeof TOKEN_TYPE; token: string };
+  token: { type: TokenType; token: string };
   refresh_token: string;
   expires_in: number;
 }
@@ -34,7 +42,7 @@ export async function sessionTokens(
   refreshToken: string,
 ): Promise<SessionTokens> {
   const access = await signAccessToken(app, claims, sessionEndsAt);
-  return { token: { type: TOKEN_TYPE, token: access.token }, refresh_token: refreshToken, expires_in: access.expiresIn };
+  return { token: { type: tokenTypeOf(claims), token: access.token }, refresh_token: refreshToken, expires_in: access.expiresIn };
 }
 
 /**
@@ -45,7 +53,7 @@ export function sessionIsLive(expiresAt: number, lastUsedAt: number, now: number
   return expiresAt > now && lastUsedAt + idleSeconds > now;
 }
 
-const AUTHORIZATION_PATTERN = /^(?:Token|Bearer)\s+(\S+)$/i;
+const AUTHORIZATION_PATTERN = /^(Token|Bearer|DPoP)\s+(\S+)$/i;
 const OPAQUE_TOKEN_PATTERN = /^([0-9a-f]{32})\.[A-Za-z0-9_-]{43}$/;
 
 const unauthorized = () => new AppError('UNAUTHORIZED', { detail: 'token is unknown, ended, expired or idle too long' });
@@ -66,16 +74,29 @@ async function sessionNamed(
   app: Pick<App, 'config' | 'clock' | 'signingKeys'>,
   companyId: string,
   token: string,
-): Promise<{ userId: string; sessionId: string } | undefined> {
+): Promise<{ userId: string; sessionId: string; jkt?: string | undefined } | undefined> {
   const opaque = OPAQUE_TOKEN_PATTERN.exec(token);
   if (opaque?.[1]) return { userId: opaque[1], sessionId: hashToken(token) };
   if (!looksLikeJwt(token)) return undefined;
   const claims = await verifyAccessToken(app, companyId, token);
-  return claims && { userId: claims.userId, sessionId: claims.sessionId };
+  return claims && { userId: claims.userId, sessionId: claims.sessionId, jkt: claims.jkt };
 }
 
 /**
- * The principal of an Authorization header ("Token <token>" or "Bearer <token>"), or UNAUTHORIZED
+ * A bound token (cnf.jkt) is only good as `DPoP <token>` with this request's proof by its key, over
+ * this very token (ath): a copy of the token alone is worthless (contract 3.17).
+ */
+function requireProofOfPossession(scheme: string, token: string, jkt: string, proof: Pick<DpopProof, 'jkt' | 'ath'> | undefined): void {
+  const refused = (reason: string) => dpopRefused(reason, { error: 'invalid_token' });
+  if (scheme.toLowerCase() !== 'dpop') throw refused(`a bound token sent as ${scheme}`);
+  if (!proof) throw refused('a bound token without a DPoP proof');
+  if (proof.jkt !== jkt) throw refused('the proof is by another key than the token is bound to');
+  if (proof.ath !== accessTokenHash(token)) throw refused('the proof’s ath is not this token’s hash');
+}
+
+/**
+ * The principal of an Authorization header ("Token <token>", "Bearer <token>", or for a token bound
+ * to a key "DPoP <token>" with the request's proof by that key), or UNAUTHORIZED
  * when it is malformed, forged, expired, of another company, or its session is unknown, ended or
  * idle too long. One read of the session, as before signed tokens; records its use at most once
  * per touch interval.
@@ -84,12 +105,14 @@ export async function authenticate(
   app: Pick<App, 'table' | 'clock' | 'config' | 'signingKeys'>,
   companyId: string,
   authorization: string | undefined,
+  proof?: Pick<DpopProof, 'jkt' | 'ath'>,
 ): Promise<Principal> {
-  const presented = authorization?.trim().match(AUTHORIZATION_PATTERN)?.[1];
+  const [, scheme = '', presented] = authorization?.trim().match(AUTHORIZATION_PATTERN) ?? [];
   if (!presented) throw new AppError('UNAUTHORIZED', { detail: 'Authorization must be "Token <access token>"' });
   const named = await sessionNamed(app, companyId, presented);
   if (!named) throw unauthorized();
-  const { userId, sessionId } = named;
+  const { userId, sessionId, jkt } = named;
+  if (jkt) requireProofOfPossession(scheme, presented, jkt, proof);
   const session = await getSession(app.table, companyId, userId, sessionId);
   const now = epochSeconds(app.clock);
   const { sessionIdleSeconds, sessionTouchSeconds } = app.config;
@@ -109,6 +132,7 @@ export async function authenticate(
       acr: acrOfSession(session),
       authTime: session.auth_at ?? session.created_at,
       credentialAt: session.credential_at,
+      dpopJkt: session.dpop_jkt,
     },
   };
 }

@@ -34,6 +34,8 @@ export interface AccessClaims {
   authTime: number;
   /** How strong the session is (API contract 3.15), fixed for its life. */
   acr: Acr;
+  /** The RFC 7638 thumbprint of the key the session is bound to (DPoP, contract 3.17): the token's `cnf.jkt`. */
+  jkt?: string | undefined;
 }
 
 export interface SignedAccessToken {
@@ -59,6 +61,7 @@ export async function signAccessToken(app: JwtParts, claims: AccessClaims, sessi
     amr: amrOf(claims.began),
     acr: claims.acr,
     auth_time: claims.authTime,
+    ...(claims.jkt ? { cnf: { jkt: claims.jkt } } : {}),
   };
   // RFC 9068's access token profile: typ at+jwt, a unique jti, auth_time.
   const token = await new SignJWT(payload)
@@ -113,14 +116,26 @@ export async function verifyAccessToken(app: JwtParts, companyId: string, token:
         requiredClaims: ['sub', 'exp', 'iat'],
       },
     );
-    const { sub, cid, sid, utp, amr, acr, auth_time: authTime, iat } = payload as Record<string, unknown>;
+    const { sub, cid, sid, utp, amr, acr, auth_time: authTime, iat, cnf } = payload as Record<string, unknown>;
     if (cid !== companyId || typeof sub !== 'string' || !HEX_ID.test(sub) || typeof sid !== 'string' || !HEX_ID.test(sid)) return undefined;
     if (typeof utp !== 'number' || !Array.isArray(amr)) return undefined;
     // Tokens signed before auth_time was added (15 minutes at most) say when they were issued instead.
     const began = typeof authTime === 'number' ? authTime : (iat as number);
     // Tokens signed before acr was added say how the session began, which is what their strength was.
     const strength = acr === 'strong' || acr === 'sms' ? acr : acrOfSession({ began: amr[0] as string });
-    return { companyId, userId: sub, sessionId: sid, userType: utp, began: startOfAmr(amr[0]), authTime: began, acr: strength };
+    // A cnf this service did not write (it writes only a jkt string) is refused, never read as unbound.
+    const jkt = cnf === undefined ? undefined : (cnf as { jkt?: unknown } | null)?.jkt;
+    if (cnf !== undefined && typeof jkt !== 'string') return undefined;
+    return {
+      companyId,
+      userId: sub,
+      sessionId: sid,
+      userType: utp,
+      began: startOfAmr(amr[0]),
+      authTime: began,
+      acr: strength,
+      ...(typeof jkt === 'string' ? { jkt } : {}),
+    };
   } catch (error) {
     // A key set that cannot be read is the service's failure (503), not the token's.
     if ((error as Error).name === 'ServerSecretUnavailable') throw error;

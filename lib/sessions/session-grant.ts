@@ -22,6 +22,8 @@ export interface SessionOrigin {
   credentialAt?: number | undefined;
   /** The passkey it begins with (API contract 3.16): its removal ends the session. */
   passkeyId?: string | undefined;
+  /** The key of the login's DPoP proof (its RFC 7638 thumbprint): the session's tokens are bound to it for its life (contract 3.17). */
+  dpopJkt?: string | undefined;
 }
 
 interface IssuedSession {
@@ -54,13 +56,14 @@ export async function issueSession(
     ...(start.credentialAt !== undefined ? { credential_at: start.credentialAt } : {}),
     ...(start.deviceKey ? { device_key: start.deviceKey } : {}),
     ...(start.passkeyId ? { passkey_id: start.passkeyId } : {}),
+    ...(start.dpopJkt ? { dpop_jkt: start.dpopJkt } : {}),
     created_at: now,
     last_used_at: now,
     expires_at: now + app.config.tokenTtlSeconds,
     refresh_hash: refresh.hash,
     refresh_gen: 1,
   };
-  const claims = { companyId, userId, sessionId, userType, began: start.began, authTime: now, acr: start.acr };
+  const claims = { companyId, userId, sessionId, userType, began: start.began, authTime: now, acr: start.acr, jkt: start.dpopJkt };
   return {
     tokens: await sessionTokens(app, claims, record.expires_at, refresh.token),
     write: sessionPut(app.table, companyId, userId, sessionId, record),

@@ -7,12 +7,17 @@ import * as z from 'zod/mini';
 export const sessionTokensResult = () => ({
   token: z
     .object({
-      type: z.literal('Token').check(z.meta({ description: 'The scheme name to send in Authorization' })),
+      type: z.enum(['Token', 'DPoP']).check(
+        z.meta({
+          description:
+            'The scheme name to send in Authorization: `DPoP` when the tokens are bound to the key of the request’s DPoP proof (contract 3.17; every call then sends a proof by that key)',
+        }),
+      ),
       token: z.string().check(
         z.meta({
           description:
             'An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), ' +
-            'verifiable by any service against /.well-known/jwks.json',
+            'verifiable by any service against /.well-known/jwks.json; a bound one also carries cnf.jkt, the RFC 7638 thumbprint of its key',
         }),
       ),
     })

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Call, RequestKey } from '../call.js';
+import type { Call, RequestKey, RequestProof } from '../call.js';
 import { REFRESH_TOKEN_MAX_LENGTH } from './refresh-tokens.js';
 
 // The token/refresh body (API contract 3.12): the refresh token a login or the last refresh answered.
@@ -17,4 +17,4 @@ export const tokenRefreshBody = z.lazy(() =>
 );
 
 export type TokenRefreshInput = z.output<typeof tokenRefreshBody>;
-export type TokenRefreshCall = Call<TokenRefreshInput> & RequestKey;
+export type TokenRefreshCall = Call<TokenRefreshInput> & RequestKey & RequestProof;

@@ -10,6 +10,7 @@ import { sessionKey } from '../store/keys.js';
 import { type SessionRecord, sessionEnd, spendRefreshToken } from '../store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { sessionIsLive, sessionTokens } from './access-tokens.js';
+import { dpopRefused } from './dpop-proofs.js';
 import { issuedHere, parseRefreshToken, type RefreshToken, successorOf } from './refresh-tokens.js';
 import { acrOfSession } from './session-strength.js';
 import type { TokenRefreshCall } from './token-refresh-input.js';
@@ -27,7 +28,10 @@ const refused = () => new AppError('UNAUTHORIZED', { detail: 'refresh token is u
  * presented again is reuse: someone else has a copy, so the whole session ends and the user is
  * told (event 7).
  */
-export async function tokenRefresh(app: App, { body, company, origin, idempotencyRef }: TokenRefreshCall): Promise<TokenRefreshResult> {
+export async function tokenRefresh(
+  app: App,
+  { body, company, origin, idempotencyRef, dpop }: TokenRefreshCall,
+): Promise<TokenRefreshResult> {
   const companyId = company.company_id;
   const presented = parseRefreshToken(body.refresh_token);
   if (!presented) throw refused();
@@ -45,6 +49,7 @@ export async function tokenRefresh(app: App, { body, company, origin, idempotenc
     requestRef: idempotencyRef,
     now,
     idleSeconds: app.config.sessionIdleSeconds,
+    dpopJkt: dpop?.jkt,
   });
   let session: SessionRecord;
   let refreshToken: string;
@@ -52,6 +57,16 @@ export async function tokenRefresh(app: App, { body, company, origin, idempotenc
     session = outcome.session;
     refreshToken = next.token;
   } else {
+    // A bound session's token without a proof by its key (contract 3.17): a copy is refused, and ends nothing, not even as reuse.
+    if (outcome.seen?.dpop_jkt !== undefined && outcome.seen.dpop_jkt !== dpop?.jkt) {
+      audit(app, origin, 'token_refresh_refused', { company_id: companyId, user_id: userId, outcome: 'dpop_key' });
+      throw dpopRefused(
+        dpop ? 'the refresh token is bound to another key' : 'the refresh token is bound to a key: a DPoP proof is needed',
+        {
+          error: 'invalid_token',
+        },
+      );
+    }
     const again =
       outcome.seen && (await successorAgain(app, companyId, spent, outcome.seen, { presentedHash, spender, idempotencyRef, now }));
     if (!outcome.seen || !again) {
@@ -69,6 +84,8 @@ export async function tokenRefresh(app: App, { body, company, origin, idempotenc
     began: session.began ?? 'otp',
     authTime: session.auth_at ?? session.created_at,
     acr: acrOfSession(session),
+    // Fixed at the session's start: a proof sent to an unbound session's refresh binds nothing.
+    jkt: session.dpop_jkt,
   };
   const tokens = await sessionTokens(app, claims, session.expires_at, refreshToken);
   audit(app, origin, 'token_refreshed', {

@@ -47,6 +47,8 @@ export interface CompanyRecord {
   sms_payment_limit?: Record<string, string> | undefined;
   /** Passkeys (contract 3.16): the relying party id and the origins allowed; absent: no passkey route works. */
   webauthn?: { rp_id: string; origins: string[] } | undefined;
+  /** Every login must carry a DPoP proof, so every session's tokens are bound to a key (contract 3.17). */
+  require_dpop?: boolean | undefined;
   created_at: number;
   updated_at?: number | undefined;
 }

@@ -367,3 +367,12 @@ export function webauthnChallengeKey(companyId: string, challenge: string): Item
 export function userPasskeyCountKey(companyId: string, userId: string): ItemKey {
   return { pk: userKey(companyId, userId).pk, sk: 'PASSKEYCOUNT' };
 }
+
+/**
+ * A DPoP proof's jti, spent (contract 3.17): in the partition of the key that signed it (its RFC
+ * 7638 thumbprint), the jti hashed so no client text sets the key's length. Kept until the proof's
+ * window has passed (expires_at, the TTL; an expired one is as good as absent).
+ */
+export function dpopProofKey(companyId: string, jkt: string, jtiHash: string): ItemKey {
+  return { pk: `${companyPrefix(companyId)}#DPOP#${jkt}`, sk: `JTI#${jtiHash}` };
+}

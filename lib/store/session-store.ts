@@ -61,6 +61,8 @@ export interface SessionRecord {
   passkey_id?: string | undefined;
   /** The bound device it began on, if any: removing the device ends the session. */
   device_key?: string | undefined;
+  /** The key its tokens are bound to (DPoP, contract 3.17), fixed at its start: its RFC 7638 thumbprint. */
+  dpop_jkt?: string | undefined;
   created_at: number;
   /** Epoch seconds of the last recorded use (recorded at most once per touch interval). */
   last_used_at: number;
@@ -199,6 +201,8 @@ export interface RefreshSpendTerms {
   requestRef: string | undefined;
   now: number;
   idleSeconds: number;
+  /** The key of the request's DPoP proof, if any: a bound session's token is spent only with a proof by its key (contract 3.17). */
+  dpopJkt: string | undefined;
 }
 
 /**
@@ -216,7 +220,9 @@ export async function spendRefreshToken(table: Table, key: ItemKey, spend: Refre
         UpdateExpression:
           'SET refresh_hash = :next, refresh_gen = :generation, last_used_at = :now, refresh_prev_hash = :presented, ' +
           'refreshed_at = :now, refresh_key_version = :keyVersion, refreshed_by = :spender, refreshed_for_request = :request',
-        ConditionExpression: `refresh_hash = :presented AND expires_at > :now AND last_used_at > :idleBefore AND ${NOT_ENDED}`,
+        ConditionExpression:
+          'refresh_hash = :presented AND expires_at > :now AND last_used_at > :idleBefore AND ' +
+          `(attribute_not_exists(dpop_jkt) OR dpop_jkt = :jkt) AND ${NOT_ENDED}`,
         ExpressionAttributeValues: {
           ':next': spend.next.hash,
           ':generation': spend.next.generation,
@@ -226,6 +232,8 @@ export async function spendRefreshToken(table: Table, key: ItemKey, spend: Refre
           ':now': spend.now,
           ':presented': spend.presentedHash,
           ':idleBefore': spend.now - spend.idleSeconds,
+          // No proof: a value no thumbprint has, so a bound session's condition fails.
+          ':jkt': spend.dpopJkt ?? '-',
         },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -82,6 +82,20 @@ describe('npm run company:create', () => {
     expect(stderr).not.toMatch(/warning/);
   });
 
+  it('takes --require-dpop on create and on|off on update: logins without a DPoP proof are then refused (contract 3.17)', async () => {
+    const { last } = await command(createCompany, ['--name', 'Bound', '--require-dpop']);
+    expect(last).toMatchObject({ require_dpop: true });
+    expect(await getCompany(service.app.table, last.company_id)).toMatchObject({ require_dpop: true });
+    const refused = await invoke(service.handlers.userRegister, {
+      path: '/r',
+      headers: { CompanyID: last.company_id },
+      body: sampleRegistration(),
+    });
+    expect([refused.status, refused.body.data.errors?.[0]?.field]).toEqual([400, 'DPoP']);
+    await command(updateCompany, ['--company', last.company_id, '--require-dpop', 'off']);
+    expect((await getCompany(service.app.table, last.company_id))?.require_dpop).toBe(false);
+  });
+
   it('refuses to run without a name, or with a country that is not one', async () => {
     expect(await exitCode(createCompany, [])).toBe(2);
     expect(await exitCode(createCompany, ['--name', 'X', '--sms-countries', 'US,XX'])).toBe(2);

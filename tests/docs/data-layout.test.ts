@@ -39,6 +39,8 @@ const SAMPLES = {
   currency: 'EUR',
   seq: 42,
   grant: 'e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7',
+  jkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+  jtiHash: 'fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo',
   change: 'c8c8c8c8c8c8c8c8c8c8c8c8c8c8c8c8',
   passkey: '9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b',
   credentialHash: 'a7'.repeat(32),
@@ -77,6 +79,8 @@ const PLACEHOLDERS = new Map<string, string>([
   [SAMPLES.passkey, '<passkey_id>'],
   [SAMPLES.credentialHash, '<sha256 of credential id>'],
   [SAMPLES.challenge, '<challenge>'],
+  [SAMPLES.jkt, '<key thumbprint>'],
+  [SAMPLES.jtiHash, '<sha256 of jti>'],
 ]);
 
 const { company, user, phone, userType, shard, hour, device } = SAMPLES;
@@ -115,6 +119,7 @@ const BUILT: Record<string, () => ItemKey[]> = {
   idempotencyRecordKey: () => [keys.idempotencyRecordKey(company, SAMPLES.idempotencyHash)],
   deviceIndexKey: () => [keys.deviceIndexKey(company, device)],
   deviceNonceKey: () => [keys.deviceNonceKey(company, device, SAMPLES.nonce)],
+  dpopProofKey: () => [keys.dpopProofKey(company, SAMPLES.jkt, SAMPLES.jtiHash)],
   userDeviceKey: () => [keys.userDeviceKey(company, user, device)],
   userPasskeyKey: () => [keys.userPasskeyKey(company, user, SAMPLES.passkey)],
   userPasskeyCountKey: () => [keys.userPasskeyCountKey(company, user)],

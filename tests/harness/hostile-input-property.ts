@@ -8,6 +8,7 @@ import type { Endpoint } from '../../lib/http/endpoint.js';
 import { chainErrors } from '../../lib/http/middleware.js';
 import { HEX_ID_PATTERN } from '../../lib/ids.js';
 import { encodeCursor } from '../../lib/paging/list-cursor.js';
+import { DPOP_PROOF_MAX_BYTES } from '../../lib/sessions/dpop-proofs.js';
 import type { HostileFixture } from './hostile-input/fixture.js';
 import type { HostileRequest } from './hostile-input/requests.js';
 import {
@@ -178,6 +179,13 @@ function emptyCounts(): OutcomeCounts {
 }
 
 /** The CompanyID the chain will see: header names lower-cased, the last of a name wins. */
+/** The size of the DPoP header the chain reads (the last of its spellings, as API Gateway and normalizeHeaders keep it). */
+function dpopBytes(request: HostileRequest): number {
+  let value = '';
+  for (const [name, headerValue] of Object.entries(request.headers)) if (name.toLowerCase() === 'dpop') value = headerValue;
+  return Buffer.byteLength(value, 'utf8');
+}
+
 function effectiveCompanyId(headers: Record<string, string>): string | undefined {
   let value: string | undefined;
   for (const [name, headerValue] of Object.entries(headers)) if (name.toLowerCase() === 'companyid') value = headerValue;
@@ -278,6 +286,11 @@ function precedenceProblems(
   const companyId = effectiveCompanyId(request.headers);
   if (!companyId || !HEX_ID_PATTERN.test(companyId)) return code === 2 ? [] : [`bad CompanyID answered ${code}, not 2`];
   if (bodyBytes(request) > setup.service.app.config.maxBodyBytes) return code === 13 ? [] : [`oversized body answered ${code}, not 13`];
+  // A DPoP header over 8 KB is refused unread (lib/http/dpop.ts), after the body's own checks and the company's read.
+  if (dpopBytes(request) > DPOP_PROOF_MAX_BYTES) {
+    const allowed = code === 13 || code === 1 || code === 3 || (faulted && code === ErrorCodes.SERVICE_UNAVAILABLE.code);
+    return allowed ? [] : [`oversized DPoP header answered ${code}, not 13`];
+  }
   if (code === 2 || code === 13) return [`code ${code} for a valid CompanyID and body size`];
   // Past those two checks the company is read from the table, which faults may make unavailable.
   if (code === ErrorCodes.SERVICE_UNAVAILABLE.code) return faulted ? [] : ['unavailable without faults'];

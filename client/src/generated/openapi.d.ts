@@ -1159,11 +1159,11 @@ export interface operations {
                             /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
                             token: {
                                 /**
-                                 * @description The scheme name to send in Authorization
-                                 * @constant
+                                 * @description The scheme name to send in Authorization: `DPoP` when the tokens are bound to the key of the request’s DPoP proof (contract 3.17; every call then sends a proof by that key)
+                                 * @enum {string}
                                  */
-                                type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
+                                type: "Token" | "DPoP";
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json; a bound one also carries cnf.jkt, the RFC 7638 thumbprint of its key */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -1647,11 +1647,11 @@ export interface operations {
                             /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
                             token: {
                                 /**
-                                 * @description The scheme name to send in Authorization
-                                 * @constant
+                                 * @description The scheme name to send in Authorization: `DPoP` when the tokens are bound to the key of the request’s DPoP proof (contract 3.17; every call then sends a proof by that key)
+                                 * @enum {string}
                                  */
-                                type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
+                                type: "Token" | "DPoP";
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json; a bound one also carries cnf.jkt, the RFC 7638 thumbprint of its key */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -1926,11 +1926,11 @@ export interface operations {
                             /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
                             token: {
                                 /**
-                                 * @description The scheme name to send in Authorization
-                                 * @constant
+                                 * @description The scheme name to send in Authorization: `DPoP` when the tokens are bound to the key of the request’s DPoP proof (contract 3.17; every call then sends a proof by that key)
+                                 * @enum {string}
                                  */
-                                type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
+                                type: "Token" | "DPoP";
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json; a bound one also carries cnf.jkt, the RFC 7638 thumbprint of its key */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -3274,11 +3274,11 @@ export interface operations {
                             /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
                             token: {
                                 /**
-                                 * @description The scheme name to send in Authorization
-                                 * @constant
+                                 * @description The scheme name to send in Authorization: `DPoP` when the tokens are bound to the key of the request’s DPoP proof (contract 3.17; every call then sends a proof by that key)
+                                 * @enum {string}
                                  */
-                                type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
+                                type: "Token" | "DPoP";
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json; a bound one also carries cnf.jkt, the RFC 7638 thumbprint of its key */
                                 token: string;
                             };
                             /** @description Seconds until the access token expires */
@@ -4533,11 +4533,11 @@ export interface operations {
                             /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
                             token: {
                                 /**
-                                 * @description The scheme name to send in Authorization
-                                 * @constant
+                                 * @description The scheme name to send in Authorization: `DPoP` when the tokens are bound to the key of the request’s DPoP proof (contract 3.17; every call then sends a proof by that key)
+                                 * @enum {string}
                                  */
-                                type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
+                                type: "Token" | "DPoP";
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json; a bound one also carries cnf.jkt, the RFC 7638 thumbprint of its key */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */
@@ -4780,11 +4780,11 @@ export interface operations {
                             /** @description Send back as `Authorization: Token <token>` (or `Bearer <token>`) */
                             token: {
                                 /**
-                                 * @description The scheme name to send in Authorization
-                                 * @constant
+                                 * @description The scheme name to send in Authorization: `DPoP` when the tokens are bound to the key of the request’s DPoP proof (contract 3.17; every call then sends a proof by that key)
+                                 * @enum {string}
                                  */
-                                type: "Token";
-                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json */
+                                type: "Token" | "DPoP";
+                                /** @description An access token: a compact JWS signed with ES256 or RS256 (the stage’s ACCESS_TOKEN_ALG; `kid` in its header; claims iss, aud, sub, cid, sid, utp, amr, acr, auth_time, iat, exp, jti), verifiable by any service against /.well-known/jwks.json; a bound one also carries cnf.jkt, the RFC 7638 thumbprint of its key */
                                 token: string;
                             };
                             /** @description Opaque; spent by POST /wallet/v3/auth/token/refresh for a new pair. Presented again after it was spent, it ends the session */

@@ -66,7 +66,7 @@ export const WRONG_CONTENT_TYPES = [
 ];
 
 export const extraHeaders = fc.dictionary(
-  fc.oneof(fc.constantFrom(...PROTO_KEYS, 'content-length', 'x-forwarded-for', 'host'), hostileString),
+  fc.oneof(fc.constantFrom(...PROTO_KEYS, 'content-length', 'x-forwarded-for', 'host', 'dpop', 'DPoP'), hostileString),
   hostileString,
   { maxKeys: 3 },
 );
