@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { amountField, currencyField } from '../authorizations/payment-fields.js';
 import type { Call, Principal } from '../call.js';
 import { COMPANY_NAME_MAX_LENGTH } from '../companies/companies.js';
 import { COMPANY_LIMITS, type CompanyLimitAttribute } from '../companies/company-limits.js';
@@ -53,6 +54,19 @@ export const companyUpdateBody = z.lazy(() =>
         described(z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }), '1: customers prove the phone to register'),
       ),
       sms_countries: z.optional(countries()),
+      require_dpop: z.optional(
+        described(
+          z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }),
+          '1: every login must carry a DPoP proof (API contract 3.17); a security setting, applied when another admin approves it',
+        ),
+      ),
+      sms_payment_limit: z.optional(
+        described(
+          z.union([z.literal('none'), z.record(currencyField, amountField)]),
+          'What sessions begun by an SMS code may approve per currency over 24 h (API contract 3.15), such as {"EUR": "100.00"}; ' +
+            '"none": nothing. A security setting, applied when another admin approves it',
+        ),
+      ),
       sms_text: z.optional(
         z.object({
           templates: z.optional(textsByLanguage('The code text by language: {code} (required), {brand}, {minutes}; null removes one')),

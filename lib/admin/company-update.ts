@@ -56,6 +56,8 @@ export function settingsOf(body: CompanyUpdateInput): CompanySettings {
     ...(changes && Object.keys(changes).length ? { sms_text: changes } : {}),
     ...(warningTexts.length ? { warning_texts: warningTexts } : {}),
     ...(body.webauthn ? { webauthn: { rp_id: body.webauthn.rp_id, origins: body.webauthn.origins } } : {}),
+    ...(body.require_dpop !== undefined ? { require_dpop: body.require_dpop === 1 } : {}),
+    ...(body.sms_payment_limit !== undefined ? { sms_payment_limit: body.sms_payment_limit } : {}),
     ...(limits?.length ? { limits: Object.fromEntries(limits.map(([name, value]) => [name, value ?? 'default'])) } : {}),
   };
   return settings;

@@ -51,6 +51,11 @@ export const companySettingsSchema = () =>
       app_hash: described(z.nullable(z.string()), 'The Android SMS Retriever app hash, the last line but the WebOTP one'),
       webotp_domain: described(z.nullable(z.string()), 'The WebOTP domain: the last line reads @<domain> #<code>'),
     }),
+    require_dpop: described(z.union([z.literal(0), z.literal(1)]), '1: every login must carry a DPoP proof (contract 3.17)'),
+    sms_payment_limit: described(
+      z.record(z.string(), z.string()),
+      'What sessions begun by an SMS code may approve per currency over 24 h (contract 3.15); none listed: nothing',
+    ),
     webauthn: described(
       z.nullable(z.object({ rp_id: z.string(), origins: z.array(z.string()) })),
       'Passkeys (contract 3.16): the relying party id and the origins allowed; null: passkeys are off',

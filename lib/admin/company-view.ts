@@ -50,6 +50,8 @@ export function companySettingsOf(company: Company, config: Pick<Config, 'otp'>)
     },
     phone_change_texts: { ...smsText?.phone_change_texts },
     warning_texts: byWarning((warning) => ({ ...warningTextsOf(smsText, warning) })),
+    require_dpop: company.require_dpop ? 1 : 0,
+    sms_payment_limit: { ...company.sms_payment_limit },
     webauthn: company.webauthn ? { rp_id: company.webauthn.rp_id, origins: [...company.webauthn.origins] } : null,
     limits,
     sms_sizes: codeTexts.sizes,

@@ -6,8 +6,6 @@ import type { CompanyUpdateInput } from './company-update-input.js';
 // contract's sms_templates) with the autofill lines that say which app or site may read the code;
 // `phone_change_texts` and `warning_texts` the warnings a held change or a new device sends, which a
 // rewrite could turn into "ignore this".
-// The settings of 3.15 and 3.17 (require_dpop, sms_payment_limit) join this list when company/update
-// takes them; webauthn (3.16) has.
 
 export const SECURITY_SETTINGS = [
   'sms_text',
@@ -16,6 +14,10 @@ export const SECURITY_SETTINGS = [
   'warning_texts',
   // Passkeys (contract 3.16): an rp_id or origin of the insider's choosing would let their own page take logins.
   'webauthn',
+  // DPoP (contract 3.17): turned off, a copied token works again.
+  'require_dpop',
+  // What an SMS code alone may pay (contract 3.15): raised, a SIM swap pays more.
+  'sms_payment_limit',
 ] as const satisfies readonly (keyof CompanyUpdateInput)[];
 
 export type SecuritySetting = (typeof SECURITY_SETTINGS)[number];

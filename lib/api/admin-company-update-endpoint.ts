@@ -23,7 +23,7 @@ export const adminCompanyUpdateEndpoint = {
     'refused one is 400 code 1 with every problem in data.errors and the sizes measured in data.sms_sizes, ' +
     'data.warning_sizes and data.phone_change_sizes, and nothing changes. Not the status: an admin ' +
     'would lock the whole company out, and only an operator could undo it. A change of a security setting ' +
-    '(sms_text, sms_countries, warning_texts, phone_change_texts) takes two admins: checked now, it answers pending 1 ' +
+    '(sms_text, sms_countries, warning_texts, phone_change_texts, webauthn, require_dpop 0 or 1, sms_payment_limit by currency or "none") takes two admins: checked now, it answers pending 1 ' +
     'with a grant_id and the settings as they still are, and is made when another admin approves it with ' +
     'company/approve within 72 hours (the whole change waits, other fields included). Any other change answers ' +
     `pending 0 and the settings as company/view does; every function sees them within ${duration(config.companyCacheSeconds)}. ` +

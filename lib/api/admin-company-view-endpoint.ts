@@ -19,6 +19,8 @@ export const sampleCompanySettings = {
     company_id: '0a1b2c3d4e5f60718293a4b5c6d7e8f9',
     name: 'Chai Pay',
     require_verified_phone: 1,
+    require_dpop: 0,
+    sms_payment_limit: { INR: '2000' },
     sms_countries: ['IN'],
     sms_text: {
       templates: {

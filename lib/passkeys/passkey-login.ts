@@ -49,10 +49,7 @@ export function assertionSpendWrites(app: App, companyId: string, verified: Veri
 }
 
 /** POST /wallet/v3/auth/passkeys/login. */
-export async function passkeyLogin(
-  app: App,
-  call: PasskeyPublicCall<PasskeyLoginInput>,
-): Promise<PasskeyLoginResult> {
+export async function passkeyLogin(app: App, call: PasskeyPublicCall<PasskeyLoginInput>): Promise<PasskeyLoginResult> {
   const { body, company, origin, idempotencyRef } = call;
   const companyId = company.company_id;
   // A proof's key binds the session's tokens (contract 3.17); a company may require one.

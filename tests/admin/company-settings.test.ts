@@ -376,6 +376,29 @@ describe('company/update of a security setting, and company/approve', () => {
     expect((await applied({ sms_countries: 'all', limits: { sms_per_hour: null } })).status).toBe(200);
   });
 
+  it('takes require_dpop and sms_payment_limit as security settings: one admin alone turns DPoP off or raises what an SMS code pays by nothing', async () => {
+    const before = await stored();
+    const asked = await update({ require_dpop: 1, sms_payment_limit: { EUR: '100', INR: '2000' } });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    expect(asked.body.data).toMatchObject({ pending: 1, company: { require_dpop: 0, sms_payment_limit: {} } });
+    expect(await stored()).toEqual(before);
+    const approved = await approve(asked.body.data.grant_id);
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body.data.company).toMatchObject({ require_dpop: 1, sms_payment_limit: { EUR: '100', INR: '2000' } });
+    expect(await stored()).toMatchObject({ require_dpop: true, sms_payment_limit: { EUR: '100', INR: '2000' } });
+    for (const [body, field] of [
+      [{ require_dpop: 2 }, 'require_dpop'],
+      [{ sms_payment_limit: { EURO: '1' } }, 'sms_payment_limit'],
+      [{ sms_payment_limit: { EUR: '-1' } }, 'sms_payment_limit.EUR'],
+    ] as const) {
+      const refused = await update(body);
+      expectFailure(refused, 400, 1);
+      expect(refused.body.data.errors.map((error: { field: string }) => error.field).join(' ')).toContain(field);
+    }
+    const off = await applied({ require_dpop: 0, sms_payment_limit: 'none' });
+    expect(off.body.data.company).toMatchObject({ require_dpop: 0, sms_payment_limit: {} });
+  });
+
   it('applies what is no security setting at once (pending 0); a grant of the role kind is no company grant (404 code 6)', async () => {
     const answer = await update({ limits: { sms_per_prefix_per_hour: 9 } });
     expect(answer.body.data.pending).toBe(0);

@@ -911,7 +911,7 @@ export interface paths {
         put?: never;
         /**
          * Change the company’s settings (admin)
-         * @description Changes what `npm run company:update` changes, by its rules: name, require_verified_phone (0 or 1), sms_countries (ISO 3166 alpha-2 codes or "all"), sms_text (templates by language with {code}, {brand} and {minutes}, null removing one; default_language, app_hash of 11 characters and webotp_domain, null removing each), warning_texts (the security warnings’ SMS by warning: a held change’s kind, phone, login_pin, transaction_pin, device_remove, delete, profile or export, or new_device; then by language, {brand} and no {code} or run of 4 digits; null removes one), phone_change_texts (warning_texts.phone by its first name: a language given in both is refused) and limits (each a whole number, or null for the configured default). Absent fields stay as they are; a top-level null or "" counts as absent, so removals go inside sms_text, warning_texts, phone_change_texts and limits. Every code and warning text, with the name, must fit 2 SMS: a refused one is 400 code 1 with every problem in data.errors and the sizes measured in data.sms_sizes, data.warning_sizes and data.phone_change_sizes, and nothing changes. Not the status: an admin would lock the whole company out, and only an operator could undo it. A change of a security setting (sms_text, sms_countries, warning_texts, phone_change_texts) takes two admins: checked now, it answers pending 1 with a grant_id and the settings as they still are, and is made when another admin approves it with company/approve within 72 hours (the whole change waits, other fields included). Any other change answers pending 0 and the settings as company/view does; every function sees them within 30 seconds. Recorded as company_update, or company_grant when it waits. Needs an employee token with the admin role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), proven (a login or step-up) under 10 minutes ago (else data.needs "strong_fresh"), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
+         * @description Changes what `npm run company:update` changes, by its rules: name, require_verified_phone (0 or 1), sms_countries (ISO 3166 alpha-2 codes or "all"), sms_text (templates by language with {code}, {brand} and {minutes}, null removing one; default_language, app_hash of 11 characters and webotp_domain, null removing each), warning_texts (the security warnings’ SMS by warning: a held change’s kind, phone, login_pin, transaction_pin, device_remove, delete, profile or export, or new_device; then by language, {brand} and no {code} or run of 4 digits; null removes one), phone_change_texts (warning_texts.phone by its first name: a language given in both is refused) and limits (each a whole number, or null for the configured default). Absent fields stay as they are; a top-level null or "" counts as absent, so removals go inside sms_text, warning_texts, phone_change_texts and limits. Every code and warning text, with the name, must fit 2 SMS: a refused one is 400 code 1 with every problem in data.errors and the sizes measured in data.sms_sizes, data.warning_sizes and data.phone_change_sizes, and nothing changes. Not the status: an admin would lock the whole company out, and only an operator could undo it. A change of a security setting (sms_text, sms_countries, warning_texts, phone_change_texts, webauthn, require_dpop 0 or 1, sms_payment_limit by currency or "none") takes two admins: checked now, it answers pending 1 with a grant_id and the settings as they still are, and is made when another admin approves it with company/approve within 72 hours (the whole change waits, other fields included). Any other change answers pending 0 and the settings as company/view does; every function sees them within 30 seconds. Recorded as company_update, or company_grant when it waits. Needs an employee token with the admin role (else 403 code 5) on a strong session, a PIN login on a settled device or a passkey (else 403 code 5 with data.needs "strong"), begun under 12 hours ago (else 400 code 14), proven (a login or step-up) under 10 minutes ago (else data.needs "strong_fresh"), and a reason (1 to 200 characters, such as a ticket number), kept in the record.
          */
         post: operations["adminCompanyUpdate"];
         delete?: never;
@@ -11236,6 +11236,10 @@ export interface operations {
                      *           "company_id": "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
                      *           "name": "Chai Pay",
                      *           "require_verified_phone": 1,
+                     *           "require_dpop": 0,
+                     *           "sms_payment_limit": {
+                     *             "INR": "2000"
+                     *           },
                      *           "sms_countries": [
                      *             "IN"
                      *           ],
@@ -11412,6 +11416,12 @@ export interface operations {
                                     app_hash: string | null;
                                     /** @description The WebOTP domain: the last line reads @<domain> #<code> */
                                     webotp_domain: string | null;
+                                };
+                                /** @description 1: every login must carry a DPoP proof (contract 3.17) */
+                                require_dpop: 0 | 1;
+                                /** @description What sessions begun by an SMS code may approve per currency over 24 h (contract 3.15); none listed: nothing */
+                                sms_payment_limit: {
+                                    [key: string]: string;
                                 };
                                 /** @description Passkeys (contract 3.16): the relying party id and the origins allowed; null: passkeys are off */
                                 webauthn: {
@@ -11882,6 +11892,12 @@ export interface operations {
                     require_verified_phone?: (0 | 1) | "" | null;
                     /** @description ISO 3166 alpha-2 codes SMS may go to, or "all" for every country */
                     sms_countries?: ("all" | string[]) | "" | null;
+                    /** @description 1: every login must carry a DPoP proof (API contract 3.17); a security setting, applied when another admin approves it */
+                    require_dpop?: (0 | 1) | "" | null;
+                    /** @description What sessions begun by an SMS code may approve per currency over 24 h (API contract 3.15), such as {"EUR": "100.00"}; "none": nothing. A security setting, applied when another admin approves it */
+                    sms_payment_limit?: ("none" | {
+                        [key: string]: string;
+                    }) | "" | null;
                     sms_text?: {
                         /** @description The code text by language: {code} (required), {brand}, {minutes}; null removes one */
                         templates?: {
@@ -11972,6 +11988,10 @@ export interface operations {
                      *           "company_id": "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
                      *           "name": "Chai Pay",
                      *           "require_verified_phone": 1,
+                     *           "require_dpop": 0,
+                     *           "sms_payment_limit": {
+                     *             "INR": "2000"
+                     *           },
                      *           "sms_countries": [
                      *             "IN"
                      *           ],
@@ -12157,6 +12177,12 @@ export interface operations {
                                     app_hash: string | null;
                                     /** @description The WebOTP domain: the last line reads @<domain> #<code> */
                                     webotp_domain: string | null;
+                                };
+                                /** @description 1: every login must carry a DPoP proof (contract 3.17) */
+                                require_dpop: 0 | 1;
+                                /** @description What sessions begun by an SMS code may approve per currency over 24 h (contract 3.15); none listed: nothing */
+                                sms_payment_limit: {
+                                    [key: string]: string;
                                 };
                                 /** @description Passkeys (contract 3.16): the relying party id and the origins allowed; null: passkeys are off */
                                 webauthn: {
@@ -12668,6 +12694,10 @@ export interface operations {
                      *           "company_id": "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
                      *           "name": "Chai Pay",
                      *           "require_verified_phone": 1,
+                     *           "require_dpop": 0,
+                     *           "sms_payment_limit": {
+                     *             "INR": "2000"
+                     *           },
                      *           "sms_countries": [
                      *             "IN"
                      *           ],
@@ -12853,6 +12883,12 @@ export interface operations {
                                     app_hash: string | null;
                                     /** @description The WebOTP domain: the last line reads @<domain> #<code> */
                                     webotp_domain: string | null;
+                                };
+                                /** @description 1: every login must carry a DPoP proof (contract 3.17) */
+                                require_dpop: 0 | 1;
+                                /** @description What sessions begun by an SMS code may approve per currency over 24 h (contract 3.15); none listed: nothing */
+                                sms_payment_limit: {
+                                    [key: string]: string;
                                 };
                                 /** @description Passkeys (contract 3.16): the relying party id and the origins allowed; null: passkeys are off */
                                 webauthn: {
