@@ -4,13 +4,15 @@ import { approvalsSection } from './approvals.js';
 import { companySettingsSection } from './company-settings.js';
 import { h, show } from './dom.js';
 import { employeesSection } from './employees.js';
+import { passkeysSection } from './passkeys.js';
 import { searchSection } from './search.js';
 import { keepSessionFresh } from './session-keeper.js';
 import { showSignIn } from './sign-in.js';
 import type { Staff } from './staff.js';
 
 // The console (API contract 3.14): sign in, then find a user, see the account and act; admins also
-// keep employees' roles and the company's settings. One page; each screen is a module of its own.
+// keep employees' roles and the company's settings; everyone keeps their own passkeys (3.16). One
+// page; each screen is a module of its own.
 
 const root = document.getElementById('console') as HTMLElement;
 let staff: Staff | undefined;
@@ -39,7 +41,7 @@ function signIn(message?: string): Promise<void> {
   });
 }
 
-type Screen = 'find' | 'approvals' | 'employees' | 'settings';
+type Screen = 'find' | 'approvals' | 'employees' | 'settings' | 'passkeys';
 
 function showShell(current: Staff, screen: Screen = 'find'): void {
   const main = h('div', { class: 'screen' });
@@ -85,6 +87,7 @@ function showShell(current: Staff, screen: Screen = 'find'): void {
       current.role === 'admin' ? navButton('Approvals', 'approvals') : null,
       current.role === 'admin' ? navButton('Employees and roles', 'employees') : null,
       current.role === 'admin' ? navButton('Company settings', 'settings') : null,
+      navButton('Your passkeys', 'passkeys'),
     ),
     main,
   );
@@ -94,6 +97,8 @@ function showShell(current: Staff, screen: Screen = 'find'): void {
     show(main, employeesSection(current, open));
   } else if (screen === 'settings' && current.role === 'admin') {
     show(main, companySettingsSection(current));
+  } else if (screen === 'passkeys') {
+    show(main, passkeysSection(current));
   } else {
     show(
       main,

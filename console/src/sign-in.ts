@@ -1,11 +1,12 @@
-import type { WalletAuthClient } from '../../client/src/index.js';
+import { browserPasskeys, type WalletAuthClient } from '../../client/src/index.js';
 import { announcer, checkbox, field, h, onSubmit, show } from './dom.js';
 import { failureText, PageMessage } from './messages.js';
 import { COMPANY_ID_PATTERN, companyClient, rememberCompany, rememberedCompany, type Staff, staffOf } from './staff.js';
 
-// Signing in (API contract 3.14, the console): the company ID, the employee's phone and a login
-// code by SMS; on a browser the agent chose to remember, the login PIN alone, signed by the
-// browser's device key. The back office takes sessions begun by code or PIN only.
+// Signing in (API contract 3.14, the console): first a passkey (3.16: the company ID alone, the
+// browser finds the employee's passkey, a strong session at once, no SMS); else the company ID,
+// the employee's phone and a login code by SMS; on a browser the agent chose to remember, the
+// login PIN alone, signed by the browser's device key.
 
 export interface SignInOptions {
   /** Said above the form: why the agent is here again (signed out, session ended). */
@@ -28,6 +29,43 @@ export async function showSignIn(root: HTMLElement, options: SignInOptions): Pro
     }
   }
   showCodeSignIn(root, options);
+}
+
+/**
+ * Signs in with a passkey of the company (a discoverable credential: no phone typed) on this
+ * browser's WebAuthn; the same screen then shows the staff check's refusal, or the browser's or the
+ * service's. A refused assertion says nothing of which accounts exist (401 code 4).
+ */
+async function passkeySignIn(companyId: string, options: SignInOptions, errors: { say: (text: string) => void; clear: () => void }) {
+  errors.clear();
+  const client = companyClient(companyId, options.onSessionEnd);
+  try {
+    await client.auth.loginWithPasskey(browserPasskeys());
+  } catch (error) {
+    const refused = (error as { status?: number }).status === 401;
+    errors.say(
+      refused
+        ? `That passkey was not accepted: it is not a passkey of this company's accounts, or it was removed. Sign in with a code. (HTTP 401, code ${(error as { codes?: number[] }).codes?.join(', ')})`
+        : failureText(error),
+    );
+    return;
+  }
+  rememberCompany(companyId);
+  await finish(client, companyId, options, errors);
+}
+
+/** A button that runs its work once at a time (disabled meanwhile). */
+function busyButton(label: string, work: () => Promise<void>, className?: string): HTMLButtonElement {
+  const button = h('button', { type: 'button', ...(className ? { class: className } : {}) }, label);
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      await work();
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return button;
 }
 
 /** Checks that the session's user is staff, else ends that session and says why. */
@@ -65,10 +103,21 @@ function showCodeSignIn(root: HTMLElement, options: SignInOptions): void {
     autocomplete: 'tel-national',
     hint: 'Your own phone, as an employee of the company.',
   });
+  const withPasskey = busyButton('Sign in with a passkey', async () => {
+    const companyId = company.input.value.trim().toLowerCase();
+    if (!COMPANY_ID_PATTERN.test(companyId)) {
+      errors.say('The company ID must be 32 characters, 0-9 and a-f.');
+      company.input.focus();
+      return;
+    }
+    await passkeySignIn(companyId, options, errors);
+  });
   const sendForm = h(
     'form',
     { 'aria-labelledby': 'sign-in-title', novalidate: true },
     company.row,
+    h('p', { class: 'actions' }, withPasskey),
+    h('p', { class: 'or' }, 'Or with a login code sent to your phone by SMS:'),
     dialCode.row,
     phone.row,
     h('button', { type: 'submit' }, 'Send code'),
@@ -177,7 +226,12 @@ function showPinSignIn(root: HTMLElement, client: WalletAuthClient, companyId: s
       'section',
       { class: 'sign-in' },
       heading(options),
-      h('p', null, 'This browser is remembered for company ', h('code', null, companyId), '. Your login PIN signs you in.'),
+      h('p', null, 'This browser is remembered for company ', h('code', null, companyId), '. Your passkey or your login PIN signs you in.'),
+      h(
+        'p',
+        { class: 'actions' },
+        busyButton('Sign in with a passkey', () => passkeySignIn(companyId, options, errors)),
+      ),
       form,
       errors.region,
       h('p', { class: 'actions' }, useCode, forget),

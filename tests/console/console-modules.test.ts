@@ -38,6 +38,12 @@ describe("the page's sentence for a refusal", () => {
     'logout',
     'tokenRefresh',
     'userProfile',
+    'passkeysRegisterOptions',
+    'passkeysRegister',
+    'passkeys',
+    'passkeysRemove',
+    'passkeysLoginOptions',
+    'passkeysLogin',
   ]);
   const answerable = new Set(
     Object.values(endpoints)
@@ -71,6 +77,15 @@ describe("the page's sentence for a refusal", () => {
       'Type a phone, email, user id or referral code.',
     );
     expect(failureText(new TypeError('x is undefined'))).toBe('The page failed: x is undefined');
+  });
+  it("says what the browser's WebAuthn refusals mean: a dialog closed, a page outside the company's rp_id", () => {
+    expect(failureText(new DOMException('The operation either timed out or was not allowed.', 'NotAllowedError'))).toMatch(
+      /^No passkey was used/,
+    );
+    expect(failureText(new DOMException('The relying party ID is not a registrable domain suffix', 'SecurityError'))).toMatch(
+      /not one your company’s passkeys are for \(its webauthn rp_id and origins\)/,
+    );
+    expect(failureText(new DOMException('odd', 'DataError'))).toBe('The page failed: odd');
   });
 });
 

@@ -70,10 +70,13 @@ describe('the console in a browser', () => {
         'cache-control': 'no-store',
       });
 
-      // Keyboard alone: the page puts the focus in Company ID; Tab to the dial code (+1 already) and the phone; Enter sends.
+      // Keyboard alone: the page puts the focus in Company ID; Tab past "Sign in with a passkey" (offered first) to the
+      // dial code (+1 already) and the phone; Enter sends.
       await page.getByLabel('Company ID').waitFor();
       expect(await inPage(page, 'document.activeElement?.id')).toBe(await page.getByLabel('Company ID').getAttribute('id'));
       await page.keyboard.type(company.company_id);
+      await page.keyboard.press('Tab');
+      expect(await inPage(page, 'document.activeElement?.textContent')).toBe('Sign in with a passkey');
       await page.keyboard.press('Tab');
       await page.keyboard.press('Tab');
       await page.keyboard.type(agent.phoneNumber);
