@@ -28,6 +28,8 @@ module.exports = {
   userPasskeyCount: userPartition,
   passkeyCredential: `${company}#PASSKEY#*`,
   webauthnChallenge: `${company}#WACHALLENGE#*`,
+  // A DPoP proof's jti, spent (contract 3.17), in the partition of the key that signed it.
+  dpopProof: `${company}#DPOP#*`,
   // A user's pending changes (one per kind: CHANGE#<kind>), and a phone change's index item by the new number.
   pendingChange: userPartition,
   // Staff's freeze of a user's held changes (contract 3.15, second reading).

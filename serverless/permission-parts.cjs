@@ -12,6 +12,10 @@ const keepAnswers = { actions: ['PutItem', 'UpdateItem'], keys: ['idempotencyRec
 // A function that may end its caller's own session (endsOwnSession) reads the key's record too: the
 // retry of such a request finds its session over and is answered its first outcome from the record.
 const keepAndRecallAnswers = { actions: ['PutItem', 'UpdateItem', 'GetItem'], keys: ['idempotencyRecord'] };
+// A DPoP proof's jti spent once (contract 3.17, lib/store/dpop-store.ts): a conditional put, on the
+// routes that answer tokens (answersCredential); on every route of a stage with DPOP_NONCE=1
+// (serverless/stack.cjs adds it there).
+const spendProofs = { actions: ['PutItem'], keys: ['dpopProof'] };
 // Every call reads its company (CompanyID) and, given a token, the session.
 const readCompanyAndSession = { actions: ['GetItem'], keys: ['company', 'session'] };
 
@@ -58,6 +62,7 @@ module.exports = {
   keepAnswers,
   keepAndRecallAnswers,
   readCompanyAndSession,
+  spendProofs,
   PIN_TRIES,
   UNREAD,
   PIN_REHASH,

@@ -23,6 +23,7 @@ const {
   keepAnswers,
   keepAndRecallAnswers,
   readCompanyAndSession,
+  spendProofs,
   PIN_TRIES,
   UNREAD,
   PIN_REHASH,
@@ -51,6 +52,7 @@ const cancelPendingChange = [
 module.exports = {
   userRegister: {
     table: [
+      spendProofs,
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'referralCode'] },
@@ -63,8 +65,8 @@ module.exports = {
       { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'] },
       // A phone proof used up; a reclaimed holder's email claim and sessions.
       { actions: ['DeleteItem'], keys: ['phoneProof', 'emailClaim'] },
-      // The holder's devices: a live holder is never displaced by a reclaim (contract 3.15).
-      { actions: ['Query'], keys: ['session', 'userDevice'] },
+      // The holder's devices and passkeys: a live holder is never displaced by a reclaim (contract 3.15; a passkey used in 90 days keeps it live).
+      { actions: ['Query'], keys: ['session', 'userDevice', 'userPasskey'] },
       // An employee's registration by an admin is a staff action (contract 3.14, round 6): its record.
       ...appendStaffRecord,
       { actions: ['PutItem'], keys: ['staffAction'] },
@@ -100,6 +102,7 @@ module.exports = {
   },
   verifyOtp: {
     table: [
+      spendProofs,
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['phoneClaim'] },
@@ -143,6 +146,7 @@ module.exports = {
   // No token: the device's signature and the PIN are the proof.
   loginPin: {
     table: [
+      spendProofs,
       keepAnswers,
       { actions: ['GetItem'], keys: ['company', 'deviceIndex', 'user'] },
       // The user's devices and pending changes, one Query (its lower bound is the changes').
@@ -174,10 +178,12 @@ module.exports = {
       },
       { actions: ['UpdateItem'], keys: ['deviceIndex'], attributes: ['probation_held', 'probation_since'] },
       { actions: ['DeleteItem'], keys: ['pinTries'] },
-      // With not_me: 1, passkeys registered lately, removed (contract 3.15, second reading).
-      { actions: ['Query'], keys: ['userPasskey'] },
+      // With not_me: 1, passkeys registered lately, removed (contract 3.15, second reading), and the
+      // user's other sessions ended.
+      { actions: ['Query'], keys: ['userPasskey', 'session'] },
       { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
       { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['session'], attributes: ['ended_reason', 'ended_at_ms'] },
       ...PIN_DAILY,
     ],
     secret: true,
@@ -197,6 +203,8 @@ module.exports = {
       { actions: ['UpdateItem'], keys: ['user'], attributes: ['device_count'] },
       recordUseAndEndSessions,
     ],
+    // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
+    secret: true,
     signingKeys: 'verify',
   },
 
@@ -238,6 +246,7 @@ module.exports = {
   // PIN's tally, the session's auth_time; a new access token signed.
   stepUp: {
     table: [
+      spendProofs,
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['deviceIndex', 'user'] },
@@ -333,6 +342,7 @@ module.exports = {
   // one ends its session with a security notice.
   tokenRefresh: {
     table: [
+      spendProofs,
       keepAnswers,
       { actions: ['GetItem'], keys: ['company'] },
       {
@@ -350,6 +360,8 @@ module.exports = {
           'refresh_key_version',
           'refreshed_by',
           'refreshed_for_request',
+          // Named in the condition only: a session bound to a key is spent only with a proof by it (contract 3.17).
+          'dpop_jkt',
         ],
         returns: ['ALL_NEW'],
       },
@@ -437,6 +449,8 @@ module.exports = {
       { actions: ['Query'], keys: ['pendingChange'] },
       recordSessionUse,
     ],
+    // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
+    secret: true,
     signingKeys: 'verify',
   },
   // Reads the token user's whole partition (their export), and writes nothing but a session's use.
@@ -517,8 +531,8 @@ module.exports = {
       },
       { actions: ['PutItem'], keys: ['phoneClaim', 'notification'] },
       { actions: ['DeleteItem'], keys: ['phoneClaim', 'phoneProof', 'otp', 'emailClaim'] },
-      // The holder's devices: a live holder is never displaced by a reclaim (contract 3.15).
-      { actions: ['Query'], keys: ['session', 'userDevice'] },
+      // The holder's devices and passkeys: a live holder is never displaced by a reclaim (contract 3.15; a passkey used in 90 days keeps it live).
+      { actions: ['Query'], keys: ['session', 'userDevice', 'userPasskey'] },
       // No held change while staff froze them (contract 3.15).
       { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
       recordUseAndEndSessions,
@@ -571,10 +585,14 @@ module.exports = {
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       recordSessionUse,
     ],
+    // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
+    secret: true,
     signingKeys: 'verify',
   },
   passkeys: {
     table: [readCompanyAndSession, { actions: ['Query'], keys: ['userPasskey'] }, recordSessionUse],
+    // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
+    secret: true,
     signingKeys: 'verify',
   },
   // A removal: the passkey, its claim and the count, notice 14; then every session it began ends.
@@ -590,6 +608,8 @@ module.exports = {
       { actions: ['Query'], keys: ['session'] },
       recordUseAndEndSessions,
     ],
+    // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
+    secret: true,
     signingKeys: 'verify',
   },
   // With a phone: its claim and the holder's passkeys (else ids derived by HMAC from the secret).
@@ -605,6 +625,7 @@ module.exports = {
   // As a PIN login on a settled device (loginPin), the challenge taken and the counter moved in the grant.
   passkeysLogin: {
     table: [
+      spendProofs,
       keepAnswers,
       { actions: ['GetItem'], keys: ['company', 'webauthnChallenge', 'passkeyCredential', 'userPasskey', 'user', 'deviceIndex'] },
       { actions: ['Query'], keys: ['pendingChange', 'userPasskey', 'session'] },

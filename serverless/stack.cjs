@@ -4,7 +4,10 @@
 // needs, all notifying one topic.
 // docs/operations.md says what to do when each fires.
 
+const { join } = require('node:path');
+const { require: requireTypeScript } = require('tsx/cjs/api');
 const KEY_KINDS = require('./key-kinds.cjs');
+const { spendProofs } = require('./permission-parts.cjs');
 /** The service's own metrics (lib/observability/metrics.ts): one namespace, the service as dimension. */
 const METRICS = require('../lib/observability/metric-names.json');
 
@@ -249,6 +252,22 @@ function events(service, stage) {
   };
 }
 
+/**
+ * A route's grants on this stage. With DPOP_NONCE=1 every route spends its DPoP proofs' jti by a
+ * conditional put (lib/http/dpop.ts, dpopOnce), not only those that answer tokens, whose roles hold
+ * that put always (serverless/permissions.cjs, spendProofs): so the put is added here, to every
+ * function of the route table, on the stages that set it and on no other. (The permissions test runs
+ * with DPOP_NONCE=0; tests/deploy/stage-grants.test.ts checks this addition.)
+ */
+function grantsOnStage(name, granted, { dpopNonce, routes }) {
+  if (!dpopNonce || !routes.has(name)) return granted;
+  const spends = (granted.table ?? []).some((grant) => grant.actions.includes('PutItem') && grant.keys.includes('dpopProof'));
+  return spends ? granted : { ...granted, table: [...(granted.table ?? []), spendProofs] };
+}
+
+/** The functions of the route table (lib/api/endpoints.ts): each runs the DPoP middleware. */
+const routeFunctions = () => new Set(Object.keys(requireTypeScript(join(__dirname, '../lib/api/endpoints.ts'), __filename).endpoints));
+
 module.exports = async ({ resolveConfigurationProperty }) => {
   const service = await resolveConfigurationProperty(['service']);
   const stage = await resolveConfigurationProperty(['custom', 'stage']);
@@ -265,9 +284,14 @@ module.exports = async ({ resolveConfigurationProperty }) => {
   const eraserSettings = await resolveConfigurationProperty(['custom', 'eraser']);
   const eventsSettings = await resolveConfigurationProperty(['custom', 'events']);
 
+  // The stage's DPOP_NONCE, as its functions read it (provider.environment, serverless/environment.cjs).
+  const dpopNonce = String((await resolveConfigurationProperty(['provider', 'environment', 'DPOP_NONCE'])) ?? '').trim() === '1';
+  const onStage = { dpopNonce, routes: routeFunctions() };
+
   const resources = {};
   for (const [name, granted] of Object.entries(permissions)) {
-    resources[`${capitalized(name)}Role`] = role(service, stage, name, granted ?? {}, secretParameter, signingParameters);
+    const grants = grantsOnStage(name, granted ?? {}, onStage);
+    resources[`${capitalized(name)}Role`] = role(service, stage, name, grants, secretParameter, signingParameters);
     resources[`${capitalized(name)}ErrorsAlarm`] = lambdaAlarm(
       name,
       'Errors',
@@ -444,3 +468,5 @@ module.exports = async ({ resolveConfigurationProperty }) => {
     },
   };
 };
+module.exports.grantsOnStage = grantsOnStage;
+module.exports.routeFunctions = routeFunctions;

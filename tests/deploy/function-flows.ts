@@ -16,8 +16,10 @@ import { pinTriesClear } from '../../lib/store/pin-store.js';
 import { writeTransaction } from '../../lib/store/transactions.js';
 import { employeeWithDevice, staffMember, strongSession as staffStrongSession } from '../admin/staff.js';
 import { otpLogin, PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
-import { newDeviceKeyPair, signedStepUp } from '../harness/device-keys.js';
+import { newDeviceKeyPair, signedLoginPin, signedStepUp } from '../harness/device-keys.js';
+import { dpopProof, newDpopKey } from '../harness/dpop-proofs.js';
 import { startFakeEventBridge } from '../harness/eventbridge-fake.js';
+import { SoftAuthenticator } from '../harness/soft-authenticator.js';
 import {
   type Account,
   codeIn,
@@ -289,6 +291,8 @@ export async function everyFlow(): Promise<void> {
   await backOfficeActionFlows();
   await phoneChangeFlows();
   await pinFlows();
+  await passkeyFlows();
+  await dpopFlows();
   await deletionFlows();
   await companySettingsFlows();
   await eventsFlows(start);
@@ -325,6 +329,214 @@ async function deletionFlows(): Promise<void> {
   await recordAs('accountsErase', async () => {
     expect((await accountsErase({}, lambdaContext())).erased).toBeGreaterThanOrEqual(1);
   });
+}
+
+/**
+ * Tokens bound to a key (DPoP, contract 3.17): the routes that answer tokens spend each proof's jti
+ * by a conditional put: a registration, an OTP login, a PIN login, a refresh and a step-up of the
+ * bound session, each with a proof (a passkey login's is in passkeyFlows); a bound read elsewhere
+ * keeps no record in the table.
+ */
+async function dpopFlows(): Promise<void> {
+  const key = await newDpopKey();
+  const origin = new URL(service.app.config.tokenIssuer).origin;
+  const proved = async (name: EndpointName, body: unknown, options: { accessToken?: string; method?: string } = {}) => {
+    const path = `/dpop/${name}`;
+    const method = options.method ?? 'POST';
+    const proof = await dpopProof(key, {
+      htm: method,
+      htu: `${origin}${path}`,
+      iat: epochSeconds(service.clock),
+      ...(options.accessToken ? { accessToken: options.accessToken } : {}),
+    });
+    const authorization = options.accessToken ? { Authorization: `DPoP ${options.accessToken}` } : {};
+    const answer = await invoke(handlers[name], {
+      method,
+      path,
+      headers: { ...headers(), ...authorization, DPoP: proof },
+      ...(method === 'POST' ? { body } : {}),
+    });
+    expect(answer.status, `${name} ${JSON.stringify(answer.body)}`).toBe(200);
+    return answer;
+  };
+  const registered = await proved('userRegister', sampleRegistration());
+  expect(registered.body.data.token.type).toBe('DPoP');
+  // The device is the DPoP key itself: a PIN login's proof must be signed by the device's key.
+  const signedUp = await signUpWithDevice(recorded, company, { device_public_key: key.spki });
+  const { account } = signedUp;
+  const device = { ...signedUp.device, privateKey: key.privateKey };
+  const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
+  const code = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${target.phone_number}`).at(-1));
+  await proved('verifyOtp', { ...target, otp: code });
+  const byPin = await proved(
+    'loginPin',
+    signedLoginPin(device, company.company_id, PINS.login_pin, { timestamp: epochSeconds(service.clock) }),
+  );
+  const refreshed = await proved('tokenRefresh', { refresh_token: byPin.body.data.refresh_token });
+  await proved('devices', undefined, { accessToken: refreshed.body.data.token.token, method: 'GET' });
+  service.clock.advance(service.app.config.stepUpMaxAgeSeconds + 1);
+  await proved('stepUp', signedStepUp(device, company.company_id, PINS.login_pin, epochSeconds(service.clock)), {
+    accessToken: refreshed.body.data.token.token,
+  });
+  // A proof too old, on routes that read no secret otherwise: refused 401 with a fresh nonce
+  // (DPoP-Nonce, RFC 9449 section 8), which is keyed by the server secret.
+  for (const [name, method] of [
+    ['devices', 'GET'],
+    ['userProfile', 'GET'],
+    ['passkeys', 'GET'],
+    ['passkeysRegister', 'POST'],
+    ['passkeysRemove', 'POST'],
+  ] as const) {
+    const path = `/dpop/${name}`;
+    const stale = await dpopProof(key, { htm: method, htu: `${origin}${path}`, iat: epochSeconds(service.clock) - 3600 });
+    const refused = await invoke(handlers[name], {
+      method,
+      path,
+      headers: { ...headers(), DPoP: stale },
+      ...(method === 'POST' ? { body: {} } : {}),
+    });
+    expect(refused.status, `${name} ${JSON.stringify(refused.body)}`).toBe(401);
+    expect(refused.headers?.['dpop-nonce'], name).toEqual(expect.any(String));
+  }
+}
+
+const PASSKEY_ORIGIN = 'https://wallet.example.com';
+
+/**
+ * Passkeys (contract 3.16) with a software authenticator, on the flows' company given webauthn
+ * settings: registered from a strong session (a broken attestation refused, the same credential
+ * again refused 409), listed; a login after options with and without a phone typed (an unknown
+ * one too), a reused challenge and a stranger's credential refused, a counter gone back (marked
+ * cloned); a PIN login, an OTP login and a step-up of a passkey holder; removed by the user and by
+ * staff (and again, 404); not_me removing a young passkey; a passkey holder's deletion, erased by
+ * deletionFlows' eraser.
+ */
+async function passkeyFlows(): Promise<void> {
+  await updateCompanySettings(service.app.table, service.clock, company.company_id, {
+    webauthn: { rp_id: 'wallet.example.com', origins: [PASSKEY_ORIGIN] },
+  });
+  service.clock.advance(service.app.config.companyCacheSeconds + 1);
+  const post = (name: EndpointName, body: unknown, authorization?: string) =>
+    invoke(handlers[name], { path: '/p', headers: headers(authorization), body });
+  const loginOptions = async (body: unknown = {}) => {
+    const answer = await post('passkeysLoginOptions', body);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    return answer.body.data.options;
+  };
+  const withPasskey = async (authenticator = new SoftAuthenticator()) => {
+    const { account, device } = await signUpWithDevice(recorded, company);
+    const strong = await strongSession(recorded, company, device);
+    const options = await post('passkeysRegisterOptions', {}, strong);
+    expect(options.status, JSON.stringify(options.body)).toBe(200);
+    const registered = await post('passkeysRegister', authenticator.create(options.body.data.options, PASSKEY_ORIGIN), strong);
+    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+    return { account, device, strong, phone: authenticator, passkeyId: registered.body.data.passkey_id as string };
+  };
+  const { account, device, strong, phone, passkeyId } = await withPasskey();
+  // Refused: a broken attestation, then a credential id the company holds already.
+  const options = await post('passkeysRegisterOptions', {}, strong);
+  const unregistered = new SoftAuthenticator();
+  const response = unregistered.create(options.body.data.options, PASSKEY_ORIGIN);
+  const broken = { ...response, response: { ...response.response, attestationObject: 'AAAA' } };
+  expect((await post('passkeysRegister', broken, strong)).status).toBe(400);
+  const again = await post('passkeysRegisterOptions', {}, strong);
+  const same = new SoftAuthenticator().create(again.body.data.options, PASSKEY_ORIGIN, { credentialId: phone.credentials[0]!.id });
+  expect((await post('passkeysRegister', same, strong)).status).toBe(409);
+  touchInterval();
+  const listed = await invoke(handlers.passkeys, { method: 'GET', path: '/p', headers: headers(strong) });
+  expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+  // Logins: discoverable, after a phone typed (and one with no account), a challenge used twice, a stranger's credential.
+  const first = phone.get(await loginOptions(), PASSKEY_ORIGIN);
+  const byPasskey = await post('passkeysLogin', first);
+  expect(byPasskey.status, JSON.stringify(byPasskey.body)).toBe(200);
+  expect((await post('passkeysLogin', first)).status).toBe(401);
+  const typed = await loginOptions({ dial_code: '+1', phone_number: account.registration.phone_number });
+  expect((await post('passkeysLogin', phone.get(typed, PASSKEY_ORIGIN))).status).toBe(200);
+  await loginOptions({ dial_code: '+1', phone_number: randomPhoneNumber() });
+  expect((await post('passkeysLogin', unregistered.get(await loginOptions(), PASSKEY_ORIGIN))).status).toBe(401);
+  const counting = await withPasskey(new SoftAuthenticator({ keepsCounter: true, backedUp: false }));
+  expect((await post('passkeysLogin', counting.phone.get(await loginOptions(), PASSKEY_ORIGIN))).status).toBe(200);
+  expect((await post('passkeysLogin', counting.phone.get(await loginOptions(), PASSKEY_ORIGIN, { counter: 1 }))).status).toBe(401);
+  // A passkey login holds a device bound by a code meanwhile (on probation). Not me (not_me: 1) with
+  // a passkey login, and with a PIN login, undoes what a swapper did: a phone change that waits
+  // cancelled (its number's index freed), a device on probation removed, the user's other passkeys
+  // registered lately removed, the other sessions ended.
+  const twice = await withPasskey();
+  const probation = () => otpLogin(recorded, company, twice.account, { device_public_key: newDeviceKeyPair().publicKey });
+  expect((await probation()).status).toBe(200);
+  expect((await post('passkeysLogin', twice.phone.get(await loginOptions(), PASSKEY_ORIGIN))).status).toBe(200);
+  const swappedIn = async (user: { account: Account; strong: string }) => {
+    const more = await post('passkeysRegisterOptions', {}, user.strong);
+    const added = await post('passkeysRegister', new SoftAuthenticator().create(more.body.data.options, PASSKEY_ORIGIN), user.strong);
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect((await otpLogin(recorded, company, user.account, { device_public_key: newDeviceKeyPair().publicKey })).status).toBe(200);
+    await storePendingPhoneChange(user.account.userId);
+  };
+  await swappedIn(twice);
+  const notMe = await post('passkeysLogin', { ...twice.phone.get(await loginOptions(), PASSKEY_ORIGIN), not_me: 1 });
+  expect(notMe.status, JSON.stringify(notMe.body)).toBe(200);
+  const youngByPin = await withPasskey();
+  await swappedIn(youngByPin);
+  const pinNotMe = await post('loginPin', {
+    ...signedLoginPin(youngByPin.device, company.company_id, PINS.login_pin, { timestamp: epochSeconds(service.clock) }),
+    not_me: 1,
+  });
+  expect(pinNotMe.status, JSON.stringify(pinNotMe.body)).toBe(200);
+  // A passkey login with a DPoP proof (contract 3.17): its jti spent, the session bound to its key.
+  const key = await newDpopKey();
+  const bound = await invoke(handlers.passkeysLogin, {
+    path: '/p',
+    headers: {
+      ...headers(),
+      DPoP: await dpopProof(key, {
+        htm: 'POST',
+        htu: `${new URL(service.app.config.tokenIssuer).origin}/p`,
+        iat: epochSeconds(service.clock),
+      }),
+    },
+    body: twice.phone.get(await loginOptions(), PASSKEY_ORIGIN),
+  });
+  expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+  expect(bound.body.data.token.type).toBe('DPoP');
+  // A passkey holder's PIN login and OTP login; a step-up by passkey (and another user's, refused).
+  expect((await pinLogin(recorded, company, device, PINS.login_pin)).status).toBe(200);
+  expect((await otpLogin(recorded, company, account)).status).toBe(200);
+  const passkeySession = `Token ${byPasskey.body.data.token.token}`;
+  service.clock.advance(service.app.config.stepUpMaxAgeSeconds + 1);
+  const stepped = await post('stepUp', { passkey: phone.get(await loginOptions(), PASSKEY_ORIGIN) }, passkeySession);
+  expect(stepped.status, JSON.stringify(stepped.body)).toBe(200);
+  const fresh = `Token ${stepped.body.data.token.token}`;
+  expect((await post('stepUp', { passkey: counting.phone.get(await loginOptions(), PASSKEY_ORIGIN) }, fresh)).status).toBe(401);
+  // Removed by the user (the sessions it began end), by staff (and again: 404), and by not_me. The
+  // user's removal is from the session the passkey began, with an Idempotency-Key: sent again, its
+  // session is over and the key's record answers the first outcome.
+  const removalKey = randomUUID();
+  const removal = () =>
+    invoke(handlers.passkeysRemove, {
+      path: '/p',
+      headers: { ...headers(fresh), 'Idempotency-Key': removalKey },
+      body: { passkey_id: passkeyId },
+    });
+  const removed = await removal();
+  expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+  expect((await removal()).status).toBe(200);
+  expect((await post('passkeysRemove', { passkey_id: passkeyId }, await strongSession(recorded, company, device))).status).toBe(404);
+  const agent = await staffMember(recorded, company, 'support');
+  const staffRemove = () =>
+    post('adminUsersPasskeysRemove', { user_id: counting.account.userId, passkey_id: counting.passkeyId, reason: 'flows' }, agent.session);
+  touchInterval();
+  const byStaff = await staffRemove();
+  expect(byStaff.status, JSON.stringify(byStaff.body)).toBe(200);
+  expect((await staffRemove()).status).toBe(404);
+  const young = await withPasskey();
+  const secured = await post('userSecurityNotMe', {}, await strongSession(recorded, company, young.device));
+  expect(secured.status, JSON.stringify(secured.body)).toBe(200);
+  expect(secured.body.data.passkeys_removed).toBe(1);
+  // A passkey holder deletes their account: deletionFlows' eraser erases their passkeys too.
+  const leaving = await withPasskey();
+  expect((await post('userDelete', {}, await logIn(recorded, company, leaving.account))).status).toBe(200);
 }
 
 /**

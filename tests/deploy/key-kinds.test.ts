@@ -16,6 +16,7 @@ import {
   companySendLimitKey,
   deviceIndexKey,
   deviceNonceKey,
+  dpopProofKey,
   emailClaimKey,
   erasureCompanyKey,
   erasureDueKey,
@@ -82,6 +83,8 @@ describe('the kinds of item (serverless/key-kinds.cjs)', () => {
       userDevice: userDeviceKey(company, user, newId()),
       deviceIndex: deviceIndexKey(company, newId()),
       deviceNonce: deviceNonceKey(company, newId(), 'nonce-0123456789ab'),
+      // A key's thumbprint is base64url: it may hold neither # nor another kind's marker.
+      dpopProof: dpopProofKey(company, 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs', 'jti-hash'),
       idempotencyRecord: idempotencyRecordKey(company, hashToken(randomUUID())),
       erasureDue: erasureDueKey(company, 1767225600, user),
       erasureCompany: erasureCompanyKey(company),
