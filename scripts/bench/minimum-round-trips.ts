@@ -464,17 +464,17 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
   },
   adminUsersPhoneRecover: {
     started: {
-      requests: 6,
+      requests: 7,
       sequential: 6,
-      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change awaiting approval, index by the new number, claim checked free, record, notice 8)',
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); UpdateItem lookups of the hour (ADD, counted before compared); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change awaiting approval, index by the new number, claim checked free, record, notice 8)',
       events: 'admin.action (no phone_change_pending until approved)',
     },
   },
   adminUsersPhoneApprove: {
     approved: {
-      requests: 6,
+      requests: 7,
       sequential: 6,
-      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); TransactWriteItems (change and index set to run, notices 9 and 8, record); the old number warned (SMS, not DynamoDB)',
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user (consistent); GetItem pending change (consistent); GetItem the starter (the approver rules); TransactWriteItems (change and index set to run, notices 9 and 8, record); the old number warned (SMS, not DynamoDB)',
       events: 'user.phone_change_pending (via support), admin.action',
     },
   },
