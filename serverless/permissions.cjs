@@ -173,13 +173,18 @@ module.exports = {
           // A strong login holds the devices still on probation (contract 3.15): their listing here, their index below.
           'probation_held',
           'probation_since',
+          // not_me: 1 removes the devices on probation, one off the count each.
+          'device_count',
         ],
         returns: TRIES_READ_BACK,
       },
       { actions: ['UpdateItem'], keys: ['deviceIndex'], attributes: ['probation_held', 'probation_since'] },
       { actions: ['DeleteItem'], keys: ['pinTries'] },
-      // With not_me: 1, passkeys registered lately, removed (contract 3.15, second reading), and the
+      // With not_me: 1, as user/security/not_me: changes ended (a phone change's index freed), devices on
+      // probation removed, passkeys registered lately removed (contract 3.15, second reading), and the
       // user's other sessions ended.
+      END_CHANGE,
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice', 'phoneChangeIndex'] },
       { actions: ['Query'], keys: ['userPasskey', 'session'] },
       { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
       { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
@@ -651,6 +656,8 @@ module.exports = {
           'cloned_at',
           'probation_held',
           'probation_since',
+          // not_me: 1 removes the devices on probation, one off the count each.
+          'device_count',
         ],
       },
       { actions: ['UpdateItem'], keys: ['deviceIndex'], attributes: ['probation_held', 'probation_since'] },

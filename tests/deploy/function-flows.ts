@@ -444,6 +444,16 @@ async function passkeyFlows(): Promise<void> {
   const again = await post('passkeysRegisterOptions', {}, strong);
   const same = new SoftAuthenticator().create(again.body.data.options, PASSKEY_ORIGIN, { credentialId: phone.credentials[0]!.id });
   expect((await post('passkeysRegister', same, strong)).status).toBe(409);
+  // Each again after the touch interval, so each records the session's use; by then the options'
+  // challenge (300 s) has expired.
+  touchInterval();
+  const later = await post('passkeysRegisterOptions', {}, strong);
+  expect(later.status, JSON.stringify(later.body)).toBe(200);
+  touchInterval();
+  const expired = await post('passkeysRegister', new SoftAuthenticator().create(later.body.data.options, PASSKEY_ORIGIN), strong);
+  expect(expired.body.data.errors, JSON.stringify(expired.body)).toEqual([
+    { code: 1, field: 'response.clientDataJSON', detail: 'unknown or expired challenge' },
+  ]);
   touchInterval();
   const listed = await invoke(handlers.passkeys, { method: 'GET', path: '/p', headers: headers(strong) });
   expect(listed.status, JSON.stringify(listed.body)).toBe(200);
@@ -534,6 +544,20 @@ async function passkeyFlows(): Promise<void> {
   const secured = await post('userSecurityNotMe', {}, await strongSession(recorded, company, young.device));
   expect(secured.status, JSON.stringify(secured.body)).toBe(200);
   expect(secured.body.data.passkeys_removed).toBe(1);
+  // A recovery's completion removes the user's passkeys: support starts it, an admin approves it.
+  const recovered = await withPasskey();
+  const approver = await staffMember(recorded, company, 'admin');
+  const toNumber = randomPhoneNumber();
+  const recovery = await post(
+    'adminUsersPhoneRecover',
+    { user_id: recovered.account.userId, dial_code: '+1', phone_number: toNumber, reason: 'flows' },
+    agent.session,
+  );
+  expect(recovery.status, JSON.stringify(recovery.body)).toBe(200);
+  const change = { user_id: recovered.account.userId, change_id: recovery.body.data.change_id, reason: 'flows' };
+  expect((await post('adminUsersPhoneApprove', change, approver.session)).status).toBe(200);
+  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  await completeRecovery(toNumber);
   // A passkey holder deletes their account: deletionFlows' eraser erases their passkeys too.
   const leaving = await withPasskey();
   expect((await post('userDelete', {}, await logIn(recorded, company, leaving.account))).status).toBe(200);
@@ -802,10 +826,16 @@ async function backOfficeFlows(): Promise<void> {
   expect((await post('adminEmployeeRole', session, { user_id: second.userId, role: 'none' })).status).toBe(200);
   expect((await post('adminEmployeeRole', session, { user_id: admin.userId, role: 'none' })).status).toBe(409);
   service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  await completeRecovery(newNumber);
+}
+
+/** After its hold, an approved recovery's new number gets a code, which completes it (an OTP login). */
+async function completeRecovery(newNumber: string): Promise<void> {
   const target = { dial_code: '+1', phone_number: newNumber, user_type: 2, otp_type: 1 };
   expect((await invoke(handlers.loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
   const code = codeIn(outboxMessages(service.app.config.sms.outboxFile, `+1${newNumber}`).at(-1));
-  expect((await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } })).status).toBe(200);
+  const completed = await invoke(handlers.verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } });
+  expect(completed.status, JSON.stringify(completed.body)).toBe(200);
 }
 
 /** A pending phone change of the user from an SMS-strength session, with its index by the new number, stored directly. */
