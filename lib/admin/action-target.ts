@@ -48,18 +48,25 @@ export async function beginActionOnUser(
   action: ActionOnUser,
   allowed: readonly StaffRole[] = ['support', 'admin'],
   terms: StaffTerms = {},
+  /** The unread count's shard of notice 8, when the action's transaction adds another notice (distinctUnreadShards). */
+  unreadShard?: number,
 ) {
   const { companyId } = call.principal;
   const staff = await requireStaff(app, call.principal, allowed, terms);
   const userId = call.body.user_id;
   const user = await actionTarget(app, staff, companyId, userId);
-  const { record, writes: recorded } = await staffActionOnUser(app, staff.chain, {
-    companyId,
-    actorId: staff.userId,
-    action,
-    userId,
-    reason: call.body.reason,
-  });
+  const { record, writes: recorded } = await staffActionOnUser(
+    app,
+    staff.chain,
+    {
+      companyId,
+      actorId: staff.userId,
+      action,
+      userId,
+      reason: call.body.reason,
+    },
+    unreadShard,
+  );
   return { staff, companyId, userId, user, record, recorded: recorded as LabelledItem<'record'>[] };
 }
 

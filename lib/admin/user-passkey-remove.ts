@@ -4,6 +4,7 @@ import type { Call, Principal } from '../call.js';
 import { HEX_ID_PATTERN } from '../ids.js';
 import { removePasskey } from '../passkeys/passkeys.js';
 import { auditStaffAction } from '../staff/staff-actions.js';
+import { distinctUnreadShards } from '../store/notification-store.js';
 import { actionFields, beginActionOnUser } from './action-target.js';
 
 // POST /wallet/v3/admin/users/passkeys/remove (API contract 3.15's second reading, 3.16): support or
@@ -22,8 +23,10 @@ export const userPasskeyRemoveResult = z.lazy(() =>
 export type UserPasskeyRemoveCall = Call<z.output<typeof userPasskeyRemoveBody>, Record<string, never>, Principal>;
 
 export async function userPasskeyRemove(app: App, call: UserPasskeyRemoveCall): Promise<z.output<typeof userPasskeyRemoveResult>> {
-  const { companyId, userId, record, recorded } = await beginActionOnUser(app, call, 'passkey_remove');
-  const revoked = await removePasskey(app, companyId, userId, call.body.passkey_id, recorded);
+  // Notices 8 and 14 in one transaction: each on its own shard of the unread count.
+  const [staffShard, removedShard] = distinctUnreadShards(2);
+  const { companyId, userId, record, recorded } = await beginActionOnUser(app, call, 'passkey_remove', undefined, undefined, staffShard);
+  const revoked = await removePasskey(app, companyId, userId, call.body.passkey_id, recorded, removedShard);
   auditStaffAction(app, call.origin, record, 'removed');
   return { message: 'Passkey removed', revoked };
 }
