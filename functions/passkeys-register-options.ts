@@ -2,7 +2,7 @@ import { passkeysRegisterOptionsEndpoint } from '../lib/api/passkeys-register-op
 import type { App } from '../lib/app.js';
 import { apiHandler } from '../lib/http/api-handler.js';
 import { lambdaFunction } from '../lib/lambda-entry.js';
-import { passkeyRegisterOptions } from '../lib/passkeys/passkeys.js';
+import { passkeyRegisterOptions } from '../lib/passkeys/passkey-register-options.js';
 
 // POST /wallet/v3/auth/passkeys/register/options (API contract 3.16)
 export const passkeysRegisterOptionsHandler = (app: App) =>

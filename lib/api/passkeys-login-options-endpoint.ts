@@ -1,5 +1,6 @@
 import type { Endpoint } from '../http/endpoint.js';
-import { passkeyLoginOptionsBody, passkeyLoginOptionsResult } from '../passkeys/passkey-schemas.js';
+import { passkeyLoginOptionsBody } from '../passkeys/passkey-login-options-input.js';
+import { passkeyLoginOptionsResult } from '../passkeys/passkey-schemas.js';
 
 export const passkeysLoginOptionsEndpoint = {
   operationId: 'passkeysLoginOptions',

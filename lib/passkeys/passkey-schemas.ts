@@ -1,8 +1,6 @@
 import * as z from 'zod/mini';
 import type { Call, Principal, RequestKey, RequestProof } from '../call.js';
 import { HEX_ID_PATTERN } from '../ids.js';
-import { phoneFields, phonePlan } from '../users/phone-number.js';
-import { userTypeField } from '../users/user-types.js';
 
 // The bodies and answers of the passkey routes (API contract 3.16). A ceremony's response is the
 // WebAuthn JSON a browser's PublicKeyCredential.toJSON() gives (and React Native modules mirror), its
@@ -53,21 +51,6 @@ export const passkeyLoginBody = z.lazy(() =>
     ),
   }),
 );
-
-export const passkeyLoginOptionsBody = z.lazy(() => {
-  const { dial_code, phone_number } = phoneFields();
-  return z
-    .object({ dial_code: z.optional(dial_code), phone_number: z.optional(phone_number), user_type: z.optional(userTypeField()) })
-    .check(
-      z.superRefine(async (body, context) => {
-        if ((body.dial_code === undefined) !== (body.phone_number === undefined)) {
-          context.addIssue({ code: 'custom', path: ['phone_number'], message: 'dial_code and phone_number go together, or neither' });
-        } else if (body.dial_code !== undefined && !(await phonePlan()).toE164(body.dial_code, body.phone_number ?? '')) {
-          context.addIssue({ code: 'custom', path: ['phone_number'], message: 'is not a valid number for this dial code' });
-        }
-      }),
-    );
-});
 
 export const passkeyRemoveBody = z.lazy(() =>
   z.object({ passkey_id: z.string().check(z.regex(HEX_ID_PATTERN, 'must be a passkey_id (32 hex characters)')) }),
@@ -120,7 +103,6 @@ export { loginPinResult as passkeyLoginResult } from '../pins/login-pin-result.j
 export type PasskeyRegisterInput = z.output<typeof passkeyRegisterBody>;
 export type PasskeyLoginInput = z.output<typeof passkeyLoginBody>;
 export type AssertionInput = Omit<PasskeyLoginInput, 'not_me'>;
-export type PasskeyLoginOptionsInput = z.output<typeof passkeyLoginOptionsBody>;
 export type PasskeyRemoveInput = z.output<typeof passkeyRemoveBody>;
 export type PasskeyRegisterOptionsResult = z.output<typeof passkeyRegisterOptionsResult>;
 export type PasskeyRegisterResult = z.output<typeof passkeyRegisterResult>;

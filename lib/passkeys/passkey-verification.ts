@@ -1,17 +1,12 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import {
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import { type AuthenticationResponseJSON, verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpers';
 import type { App } from '../app-context.js';
 import type { Company } from '../companies/companies.js';
 import { AppError, ErrorCodes } from '../errors.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
 import { type ChallengeRecord, getChallenge, getPasskey, getPasskeyClaim, type PasskeyRecord } from '../store/passkey-store.js';
-import type { AssertionInput, PasskeyRegisterInput } from './passkey-schemas.js';
+import { userHandleOf } from './passkey-options.js';
+import type { AssertionInput } from './passkey-schemas.js';
 import { expectedOrigins, requireWebauthn, type WebauthnSettings } from './webauthn-settings.js';
 
 // The WebAuthn checks every passkey route shares, all on @simplewebauthn/server (no CBOR, COSE or
@@ -19,14 +14,7 @@ import { expectedOrigins, requireWebauthn, type WebauthnSettings } from './webau
 // in the transaction that commits the ceremony, so that a refusal writes nothing), the origin and
 // rp_id of the company's settings, user verification required, and the signature counter.
 
-/** How long a challenge lives (API contract 3.16). */
-export const CHALLENGE_SECONDS = 300;
-/** COSE ES256 and RS256 (API contract 3.16). */
-export const SUPPORTED_ALGORITHMS = [-7, -257];
 const CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
-/** A new challenge: 32 random bytes. */
-export const newChallenge = () => new Uint8Array(randomBytes(32));
 
 /** Why an assertion was refused: logged for the operator, never told to the client (401 code 4). */
 export type AssertionRefusal =
@@ -62,77 +50,6 @@ export function challengeOf(clientDataJSON: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The user handle of a user in a company: an HMAC, the same for every passkey of theirs, that names nobody elsewhere. */
-export async function userHandleOf(app: Pick<App, 'keys'>, companyId: string, userId: string): Promise<string> {
-  const { key } = await app.keys.current('passkey');
-  return isoBase64URL.fromBuffer(new Uint8Array(createHmac('sha256', key).update(`user-handle\n${companyId}\n${userId}`).digest()));
-}
-
-/** Credential ids for a phone with no passkey: derived by HMAC, so the answer is the same for the same phone each time. */
-export async function decoyCredentialIds(
-  app: Pick<App, 'keys'>,
-  companyId: string,
-  phoneE164: string,
-  userType: number,
-): Promise<string[]> {
-  const { key } = await app.keys.current('passkey');
-  const digest = createHmac('sha256', key).update(`decoy\n${companyId}\n${phoneE164}\n${userType}`).digest();
-  const count = 1 + (digest[0]! % 2);
-  return Array.from({ length: count }, (_, index) =>
-    isoBase64URL.fromBuffer(new Uint8Array(createHmac('sha256', key).update(`decoy-id\n${index}\n`).update(digest).digest())),
-  );
-}
-
-export interface VerifiedRegistration {
-  challenge: string;
-  credentialId: string;
-  publicKey: string;
-  counter: number;
-  backedUp: boolean;
-  transports: string[] | undefined;
-}
-
-/** A registration's response verified against its live challenge, bound to the asking session (else 400 code 1). */
-export async function verifiedRegistration(
-  app: App,
-  company: Company,
-  origin: RequestOrigin,
-  asker: { userId: string; sessionId: string; now: number },
-  input: PasskeyRegisterInput,
-): Promise<VerifiedRegistration> {
-  const settings = requireWebauthn(company);
-  const companyId = company.company_id;
-  const challenge = challengeOf(input.response.clientDataJSON);
-  if (!challenge) throw attestationRefused(app, origin, companyId, 'malformed client data', 'response.clientDataJSON');
-  const stored = await getChallenge(app.table, companyId, challenge, asker.now);
-  if (stored?.purpose !== 'register' || stored.session_id !== asker.sessionId || stored.user_id !== asker.userId) {
-    throw attestationRefused(app, origin, companyId, 'unknown or expired challenge', 'response.clientDataJSON');
-  }
-  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
-  try {
-    verified = await verifyRegistrationResponse({
-      response: input as unknown as RegistrationResponseJSON,
-      expectedChallenge: challenge,
-      expectedOrigin: expectedOrigins(settings),
-      expectedRPID: settings.rp_id,
-      requireUserVerification: true,
-      supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
-    });
-  } catch (error) {
-    throw attestationRefused(app, origin, companyId, (error as Error).message.slice(0, 200));
-  }
-  if (!verified.verified || !verified.registrationInfo) throw attestationRefused(app, origin, companyId, 'not verified');
-  const { credential, credentialBackedUp } = verified.registrationInfo;
-  return {
-    challenge,
-    credentialId: credential.id,
-    publicKey: isoBase64URL.fromBuffer(credential.publicKey),
-    counter: credential.counter,
-    backedUp: credentialBackedUp,
-    transports: input.response.transports,
-  };
 }
 
 export interface VerifiedAssertion {

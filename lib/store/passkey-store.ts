@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type ItemKey,
   passkeyCredentialKey,
@@ -60,6 +60,11 @@ export function credentialIdHash(credentialId: string): string {
 
 export function challengePut(table: Table, companyId: string, challenge: string, record: ChallengeRecord): TransactItem {
   return putIfAbsent(table, webauthnChallengeKey(companyId, challenge), record);
+}
+
+/** Stores a new challenge: one conditional PutItem (1 WRU; a transaction of one item would take 2). */
+export async function storeChallenge(table: Table, companyId: string, challenge: string, record: ChallengeRecord): Promise<void> {
+  await table.client.send(new PutCommand(challengePut(table, companyId, challenge, record).Put!));
 }
 
 /** A challenge still live (an expired one is absent), read strongly consistently. */

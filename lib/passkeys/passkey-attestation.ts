@@ -1,0 +1,63 @@
+import { type RegistrationResponseJSON, verifyRegistrationResponse } from '@simplewebauthn/server';
+import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import type { App } from '../app-context.js';
+import type { Company } from '../companies/companies.js';
+import type { RequestOrigin } from '../observability/audit.js';
+import { getChallenge } from '../store/passkey-store.js';
+import { SUPPORTED_ALGORITHMS } from './passkey-options.js';
+import type { PasskeyRegisterInput } from './passkey-schemas.js';
+import { attestationRefused, challengeOf } from './passkey-verification.js';
+import { expectedOrigins, requireWebauthn } from './webauthn-settings.js';
+
+// A registration's attestation verified by @simplewebauthn/server (API contract 3.16): its own module,
+// since its attestation formats take the library's X.509 and CMS parsing, which a login never needs.
+
+export interface VerifiedRegistration {
+  challenge: string;
+  credentialId: string;
+  publicKey: string;
+  counter: number;
+  backedUp: boolean;
+  transports: string[] | undefined;
+}
+
+/** A registration's response verified against its live challenge, bound to the asking session (else 400 code 1). */
+export async function verifiedRegistration(
+  app: App,
+  company: Company,
+  origin: RequestOrigin,
+  asker: { userId: string; sessionId: string; now: number },
+  input: PasskeyRegisterInput,
+): Promise<VerifiedRegistration> {
+  const settings = requireWebauthn(company);
+  const companyId = company.company_id;
+  const challenge = challengeOf(input.response.clientDataJSON);
+  if (!challenge) throw attestationRefused(app, origin, companyId, 'malformed client data', 'response.clientDataJSON');
+  const stored = await getChallenge(app.table, companyId, challenge, asker.now);
+  if (stored?.purpose !== 'register' || stored.session_id !== asker.sessionId || stored.user_id !== asker.userId) {
+    throw attestationRefused(app, origin, companyId, 'unknown or expired challenge', 'response.clientDataJSON');
+  }
+  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+  try {
+    verified = await verifyRegistrationResponse({
+      response: input as unknown as RegistrationResponseJSON,
+      expectedChallenge: challenge,
+      expectedOrigin: expectedOrigins(settings),
+      expectedRPID: settings.rp_id,
+      requireUserVerification: true,
+      supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
+    });
+  } catch (error) {
+    throw attestationRefused(app, origin, companyId, (error as Error).message.slice(0, 200));
+  }
+  if (!verified.verified || !verified.registrationInfo) throw attestationRefused(app, origin, companyId, 'not verified');
+  const { credential, credentialBackedUp } = verified.registrationInfo;
+  return {
+    challenge,
+    credentialId: credential.id,
+    publicKey: isoBase64URL.fromBuffer(credential.publicKey),
+    counter: credential.counter,
+    backedUp: credentialBackedUp,
+    transports: input.response.transports,
+  };
+}

@@ -1,0 +1,66 @@
+import type { App } from '../app-context.js';
+import { epochSeconds } from '../clock.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
+import { audit } from '../observability/audit.js';
+import { requireFreshStrong } from '../sessions/session-strength.js';
+import { challengeTake, PASSKEYS_MAX, type PasskeyRecord, passkeyAddWrites } from '../store/passkey-store.js';
+import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
+import { verifiedRegistration } from './passkey-attestation.js';
+import type { PasskeyOwnCall, PasskeyRegisterInput, PasskeyRegisterResult } from './passkey-schemas.js';
+import { requireWebauthn } from './webauthn-settings.js';
+
+// A passkey registered (API contract 3.16) from a fresh strong session: the attestation verified by
+// @simplewebauthn/server against the challenge its options bound to the session's sid
+// (passkey-register-options.ts, passkey-attestation.ts), and the passkey stored.
+
+/** 409 code 22: the user holds PASSKEYS_MAX passkeys already. */
+const tooMany = () => new AppError('DEVICE_LIMIT', { detail: `at most ${PASSKEYS_MAX} passkeys: remove one first` });
+
+/**
+ * POST /wallet/v3/auth/passkeys/register: the attestation verified against this session's challenge,
+ * then in one transaction the challenge taken, the credential id claimed in the company (409 code 7
+ * when known), the passkey stored under the user's count (409 code 22 past 10) and notice 13.
+ */
+export async function passkeyRegister(
+  app: App,
+  { body, company, principal, origin }: PasskeyOwnCall<PasskeyRegisterInput>,
+): Promise<PasskeyRegisterResult> {
+  requireWebauthn(company);
+  requireFreshStrong(app, principal, 'adding a passkey');
+  const { companyId, userId, sessionId } = principal;
+  const now = epochSeconds(app.clock);
+  const verified = await verifiedRegistration(app, company, origin, { userId, sessionId, now }, body);
+  const passkey: PasskeyRecord = {
+    passkey_id: newId(),
+    user_id: userId,
+    credential_id: verified.credentialId,
+    public_key: verified.publicKey,
+    counter: verified.counter,
+    ...(verified.transports?.length ? { transports: verified.transports } : {}),
+    backed_up: verified.backedUp ? 1 : 0,
+    name: body.name ?? 'Passkey',
+    created_at: now,
+  };
+  const writes = passkeyAddWrites(app.table, companyId, passkey);
+  try {
+    await writeTransaction(app.table, [
+      { label: 'challenge', item: challengeTake(app.table, companyId, verified.challenge, now) },
+      { label: 'claim', item: writes.claim },
+      { label: 'passkey', item: writes.passkey },
+      { label: 'count', item: writes.count },
+      ...securityNotificationWrites(app.table, companyId, userId, { event: SecurityEvent.PASSKEY_ADDED, nowMs: app.clock.now() }).map(
+        (item) => ({ label: 'notice', item }),
+      ),
+    ]);
+  } catch (error) {
+    if (!(error instanceof ConditionsFailed)) throw error;
+    if (error.labels.includes('challenge')) throw new AppError('BAD_REQUEST', { detail: 'the challenge was used meanwhile' });
+    if (error.labels.includes('claim')) throw new AppError('ALREADY_REGISTERED', { detail: 'this credential is already registered' });
+    if (error.labels.includes('count')) throw tooMany();
+    throw error;
+  }
+  audit(app, origin, 'passkey_added', { company_id: companyId, user_id: userId, outcome: 'added' });
+  return { message: 'Passkey added', passkey_id: passkey.passkey_id };
+}
