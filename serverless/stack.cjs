@@ -299,13 +299,18 @@ module.exports = async ({ resolveConfigurationProperty }) => {
       1,
       `${name}: invocations that failed (an unhandled error or a timeout)`,
     );
-    resources[`${capitalized(name)}ThrottlesAlarm`] = lambdaAlarm(
-      name,
-      'Throttles',
-      'Sum',
-      1,
-      `${name}: invocations refused for concurrency`,
-    );
+    // Only registration has concurrency of its own (reservedConcurrency): every other function is throttled
+    // only when the account's is used up, which the one LambdaThrottlesAlarm below sees. A stack holds at
+    // most 500 resources (CloudFormation): an alarm per function of a thing they share would spend 53.
+    if (name === 'userRegister') {
+      resources.UserRegisterThrottlesAlarm = lambdaAlarm(
+        name,
+        'Throttles',
+        'Sum',
+        1,
+        `${name}: invocations refused for its reserved concurrency`,
+      );
+    }
     // The queue's consumer has a timeout of its own; its deadline leaves what it cannot send to the queue.
     // So has the eraser, which stops taking pages at 70 % of it, and the events' publisher.
     const ownTimeout = {
@@ -325,6 +330,16 @@ module.exports = async ({ resolveConfigurationProperty }) => {
 
   Object.assign(resources, paymentServiceInvoke(paymentServiceRoleArn), smsQueue(smsQueueSettings), events(service, stage));
 
+  // Lambda's Throttles with no dimension: every function of the account in the region.
+  resources.LambdaThrottlesAlarm = alarm("invocations refused for concurrency: the account's concurrency in the region is used up", {
+    Namespace: 'AWS/Lambda',
+    MetricName: 'Throttles',
+    Statistic: 'Sum',
+    Period: 300,
+    EvaluationPeriods: 1,
+    Threshold: 1,
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+  });
   resources.AlarmTopic = { Type: 'AWS::SNS::Topic', Properties: { DisplayName: `${service} ${stage} alarms` } };
   resources.AlarmEmailSubscription = {
     Type: 'AWS::SNS::Subscription',

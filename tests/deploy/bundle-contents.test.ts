@@ -46,8 +46,17 @@ describe('the function bundles', () => {
     // and the new_device warning. Widened for issue 47: the warning of a change that waits (contract 3.15: a PIN reset or
     // change, a device's removal) is the company's text in the request's language (lib/pending-changes/change-warning.ts),
     // so change_pin, reset_pin and devices/remove negotiate too. The back office's approval of a recovery warns in the
-    // company's default language (the staff member's Accept-Language is not the user's): it stays without.
-    expect(withNegotiator.sort()).toEqual(['changePin', 'devicesRemove', 'loginPhone', 'resetPin', 'userPhoneChange', 'verifyOtp']);
+    // company's default language (the staff member's Accept-Language is not the user's): it stays without. Round 6:
+    // an export asked from an SMS-strength session waits, and is warned of the same way.
+    expect(withNegotiator.sort()).toEqual([
+      'changePin',
+      'devicesRemove',
+      'loginPhone',
+      'resetPin',
+      'userExport',
+      'userPhoneChange',
+      'verifyOtp',
+    ]);
   });
 
   it('reach the numbering plan only through a dynamic import, so it is evaluated on the first phone checked, not at import', () => {
@@ -58,7 +67,7 @@ describe('the function bundles', () => {
     // its SMS countries against the plan's, and the approval of a security settings change by a second
     // admin (contract 3.14, round 6) applies it through the same module (their view shows them and needs no
     // plan); the changes an SMS-strength session asks wait, and their warning checks the number's SMS
-    // destination first.
+    // destination first (an export too, round 6). A passkey login's options take a phone typed (contract 3.16).
     expect(phoneFunctions.sort()).toEqual([
       'adminCompanyApprove',
       'adminCompanyUpdate',
@@ -67,7 +76,9 @@ describe('the function bundles', () => {
       'changePin',
       'devicesRemove',
       'loginPhone',
+      'passkeysLoginOptions',
       'resetPin',
+      'userExport',
       'userPhoneChange',
       'userRegister',
       'verifyOtp',
