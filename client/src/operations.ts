@@ -66,6 +66,14 @@ export const OPERATION_HELPERS = {
   transactions: { authorize: 'transactionAuthorization' },
   notifications: { list: 'notifications', markRead: 'notificationsRead' },
   referrals: { program: 'referralProgram' },
+  // The ceremonies themselves are client.auth.registerPasskey and loginWithPasskey; these are their steps, and the list.
+  passkeys: {
+    list: 'passkeys',
+    remove: 'passkeysRemove',
+    registerOptions: 'passkeysRegisterOptions',
+    register: 'passkeysRegister',
+    loginOptions: 'passkeysLoginOptions',
+  },
   account: {
     profile: 'userProfile',
     update: 'userProfileUpdate',
@@ -86,6 +94,7 @@ export const OPERATION_HELPERS = {
     endSessions: 'adminUsersSessionsEnd',
     setStatus: 'adminUsersStatus',
     removeDevice: 'adminUsersDevicesRemove',
+    removePasskey: 'adminUsersPasskeysRemove',
     restore: 'adminUsersRestore',
     startRecovery: 'adminUsersPhoneRecover',
     approveRecovery: 'adminUsersPhoneApprove',

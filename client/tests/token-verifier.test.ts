@@ -12,7 +12,8 @@ async function issuer(): Promise<string> {
 }
 
 async function registeredClient(companyId = service.companyId) {
-  const client = createWalletAuthClient({ baseUrl: service.baseUrl, companyId });
+  // Unbound tokens, as verify() takes them: a bound one's proof is verifyRequest's (docs-examples.test.ts).
+  const client = createWalletAuthClient({ baseUrl: service.baseUrl, companyId, dpop: false });
   await client.auth.register(service.registration() as never);
   return client;
 }
