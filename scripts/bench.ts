@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,12 +23,15 @@ import { round } from './bench/stats.js';
 import { type AccessTokenCost, describeAccessTokens, measureAccessTokenAlgorithms } from './bench/token-cost.js';
 import type { ScenarioResult } from './bench/warm-latency.js';
 
+const { zipBudgetBytes } = createRequire(import.meta.url)('../serverless/zip-budgets.cjs') as { zipBudgetBytes: (name: string) => number };
+
 // npm run bench: bundle sizes, cold init against an SDK-only floor, warm latency and DynamoDB
 // work per endpoint and outcome, hashing and access token signature cost, and the cost of a
 // million calls. Prints the tables and writes bench/results.json. See docs/performance.md for
 // how to read them. `--only tokens` measures the access tokens alone (ES256 and RS256, a few
 // seconds, no DynamoDB Local) and writes nothing.
 
+// zipBytes: most functions' budget; serverless/zip-budgets.cjs gives each its own.
 const LIMITS = { initRatio: 1.25, zipBytes: 250 * 1024, totalSeconds: 600, refreshDollarsPerMillion: 3, answerTimeMs: 10 };
 
 const { values: options } = parseArgs({
@@ -190,19 +194,22 @@ async function main() {
     Number(warm.find((entry) => entry.endpoint === endpoint && entry.outcome === outcome)?.costPerMillionCalls.total ?? Number.NaN);
   const otpLogin = costOf('loginPhone', 'first send in window') + costOf('verifyOtp', 'right login code');
   const pinLogin = costOf('loginPin', 'right PIN');
+  // By passkey: its options (no phone typed) and the assertion; bound by DPoP, the proof checked and its jti spent.
+  const passkeyLogin = costOf('passkeysLoginOptions', 'no phone typed (discoverable)') + costOf('passkeysLogin', 'right assertion');
   // A refresh: a token spent for a new pair (the check); with the Idempotency-Key clients are asked to send, beside it.
   const refresh = costOf('tokenRefresh', 'new pair');
   const keyedRefresh = costOf('tokenRefresh', 'new pair, with Idempotency-Key');
+  const boundRefresh = costOf('tokenRefresh', 'new pair, bound (DPoP)');
 
   const totalSeconds = round((performance.now() - started) / 1000, 1);
   const checks = {
     initRatioAtMost: LIMITS.initRatio,
     initRatios: cold.every((entry) => entry.ratio <= LIMITS.initRatio),
     zipsAtMostBytes: LIMITS.zipBytes,
-    zips: functions.every((fn) => fn.zipBytes <= LIMITS.zipBytes),
+    zips: functions.every((fn) => fn.zipBytes <= zipBudgetBytes(fn.name)),
     roundTripsEqualMinimum: warm.every((entry) => entry.matchesMinimum),
     refreshDollarsPerMillionAtMost: LIMITS.refreshDollarsPerMillion,
-    refreshCost: refresh <= LIMITS.refreshDollarsPerMillion,
+    refreshCost: Math.max(refresh, boundRefresh) <= LIMITS.refreshDollarsPerMillion,
     totalSeconds,
     totalSecondsUnder: LIMITS.totalSeconds,
     underTenMinutes: totalSeconds < LIMITS.totalSeconds,
@@ -222,14 +229,18 @@ async function main() {
       benchOnlyScrypt: 'N=2^10 r=8 p=1 (injected in the bench process only)',
     },
     prices: PRICES,
-    bundles: functions.map(({ entries: _entries, ...fn }) => ({ ...fn, ...cold.find((entry) => entry.name === fn.name)! })),
+    bundles: functions.map(({ entries: _entries, ...fn }) => ({
+      ...fn,
+      zipBudgetBytes: zipBudgetBytes(fn.name),
+      ...cold.find((entry) => entry.name === fn.name)!,
+    })),
     secretCost,
     hashing,
     accessTokens,
     registrationMemory,
     warm,
-    loginCostPerMillion: { otp: dollars(otpLogin), pin: dollars(pinLogin) },
-    refreshCostPerMillion: { refresh: dollars(refresh), withIdempotencyKey: dollars(keyedRefresh) },
+    loginCostPerMillion: { otp: dollars(otpLogin), pin: dollars(pinLogin), passkey: dollars(passkeyLogin) },
+    refreshCostPerMillion: { refresh: dollars(refresh), withIdempotencyKey: dollars(keyedRefresh), bound: dollars(boundRefresh) },
     answerTime,
     eventsPublisher: publisher,
     checks,

@@ -212,12 +212,48 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
   },
   userSecurityNotMe: {
     'one held change cancelled': {
-      requests: 5,
-      sequential: 4,
+      requests: 6,
+      sequential: 5,
       work:
-        "GetItem session; GetItem user | Query the user's devices and pending changes; " +
+        "GetItem session; GetItem user | Query the user's devices and pending changes; Query the user's passkeys (the young ones go, contract 3.15); " +
         'TransactWriteItems (changes marked cancelled, devices on probation removed with their sessions, notice 12); Query sessions, the others ended',
       events: 'user.change_cancelled (not_me) per change, device.removed per device, session.ended (not_me) per session',
+    },
+  },
+  // Passkeys (contract 3.16): a challenge stored by one conditional PutItem, taken in the ceremony's transaction.
+  passkeysRegisterOptions: {
+    'creation options': {
+      requests: 4,
+      sequential: 3,
+      work: "GetItem session; GetItem user | Query the user's passkeys (excluded, at most 10); PutItem challenge (bound to the session)",
+    },
+  },
+  passkeysRegister: {
+    registered: {
+      requests: 3,
+      sequential: 3,
+      work:
+        'GetItem session; GetItem challenge (read live, the attestation verified); ' +
+        'TransactWriteItems (challenge taken, credential id claimed, passkey stored under the count, notice 13)',
+      events: 'passkey.added',
+    },
+  },
+  passkeysLoginOptions: {
+    'no phone typed (discoverable)': { requests: 1, sequential: 1, work: 'PutItem challenge' },
+  },
+  passkeysLogin: {
+    // As a PIN login on a settled device (loginPin / right PIN), the assertion in place of the signed PIN.
+    'right assertion': {
+      requests: 6,
+      sequential: 4,
+      work:
+        "GetItem challenge | GetItem credential claim; GetItem passkey; GetItem user | Query the user's devices and pending changes; " +
+        "TransactWriteItems (challenge taken, counter and last use, session, the user's strong login)",
+    },
+    'right assertion, bound (DPoP)': {
+      requests: 7,
+      sequential: 5,
+      work: "PutItem the proof's jti (once, contract 3.17); then as a right assertion, the session bound to the proof's key",
     },
   },
   stepUp: {
@@ -367,6 +403,11 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
       events: 'session.ended (refresh_reuse)',
     },
     'unknown token': { requests: 1, sequential: 1, work: 'UpdateItem session (refused: no such session)' },
+    'new pair, bound (DPoP)': {
+      requests: 2,
+      sequential: 2,
+      work: "PutItem the proof's jti (once, contract 3.17); UpdateItem session (spends the refresh token: refused for another key)",
+    },
   },
   logout: {
     'this session': {

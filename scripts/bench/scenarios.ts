@@ -9,6 +9,7 @@ import { runAccountScenarios } from './account-scenarios.js';
 import { runBackOfficeScenarios } from './back-office-scenarios.js';
 import { runDeviceScenarios } from './device-scenarios.js';
 import { useBenchOnlyScrypt } from './hash-cost.js';
+import { runPasskeyScenarios } from './passkey-scenarios.js';
 import { RoundTripCounter } from './round-trips.js';
 import { runTokenRefreshScenarios } from './token-refresh-scenarios.js';
 import { type Answer, runScenario, type ScenarioResult, type ScenarioSpec } from './warm-latency.js';
@@ -68,7 +69,7 @@ export async function runScenarios(
   const company = await createCompany(app.table, clock, 'Bench company');
   const headers = { CompanyID: company.company_id };
   // One draw for every list, so no number lands in two of them.
-  const pool = phoneNumbers(12 * calls + realHashCalls + 3);
+  const pool = phoneNumbers(13 * calls + realHashCalls + 3);
   const take = (count: number) => pool.splice(0, count);
   const phones = take(calls);
   const referredPhones = take(calls);
@@ -80,6 +81,8 @@ export async function runScenarios(
   const accountChangePhones = take(3 * calls);
   // Two admins', the customers', their recovered and their second new numbers (back-office-scenarios.ts).
   const backOfficePhones = take(3 * calls + 2);
+  // The passkey holders' (passkey-scenarios.ts).
+  const passkeyPhones = take(calls);
   const realHashPhones = take(realHashCalls);
   const seedPhone = take(1)[0]!;
   const accounts: Account[] = [];
@@ -322,6 +325,7 @@ export async function runScenarios(
   useBenchOnlyScrypt(true);
   try {
     await runDeviceScenarios(service, company, devicePhones, run);
+    await runPasskeyScenarios(service, company, passkeyPhones, run);
   } finally {
     useBenchOnlyScrypt(false);
   }
