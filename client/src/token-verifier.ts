@@ -166,11 +166,22 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     };
   }
 
+  /** Whether the text is the one base64url spelling of the bytes it decodes to. */
+  function isCanonicalBase64url(part: string): boolean {
+    try {
+      return base64url.encode(base64url.decode(part)) === part;
+    } catch {
+      return false;
+    }
+  }
+
   /** The proof of a request, checked against its bound token; refused as a whole, whatever is wrong. */
   async function checkProof(request: VerifiableRequest, token: string, jkt: string): Promise<void> {
     const proofs = headerOf(request.headers, 'dpop');
     const proof = proofs[0];
     if (proofs.length !== 1 || !proof || proof.includes(',') || proof.length > 8192) throw refused('dpop_proof_missing');
+    // Each part in its one base64url spelling: unused bits of a last character change the text, not the bytes.
+    if (!proof.split('.').every(isCanonicalBase64url)) throw refused('dpop_proof_invalid');
     let payload: JWTPayload;
     let jwk: JWK | undefined;
     try {

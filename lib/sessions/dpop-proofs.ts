@@ -115,6 +115,11 @@ export interface ProofTarget {
  * nonce required with config.dpopNonce). Refused with dpopRefused, nothing spent.
  */
 export async function verifyProof(app: Pick<App, 'keys' | 'clock' | 'config'>, proof: string, target: ProofTarget): Promise<DpopProof> {
+  // Each part in its one base64url spelling: the unused bits of a part's last character change its text and not its
+  // bytes, and a proof is one string (what the client signed), not a family of equivalent ones.
+  if (!proof.split('.').every((part) => Buffer.from(part, 'base64url').toString('base64url') === part)) {
+    throw dpopRefused('a part is not canonical base64url');
+  }
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(proof);

@@ -147,6 +147,20 @@ describe('the URL a proof names', () => {
   });
 });
 
+describe('a proof spelled another way', () => {
+  it('is refused when a part is not canonical base64url: the unused bits of its signature’s last character changed', async () => {
+    const key = await newDpopKey();
+    const valid = await dpopProof(key, { htm: 'POST', htu: HTU, iat: NOW, jti: 'spelled-jti-000' });
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    // A 64-byte signature is 86 characters: the last carries 2 bits of it and 4 unused ones.
+    const last = alphabet.indexOf(valid.at(-1)!);
+    const respelled = `${valid.slice(0, -1)}${alphabet[last ^ 1]}`;
+    expect(Buffer.from(respelled.split('.')[2]!, 'base64url')).toEqual(Buffer.from(valid.split('.')[2]!, 'base64url'));
+    await expect(verifyProof(appAt(NOW), valid, TARGET)).resolves.toMatchObject({ jkt: key.jkt });
+    await refusalOf(verifyProof(appAt(NOW), respelled, TARGET));
+  });
+});
+
 describe('hostile proofs (property)', () => {
   it('a valid proof with any one part changed or any text at all is refused 401 code 4, never accepted, never thrown otherwise', async () => {
     const key = await newDpopKey();
