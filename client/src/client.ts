@@ -1,5 +1,6 @@
 import { type DeviceKey, type DeviceKeyStore, defaultKeyStore, pinLoginText } from './device-keys.js';
 import { dpopProof } from './dpop.js';
+import { OPERATION_ROUTES } from './generated/api-facts.js';
 import { callOperation, type OperationData, type OperationHelpers, type OperationInput, operationHelpers } from './operations.js';
 import type { PasskeyPlatform } from './passkeys.js';
 import { base64, randomNonce } from './random.js';
@@ -60,6 +61,12 @@ export interface AuthHelpers {
   stepUpWithPasskey(platform: PasskeyPlatform, options?: RequestOptions): Promise<OperationData<'stepUp'>>;
   /** Logs out (scope `current` by default) and forgets the session. */
   logout(input?: OperationInput<'logout'>, options?: RequestOptions): Promise<OperationData<'logout'>>;
+  /**
+   * A logout made ready now and sent at once when the answer is called: for a page to call as it goes
+   * (pagehide), where nothing may be awaited first (a bound session's proof is signed here, not then).
+   * Good for 60 s (DPOP_PROOF_MAX_AGE_SECONDS): make it again before. Undefined without a session.
+   */
+  prepareLogout(input?: OperationInput<'logout'>): Promise<(() => void) | undefined>;
   /** Refreshes the tokens now, shared with any refresh under way. */
   refreshTokens(): Promise<void>;
   /** Whether this client holds a session. */
@@ -179,6 +186,7 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
       return data;
     },
     logout: (input, requestOptions) => callOperation(transport, 'logout', input, requestOptions),
+    prepareLogout: (input) => transport.prepare(OPERATION_ROUTES.logout[1], input ?? {}),
     refreshTokens: async () => {
       await transport.refresh();
     },

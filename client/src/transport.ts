@@ -54,6 +54,13 @@ export interface Transport {
    * `validForMs` left, when given); undefined without one.
    */
   liveSession(validForMs?: number): Promise<Session | undefined>;
+  /**
+   * A POST made ready now, with the session as it is (its DPoP proof signed, for a bound one), and
+   * sent at once when the answer is called, with no await before the request: what a page sends as it
+   * goes (pagehide, keepalive), where a proof signed then would come too late. Its proof is good for
+   * the service's DPOP_PROOF_MAX_AGE_SECONDS (60 s): make it again within that. Undefined without a session.
+   */
+  prepare(path: string, body: unknown): Promise<(() => void) | undefined>;
   /** The service's clock minus this device's, in ms, from the last answer's Date header (0 before any). */
   clockOffsetMs(): number;
 }
@@ -148,6 +155,31 @@ export function createTransport(options: TransportOptions): Transport {
     return kept.expiresAt - Math.max(validForMs, EXPIRY_MARGIN_MS) <= Date.now() ? refreshShared(kept) : kept;
   }
 
+  /** A request's headers: the company, the session's token and, with a key, a DPoP proof made now for this method and URL. */
+  async function headersFor(
+    method: string,
+    url: string,
+    request: { session: Session | undefined; dpopKey: DpopKey | undefined; idempotencyKey: string | undefined; json: boolean },
+  ): Promise<Record<string, string>> {
+    const { session, dpopKey, idempotencyKey } = request;
+    const headers: Record<string, string> = { CompanyID: options.companyId, Accept: 'application/json' };
+    if (request.json) headers['Content-Type'] = 'application/json';
+    if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+    const sendsBound = session?.tokenType === 'DPoP';
+    if (session) headers.Authorization = `${sendsBound ? 'DPoP' : 'Token'} ${session.accessToken}`;
+    if (dpopKey) {
+      const nowSeconds = (Date.now() + clockOffsetMs) / 1000;
+      headers.DPoP = await dpopProof(dpopKey, {
+        method,
+        url,
+        accessToken: sendsBound ? session?.accessToken : undefined,
+        nonce: dpopNonce,
+        nowSeconds,
+      });
+    }
+    return headers;
+  }
+
   async function send<Data>(
     method: 'GET' | 'POST',
     path: string,
@@ -169,22 +201,8 @@ export function createTransport(options: TransportOptions): Transport {
     const dpopKey = await options.dpopKey?.(bound);
     let nonceAnswered = false;
     for (let retries = 0; ; ) {
-      const headers: Record<string, string> = { CompanyID: options.companyId, Accept: 'application/json' };
-      if (text !== undefined) headers['Content-Type'] = 'application/json';
-      if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-      const sendsBound = session?.tokenType === 'DPoP';
-      if (session) headers.Authorization = `${sendsBound ? 'DPoP' : 'Token'} ${session.accessToken}`;
       // A new proof for every try: the service takes each proof once.
-      if (dpopKey) {
-        const nowSeconds = (Date.now() + clockOffsetMs) / 1000;
-        headers.DPoP = await dpopProof(dpopKey, {
-          method,
-          url,
-          accessToken: sendsBound ? session?.accessToken : undefined,
-          nonce: dpopNonce,
-          nowSeconds,
-        });
-      }
+      const headers = await headersFor(method, url, { session, dpopKey, idempotencyKey, json: text !== undefined });
       const answer = await attempt(method, url, headers, text);
       const { response, envelope } = answer;
       // The service asks for a nonce (its clock and ours differ, or the stage requires one): answered once, with a new proof.
@@ -234,5 +252,17 @@ export function createTransport(options: TransportOptions): Transport {
       return kept && liveSession(kept, validForMs);
     },
     clockOffsetMs: () => clockOffsetMs,
+    prepare: async (path, body) => {
+      const kept = await options.session.read();
+      if (!kept) return undefined;
+      const url = `${baseUrl}${path}`;
+      const session = await liveSession(kept);
+      const dpopKey = await options.dpopKey?.(session.tokenType === 'DPoP');
+      const headers = await headersFor('POST', url, { session, dpopKey, idempotencyKey: randomKey(), json: true });
+      const text = JSON.stringify(body);
+      return () => {
+        options.fetch(url, { method: 'POST', headers, body: text, keepalive: true }).catch(() => undefined);
+      };
+    },
   };
 }
