@@ -11,6 +11,7 @@ import { UserStatus } from '../store/user-status.js';
 import { emailClaimPut, emailClaimRelease, getUser, type ProfileChanges, type UserRecord, userProfileChange } from '../store/user-store.js';
 import { requirePastBirthDate } from '../users/profile-fields.js';
 import { UserType } from '../users/user-types.js';
+import { deleteDueAccount } from './delete.js';
 import type { PendingPhoneChangeShown, Profile, UserProfileResult, UserProfileUpdateResult } from './profile-result.js';
 import type { UserProfileCall, UserProfileUpdateCall } from './profile-update-input.js';
 
@@ -46,6 +47,9 @@ export function profileOf(user: UserRecord & { role?: StaffRole }): Profile {
   };
 }
 
+/** 401: the account was deleted (or disabled) meanwhile. */
+export const accountGone = () => new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
+
 /** The user of a live session: gone or no longer active only if something ended it meanwhile. */
 async function activeUser(app: Pick<App, 'table'>, companyId: string, userId: string): Promise<UserRecord> {
   const user = await getUser(app.table, companyId, userId, true);
@@ -53,11 +57,13 @@ async function activeUser(app: Pick<App, 'table'>, companyId: string, userId: st
   return user;
 }
 
-export async function userProfile(app: App, { principal }: UserProfileCall): Promise<UserProfileResult> {
+export async function userProfile(app: App, { principal, origin }: UserProfileCall): Promise<UserProfileResult> {
   const [user, changes] = await Promise.all([
     activeUser(app, principal.companyId, principal.userId),
     queryPendingChanges(app.table, principal.companyId, principal.userId),
   ]);
+  // A held deletion that is due lands now (contract 3.15, second reading): the session ended with it.
+  if (await deleteDueAccount(app, origin, principal.companyId, principal.userId, changes)) throw accountGone();
   const now = epochSeconds(app.clock);
   return {
     user: profileOf(user),

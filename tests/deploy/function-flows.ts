@@ -299,10 +299,13 @@ export async function everyFlow(): Promise<void> {
 }
 
 /**
- * A deletion, refused a session begun by registration (touched after the touch interval), then made
- * by a fresh OTP login's session of a user with a device (a nonce and a PIN's tries on it), a
- * referrer, someone they referred, and more sessions than its transaction ends (the rest go first,
- * in batches); then the scheduled eraser erases them (ACCOUNT_ERASE_AFTER_DAYS is 0 here).
+ * A deletion, refused a session begun by registration (touched after the touch interval), then held
+ * from a fresh OTP login's session (SMS-strength, contract 3.15 second reading) of a user with a
+ * device (a nonce and a PIN's tries on it), a referrer, someone they referred, and more sessions than
+ * its transaction ends; once due it lands at a PIN login on that device (the rest of the sessions
+ * go first, in batches). Another user's, held likewise, lands at a profile read. A third user's,
+ * from a fresh strong session, is made at once and voids their pending phone change. Then the
+ * scheduled eraser erases them (ACCOUNT_ERASE_AFTER_DAYS is 0 here).
  */
 async function deletionFlows(): Promise<void> {
   const referrer = await signUp(recorded, company);
@@ -319,13 +322,29 @@ async function deletionFlows(): Promise<void> {
   const deletionKey = randomUUID();
   const keyedDeletion = () =>
     invoke(handlers.userDelete, { path: '/x', headers: { ...headers(fresh), 'Idempotency-Key': deletionKey }, body: {} });
-  expect((await keyedDeletion()).status).toBe(200);
+  expect((await keyedDeletion()).body.data.pending).toBe(1);
+  // Sent again with its key: the key's record answers the first outcome.
+  expect((await keyedDeletion()).body.data.pending).toBe(1);
+  // Another user's held deletion, and after the hold: the first lands at a PIN login, the second at a profile read.
+  // The second user's device goes with the account, and their pending phone change (stored here directly) is void.
+  const { account: reader } = await signUpWithDevice(recorded, company);
+  expect((await deletion(await logIn(recorded, company, reader))).body.data.pending).toBe(1);
+  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  expect((await pinLogin(recorded, company, device, PINS.login_pin)).status).toBe(401);
+  const late = await logIn(recorded, company, reader);
+  await storePendingPhoneChange(reader.userId);
+  expect((await invoke(handlers.userProfile, { method: 'GET', path: '/p', headers: headers(late) })).status).toBe(401);
+  // A fresh strong session deletes at once; the user's pending phone change (stored here directly) is void with it.
+  const other = await signUpWithDevice(recorded, company);
+  await storePendingPhoneChange(other.account.userId);
+  const strongDeletion = {
+    path: '/x',
+    headers: { ...headers(await strongSession(recorded, company, other.device)), 'Idempotency-Key': randomUUID() },
+    body: {},
+  };
+  expect((await invoke(handlers.userDelete, strongDeletion)).body.data.erase_after).toBeGreaterThan(0);
   // Sent again with its key: its own session ended with the account, and the key's record answers the first outcome.
-  expect((await keyedDeletion()).status).toBe(200);
-  // A user with few sessions: they end in the deletion's transaction, and so does their pending phone change (stored here directly).
-  const other = await signUp(recorded, company);
-  await storePendingPhoneChange(other.userId);
-  expect((await deletion(await logIn(recorded, company, other))).status).toBe(200);
+  expect((await invoke(handlers.userDelete, strongDeletion)).body.data.erase_after).toBeGreaterThan(0);
   await recordAs('accountsErase', async () => {
     expect((await accountsErase({}, lambdaContext())).erased).toBeGreaterThanOrEqual(1);
   });
@@ -558,9 +577,9 @@ async function passkeyFlows(): Promise<void> {
   expect((await post('adminUsersPhoneApprove', change, approver.session)).status).toBe(200);
   service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
   await completeRecovery(toNumber);
-  // A passkey holder deletes their account: deletionFlows' eraser erases their passkeys too.
+  // A passkey holder deletes their account (a fresh strong session): deletionFlows' eraser erases their passkeys too.
   const leaving = await withPasskey();
-  expect((await post('userDelete', {}, await logIn(recorded, company, leaving.account))).status).toBe(200);
+  expect((await post('userDelete', {}, await strongSession(recorded, company, leaving.device))).body.data.erase_after).toBeGreaterThan(0);
 }
 
 /**
@@ -904,9 +923,9 @@ async function backOfficeActionFlows(): Promise<void> {
   expect((await act('adminUsersDevicesRemove', removal)).body.data).toMatchObject({ revoked: 1 });
   expect((await act('adminUsersDevicesRemove', removal)).status).toBe(404);
 
-  const leaving = await signUp(recorded, company);
-  const deletion = { path: '/x', headers: headers(await logIn(recorded, company, leaving)), body: {} };
-  expect((await invoke(service.handlers.userDelete, deletion)).status).toBe(200);
+  const { account: leaving, device: leavingDevice } = await signUpWithDevice(recorded, company);
+  const deletion = { path: '/x', headers: headers(await strongSession(recorded, company, leavingDevice)), body: {} };
+  expect((await invoke(service.handlers.userDelete, deletion)).body.data.erase_after).toBeGreaterThan(0);
   touchInterval();
   const dueLater = (userId: string) =>
     service.app.table.client.send(
