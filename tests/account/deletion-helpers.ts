@@ -26,10 +26,16 @@ export async function deleteNow(service: InProcessService, company: Company, str
 /**
  * Deletes from an OTP login's session (SMS-strength): the deletion is held; then, made due where it
  * is stored (the clock left alone, so other sessions of the test live on), it lands at a profile
- * read (401). The claims stay the user's until erasure. Answers the OTP session used.
+ * read (401). The claims stay the user's until erasure. Answers the SMS-strength session used (`sms`, or
+ * a new OTP login's) and the held change.
  */
-export async function deleteHeldAndLand(service: InProcessService, company: Company, account: Account): Promise<string> {
-  const session = await logIn(service, company, account);
+export async function deleteHeldAndLand(
+  service: InProcessService,
+  company: Company,
+  account: Account,
+  sms?: string,
+): Promise<{ session: string; changeId: string; effectiveAt: number }> {
+  const session = sms ?? (await logIn(service, company, account));
   const held = await deletion(service, company, session);
   expect(held.body.data, JSON.stringify(held.body)).toMatchObject({ pending: 1 });
   await service.app.table.client.send(
@@ -46,5 +52,5 @@ export async function deleteHeldAndLand(service: InProcessService, company: Comp
     headers: { CompanyID: company.company_id, Authorization: session },
   });
   expect(read.status, JSON.stringify(read.body)).toBe(401);
-  return session;
+  return { session, changeId: held.body.data.change_id, effectiveAt: held.body.data.effective_at };
 }

@@ -172,7 +172,7 @@ describe('users/view', () => {
     });
 
     // The PIN is locked: the deletion is asked from an OTP session, held, and lands once due (contract 3.15).
-    const fresh = await deleteHeldAndLand(service, company, account);
+    const { session: fresh } = await deleteHeldAndLand(service, company, account);
     const answer = await view({ user_id: account.userId, reveal: 1, reason: 'x' }, admin.session);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body.data.user.status_id).toBe(4);

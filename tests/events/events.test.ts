@@ -16,6 +16,7 @@ import { sessionKey } from '../../lib/store/keys.js';
 import { touchSession } from '../../lib/store/session-store.js';
 import { main as disableUser } from '../../scripts/disable-user.js';
 import { main as restoreUser } from '../../scripts/restore-user.js';
+import { deleteHeldAndLand } from '../account/deletion-helpers.js';
 import { staffMember } from '../admin/staff.js';
 import { freshOtpSession, PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import { createOwnTable } from '../harness/dynamodb-local.js';
@@ -181,11 +182,12 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     // The device removed from its own strong session: that session ends with it.
     expect((await post('devicesRemove', deviceSession, { device_key: device.deviceKey })).status).toBe(200);
 
-    // Deleted (every session ends), restored by the operator, deleted again and erased.
+    // Deleted from an OTP session: held, then landed once due (every session ends), restored by the
+    // operator, deleted again the same way and erased (contract 3.15, second reading).
     const beforeDelete = await freshSession(moved);
-    expect((await post('userDelete', beforeDelete, {})).status).toBe(200);
+    const deletion = await deleteHeldAndLand(service, company, moved, beforeDelete);
     expect((await operator(restoreUser, ['--company', company.company_id, '--user', account.userId])).code).toBe(0);
-    expect((await post('userDelete', await freshSession(moved), {})).status).toBe(200);
+    const again = await deleteHeldAndLand(service, company, moved, await freshSession(moved));
     service.clock.advance(1);
     await service.scheduled.accountsErase({}, lambdaContext(60_000));
 
@@ -210,9 +212,11 @@ describe('the events of a user’s life (API contract 3.13)', () => {
       { type: 'session.ended', sid: sid(third), reason: 'pin_changed' },
       { type: 'device.removed' },
       { type: 'session.ended', sid: sid(deviceSession), reason: 'device_removed' },
+      { type: 'user.change_pending', change_id: deletion.changeId, kind: 'delete', effective_at: deletion.effectiveAt, via: 'user' },
       { type: 'user.deleted', erase_after: expect.any(Number) },
       { type: 'session.ended', sid: sid(beforeDelete), reason: 'deleted' },
       { type: 'user.restored' },
+      { type: 'user.change_pending', change_id: again.changeId, kind: 'delete', effective_at: again.effectiveAt, via: 'user' },
       { type: 'user.deleted', erase_after: expect.any(Number) },
       { type: 'session.ended', sid: expect.stringMatching(/^[0-9a-f]{32}$/), reason: 'deleted' },
       { type: 'user.erased' },
