@@ -208,7 +208,8 @@ describe('4. deletion or disable racing a phone or email change', () => {
 
   it('a deletion held while the number changes reads again: status 4, no claim held, the new number free', async () => {
     const { account, device } = await signUpWithDevice(service, company);
-    const deleting = await logIn(racer, company, account);
+    // A fresh strong session deletes at once (an SMS-strength one holds it: contract 3.15, second reading).
+    const deleting = await strongSession(racer, company, device);
     service.clock.advance(61);
     const moved = await readyToChangePhone({ device });
     // Held after it read the user (the old number), before it reads which claims are theirs.
@@ -225,8 +226,8 @@ describe('4. deletion or disable racing a phone or email change', () => {
   });
 
   it('a deletion held while the email changes reads again: no email claim left held', async () => {
-    const account = await signUp(service, company);
-    const deleting = await logIn(racer, company, account);
+    const { account, device } = await signUpWithDevice(service, company);
+    const deleting = await strongSession(racer, company, device);
     const deletion = holdOne(racer, claimRead('EMAIL'));
     const deleted = post(racer, 'userDelete', {}, deleting);
     await deletion.arrived;
@@ -311,8 +312,8 @@ describe('7. a request that ended its own session, sent again with its key', () 
   });
 
   it('a deletion answers its first outcome (its erase_after), not 401', async () => {
-    const account = await signUp(service, company);
-    const fresh = await logIn(service, company, account);
+    const { device } = await signUpWithDevice(service, company);
+    const fresh = await strongSession(service, company, device);
     const key = randomUUID();
     const first = await post(service, 'userDelete', {}, fresh, key);
     expect(first.status).toBe(200);
