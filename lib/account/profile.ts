@@ -1,8 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { App } from '../app-context.js';
+import type { Principal, RequestKey } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import { AppError, ErrorCodes } from '../errors.js';
+import { holdChange } from '../pending-changes/held-change.js';
 import { waitingChanges } from '../pending-changes/pending-change-list.js';
+import { isStrong } from '../sessions/session-strength.js';
+import type { TextDispatch } from '../sms/text-dispatch.js';
 import { conditionalWrite } from '../store/conditional-write.js';
 import { isRunning, type PendingChange, type PendingPhoneChange, queryPendingChanges } from '../store/pending-change-store.js';
 import type { StaffRole } from '../store/staff-store.js';
@@ -12,8 +16,9 @@ import { emailClaimPut, emailClaimRelease, getUser, type ProfileChanges, type Us
 import { requirePastBirthDate } from '../users/profile-fields.js';
 import { UserType } from '../users/user-types.js';
 import { deleteDueAccount } from './delete.js';
+import { emailClaimFreeFor, heldFieldsOf, withDueProfileChange } from './profile-change.js';
 import type { PendingPhoneChangeShown, Profile, UserProfileResult, UserProfileUpdateResult } from './profile-result.js';
-import type { UserProfileCall, UserProfileUpdateCall } from './profile-update-input.js';
+import type { UserProfileCall, UserProfileUpdateCall, UserProfileUpdateInput } from './profile-update-input.js';
 
 // The account's profile (API contract 3.11): what the wallet holds about a user, as they see it,
 // and the fields they may change. An email is unique per company and user type by its claim: a
@@ -64,11 +69,13 @@ export async function userProfile(app: App, { principal, origin }: UserProfileCa
   ]);
   // A held deletion that is due lands now (contract 3.15, second reading): the session ended with it.
   if (await deleteDueAccount(app, origin, principal.companyId, principal.userId, changes)) throw accountGone();
+  // So does a held change of the names, birth date or email.
+  const current = await withDueProfileChange(app, origin, user, changes);
   const now = epochSeconds(app.clock);
   return {
-    user: profileOf(user),
+    user: profileOf(current),
     pending_phone_change: pendingPhoneChangeOf(phoneChangeOf(changes), now),
-    pending_changes: waitingChanges(changes, now),
+    pending_changes: waitingChanges(current === user ? changes : await queryPendingChanges(app.table, user.company_id, user.user_id), now),
   };
 }
 
@@ -96,12 +103,50 @@ const emailTaken = () =>
 const MAX_ROUNDS = 5;
 
 /**
+ * POST /wallet/v3/user/profile/update (API contract 3.11 and 3.15, second reading). From a strong
+ * session every field changes at once (profileChangeNow). From an SMS-strength one (a SIM swapper's
+ * OTP login is one) a change of the names, the birth date or the email is held (kind `profile`,
+ * profile-change.ts), its email refused at once when another user holds it (409 code 7); the image
+ * and the location given beside them change at once, once the hold is stored. The answer is the
+ * profile as it now is, with pending, change_id and effective_at when a change waits.
+ */
+export async function userProfileUpdate(
+  app: App,
+  call: UserProfileUpdateCall & RequestKey,
+  texts: TextDispatch,
+): Promise<UserProfileUpdateResult> {
+  const { body: input, principal } = call;
+  requirePastBirthDate(input, app.clock.now());
+  if (isStrong(principal)) return profileChangeNow(app, principal, input);
+  const { companyId, userId } = principal;
+  const user = await activeUser(app, companyId, userId);
+  // A field given as it already is changes nothing, and waits for nothing (an app may send the whole form).
+  const held = heldFieldsOf(input, user);
+  if (Object.keys(held).length === 0) return profileChangeNow(app, principal, input);
+  const email = held.email;
+  const change = await holdChange(app, call, texts, {
+    kind: 'profile',
+    details: { fields: held },
+    warnPhoneE164: user.phone_e164,
+    items: () =>
+      email !== undefined && email !== user.email
+        ? [{ label: 'email_free', item: emailClaimFreeFor(app, companyId, email, user.user_type, userId) }]
+        : [],
+    refusal: (labels) => (labels.includes('email_free') ? emailTaken() : undefined),
+    message: 'Profile change pending',
+  });
+  const now: UserProfileUpdateInput = { image: input.image, location_point: input.location_point };
+  const changedNow = now.image !== undefined || now.location_point !== undefined;
+  const current = changedNow ? (await profileChangeNow(app, principal, now)).user : profileOf(user);
+  return { ...change, user: current };
+}
+
+/**
  * Changes the profile fields given (API contract 3.11) in one transaction: the record, only while
  * its email is the one read, and for a new email its claim taken (held by another user: 409 code 7)
  * and the old one given up, free for anyone at once.
  */
-export async function userProfileUpdate(app: App, { body: input, principal }: UserProfileUpdateCall): Promise<UserProfileUpdateResult> {
-  requirePastBirthDate(input, app.clock.now());
+async function profileChangeNow(app: App, principal: Principal, input: UserProfileUpdateInput): Promise<UserProfileUpdateResult> {
   const { companyId, userId } = principal;
   const changes: ProfileChanges = {
     first_name: input.first_name,
