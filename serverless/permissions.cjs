@@ -460,14 +460,16 @@ module.exports = {
   },
 
   // Reads the token user's own record and pending phone change.
-  // A held deletion due lands at the read (contract 3.15, second reading).
+  // A held deletion or profile change that is due lands at the read (contract 3.15, second reading).
   userProfile: {
     table: [
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
       { actions: ['Query'], keys: ['pendingChange', 'session', 'userDevice'] },
       { actions: ['GetItem', 'UpdateItem'], keys: ['phoneClaim'] },
-      { actions: ['UpdateItem'], keys: ['user'], attributes: DELETION_USER },
+      // And a held profile change that is due: the record's fields, a new email's claim taken, the old one given up.
+      { actions: ['UpdateItem'], keys: ['user'], attributes: [...DELETION_USER, 'first_name', 'last_name', 'email', 'birth_date'] },
+      { actions: ['PutItem', 'DeleteItem'], keys: ['emailClaim'] },
       { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
       END_CHANGE,
       { actions: ['DeleteItem'], keys: ['userDevice', 'deviceIndex', 'phoneChangeIndex', 'pendingChange'] },
@@ -518,10 +520,17 @@ module.exports = {
         ],
       },
       { actions: ['PutItem', 'DeleteItem'], keys: ['emailClaim'] },
+      // From an SMS-strength session the names, birth date and email wait (contract 3.15, second
+      // reading), with their notice and SMS; a new email's claim checked free of other users.
+      HOLD_CHANGE,
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze', 'emailClaim'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       recordSessionUse,
     ],
-    // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
+    // The Idempotency-Key's answer is stored sealed under a key derived from the server secret, and so is the warning SMS into the queue.
     secret: true,
+    queue: 'send',
     signingKeys: 'verify',
   },
   // A new number: its claim taken (or moved from an unproven holder), the old one freed, the proof

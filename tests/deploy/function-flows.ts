@@ -1004,20 +1004,32 @@ async function companySettingsFlows(): Promise<void> {
   expect(back.status, JSON.stringify(back.body)).toBe(200);
 }
 
-/** The profile: read, names changed, an email changed (its claim moved), another user's email refused; each after the touch interval. */
+/** The profile: read; names and an email held from an SMS-strength session, another user's email refused, the held email landing at a read (its claim moved); a strong session's change at once; the export held. */
 async function accountFlows(): Promise<void> {
   const [ada, grace] = [await signUp(recorded, company), await signUp(recorded, company)];
   const update = (body: unknown) => invoke(handlers.userProfileUpdate, { path: '/u', headers: headers(ada.authorization), body });
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
   expect((await invoke(handlers.userProfile, { method: 'GET', path: '/p', headers: headers(ada.authorization) })).status).toBe(200);
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
-  expect((await update({ first_name: 'Augusta', last_name: 'King' })).status).toBe(200);
-  expect((await update({ email: `ada.${ada.userId}@example.com` })).status).toBe(200);
+  // From the registration's session (SMS-strength) names and email wait (contract 3.15): held, the
+  // second replacing the first, another user's email refused; the image changes at once.
+  expect((await update({ first_name: 'Augusta', last_name: 'King' })).body.data.pending).toBe(1);
+  expect((await update({ email: `ada.${ada.userId}@example.com`, image: 'https://example.com/ada.png' })).body.data.pending).toBe(1);
   expect((await update({ email: grace.registration.email })).status).toBe(409);
-  // From the registration's session (SMS-strength) the export is held (contract 3.15), then delivered once due.
+  // Due, it lands at the next profile read (the email's claim moved); from a strong session all at once.
+  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  const later = await logIn(recorded, company, ada);
+  const read = await invoke(handlers.userProfile, { method: 'GET', path: '/p', headers: headers(later) });
+  expect(read.body.data.user.email).toBe(`ada.${ada.userId}@example.com`);
+  const strongUser = await signUpWithDevice(recorded, company);
+  const strong = await strongSession(recorded, company, strongUser.device);
+  const strongUpdate = { first_name: 'Grace', email: `strong.${strongUser.account.userId}@example.com` };
+  const updated = await invoke(handlers.userProfileUpdate, { path: '/u', headers: headers(strong), body: strongUpdate });
+  expect(updated.body.data.user.email).toBe(strongUpdate.email);
+  // From an OTP login's session (SMS-strength) the export is held (contract 3.15), then delivered once due.
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
   const exported = (authorization: string) => invoke(handlers.userExport, { method: 'GET', path: '/e', headers: headers(authorization) });
-  expect((await exported(ada.authorization)).body.data.pending).toBe(1);
+  expect((await exported(later)).body.data.pending).toBe(1);
   service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
   expect((await exported(await logIn(recorded, company, ada))).body.data.user.user_id).toBe(ada.userId);
 }
