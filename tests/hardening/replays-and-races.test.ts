@@ -228,11 +228,13 @@ describe('4. deletion or disable racing a phone or email change', () => {
   it('a deletion held while the email changes reads again: no email claim left held', async () => {
     const { account, device } = await signUpWithDevice(service, company);
     const deleting = await strongSession(racer, company, device);
+    // The email moves at once from a strong session too (an SMS-strength one's would wait).
+    const changing = await strongSession(service, company, device);
     const deletion = holdOne(racer, claimRead('EMAIL'));
     const deleted = post(racer, 'userDelete', {}, deleting);
     await deletion.arrived;
     const email = `moved.${randomPhoneNumber()}@example.com`;
-    expect((await post(service, 'userProfileUpdate', { email }, account.authorization)).status).toBe(200);
+    expect((await post(service, 'userProfileUpdate', { email }, changing)).status).toBe(200);
     deletion.release();
     expect((await deleted).status).toBe(200);
     expect(await itemAt(emailClaimKey(company.company_id, email, 2))).toBeUndefined();
