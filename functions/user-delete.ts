@@ -1,4 +1,4 @@
-import { userDelete } from '../lib/account/delete.js';
+import { userDelete } from '../lib/account/user-delete.js';
 import { userDeleteEndpoint } from '../lib/api/user-delete-endpoint.js';
 import type { App } from '../lib/app.js';
 import { apiHandler } from '../lib/http/api-handler.js';

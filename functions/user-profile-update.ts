@@ -1,4 +1,4 @@
-import { userProfileUpdate } from '../lib/account/profile.js';
+import { userProfileUpdate } from '../lib/account/profile-update.js';
 import { userProfileUpdateEndpoint } from '../lib/api/user-profile-update-endpoint.js';
 import type { App } from '../lib/app.js';
 import { apiHandler } from '../lib/http/api-handler.js';

@@ -1,25 +1,19 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { App } from '../app-context.js';
-import type { RequestKey } from '../call.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
 import { pendingChangeEndWrites } from '../pending-changes/change-cancel.js';
-import { holdChange } from '../pending-changes/held-change.js';
 import { changeEndingSessions } from '../sessions/end-sessions.js';
-import { requireFreshLogin } from '../sessions/fresh-login.js';
-import { isStrong, requireFreshStrong } from '../sessions/session-strength.js';
-import type { TextDispatch } from '../sms/text-dispatch.js';
 import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
 import { erasureDuePuts, userDeletionChange } from '../store/erasure-store.js';
 import { emailClaimKey, pendingChangeKey, phoneClaimKey } from '../store/keys.js';
 import { isDue, isLive, type PendingChange, pendingChangeComplete, queryPendingChanges } from '../store/pending-change-store.js';
 import { ConditionsFailed, type LabelledItem } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
-import { claimRelease, getPhoneClaim, getUser, phoneClaimStatus } from '../store/user-store.js';
+import { claimRelease, getPhoneClaim, phoneClaimStatus } from '../store/user-store.js';
 import { lastActiveAdmin, leftNoActiveAdmin, seatsOnLeavingActive } from '../users/active-admins.js';
-import { UserType } from '../users/user-types.js';
-import type { DeletedNow, UserDeleteCall, UserDeleteResult } from './delete-input.js';
+import type { DeletedNow } from './delete-input.js';
 
 // Deletion (API contract 3.11): on fresh proof of the holder, one transaction makes the user
 // DELETION_REQUESTED with the time of their erasure, ends every session, removes every device,
@@ -36,40 +30,6 @@ async function emailClaimHolder(app: Pick<App, 'table'>, companyId: string, emai
     new GetCommand({ TableName: app.table.name, Key: emailClaimKey(companyId, email, userType), ConsistentRead: true }),
   );
   return Item?.user_id as string | undefined;
-}
-
-/**
- * user/delete (API contract 3.11 and 3.15, second reading). A strong session proven under
- * STEP_UP_MAX_AGE_SECONDS ago deletes at once, its claims freed; an older strong one is refused (403
- * code 5, needs strong_fresh: step up). An SMS-strength session begun by a login under 10 minutes ago
- * (a SIM swapper's OTP login is one) holds the deletion (kind `delete`) for PHONE_CHANGE_HOLD_HOURS,
- * warned to the number and cancellable from any session; once due it lands at the user's next
- * profile read or PIN login (deleteDueAccount), and the phone and email stay claimed until
- * erase_after, so whoever holds the number cannot register it afresh meanwhile.
- */
-export async function userDelete(app: App, call: UserDeleteCall & RequestKey, texts: TextDispatch): Promise<UserDeleteResult> {
-  const { principal, origin } = call;
-  // An employee's deletion is never held: it moves the company's admin seats (contract 3.14), so staff step up.
-  if (isStrong(principal) || principal.userType === UserType.EMPLOYEE) {
-    requireFreshStrong(app, principal, 'deleting the account');
-    return deleteAccount(app, origin, principal.companyId, principal.userId, { releaseClaims: true });
-  }
-  requireFreshLogin(app, principal);
-  const user = await getUser(app.table, principal.companyId, principal.userId, true);
-  if (user?.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
-  const held = await holdChange(app, call, texts, {
-    kind: 'delete',
-    details: {},
-    warnPhoneE164: user.phone_e164,
-    message: 'Account deletion pending',
-  });
-  audit(app, origin, 'account_deleted', {
-    company_id: principal.companyId,
-    user_id: principal.userId,
-    outcome: 'held',
-    change_id: held.change_id,
-  });
-  return held;
 }
 
 /** How a deletion goes: its claims freed at once (fresh strong) or kept until erasure (a held one), and the held change it completes. */
