@@ -8,7 +8,7 @@ import { accountsEraseHandler } from '../../functions/accounts-erase.js';
 import { eraseDueAccounts } from '../../lib/account/erasure.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { markErasing } from '../../lib/store/erasure-store.js';
-import { userKey } from '../../lib/store/keys.js';
+import { emailClaimKey, type ItemKey, phoneClaimKey, userKey } from '../../lib/store/keys.js';
 import { getUserWithReferralCount } from '../../lib/store/referral-store.js';
 import { main as eraseAccounts } from '../../scripts/erase-accounts.js';
 import { main as restoreUser } from '../../scripts/restore-user.js';
@@ -27,6 +27,7 @@ import {
   testEnvironment,
   testService,
 } from '../helpers.js';
+import { deleteHeldAndLand } from './deletion-helpers.js';
 
 // Deletions here are due at once, in a table of this file's own: the scheduled eraser visits every
 // company of its table, and the Scan below sees this file's items only.
@@ -192,6 +193,26 @@ describe('the eraser', () => {
     expect(outcome).toMatchObject({ erased: 1, failed: 0 });
     expect(await userItem(service, company.company_id, half.userId)).not.toHaveProperty('first_name');
     expect((await userItem(service, company.company_id, restored.userId))?.status_id).toBe(1);
+  });
+
+  it('frees the phone and email a held deletion kept claimed until erasure (contract 3.15, second reading)', async () => {
+    const own = ownService();
+    const kept = await newCompany(own);
+    const account = await signUp(own, kept);
+    await deleteHeldAndLand(own, kept, account);
+    const claim = (key: ItemKey) =>
+      own.app.table.client.send(new GetCommand({ TableName: own.app.table.name, Key: key, ConsistentRead: true }));
+    const phone = phoneClaimKey(kept.company_id, `+1${account.registration.phone_number}`, 2);
+    const email = emailClaimKey(kept.company_id, String(account.registration.email), 2);
+    expect((await claim(phone)).Item).toMatchObject({ user_id: account.userId, status_id: 4 });
+    expect((await claim(email)).Item).toMatchObject({ user_id: account.userId });
+    expect(await eraseDueAccounts(own.app, { companyId: kept.company_id, timeLeftMs: forever })).toMatchObject({ erased: 1 });
+    expect((await claim(phone)).Item).toBeUndefined();
+    expect((await claim(email)).Item).toBeUndefined();
+    // The number and the email are free for a new registration.
+    expect(
+      (await signUp(own, kept, { phone_number: account.registration.phone_number, email: account.registration.email })).userId,
+    ).toBeTruthy();
   });
 
   it('is paged and resumable: a run that runs out of time leaves the rest to the next', async () => {
