@@ -1,4 +1,4 @@
-import { userProfile } from '../lib/account/profile.js';
+import { userProfile } from '../lib/account/profile-read.js';
 import { userProfileEndpoint } from '../lib/api/user-profile-endpoint.js';
 import type { App } from '../lib/app.js';
 import { apiHandler } from '../lib/http/api-handler.js';

@@ -55,7 +55,11 @@ const END_CHANGE = {
   attributes: ['ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
 };
 
+/** The user record as a deletion leaves it (lib/store/erasure-store.ts userDeletionChange). */
+const DELETION_USER = ['status_id', 'erase_after', 'deleted_at', 'updated_at', 'device_count', 'deleted_device_keys', 'session_version'];
+
 module.exports = {
+  DELETION_USER,
   appendStaffRecord,
   recordSessionUse,
   recordUseAndEndSessions,

@@ -32,6 +32,7 @@ const {
   HOLD_CHANGE,
   HOLD_KNOWN_CHANGE,
   END_CHANGE,
+  DELETION_USER,
 } = require('./permission-parts.cjs');
 
 /** A user's pending change cancelled (contract 3.15; phone/change/cancel of 3.11 and changes/cancel alike). */
@@ -175,6 +176,11 @@ module.exports = {
           'probation_since',
           // not_me: 1 removes the devices on probation, one off the count each.
           'device_count',
+          // A held deletion that is due lands (below).
+          'erase_after',
+          'deleted_at',
+          'updated_at',
+          'deleted_device_keys',
         ],
         returns: TRIES_READ_BACK,
       },
@@ -190,6 +196,13 @@ module.exports = {
       { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       { actions: ['UpdateItem'], keys: ['session'], attributes: ['ended_reason', 'ended_at_ms'] },
       ...PIN_DAILY,
+      // A held deletion that is due lands at the login (contract 3.15, second reading), as user/delete
+      // makes one (the user's attributes above): the phone claim kept but marked, the change deleted
+      // (only a customer's: an employee's deletion is never held, so no admin seat moves here).
+      { actions: ['Query'], keys: ['userDevice'] },
+      { actions: ['GetItem', 'UpdateItem'], keys: ['phoneClaim'] },
+      { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
+      { actions: ['DeleteItem'], keys: ['pendingChange'] },
     ],
     secret: true,
     signingKeys: 'sign',
@@ -447,12 +460,20 @@ module.exports = {
   },
 
   // Reads the token user's own record and pending phone change.
+  // A held deletion or profile change that is due lands at the read (contract 3.15, second reading).
   userProfile: {
     table: [
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user'] },
-      { actions: ['Query'], keys: ['pendingChange'] },
-      recordSessionUse,
+      { actions: ['Query'], keys: ['pendingChange', 'session', 'userDevice'] },
+      { actions: ['GetItem', 'UpdateItem'], keys: ['phoneClaim'] },
+      // And a held profile change that is due: the record's fields, a new email's claim taken, the old one given up.
+      { actions: ['UpdateItem'], keys: ['user'], attributes: [...DELETION_USER, 'first_name', 'last_name', 'email', 'birth_date'] },
+      { actions: ['PutItem', 'DeleteItem'], keys: ['emailClaim'] },
+      { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
+      END_CHANGE,
+      { actions: ['DeleteItem'], keys: ['userDevice', 'deviceIndex', 'phoneChangeIndex', 'pendingChange'] },
+      recordUseAndEndSessions,
     ],
     // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
     secret: true,
@@ -499,10 +520,17 @@ module.exports = {
         ],
       },
       { actions: ['PutItem', 'DeleteItem'], keys: ['emailClaim'] },
+      // From an SMS-strength session the names, birth date and email wait (contract 3.15, second
+      // reading), with their notice and SMS; a new email's claim checked free of other users.
+      HOLD_CHANGE,
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze', 'emailClaim'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       recordSessionUse,
     ],
-    // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
+    // The Idempotency-Key's answer is stored sealed under a key derived from the server secret, and so is the warning SMS into the queue.
     secret: true,
+    queue: 'send',
     signingKeys: 'verify',
   },
   // A new number: its claim taken (or moved from an unproven holder), the old one freed, the proof
@@ -695,11 +723,7 @@ module.exports = {
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim'] },
       { actions: ['Query'], keys: ['session', 'userDevice', 'pendingChange'] },
-      {
-        actions: ['UpdateItem'],
-        keys: ['user'],
-        attributes: ['status_id', 'erase_after', 'deleted_at', 'updated_at', 'device_count', 'deleted_device_keys', 'session_version'],
-      },
+      { actions: ['UpdateItem'], keys: ['user'], attributes: DELETION_USER },
       { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
       // Every live pending change ends with the account (void), a phone change's index by the new number freed.
       {
@@ -712,9 +736,16 @@ module.exports = {
       // seat given up with one fewer, any other employee's seat checked absent.
       { actions: ['DeleteItem', 'ConditionCheckItem'], keys: ['adminSeat'] },
       { actions: ['UpdateItem'], keys: ['adminCount'] },
+      // From an SMS-strength session the deletion waits (contract 3.15, second reading), with its notice
+      // and SMS; the claims of a held one are kept (the phone's marked); the held one deleted as it lands.
+      HOLD_CHANGE,
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       recordUseAndEndSessions,
     ],
     secret: true,
+    queue: 'send',
     signingKeys: 'verify',
   },
   // The eraser, run by a schedule: the due lists read, each due user made ERASED and their items

@@ -2,23 +2,23 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
-import { audit } from '../observability/audit.js';
+import { audit, type RequestOrigin } from '../observability/audit.js';
 import { pendingChangeEndWrites } from '../pending-changes/change-cancel.js';
 import { changeEndingSessions } from '../sessions/end-sessions.js';
-import { requireFreshLogin } from '../sessions/fresh-login.js';
 import { deviceRemoveWrites, queryUserDevices } from '../store/device-store.js';
 import { erasureDuePuts, userDeletionChange } from '../store/erasure-store.js';
-import { emailClaimKey, phoneClaimKey } from '../store/keys.js';
-import { isLive, queryPendingChanges } from '../store/pending-change-store.js';
-import type { LabelledItem } from '../store/transactions.js';
+import { emailClaimKey, pendingChangeKey, phoneClaimKey } from '../store/keys.js';
+import { isDue, isLive, type PendingChange, pendingChangeComplete, queryPendingChanges } from '../store/pending-change-store.js';
+import { ConditionsFailed, type LabelledItem } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
-import { claimRelease, getPhoneClaim } from '../store/user-store.js';
+import { claimRelease, getPhoneClaim, phoneClaimStatus } from '../store/user-store.js';
 import { lastActiveAdmin, leftNoActiveAdmin, seatsOnLeavingActive } from '../users/active-admins.js';
-import type { UserDeleteCall, UserDeleteResult } from './delete-input.js';
+import type { DeletedNow } from './delete-input.js';
 
 // Deletion (API contract 3.11): on fresh proof of the holder, one transaction makes the user
 // DELETION_REQUESTED with the time of their erasure, ends every session, removes every device,
-// gives up the phone and email claims (free for a new registration at once), ends every pending
+// gives up the phone and email claims (free for a new registration at once; a held deletion keeps
+// them, marked deletion requested, until erasure: contract 3.15, second reading), ends every pending
 // change (void, a phone change's index item freed: a restore must not bring one back, nor may it hold
 // the new number from others) and puts the user in the company's due list. The record keeps its phone and email until erasure, so an operator's
 // user:restore can take the claims back.
@@ -32,9 +32,25 @@ async function emailClaimHolder(app: Pick<App, 'table'>, companyId: string, emai
   return Item?.user_id as string | undefined;
 }
 
-export async function userDelete(app: App, { principal, origin }: UserDeleteCall): Promise<UserDeleteResult> {
-  requireFreshLogin(app, principal);
-  const { companyId, userId } = principal;
+/** How a deletion goes: its claims freed at once (fresh strong) or kept until erasure (a held one), and the held change it completes. */
+interface DeletionTerms {
+  releaseClaims: boolean;
+  completes?: PendingChange;
+}
+
+/**
+ * Deletes an account in one transaction (see the top of this file): the user DELETION_REQUESTED with
+ * its erase_after, every session and device gone, every other live pending change void (the held
+ * deletion it completes deleted), and, when `releaseClaims`, the phone and email claims freed (else
+ * the phone claim marked deletion requested: no login code goes to it, no one registers it).
+ */
+export async function deleteAccount(
+  app: App,
+  origin: RequestOrigin | undefined,
+  companyId: string,
+  userId: string,
+  terms: DeletionTerms,
+): Promise<DeletedNow> {
   const now = epochSeconds(app.clock);
   const eraseAfter = now + app.config.accountEraseAfterDays * DAY_SECONDS;
   let devices = 0;
@@ -44,9 +60,12 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
     const [listed, phone, emailHolder, pending] = await Promise.all([
       queryUserDevices(app.table, companyId, userId),
       getPhoneClaim(app.table, companyId, user.phone_e164, user.user_type, true),
-      user.email ? emailClaimHolder(app, companyId, user.email, user.user_type) : undefined,
+      terms.releaseClaims && user.email ? emailClaimHolder(app, companyId, user.email, user.user_type) : undefined,
       queryPendingChanges(app.table, companyId, userId),
     ]);
+    if (terms.completes && !pending.some((change) => change.change_id === terms.completes?.change_id && isLive(change, now))) {
+      throw new ConditionsFailed(['held']);
+    }
     devices = listed.length;
     const items: LabelledItem<string>[] = [
       {
@@ -66,14 +85,22 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
     }
     // Live pending changes end with the account; one cancelled or completed meanwhile fails it: read again.
     for (const change of pending.filter((change) => isLive(change, now))) {
+      if (change.change_id === terms.completes?.change_id) {
+        const key = pendingChangeKey(companyId, userId, 'delete');
+        items.push({ label: 'held', item: pendingChangeComplete(app.table, key, change.change_id, now) });
+        continue;
+      }
       const end = { reason: 'void', requestRef: undefined, quiet: true } as const;
       items.push(...pendingChangeEndWrites(app, companyId, userId, change, end).map(({ item }) => ({ label: 'user', item })));
     }
     // Claims the user holds are given up; one another user holds (a reclaimed phone) is theirs to keep.
-    if (phone?.user_id === userId) {
+    if (phone?.user_id === userId && terms.releaseClaims) {
       items.push({ label: 'user', item: claimRelease(app.table, phoneClaimKey(companyId, user.phone_e164, user.user_type), userId) });
+    } else if (phone?.user_id === userId) {
+      const status = UserStatus.DELETION_REQUESTED;
+      items.push({ label: 'user', item: phoneClaimStatus(app.table, companyId, user.phone_e164, user.user_type, userId, status) });
     }
-    if (user.email && emailHolder === userId) {
+    if (user.email && emailHolder === userId && terms.releaseClaims) {
       items.push({ label: 'user', item: claimRelease(app.table, emailClaimKey(companyId, user.email, user.user_type), userId) });
     }
     // An admin's deletion leaves the company's count of active admins, never below one (contract 3.14).
@@ -82,7 +109,34 @@ export async function userDelete(app: App, { principal, origin }: UserDeleteCall
   }).catch((error: unknown) => {
     throw leftNoActiveAdmin(error) ? lastActiveAdmin() : error;
   });
-  audit(app, origin, 'account_deleted', { company_id: companyId, user_id: userId, outcome: 'requested', erase_after: eraseAfter, devices });
+  const outcome = terms.completes ? 'held_completed' : 'requested';
+  audit(app, origin, 'account_deleted', { company_id: companyId, user_id: userId, outcome, erase_after: eraseAfter, devices });
   audit(app, origin, 'sessions_revoked', { company_id: companyId, user_id: userId, outcome: 'account_deleted', revoked: ended });
   return { message: 'Account deleted', erase_after: eraseAfter };
+}
+
+/**
+ * A held deletion that is due lands at the user's next profile read or PIN login: the
+ * account is deleted then, its claims kept until erasure. True when it landed (or another request
+ * landed it): the caller then answers as for a user no longer active (401).
+ */
+export async function deleteDueAccount(
+  app: App,
+  origin: RequestOrigin | undefined,
+  companyId: string,
+  userId: string,
+  changes: PendingChange[],
+): Promise<boolean> {
+  const due = changes.find((change) => change.kind === 'delete' && isDue(change, epochSeconds(app.clock)));
+  if (!due) return false;
+  try {
+    await deleteAccount(app, origin, companyId, userId, { releaseClaims: false, completes: due });
+  } catch (error) {
+    // Cancelled meanwhile, or refused (the last active admin): the account stays. Deleted meanwhile: as landed.
+    if (error instanceof ConditionsFailed && error.labels.includes('held')) return false;
+    if (error instanceof AppError && error.errorName === 'UNAUTHORIZED') return true;
+    if (error instanceof AppError && error.errorName === 'LAST_ADMIN') return false;
+    throw error;
+  }
+  return true;
 }

@@ -48,7 +48,26 @@ export const pendingPhoneChangeSchema = () =>
 export const userProfileResult = z.lazy(() =>
   z.object({ user: profileSchema(), pending_phone_change: pendingPhoneChangeSchema(), pending_changes: pendingChangesField() }),
 );
-export const userProfileUpdateResult = z.lazy(() => z.object({ message: z.string(), user: profileSchema() }));
+export const userProfileUpdateResult = z.lazy(() =>
+  z.object({
+    message: z.string(),
+    user: profileSchema(),
+    pending: z.optional(
+      z.literal(1).check(
+        z.meta({
+          description:
+            'Present when a change of the names, birth date or email waits (an SMS-strength session, contract 3.15): `user` shows what changed at once (image, location), not what waits',
+        }),
+      ),
+    ),
+    change_id: z.optional(
+      z.string().check(z.meta({ description: 'The pending profile change: POST /wallet/v3/user/changes/cancel takes it' })),
+    ),
+    effective_at: z.optional(
+      z.int().check(z.meta({ description: 'UNIX seconds from which it lands (at the next profile read) unless cancelled' })),
+    ),
+  }),
+);
 
 export type Profile = z.output<ReturnType<typeof profileSchema>>;
 export type PendingPhoneChangeShown = z.output<ReturnType<typeof pendingPhoneChangeSchema>>;

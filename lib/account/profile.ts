@@ -1,22 +1,16 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { App } from '../app-context.js';
-import { epochSeconds } from '../clock.js';
-import { AppError, ErrorCodes } from '../errors.js';
-import { waitingChanges } from '../pending-changes/pending-change-list.js';
-import { conditionalWrite } from '../store/conditional-write.js';
-import { isRunning, type PendingChange, type PendingPhoneChange, queryPendingChanges } from '../store/pending-change-store.js';
+import { AppError } from '../errors.js';
+import { isRunning, type PendingChange, type PendingPhoneChange } from '../store/pending-change-store.js';
 import type { StaffRole } from '../store/staff-store.js';
-import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
-import { emailClaimPut, emailClaimRelease, getUser, type ProfileChanges, type UserRecord, userProfileChange } from '../store/user-store.js';
-import { requirePastBirthDate } from '../users/profile-fields.js';
+import { getUser, type UserRecord } from '../store/user-store.js';
 import { UserType } from '../users/user-types.js';
-import type { PendingPhoneChangeShown, Profile, UserProfileResult, UserProfileUpdateResult } from './profile-result.js';
-import type { UserProfileCall, UserProfileUpdateCall } from './profile-update-input.js';
+import type { PendingPhoneChangeShown, Profile } from './profile-result.js';
 
 // The account's profile (API contract 3.11): what the wallet holds about a user, as they see it,
 // and the fields they may change. An email is unique per company and user type by its claim: a
-// change takes the new claim and gives up the old one in the same transaction as the record.
+// change takes the new claim and gives up the old one in the same transaction as the record. The
+// read is profile-read.ts, the change profile-update.ts: each function carries only its own path.
 
 /**
  * A user's record as the profile shows it: never a password, PIN, hash, key or count of sessions.
@@ -46,24 +40,14 @@ export function profileOf(user: UserRecord & { role?: StaffRole }): Profile {
   };
 }
 
+/** 401: the account was deleted (or disabled) meanwhile. */
+export const accountGone = () => new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
+
 /** The user of a live session: gone or no longer active only if something ended it meanwhile. */
-async function activeUser(app: Pick<App, 'table'>, companyId: string, userId: string): Promise<UserRecord> {
+export async function activeUser(app: Pick<App, 'table'>, companyId: string, userId: string): Promise<UserRecord> {
   const user = await getUser(app.table, companyId, userId, true);
   if (user?.status_id !== UserStatus.ACTIVE) throw new AppError('UNAUTHORIZED', { detail: 'the user is not active' });
   return user;
-}
-
-export async function userProfile(app: App, { principal }: UserProfileCall): Promise<UserProfileResult> {
-  const [user, changes] = await Promise.all([
-    activeUser(app, principal.companyId, principal.userId),
-    queryPendingChanges(app.table, principal.companyId, principal.userId),
-  ]);
-  const now = epochSeconds(app.clock);
-  return {
-    user: profileOf(user),
-    pending_phone_change: pendingPhoneChangeOf(phoneChangeOf(changes), now),
-    pending_changes: waitingChanges(changes, now),
-  };
 }
 
 /** The phone change among a user's pending changes, if any. */
@@ -78,72 +62,4 @@ export function pendingPhoneChangeOf(change: PendingPhoneChange | undefined, now
   return isRunning(change, now)
     ? { change_id: change.change_id, effective_at: change.effective_at, phone_last4: change.phone_number.slice(-4) }
     : null;
-}
-
-const emailTaken = () =>
-  new AppError('ALREADY_REGISTERED', {
-    detail: 'email already registered',
-    fields: [{ code: ErrorCodes.ALREADY_REGISTERED.code, field: 'email', detail: 'is already registered for this user type' }],
-  });
-
-/** Rounds of the change: each one lost to a concurrent change of the same user reads the user again. */
-const MAX_ROUNDS = 5;
-
-/**
- * Changes the profile fields given (API contract 3.11) in one transaction: the record, only while
- * its email is the one read, and for a new email its claim taken (held by another user: 409 code 7)
- * and the old one given up, free for anyone at once.
- */
-export async function userProfileUpdate(app: App, { body: input, principal }: UserProfileUpdateCall): Promise<UserProfileUpdateResult> {
-  requirePastBirthDate(input, app.clock.now());
-  const { companyId, userId } = principal;
-  const changes: ProfileChanges = {
-    first_name: input.first_name,
-    last_name: input.last_name,
-    email: input.email,
-    image: input.image,
-    birth_date: input.birth_date,
-    location_point: input.location_point,
-  };
-  // An old claim that is not the user's (never written, as for users from before claims) is left alone.
-  let releaseOld = true;
-  for (let round = 1; ; round++) {
-    const user = await activeUser(app, companyId, userId);
-    const now = epochSeconds(app.clock);
-    const newEmail = input.email !== undefined && input.email !== user.email ? input.email : undefined;
-    const items: LabelledItem<'user' | 'email' | 'old_email'>[] = [
-      { label: 'user', item: userProfileChange(app.table, companyId, userId, changes, user.email, now, newEmail !== undefined) },
-    ];
-    if (newEmail) {
-      items.push({ label: 'email', item: emailClaimPut(app.table, companyId, newEmail, user.user_type, userId) });
-      if (user.email && releaseOld) {
-        items.push({ label: 'old_email', item: emailClaimRelease(app.table, companyId, user.email, user.user_type, userId) });
-      }
-    }
-    try {
-      if (items.length === 1) {
-        // No claim moves: the record alone, one conditional update (half a transaction's write units).
-        const outcome = await conditionalWrite(app.table.client.send(new UpdateCommand(items[0]!.item.Update!)));
-        if (!outcome.written) throw new ConditionsFailed(['user']);
-      } else {
-        await writeTransaction(app.table, items);
-      }
-      const changed = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-      return { message: 'Profile updated', user: profileOf({ ...user, ...changed, updated_at: now }) };
-    } catch (error) {
-      if (!(error instanceof ConditionsFailed)) throw error;
-      if (error.labels.includes('email')) {
-        // A write the SDK sent again after its answer was lost finds its own claim taken and the record
-        // moved on: the email is the user's, and this change is done (a transaction's retry is not
-        // always answered from its idempotency token: DynamoDB Local runs it again).
-        const now = await getUser(app.table, companyId, userId, true);
-        if (newEmail && now?.email === newEmail) return { message: 'Profile updated', user: profileOf(now) };
-        throw emailTaken();
-      }
-      // The record still had that email, and yet its claim is not the user's: leave it. (With the
-      // record changed meanwhile, the claim's failure is the same race: the next round reads it again.)
-      if (error.labels.includes('old_email') && !error.labels.includes('user')) releaseOld = false;
-      if (round >= MAX_ROUNDS) throw error;
-    }
-  }
 }

@@ -3,7 +3,7 @@ import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import { erasureDueDelete } from '../store/erasure-store.js';
 import { userKey } from '../store/keys.js';
-import { ConditionsFailed, type LabelledItem, writeTransaction } from '../store/transactions.js';
+import { ConditionsFailed, type LabelledItem, type TransactItem, writeTransaction } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
 import { emailClaimPut, getUser, phoneClaimPut } from '../store/user-store.js';
 import { seatsOnBecomingActive } from '../users/active-admins.js';
@@ -20,6 +20,17 @@ export class RestoreRefused extends Error {
     super(reason);
     this.name = 'RestoreRefused';
   }
+}
+
+/** A claim taken back, or kept: a held deletion (contract 3.15, second reading) leaves the user's claims theirs until erasure. */
+function ownClaim(put: TransactItem, userId: string): TransactItem {
+  return {
+    Put: {
+      ...put.Put!,
+      ConditionExpression: 'attribute_not_exists(pk) OR user_id = :self',
+      ExpressionAttributeValues: { ...put.Put!.ExpressionAttributeValues, ':self': userId },
+    },
+  };
 }
 
 /** Restores the user; `also`: items of the same transaction (whose conditions always hold, such as a record's puts). */
@@ -55,10 +66,15 @@ export async function restoreUser(
         },
       },
     },
-    { label: 'phone', item: phoneClaimPut(app.table, companyId, user.phone_e164, user.user_type, userId, UserStatus.ACTIVE) },
+    {
+      label: 'phone',
+      item: ownClaim(phoneClaimPut(app.table, companyId, user.phone_e164, user.user_type, userId, UserStatus.ACTIVE), userId),
+    },
     { label: 'user', item: erasureDueDelete(app.table, companyId, userId, eraseAfter) },
   ];
-  if (user.email) items.push({ label: 'email', item: emailClaimPut(app.table, companyId, user.email, user.user_type, userId) });
+  if (user.email) {
+    items.push({ label: 'email', item: ownClaim(emailClaimPut(app.table, companyId, user.email, user.user_type, userId), userId) });
+  }
   // A restored admin is an active admin again (contract 3.14): a seat (none while deleted) and one more in the count.
   for (const { item } of seatsOnBecomingActive(app.table, companyId, user, now)) items.push({ label: 'user', item });
   items.push(...also);

@@ -8,19 +8,26 @@ export const userDeleteEndpoint = {
   summary: 'Delete the token user’s account (erased after ACCOUNT_ERASE_AFTER_DAYS)',
   tag: 'account',
   description: () =>
-    'Deletes the token user’s account: it needs a session begun by OTP or PIN login under 10 minutes ago (else 400 ' +
-    'code 14). In one write the user’s status becomes 4 (deletion requested), every session ends (their access and ' +
-    'refresh tokens answer 401), every device is removed, and the phone and email are free for a new registration at ' +
-    'once; no login code goes to the phone any more. At erase_after the account is erased: names, email, phone, birth ' +
-    'date, image, location, devices, notifications, hashes and PINs are deleted, and a record with the user id, type, ' +
-    'status 5 and dates is all that remains. Until then an operator may restore it. An employee who is their ' +
-    'company’s last active admin is refused (409 code 21): another admin first.',
+    'Deletes the token user’s account. From a strong session proven under STEP_UP_MAX_AGE_SECONDS ago (a PIN login ' +
+    'on a settled device, a passkey, or a step-up) it is deleted at once; an older strong session is refused (403 ' +
+    'code 5, data.needs strong_fresh: step up). From an SMS-strength session (registration, OTP login, a PIN login ' +
+    'on a device on probation) begun by a login under 10 minutes ago (else 400 code 14) the deletion is a held ' +
+    'change (kind delete): it answers pending, change_id and effective_at, the number is warned by SMS, it shows in ' +
+    'pending_changes and any session of the user may cancel it (user/changes/cancel); once due it lands at the ' +
+    'user’s next profile read or PIN login (401 there), and the phone and email stay claimed until erasure. An ' +
+    'employee’s deletion is never held: it needs a fresh strong session. A deletion in place: the user’s status ' +
+    'becomes 4 (deletion requested), every session ends (their access and refresh tokens answer 401), every device ' +
+    'is removed, every other pending change is void, and (deleted at once) the phone and email are free for a new ' +
+    'registration; no login code goes to the phone any more. At erase_after the account is erased: names, email, ' +
+    'phone, birth date, image, location, devices, notifications, hashes and PINs are deleted, and a record with the ' +
+    'user id, type, status 5 and dates is all that remains. Until then an operator may restore it. An employee who ' +
+    'is their company’s last active admin is refused (409 code 21): another admin first.',
   auth: 'required',
   endsOwnSession: true,
   body: userDeleteBody,
   bodyRequired: false,
   result: userDeleteResult,
-  errors: ['PHONE_NOT_VERIFIED', 'LAST_ADMIN'],
+  errors: ['PHONE_NOT_VERIFIED', 'FORBIDDEN', 'LAST_ADMIN'],
   examples: {
     request: {},
     result: { message: 'Account deleted', erase_after: 1769904000 },

@@ -1,4 +1,5 @@
 import { decodeJwt } from 'jose';
+import { deleteDueAccount } from '../account/delete.js';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { type DeviceRefusal, deviceRefused, provenDevice } from '../devices/device-proof.js';
@@ -55,6 +56,8 @@ export async function loginPin(app: App, call: LoginPinCall): Promise<LoginPinRe
   if (read?.status_id !== UserStatus.ACTIVE) throw refused('user_not_active', device.user_id);
   const changes = held.changes.map((item) => withKind(item)!);
   if (await removeDueDevice(app, origin, read, changes, input.device_key)) throw refused('device_removed', read.user_id);
+  // A held deletion that is due lands now (contract 3.15, second reading): no session for the deleted.
+  if (await deleteDueAccount(app, origin, companyId, read.user_id, changes)) throw refused('user_not_active', read.user_id);
   const user = await withDuePinApplied(app, origin, read, changes, 'login');
   // A login PIN staff chose at registration opens nothing: the user sets their own first (contract 3.15).
   if (user.login_pin_to_set) throw needs('pin_setup', PIN_SETUP_DETAIL);

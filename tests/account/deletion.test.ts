@@ -1,6 +1,8 @@
-// Account deletion (API contract 3.11): on fresh proof of the holder the user becomes 4
-// (deletion requested), every session and device goes, the phone and email are free at once, and
-// no login code reaches the phone; an operator's user:restore undoes it before erasure.
+// Account deletion (API contract 3.11 and 3.15, second reading): from a fresh strong session the user
+// becomes 4 (deletion requested), every session and device goes, the phone and email are free at
+// once, and no login code reaches the phone; an operator's user:restore undoes it before erasure.
+// From an SMS-strength session (a SIM swapper's OTP login) the deletion is held: the number warned,
+// cancellable from any session, put in place once due with the phone and email still claimed.
 import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
@@ -8,7 +10,7 @@ import { newId } from '../../lib/ids.js';
 import { deviceIndexKey, emailClaimKey, type ItemKey, phoneClaimKey, sessionKey, userDeviceKey, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { main as restoreUser } from '../../scripts/restore-user.js';
-import { signUpWithDevice } from '../devices/device-helpers.js';
+import { PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import {
   type Account,
   expectFailure,
@@ -50,6 +52,12 @@ const emailClaim = (account: Account) => item(emailClaimKey(company.company_id, 
 
 const runRestore = (args: string[]) => runOperator(restoreUser, args);
 
+/** A fresh strong session (a PIN login on the device bound at registration) of a new user with a device. */
+async function strongAccount(): Promise<{ account: Account; fresh: string }> {
+  const { account, device } = await signUpWithDevice(service, company);
+  return { account, fresh: await strongSession(service, company, device) };
+}
+
 describe('POST /wallet/v3/user/delete', () => {
   it('is refused (400, code 14) without a login by OTP or PIN under 10 minutes old, and deletes nothing', async () => {
     const account = await signUp(service, company);
@@ -68,9 +76,19 @@ describe('POST /wallet/v3/user/delete', () => {
     );
   });
 
+  it('is refused a strong session proven over STEP_UP_MAX_AGE_SECONDS ago (403, code 5, needs strong_fresh), and deletes nothing', async () => {
+    const { account, fresh } = await strongAccount();
+    service.clock.advance(service.app.config.stepUpMaxAgeSeconds);
+    const stale = await deleteAccount(fresh);
+    expectFailure(stale, 403, 5);
+    expect(stale.body.data).toMatchObject({ needs: 'strong_fresh' });
+    expect((await item(userKey(company.company_id, account.userId)))?.status_id).toBe(1);
+    expect(await tokenStatus(service, company, fresh)).toBe(200);
+  });
+
   it('ends every session and device, refuses the tokens and login codes at once, and frees the phone and email', async () => {
     const { account, device } = await signUpWithDevice(service, company, { device_id: 'pixel-8' });
-    const fresh = await logIn(service, company, account);
+    const fresh = await strongSession(service, company, device);
     const before = Math.floor(service.clock.now() / 1000);
     const answer = await deleteAccount(fresh);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
@@ -130,12 +148,11 @@ describe('POST /wallet/v3/user/delete', () => {
   });
 
   it('removes the most devices with more sessions than fit beside them in one transaction (they end first)', async () => {
-    const account = await signUp(service, company);
-    const fresh = await logIn(service, company, account);
+    const { account, fresh } = await strongAccount();
     const now = Math.floor(service.clock.now() / 1000);
-    // As many devices as a user may bind, and sessions that with the registration's and the login's
+    // With the one bound at registration, as many devices as a user may bind, and sessions that with the registration's and the login's
     // fit one transaction alone (80) but not beside the devices' 20 deletions.
-    const devices = Array.from({ length: service.app.config.maxDevicesPerUser }, () => newId());
+    const devices = Array.from({ length: service.app.config.maxDevicesPerUser - 1 }, () => newId());
     const stored = [
       ...devices.flatMap((deviceKey) => [
         { ...deviceIndexKey(company.company_id, deviceKey), user_id: account.userId, user_type: 2, public_key: 'k', created_at: now },
@@ -169,8 +186,8 @@ describe('POST /wallet/v3/user/delete', () => {
   });
 
   it('is undone by user:restore before erasure: active again, the claims taken back, no longer due', async () => {
-    const account = await signUp(service, company);
-    const deleted = await deleteAccount(await logIn(service, company, account));
+    const { account, fresh } = await strongAccount();
+    const deleted = await deleteAccount(fresh);
     expect(deleted.status).toBe(200);
     const due = await queryPartitionPrefix(service.app.table, `C#${company.company_id}#ERASURES`, 'DUE#');
     expect(due.map((entry) => entry.user_id)).toContain(account.userId);
@@ -196,8 +213,8 @@ describe('POST /wallet/v3/user/delete', () => {
   });
 
   it('is not undone once erase_after has passed, though the eraser has not run yet: the erasure is due', async () => {
-    const account = await signUp(service, company);
-    expect((await deleteAccount(await logIn(service, company, account))).status).toBe(200);
+    const { account, fresh } = await strongAccount();
+    expect((await deleteAccount(fresh)).status).toBe(200);
     // The day of erasure came and went; the scheduled eraser is late.
     await service.app.table.client.send(
       new UpdateCommand({
@@ -212,5 +229,125 @@ describe('POST /wallet/v3/user/delete', () => {
     expect(refused.last).toMatchObject({ restored: false, reason: 'erasure_due' });
     expect((await item(userKey(company.company_id, account.userId)))?.status_id).toBe(4);
     expect(await phoneClaim(account)).toBeUndefined();
+  });
+});
+
+describe('POST /wallet/v3/user/delete from an SMS-strength session (held, contract 3.15 second reading)', () => {
+  const profile = (authorization: string) =>
+    invoke(service.handlers.userProfile, {
+      method: 'GET',
+      path: '/wallet/v3/user/profile',
+      headers: { CompanyID: company.company_id, Authorization: authorization },
+    });
+  const texts = (account: Account) => outboxMessages(service.app.config.sms.outboxFile, phoneE164(account)).length;
+  const cancel = (authorization: string, changeId: string) =>
+    invoke(service.handlers.userChangesCancel, {
+      path: '/wallet/v3/user/changes/cancel',
+      headers: { CompanyID: company.company_id, Authorization: authorization },
+      body: { change_id: changeId },
+    });
+
+  it('a SIM swapper’s OTP session gets a held deletion the owner cancels: nothing deleted, then or after the hold', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const swapper = await logIn(service, company, account);
+    const before = texts(account);
+    const held = await deleteAccount(swapper);
+    expect(held.status, JSON.stringify(held.body)).toBe(200);
+    expect(held.body.data).toEqual({
+      message: 'Account deletion pending',
+      pending: 1,
+      change_id: expect.any(String),
+      effective_at: Math.floor(service.clock.now() / 1000) + service.app.config.phoneChangeHoldHours * 3600,
+    });
+    // The number is warned; the account, its sessions and its claims are as they were.
+    expect(texts(account)).toBe(before + 1);
+    expect((await item(userKey(company.company_id, account.userId)))?.status_id).toBe(1);
+    expect(await tokenStatus(service, company, swapper)).toBe(200);
+    expect((await phoneClaim(account))?.user_id).toBe(account.userId);
+    // The owner's app lists it, and the owner's strong session cancels it.
+    const owner = await strongSession(service, company, device);
+    const listed = await profile(owner);
+    expect(listed.body.data.pending_changes).toEqual([
+      expect.objectContaining({ change_id: held.body.data.change_id, kind: 'delete', via: 'user' }),
+    ]);
+    expect((await cancel(owner, held.body.data.change_id)).status).toBe(200);
+    service.clock.advance(service.app.config.phoneChangeHoldHours * 3600 + 1);
+    const later = await strongSession(service, company, device);
+    expect((await profile(later)).body.data.pending_changes).toEqual([]);
+    expect((await item(userKey(company.company_id, account.userId)))?.status_id).toBe(1);
+  });
+
+  it('answers a retry with its Idempotency-Key as the first, one change and one warning', async () => {
+    const account = await signUp(service, company);
+    const session = await logIn(service, company, account);
+    const keyed = () =>
+      invoke(service.handlers.userDelete, {
+        path: '/wallet/v3/user/delete',
+        headers: { CompanyID: company.company_id, Authorization: session, 'Idempotency-Key': `${newId()}k` },
+        body: {},
+      });
+    const key = newId();
+    const once = () =>
+      invoke(service.handlers.userDelete, {
+        path: '/wallet/v3/user/delete',
+        headers: { CompanyID: company.company_id, Authorization: session, 'Idempotency-Key': key },
+        body: {},
+      });
+    const first = await once();
+    const again = await once();
+    expect(again.body.data).toEqual(first.body.data);
+    // A new request of the same strength replaces it (one pending change per kind).
+    const replaced = await keyed();
+    expect(replaced.body.data.pending).toBe(1);
+    expect(replaced.body.data.change_id).not.toBe(first.body.data.change_id);
+    const listed = await profile(session);
+    expect(listed.body.data.pending_changes.filter((change: { kind: string }) => change.kind === 'delete')).toHaveLength(1);
+  });
+
+  it('lands once due at the next profile read: deleted, sessions and devices gone, the phone and email still claimed until erasure', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const session = await logIn(service, company, account);
+    expect((await deleteAccount(session)).body.data.pending).toBe(1);
+    // Not due yet: the read answers it pending.
+    expect((await profile(session)).body.data.pending_changes).toEqual([expect.objectContaining({ kind: 'delete' })]);
+    service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+    const late = await logIn(service, company, account);
+    expectFailure(await profile(late), 401, 4);
+    const user = await item(userKey(company.company_id, account.userId));
+    expect(user).toMatchObject({ status_id: 4, device_count: 0 });
+    expect(await tokenStatus(service, company, late)).toBe(401);
+    expect(await item({ pk: `C#${company.company_id}#DEVICE#${device.deviceKey}`, sk: 'DEVICE' })).toBeUndefined();
+    // The claims stay the user's (the phone's marked deletion requested): no one registers the number meanwhile.
+    expect(await phoneClaim(account)).toMatchObject({ user_id: account.userId, status_id: 4 });
+    expect((await emailClaim(account))?.user_id).toBe(account.userId);
+    const registered = await invoke(service.handlers.userRegister, {
+      path: '/wallet/v3/user/register',
+      headers: { CompanyID: company.company_id },
+      body: { ...account.registration, email: `other.${newId()}@example.com` },
+    });
+    expect(registered.status).toBeGreaterThanOrEqual(400);
+    expect(registered.status).toBeLessThan(500);
+    // No login code reaches the number.
+    const before = texts(account);
+    service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+    await invoke(service.handlers.loginPhone, {
+      path: '/l',
+      headers: { CompanyID: company.company_id },
+      body: { dial_code: '+1', phone_number: account.registration.phone_number, user_type: 2, otp_type: 1 },
+    });
+    expect(texts(account)).toBe(before);
+    // user:restore takes the kept claims back.
+    const restored = await runRestore(['--company', company.company_id, '--user', account.userId]);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(await phoneClaim(account)).toMatchObject({ user_id: account.userId, status_id: 1 });
+  });
+
+  it('lands once due at a PIN login on the user’s device (401), and not before', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    expect((await deleteAccount(await logIn(service, company, account))).body.data.pending).toBe(1);
+    expect(await strongSession(service, company, device)).toMatch(/^Token /);
+    service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+    expectFailure(await pinLogin(service, company, device, PINS.login_pin), 401, 4);
+    expect((await item(userKey(company.company_id, account.userId)))?.status_id).toBe(4);
   });
 });

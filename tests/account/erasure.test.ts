@@ -8,11 +8,11 @@ import { accountsEraseHandler } from '../../functions/accounts-erase.js';
 import { eraseDueAccounts } from '../../lib/account/erasure.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { markErasing } from '../../lib/store/erasure-store.js';
-import { userKey } from '../../lib/store/keys.js';
+import { emailClaimKey, type ItemKey, phoneClaimKey, userKey } from '../../lib/store/keys.js';
 import { getUserWithReferralCount } from '../../lib/store/referral-store.js';
 import { main as eraseAccounts } from '../../scripts/erase-accounts.js';
 import { main as restoreUser } from '../../scripts/restore-user.js';
-import { PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
+import { PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import { createOwnTable } from '../harness/dynamodb-local.js';
 import {
   type Account,
@@ -27,6 +27,7 @@ import {
   testEnvironment,
   testService,
 } from '../helpers.js';
+import { deleteHeldAndLand } from './deletion-helpers.js';
 
 // Deletions here are due at once, in a table of this file's own: the scheduled eraser visits every
 // company of its table, and the Scan below sees this file's items only.
@@ -175,16 +176,16 @@ describe('the eraser', () => {
   });
 
   it('finishes at the next run an erasure cut off half way, and leaves a restored user alone', async () => {
-    const half = await signUp(service, company);
-    await deleteAccount(service, company, await logIn(service, company, half));
+    const { account: half, device: halfDevice } = await signUpWithDevice(service, company);
+    await deleteAccount(service, company, await strongSession(service, company, halfDevice));
     // A run that stopped after its first step: status 5, the data still there.
     expect(await markErasing(service.app.table, company.company_id, half.userId, Math.floor(service.clock.now() / 1000))).toBe(true);
     expect(await userItem(service, company.company_id, half.userId)).toMatchObject({ status_id: 5, first_name: 'Ada' });
 
     // Deleted by a container of a stage that keeps 30 days: restorable, as a deletion past its erase_after is not.
     const keeping = testService({}, { tableName: table });
-    const restored = await signUp(keeping, company);
-    await deleteAccount(keeping, company, await logIn(keeping, company, restored));
+    const { account: restored, device: restoredDevice } = await signUpWithDevice(keeping, company);
+    await deleteAccount(keeping, company, await strongSession(keeping, company, restoredDevice));
     const stdout: string[] = [];
     expect(await restoreUser(['--company', company.company_id, '--user', restored.userId], operatorIo(stdout))).toBe(0);
 
@@ -194,13 +195,33 @@ describe('the eraser', () => {
     expect((await userItem(service, company.company_id, restored.userId))?.status_id).toBe(1);
   });
 
+  it('frees the phone and email a held deletion kept claimed until erasure (contract 3.15, second reading)', async () => {
+    const own = ownService();
+    const kept = await newCompany(own);
+    const account = await signUp(own, kept);
+    await deleteHeldAndLand(own, kept, account);
+    const claim = (key: ItemKey) =>
+      own.app.table.client.send(new GetCommand({ TableName: own.app.table.name, Key: key, ConsistentRead: true }));
+    const phone = phoneClaimKey(kept.company_id, `+1${account.registration.phone_number}`, 2);
+    const email = emailClaimKey(kept.company_id, String(account.registration.email), 2);
+    expect((await claim(phone)).Item).toMatchObject({ user_id: account.userId, status_id: 4 });
+    expect((await claim(email)).Item).toMatchObject({ user_id: account.userId });
+    expect(await eraseDueAccounts(own.app, { companyId: kept.company_id, timeLeftMs: forever })).toMatchObject({ erased: 1 });
+    expect((await claim(phone)).Item).toBeUndefined();
+    expect((await claim(email)).Item).toBeUndefined();
+    // The number and the email are free for a new registration.
+    expect(
+      (await signUp(own, kept, { phone_number: account.registration.phone_number, email: account.registration.email })).userId,
+    ).toBeTruthy();
+  });
+
   it('is paged and resumable: a run that runs out of time leaves the rest to the next', async () => {
     const own = ownService();
     const paged = await newCompany(own);
     const users: Account[] = [];
     for (let index = 0; index < 3; index++) {
-      const account = await signUp(own, paged);
-      await deleteAccount(own, paged, await logIn(own, paged, account));
+      const { account, device: accountDevice } = await signUpWithDevice(own, paged);
+      await deleteAccount(own, paged, await strongSession(own, paged, accountDevice));
       users.push(account);
     }
     // Time for one page only: one page of one.
@@ -219,16 +240,16 @@ describe('the eraser', () => {
     // Its own service with the system's clock, as the command has.
     const own = ownService();
     const target = await newCompany(own);
-    const byCommand = await signUp(own, target);
-    await deleteAccount(own, target, await logIn(own, target, byCommand));
+    const { account: byCommand, device: byCommandDevice } = await signUpWithDevice(own, target);
+    await deleteAccount(own, target, await strongSession(own, target, byCommandDevice));
     const stdout: string[] = [];
     expect(await eraseAccounts(['--company', target.company_id], operatorIo(stdout))).toBe(0);
     expect(JSON.parse(stdout.at(-1)!)).toEqual({ company_id: target.company_id, erased: 1, failed: 0 });
     expect((await userItem(own, target.company_id, byCommand.userId))?.status_id).toBe(5);
     expect(await eraseAccounts(['--company', 'nope'], operatorIo(stdout))).toBe(2);
 
-    const byschedule = await signUp(own, target);
-    await deleteAccount(own, target, await logIn(own, target, byschedule));
+    const { account: byschedule, device: byscheduleDevice } = await signUpWithDevice(own, target);
+    await deleteAccount(own, target, await strongSession(own, target, byscheduleDevice));
     const run = await accountsEraseHandler(own.app)({}, lambdaContext(120_000));
     expect(run.erased).toBeGreaterThanOrEqual(1);
     expect((await userItem(own, target.company_id, byschedule.userId))?.status_id).toBe(5);

@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { phoneClaimKey, sessionKey, userKey } from '../../lib/store/keys.js';
 import { querySessions } from '../../lib/store/session-store.js';
-import { PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
+import { deleteNow } from '../account/deletion-helpers.js';
+import { PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import {
   type Account,
   codeIn,
@@ -223,14 +224,8 @@ describe('users/status', () => {
     expect((await setStatus(admin.session, { user_id: disabled.userId, status: 'disabled', reason: 'x' })).status).toBe(200);
     expectFailure(await setStatus(admin.session, { user_id: disabled.userId, status: 'disabled', reason: 'x' }), 409, 23);
 
-    const deleted = await signUp(service, company);
-    const fresh = await logIn(service, company, deleted);
-    const deletion = await invoke(service.handlers.userDelete, {
-      path: '/wallet/v3/user/delete',
-      headers: { CompanyID: company.company_id, Authorization: fresh },
-      body: {},
-    });
-    expect(deletion.status).toBe(200);
+    const { account: deleted, device } = await signUpWithDevice(service, company);
+    await deleteNow(service, company, await strongSession(service, company, device));
     for (const status of ['disabled', 'active']) {
       const answer = await setStatus(admin.session, { user_id: deleted.userId, status, reason: 'x' });
       expectFailure(answer, 409, 23);
@@ -320,13 +315,9 @@ describe('users/restore', () => {
   const restore = (authorization: string, userId: string, reason = 'x') =>
     action('adminUsersRestore', authorization, { user_id: userId, reason });
   async function deleted(overrides: Record<string, unknown> = {}): Promise<Account> {
-    const account = await signUp(service, company, overrides);
-    const answer = await invoke(service.handlers.userDelete, {
-      path: '/wallet/v3/user/delete',
-      headers: { CompanyID: company.company_id, Authorization: await logIn(service, company, account) },
-      body: {},
-    });
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    // A fresh strong session deletes at once, the claims freed (contract 3.15, second reading).
+    const { account, device } = await signUpWithDevice(service, company, overrides);
+    await deleteNow(service, company, await strongSession(service, company, device));
     return account;
   }
 

@@ -9,7 +9,8 @@ import { type PendingPhoneChange, pendingChangePut } from '../../lib/store/pendi
 import { queryStaffChain } from '../../lib/store/staff-store.js';
 import { writeTransaction } from '../../lib/store/transactions.js';
 import { getUser } from '../../lib/store/user-store.js';
-import { PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
+import { deleteHeldAndLand, deleteNow } from '../account/deletion-helpers.js';
+import { PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import {
   type Account,
   expectFailure,
@@ -170,17 +171,12 @@ describe('users/view', () => {
       created_date: expect.any(Number),
     });
 
-    const fresh = await logIn(service, company, account);
-    const deleted = await invoke(service.handlers.userDelete, {
-      path: '/wallet/v3/user/delete',
-      headers: { CompanyID: company.company_id, Authorization: fresh },
-      body: {},
-    });
-    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    // The PIN is locked: the deletion is asked from an OTP session, held, and lands once due (contract 3.15).
+    const { session: fresh } = await deleteHeldAndLand(service, company, account);
     const answer = await view({ user_id: account.userId, reveal: 1, reason: 'x' }, admin.session);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body.data.user.status_id).toBe(4);
-    expect(answer.body.data.deletion).toEqual({ erase_after: deleted.body.data.erase_after });
+    expect(answer.body.data.deletion).toEqual({ erase_after: expect.any(Number) });
     // A deletion ends every session.
     expect(answer.body.data.sessions).toEqual([]);
 
@@ -227,14 +223,8 @@ describe('users/view', () => {
     const erasing = testService({ ACCOUNT_ERASE_AFTER_DAYS: '0' });
     const own = await newCompany(erasing);
     const ownAdmin = await staffMember(erasing, own, 'admin');
-    const account = await signUp(erasing, own);
-    const fresh = await logIn(erasing, own, account);
-    const deleted = await invoke(erasing.handlers.userDelete, {
-      path: '/wallet/v3/user/delete',
-      headers: { CompanyID: own.company_id, Authorization: fresh },
-      body: {},
-    });
-    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    const { account, device } = await signUpWithDevice(erasing, own);
+    await deleteNow(erasing, own, await strongSession(erasing, own, device));
     const forever = () => Number.POSITIVE_INFINITY;
     expect(await eraseDueAccounts(erasing.app, { companyId: own.company_id, timeLeftMs: forever })).toMatchObject({ erased: 1 });
     const headers = { CompanyID: own.company_id, Authorization: ownAdmin.session };

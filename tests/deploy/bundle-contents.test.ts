@@ -47,14 +47,18 @@ describe('the function bundles', () => {
     // change, a device's removal) is the company's text in the request's language (lib/pending-changes/change-warning.ts),
     // so change_pin, reset_pin and devices/remove negotiate too. The back office's approval of a recovery warns in the
     // company's default language (the staff member's Accept-Language is not the user's): it stays without. Round 6:
-    // an export asked from an SMS-strength session waits, and is warned of the same way.
+    // an export asked from an SMS-strength session waits, and is warned of the same way; so do a deletion and a change
+    // of names, birth date or email (their landing, at a profile read or PIN login, sends nothing: profile-read.ts and
+    // delete.ts hold no hold).
     expect(withNegotiator.sort()).toEqual([
       'changePin',
       'devicesRemove',
       'loginPhone',
       'resetPin',
+      'userDelete',
       'userExport',
       'userPhoneChange',
+      'userProfileUpdate',
       'verifyOtp',
     ]);
   });
@@ -67,7 +71,8 @@ describe('the function bundles', () => {
     // its SMS countries against the plan's, and the approval of a security settings change by a second
     // admin (contract 3.14, round 6) applies it through the same module (their view shows them and needs no
     // plan); the changes an SMS-strength session asks wait, and their warning checks the number's SMS
-    // destination first (an export too, round 6). A passkey login's options take a phone typed (contract 3.16).
+    // destination first (an export, a deletion and a profile change too, round 6). A passkey login's options take a
+    // phone typed (contract 3.16).
     expect(phoneFunctions.sort()).toEqual([
       'adminCompanyApprove',
       'adminCompanyUpdate',
@@ -78,8 +83,10 @@ describe('the function bundles', () => {
       'loginPhone',
       'passkeysLoginOptions',
       'resetPin',
+      'userDelete',
       'userExport',
       'userPhoneChange',
+      'userProfileUpdate',
       'userRegister',
       'verifyOtp',
     ]);

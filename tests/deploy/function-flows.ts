@@ -299,10 +299,13 @@ export async function everyFlow(): Promise<void> {
 }
 
 /**
- * A deletion, refused a session begun by registration (touched after the touch interval), then made
- * by a fresh OTP login's session of a user with a device (a nonce and a PIN's tries on it), a
- * referrer, someone they referred, and more sessions than its transaction ends (the rest go first,
- * in batches); then the scheduled eraser erases them (ACCOUNT_ERASE_AFTER_DAYS is 0 here).
+ * A deletion, refused a session begun by registration (touched after the touch interval), then held
+ * from a fresh OTP login's session (SMS-strength, contract 3.15 second reading) of a user with a
+ * device (a nonce and a PIN's tries on it), a referrer, someone they referred, and more sessions than
+ * its transaction ends; once due it lands at a PIN login on that device (the rest of the sessions
+ * go first, in batches). Another user's, held likewise, lands at a profile read. A third user's,
+ * from a fresh strong session, is made at once and voids their pending phone change. Then the
+ * scheduled eraser erases them (ACCOUNT_ERASE_AFTER_DAYS is 0 here).
  */
 async function deletionFlows(): Promise<void> {
   const referrer = await signUp(recorded, company);
@@ -319,13 +322,29 @@ async function deletionFlows(): Promise<void> {
   const deletionKey = randomUUID();
   const keyedDeletion = () =>
     invoke(handlers.userDelete, { path: '/x', headers: { ...headers(fresh), 'Idempotency-Key': deletionKey }, body: {} });
-  expect((await keyedDeletion()).status).toBe(200);
+  expect((await keyedDeletion()).body.data.pending).toBe(1);
+  // Sent again with its key: the key's record answers the first outcome.
+  expect((await keyedDeletion()).body.data.pending).toBe(1);
+  // Another user's held deletion, and after the hold: the first lands at a PIN login, the second at a profile read.
+  // The second user's device goes with the account, and their pending phone change (stored here directly) is void.
+  const { account: reader } = await signUpWithDevice(recorded, company);
+  expect((await deletion(await logIn(recorded, company, reader))).body.data.pending).toBe(1);
+  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  expect((await pinLogin(recorded, company, device, PINS.login_pin)).status).toBe(401);
+  const late = await logIn(recorded, company, reader);
+  await storePendingPhoneChange(reader.userId);
+  expect((await invoke(handlers.userProfile, { method: 'GET', path: '/p', headers: headers(late) })).status).toBe(401);
+  // A fresh strong session deletes at once; the user's pending phone change (stored here directly) is void with it.
+  const other = await signUpWithDevice(recorded, company);
+  await storePendingPhoneChange(other.account.userId);
+  const strongDeletion = {
+    path: '/x',
+    headers: { ...headers(await strongSession(recorded, company, other.device)), 'Idempotency-Key': randomUUID() },
+    body: {},
+  };
+  expect((await invoke(handlers.userDelete, strongDeletion)).body.data.erase_after).toBeGreaterThan(0);
   // Sent again with its key: its own session ended with the account, and the key's record answers the first outcome.
-  expect((await keyedDeletion()).status).toBe(200);
-  // A user with few sessions: they end in the deletion's transaction, and so does their pending phone change (stored here directly).
-  const other = await signUp(recorded, company);
-  await storePendingPhoneChange(other.userId);
-  expect((await deletion(await logIn(recorded, company, other))).status).toBe(200);
+  expect((await invoke(handlers.userDelete, strongDeletion)).body.data.erase_after).toBeGreaterThan(0);
   await recordAs('accountsErase', async () => {
     expect((await accountsErase({}, lambdaContext())).erased).toBeGreaterThanOrEqual(1);
   });
@@ -558,9 +577,9 @@ async function passkeyFlows(): Promise<void> {
   expect((await post('adminUsersPhoneApprove', change, approver.session)).status).toBe(200);
   service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
   await completeRecovery(toNumber);
-  // A passkey holder deletes their account: deletionFlows' eraser erases their passkeys too.
+  // A passkey holder deletes their account (a fresh strong session): deletionFlows' eraser erases their passkeys too.
   const leaving = await withPasskey();
-  expect((await post('userDelete', {}, await logIn(recorded, company, leaving.account))).status).toBe(200);
+  expect((await post('userDelete', {}, await strongSession(recorded, company, leaving.device))).body.data.erase_after).toBeGreaterThan(0);
 }
 
 /**
@@ -904,9 +923,9 @@ async function backOfficeActionFlows(): Promise<void> {
   expect((await act('adminUsersDevicesRemove', removal)).body.data).toMatchObject({ revoked: 1 });
   expect((await act('adminUsersDevicesRemove', removal)).status).toBe(404);
 
-  const leaving = await signUp(recorded, company);
-  const deletion = { path: '/x', headers: headers(await logIn(recorded, company, leaving)), body: {} };
-  expect((await invoke(service.handlers.userDelete, deletion)).status).toBe(200);
+  const { account: leaving, device: leavingDevice } = await signUpWithDevice(recorded, company);
+  const deletion = { path: '/x', headers: headers(await strongSession(recorded, company, leavingDevice)), body: {} };
+  expect((await invoke(service.handlers.userDelete, deletion)).body.data.erase_after).toBeGreaterThan(0);
   touchInterval();
   const dueLater = (userId: string) =>
     service.app.table.client.send(
@@ -985,20 +1004,32 @@ async function companySettingsFlows(): Promise<void> {
   expect(back.status, JSON.stringify(back.body)).toBe(200);
 }
 
-/** The profile: read, names changed, an email changed (its claim moved), another user's email refused; each after the touch interval. */
+/** The profile: read; names and an email held from an SMS-strength session, another user's email refused, the held email landing at a read (its claim moved); a strong session's change at once; the export held. */
 async function accountFlows(): Promise<void> {
   const [ada, grace] = [await signUp(recorded, company), await signUp(recorded, company)];
   const update = (body: unknown) => invoke(handlers.userProfileUpdate, { path: '/u', headers: headers(ada.authorization), body });
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
   expect((await invoke(handlers.userProfile, { method: 'GET', path: '/p', headers: headers(ada.authorization) })).status).toBe(200);
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
-  expect((await update({ first_name: 'Augusta', last_name: 'King' })).status).toBe(200);
-  expect((await update({ email: `ada.${ada.userId}@example.com` })).status).toBe(200);
+  // From the registration's session (SMS-strength) names and email wait (contract 3.15): held, the
+  // second replacing the first, another user's email refused; the image changes at once.
+  expect((await update({ first_name: 'Augusta', last_name: 'King' })).body.data.pending).toBe(1);
+  expect((await update({ email: `ada.${ada.userId}@example.com`, image: 'https://example.com/ada.png' })).body.data.pending).toBe(1);
   expect((await update({ email: grace.registration.email })).status).toBe(409);
-  // From the registration's session (SMS-strength) the export is held (contract 3.15), then delivered once due.
+  // Due, it lands at the next profile read (the email's claim moved); from a strong session all at once.
+  service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
+  const later = await logIn(recorded, company, ada);
+  const read = await invoke(handlers.userProfile, { method: 'GET', path: '/p', headers: headers(later) });
+  expect(read.body.data.user.email).toBe(`ada.${ada.userId}@example.com`);
+  const strongUser = await signUpWithDevice(recorded, company);
+  const strong = await strongSession(recorded, company, strongUser.device);
+  const strongUpdate = { first_name: 'Grace', email: `strong.${strongUser.account.userId}@example.com` };
+  const updated = await invoke(handlers.userProfileUpdate, { path: '/u', headers: headers(strong), body: strongUpdate });
+  expect(updated.body.data.user.email).toBe(strongUpdate.email);
+  // From an OTP login's session (SMS-strength) the export is held (contract 3.15), then delivered once due.
   service.clock.advance(service.app.config.sessionTouchSeconds + 1);
   const exported = (authorization: string) => invoke(handlers.userExport, { method: 'GET', path: '/e', headers: headers(authorization) });
-  expect((await exported(ada.authorization)).body.data.pending).toBe(1);
+  expect((await exported(later)).body.data.pending).toBe(1);
   service.clock.advance(service.app.config.phoneChangeHoldHours * 3600);
   expect((await exported(await logIn(recorded, company, ada))).body.data.user.user_id).toBe(ada.userId);
 }

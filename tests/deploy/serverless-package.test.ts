@@ -311,7 +311,7 @@ describe('the packaged CloudFormation', () => {
       statementsOf(roleId).some((statement) => statement.Action.some((action: string) => action.startsWith('sqs:'))),
     );
     // The events' publisher sends to its own dead-letter queue only (below).
-    // A PIN reset or change, a device's removal and an export held by an SMS-strength session queue a warning (3.15).
+    // A PIN reset or change, a device's removal, an export, a deletion and a profile change held by an SMS-strength session queue a warning (3.15).
     expect(queueUsers.sort()).toEqual([
       'AdminUsersPhoneApproveRole',
       'ChangePinRole',
@@ -320,8 +320,10 @@ describe('the packaged CloudFormation', () => {
       'LoginPhoneRole',
       'ResetPinRole',
       'SmsSendRole',
+      'UserDeleteRole',
       'UserExportRole',
       'UserPhoneChangeRole',
+      'UserProfileUpdateRole',
       'VerifyOtpRole',
     ]);
     const smsQueueUsers = queueUsers.filter((roleId) =>
@@ -333,8 +335,10 @@ describe('the packaged CloudFormation', () => {
       'DevicesRemoveRole',
       'LoginPhoneRole',
       'ResetPinRole',
+      'UserDeleteRole',
       'UserExportRole',
       'UserPhoneChangeRole',
+      'UserProfileUpdateRole',
       'VerifyOtpRole',
     ];
     expect(smsQueueUsers.sort()).toEqual([...senders, 'SmsSendRole'].sort());

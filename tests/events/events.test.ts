@@ -16,6 +16,7 @@ import { sessionKey } from '../../lib/store/keys.js';
 import { touchSession } from '../../lib/store/session-store.js';
 import { main as disableUser } from '../../scripts/disable-user.js';
 import { main as restoreUser } from '../../scripts/restore-user.js';
+import { deleteHeldAndLand } from '../account/deletion-helpers.js';
 import { staffMember } from '../admin/staff.js';
 import { freshOtpSession, PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/device-helpers.js';
 import { createOwnTable } from '../harness/dynamodb-local.js';
@@ -125,10 +126,13 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     const used: string[] = [account.authorization, account.refreshToken, PINS.login_pin, PINS.transaction_pin, device.publicKey];
     for (const field of ['phone_number', 'email', 'first_name', 'last_name', 'password']) used.push(String(account.registration[field]));
 
-    // A profile change; a refused one (a field the user may not change) writes nothing.
-    expect(
-      (await post('userProfileUpdate', account.authorization, { first_name: 'Ravindra', image: 'https://example.com/r.png' })).status,
-    ).toBe(200);
+    // A profile change from the registration's session (SMS-strength): the name held (contract 3.15), the
+    // image at once; a refused one (a field the user may not change) writes nothing.
+    const profileChange = await post('userProfileUpdate', account.authorization, {
+      first_name: 'Ravindra',
+      image: 'https://example.com/r.png',
+    });
+    expect(profileChange.body.data.pending).toBe(1);
     expect((await post('userProfileUpdate', account.authorization, { status_id: 2 })).status).toBe(400);
     used.push('Ravindra');
 
@@ -181,11 +185,12 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     // The device removed from its own strong session: that session ends with it.
     expect((await post('devicesRemove', deviceSession, { device_key: device.deviceKey })).status).toBe(200);
 
-    // Deleted (every session ends), restored by the operator, deleted again and erased.
+    // Deleted from an OTP session: held, then landed once due (every session ends), restored by the
+    // operator, deleted again the same way and erased (contract 3.15, second reading).
     const beforeDelete = await freshSession(moved);
-    expect((await post('userDelete', beforeDelete, {})).status).toBe(200);
+    const deletion = await deleteHeldAndLand(service, company, moved, beforeDelete);
     expect((await operator(restoreUser, ['--company', company.company_id, '--user', account.userId])).code).toBe(0);
-    expect((await post('userDelete', await freshSession(moved), {})).status).toBe(200);
+    const again = await deleteHeldAndLand(service, company, moved, await freshSession(moved));
     service.clock.advance(1);
     await service.scheduled.accountsErase({}, lambdaContext(60_000));
 
@@ -195,7 +200,14 @@ describe('the events of a user’s life (API contract 3.13)', () => {
       { type: 'user.registered' },
       // Bound at registration: settled (contract 3.15).
       { type: 'device.added', settled: 1 },
-      { type: 'user.profile_updated', changed: ['first_name', 'image'] },
+      {
+        type: 'user.change_pending',
+        change_id: profileChange.body.data.change_id,
+        kind: 'profile',
+        effective_at: profileChange.body.data.effective_at,
+        via: 'user',
+      },
+      { type: 'user.profile_updated', changed: ['image'] },
       { type: 'session.ended', sid: sid(second), reason: 'logout' },
       { type: 'user.phone_change_pending', change_id: changeId, effective_at: pending.body.data.effective_at, via: 'user' },
       { type: 'user.change_pending', change_id: changeId, kind: 'phone', effective_at: pending.body.data.effective_at, via: 'user' },
@@ -210,9 +222,13 @@ describe('the events of a user’s life (API contract 3.13)', () => {
       { type: 'session.ended', sid: sid(third), reason: 'pin_changed' },
       { type: 'device.removed' },
       { type: 'session.ended', sid: sid(deviceSession), reason: 'device_removed' },
+      { type: 'user.change_pending', change_id: deletion.changeId, kind: 'delete', effective_at: deletion.effectiveAt, via: 'user' },
       { type: 'user.deleted', erase_after: expect.any(Number) },
+      // The held name change still waiting ends with the account.
+      { type: 'user.change_cancelled', change_id: profileChange.body.data.change_id, kind: 'profile', reason: 'void' },
       { type: 'session.ended', sid: sid(beforeDelete), reason: 'deleted' },
       { type: 'user.restored' },
+      { type: 'user.change_pending', change_id: again.changeId, kind: 'delete', effective_at: again.effectiveAt, via: 'user' },
       { type: 'user.deleted', erase_after: expect.any(Number) },
       { type: 'session.ended', sid: expect.stringMatching(/^[0-9a-f]{32}$/), reason: 'deleted' },
       { type: 'user.erased' },
@@ -378,9 +394,10 @@ describe('the events of a user’s life (API contract 3.13)', () => {
     // Refused by the transaction's condition (the email is another user's): nothing committed.
     const taken = await post('userProfileUpdate', account.authorization, { email: other.registration.email });
     expect(taken.status).toBe(409);
+    // From the registration's session the email waits (contract 3.15): the hold is what committed.
     expect(summary(await eventsOf(account.userId))).toEqual([
       { type: 'user.registered' },
-      { type: 'user.profile_updated', changed: ['email'] },
+      { type: 'user.change_pending', change_id: expect.any(String), kind: 'profile', effective_at: expect.any(Number), via: 'user' },
     ]);
   });
 });

@@ -208,7 +208,8 @@ describe('4. deletion or disable racing a phone or email change', () => {
 
   it('a deletion held while the number changes reads again: status 4, no claim held, the new number free', async () => {
     const { account, device } = await signUpWithDevice(service, company);
-    const deleting = await logIn(racer, company, account);
+    // A fresh strong session deletes at once (an SMS-strength one holds it: contract 3.15, second reading).
+    const deleting = await strongSession(racer, company, device);
     service.clock.advance(61);
     const moved = await readyToChangePhone({ device });
     // Held after it read the user (the old number), before it reads which claims are theirs.
@@ -225,13 +226,15 @@ describe('4. deletion or disable racing a phone or email change', () => {
   });
 
   it('a deletion held while the email changes reads again: no email claim left held', async () => {
-    const account = await signUp(service, company);
-    const deleting = await logIn(racer, company, account);
+    const { account, device } = await signUpWithDevice(service, company);
+    const deleting = await strongSession(racer, company, device);
+    // The email moves at once from a strong session too (an SMS-strength one's would wait).
+    const changing = await strongSession(service, company, device);
     const deletion = holdOne(racer, claimRead('EMAIL'));
     const deleted = post(racer, 'userDelete', {}, deleting);
     await deletion.arrived;
     const email = `moved.${randomPhoneNumber()}@example.com`;
-    expect((await post(service, 'userProfileUpdate', { email }, account.authorization)).status).toBe(200);
+    expect((await post(service, 'userProfileUpdate', { email }, changing)).status).toBe(200);
     deletion.release();
     expect((await deleted).status).toBe(200);
     expect(await itemAt(emailClaimKey(company.company_id, email, 2))).toBeUndefined();
@@ -311,8 +314,8 @@ describe('7. a request that ended its own session, sent again with its key', () 
   });
 
   it('a deletion answers its first outcome (its erase_after), not 401', async () => {
-    const account = await signUp(service, company);
-    const fresh = await logIn(service, company, account);
+    const { device } = await signUpWithDevice(service, company);
+    const fresh = await strongSession(service, company, device);
     const key = randomUUID();
     const first = await post(service, 'userDelete', {}, fresh, key);
     expect(first.status).toBe(200);

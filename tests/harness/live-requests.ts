@@ -345,7 +345,7 @@ export class LiveClient {
       case 'adminCompanyApprove':
         return this.backOfficeRequest(endpoint, account);
       case 'userDelete':
-        // The account's OTP login is fresh: a deletion that succeeds ends it, and the account retires.
+        // The account's OTP login is fresh: its deletion is held (contract 3.15, second reading), and the account retires.
         return {
           valid: { endpoint, headers, body: {} },
           settle: withToken(false, (answer) => {

@@ -471,7 +471,7 @@ export interface paths {
         put?: never;
         /**
          * Change the token user’s names, email, image, birth date or location
-         * @description Changes any of first_name, last_name, email, image, birth_date and location_point, with the rules of user_register. A new email is claimed and the old one freed in the same write: an email another user of the company holds (same user_type) answers 409 code 7. phone_number, dial_code, user_type, status_id, kyc_status, kyc_process_status, referral_code, country_id cannot be changed here: 400 code 1 naming the field (a phone moves by /wallet/v3/user/phone/change). Answers the profile as it now is.
+         * @description Changes any of first_name, last_name, email, image, birth_date and location_point, with the rules of user_register. A new email is claimed and the old one freed in the same write: an email another user of the company holds (same user_type) answers 409 code 7. phone_number, dial_code, user_type, status_id, kyc_status, kyc_process_status, referral_code, country_id cannot be changed here: 400 code 1 naming the field (a phone moves by /wallet/v3/user/phone/change). Answers the profile as it now is. From a strong session every field changes at once. From an SMS-strength session (registration, OTP login, a PIN login on a device on probation) a change of first_name, last_name, birth_date or email is a held change (kind profile): the answer adds pending, change_id and effective_at, the number is warned by SMS, it shows in pending_changes and any session of the user may cancel it; a new one replaces it (never one a strong session asked for: 403 code 5); once due it lands at the next GET /wallet/v3/user/profile (an email another user claimed meanwhile voids it). image and location_point change at once, and so does a field given as it already is.
          */
         post: operations["userProfileUpdate"];
         delete?: never;
@@ -591,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Delete the token user’s account (erased after ACCOUNT_ERASE_AFTER_DAYS)
-         * @description Deletes the token user’s account: it needs a session begun by OTP or PIN login under 10 minutes ago (else 400 code 14). In one write the user’s status becomes 4 (deletion requested), every session ends (their access and refresh tokens answer 401), every device is removed, and the phone and email are free for a new registration at once; no login code goes to the phone any more. At erase_after the account is erased: names, email, phone, birth date, image, location, devices, notifications, hashes and PINs are deleted, and a record with the user id, type, status 5 and dates is all that remains. Until then an operator may restore it. An employee who is their company’s last active admin is refused (409 code 21): another admin first.
+         * @description Deletes the token user’s account. From a strong session proven under STEP_UP_MAX_AGE_SECONDS ago (a PIN login on a settled device, a passkey, or a step-up) it is deleted at once; an older strong session is refused (403 code 5, data.needs strong_fresh: step up). From an SMS-strength session (registration, OTP login, a PIN login on a device on probation) begun by a login under 10 minutes ago (else 400 code 14) the deletion is a held change (kind delete): it answers pending, change_id and effective_at, the number is warned by SMS, it shows in pending_changes and any session of the user may cancel it (user/changes/cancel); once due it lands at the user’s next profile read or PIN login (401 there), and the phone and email stay claimed until erasure. An employee’s deletion is never held: it needs a fresh strong session. A deletion in place: the user’s status becomes 4 (deletion requested), every session ends (their access and refresh tokens answer 401), every device is removed, every other pending change is void, and (deleted at once) the phone and email are free for a new registration; no login code goes to the phone any more. At erase_after the account is erased: names, email, phone, birth date, image, location, devices, notifications, hashes and PINs are deleted, and a record with the user id, type, status 5 and dates is all that remains. Until then an operator may restore it. An employee who is their company’s last active admin is refused (409 code 21): another admin first.
          */
         post: operations["userDelete"];
         delete?: never;
@@ -6284,6 +6284,15 @@ export interface operations {
                                 /** @description UNIX seconds */
                                 updated_date: number;
                             };
+                            /**
+                             * @description Present when a change of the names, birth date or email waits (an SMS-strength session, contract 3.15): `user` shows what changed at once (image, location), not what waits
+                             * @constant
+                             */
+                            pending?: 1;
+                            /** @description The pending profile change: POST /wallet/v3/user/changes/cancel takes it */
+                            change_id?: string;
+                            /** @description UNIX seconds from which it lands (at the next profile read) unless cancelled */
+                            effective_at?: number;
                         };
                     };
                 };
@@ -6320,6 +6329,29 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };
@@ -7699,6 +7731,14 @@ export interface operations {
                             message: string;
                             /** @description UNIX seconds: when the account is erased, unless an operator restores it before */
                             erase_after: number;
+                        } | {
+                            message: string;
+                            /** @constant */
+                            pending: 1;
+                            /** @description The pending change: POST /wallet/v3/user/changes/cancel takes it */
+                            change_id: string;
+                            /** @description UNIX seconds from which it takes effect unless cancelled */
+                            effective_at: number;
                         };
                     };
                 };
@@ -7735,6 +7775,29 @@ export interface operations {
                             /** @constant */
                             message: "UNAUTHORIZED";
                             errors?: components["schemas"]["FieldError"][];
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN: 5 FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: 0;
+                        error: 5[];
+                        data: {
+                            /** @constant */
+                            message: "FORBIDDEN";
+                            errors?: components["schemas"]["FieldError"][];
+                            /**
+                             * @description With code 5: what the request needs. strong: a session begun by PIN login on a settled device or by a passkey; strong_fresh: such a session proven under STEP_UP_MAX_AGE_SECONDS ago (POST /wallet/v3/auth/step_up); pin_setup: the user sets their PINs first
+                             * @enum {unknown}
+                             */
+                            needs?: "strong" | "strong_fresh" | "pin_setup";
                         };
                     };
                 };

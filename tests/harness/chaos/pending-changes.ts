@@ -218,7 +218,8 @@ export function pendingChanges(ctx: ChaosContext, tools: RaceTools, { atLeast }:
     });
 
   /**
-   * (b) The user's deletion, on the OTP session that made the change, racing its completion: either
+   * (b) The user's deletion, on a fresh PIN login's session (strong: deleted at once; from the OTP
+   * session that made the change it would only be held, contract 3.15 second reading), racing its completion: either
    * the deletion wins (the completion refused, the change ended with the account), or the move
    * wins and the deletion follows it (read again after the move), or the move ended the deletion's
    * session before it was checked (401) and the account is then deleted on the new session.
@@ -227,12 +228,15 @@ export function pendingChanges(ctx: ChaosContext, tools: RaceTools, { atLeast }:
     picked('deletions', async (fire) => {
       const change = await pendingChangeOf(account, 'deletions');
       if (!change?.code) return;
+      if (!(await ctx.freshPinLogin(account, 3))) return;
+      const strong = `Token ${account.token}`;
+      const device = account.device;
       fire();
       const code = change.code;
       const [deletion, completed] = await Promise.all([
         (async () => {
           await jitter();
-          return send('userDelete', {}, { authorization: change.authorization });
+          return send('userDelete', {}, { authorization: strong });
         })(),
         completion(change.number, code),
       ]);
@@ -240,13 +244,13 @@ export function pendingChanges(ctx: ChaosContext, tools: RaceTools, { atLeast }:
       account.deleted = true;
       account.loggedOut = true;
       account.device = undefined;
-      const deletedAt = async (login: Answer) => {
-        // On the completion's session (an OTP login just now: fresh proof of the holder).
-        const again = await send(
-          'userDelete',
-          {},
-          { authorization: `Token ${login.body.data.token.token}`, via: ctx.ahead[0]!, rounds: 3 },
-        );
+      const deletedAt = async () => {
+        // On a fresh PIN login's session on the device (the completion's is an OTP login's: it would be held).
+        account.device = device;
+        const signedIn = await ctx.freshPinLogin(account, 3);
+        account.device = undefined;
+        if (!signedIn) return wrong(`user ${account.userId}'s right PIN after the move was refused`);
+        const again = await send('userDelete', {}, { authorization: `Token ${account.token}`, via: ctx.ahead[0]!, rounds: 3 });
         await settleOrPark(account, [again], async () => {
           // A deletion that committed before an ambiguous answer ended the session it was sent on: 401 on its retry.
           if (again.answer.status === 200) ctx.deletions.push({ account, eraseAfter: again.answer.body.data.erase_after });
@@ -275,7 +279,7 @@ export function pendingChanges(ctx: ChaosContext, tools: RaceTools, { atLeast }:
         } else if (won) {
           moved(account, change.number, completed.answer);
           if (!is(deletion.answer, 401, 4)) wrong('a deletion that lost to the completion', deletion.answer);
-          await deletedAt(completed.answer);
+          await deletedAt();
         } else wrong(`user ${account.userId} was neither deleted (${errorOf(deletion.answer)}) nor moved`, completed.answer);
       });
     });

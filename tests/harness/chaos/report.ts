@@ -98,6 +98,8 @@ export interface ChaosReport {
   marksRead: number;
   /** Profile updates answered 200 (names, with or without a new email), and those with a new email. */
   profileUpdates: number;
+  /** Profile updates answered pending (an SMS-strength session's names or email wait, contract 3.15). */
+  profileChangesHeld: number;
   emailChanges: number;
   /** Races of 2 or 3 users for one free email, and asks for an email another user holds (each refused). */
   emailRaces: number;
@@ -208,6 +210,7 @@ export const emptyReport = (): ChaosReport => ({
   pinLogins: 0,
   marksRead: 0,
   profileUpdates: 0,
+  profileChangesHeld: 0,
   emailChanges: 0,
   emailRaces: 0,
   takenEmailRefusals: 0,
