@@ -6,7 +6,8 @@
 // email or number), disables, deletions, device removals and login PINs locked by wrong PINs (a few
 // each), races on one account (a deletion or disable, a phone change, an email change and OTP
 // logins to the number being left, at once: tests/harness/chaos/one-account-race.ts), races around
-// pending phone changes (a cancel, a deletion, an assisted recovery racing PIN logins), races in the
+// pending phone changes (a cancel, a deletion, an assisted recovery racing PIN logins), a passkey's
+// logins racing its removal (tests/harness/chaos/passkey-races.ts), races in the
 // back office (tests/harness/chaos/staff-races.ts: two admins demoting or disabling each other at
 // once, a grant approved while its employee is disabled), then the
 // claims checked over the table (tests/harness/claim-check.ts): every phone and email claimed by
@@ -57,6 +58,7 @@ async function run(dynamodbEndpoint: string, share: number, prefix = ''): Promis
     clients,
     pendingRaces: 1,
     swapRaces: 2,
+    passkeyRaces: 2,
     log: (line) => console.log(`${prefix}${line}`),
   });
   return { ...report, seconds: (Date.now() - started) / 1000 };

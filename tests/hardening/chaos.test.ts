@@ -27,6 +27,7 @@ it('gives no wrong answer under 30 % faults: ambiguous registrations come back w
     hashCost: TEST_HASH_COST,
     races: 2,
     swapRaces: 2,
+    passkeyRaces: 1,
   });
   expect(report.wrong).toEqual([]);
   expect(report.registrations).toBeGreaterThan(0);
@@ -45,6 +46,10 @@ it('gives no wrong answer under 30 % faults: ambiguous registrations come back w
   expect(report.swaps.checked).toBeGreaterThan(0);
   expect(report.swaps.problems).toBe(0);
   expect(report.wrong.filter((line) => line.startsWith('SIM swap'))).toEqual([]);
+  // A passkey's logins racing its removal (contract 3.16): a race ran, every session it began was over, nothing left of it.
+  expect(report.passkeys.races).toBeGreaterThan(0);
+  expect(report.passkeys.checked).toBeGreaterThan(0);
+  expect(report.passkeys.problems).toBe(0);
   // The back office (issue 48): each kind of staff race ran in a company of its own; every company
   // kept an active admin with its count and seats right, and every staff chain was whole.
   expect(report.staff.races).toBe(4);

@@ -51,6 +51,8 @@ export interface Registered {
   deleted?: boolean;
   /** Raced by a SIM swapper (sim-swap-races.ts): its PINs, devices and sessions are the race's to know, and no flow uses it again. */
   swapped?: boolean;
+  /** Its passkey raced its logins (passkey-races.ts): no flow uses it again. */
+  passkeyRaced?: boolean;
 }
 
 /** A profile update or phone change, and what a definite answer means for its account. */
@@ -188,7 +190,8 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
   };
 
   const registered: Registered[] = [];
-  const isFree = (account: Registered) => !account.inUse && !account.parked && !account.disabled && !account.deleted && !account.swapped;
+  const isFree = (account: Registered) =>
+    !account.inUse && !account.parked && !account.disabled && !account.deleted && !account.swapped && !account.passkeyRaced;
   const withAccount = async (eligible: (account: Registered) => boolean, flow: (account: Registered) => Promise<void>) => {
     const free = registered.filter((account) => isFree(account) && eligible(account));
     const picked = free[randomInt(Math.max(1, free.length))];

@@ -137,6 +137,18 @@ export interface ChaosReport {
    * races whose not_me or owner's login was in flight with a swapper's request; then the table check:
    * races checked, PIN resets and device removals found done, the problems.
    */
+  /** A passkey login racing its removal (passkey-races.ts): accounts picked, passkeys registered, races, logins sent and refused, removals, sessions found ended, races checked over the table and problems. */
+  passkeys: {
+    attempts: number;
+    registered: number;
+    races: number;
+    logins: number;
+    loginsRefused: number;
+    removed: number;
+    sessionsEnded: number;
+    checked: number;
+    problems: number;
+  };
   swaps: {
     attempts: number;
     races: number;
@@ -229,6 +241,7 @@ export const emptyReport = (): ChaosReport => ({
   pinLocksRetried: 0,
   race: emptyRaceReport(),
   pendingChanges: emptyPendingChangeReport(),
+  passkeys: { attempts: 0, registered: 0, races: 0, logins: 0, loginsRefused: 0, removed: 0, sessionsEnded: 0, checked: 0, problems: 0 },
   swaps: {
     attempts: 0,
     races: 0,

@@ -2,7 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createCompany } from '../../../lib/companies/companies.js';
+import { createCompany, updateCompanySettings } from '../../../lib/companies/companies.js';
 import { readConfig } from '../../../lib/config.js';
 import type { HashCost } from '../../../lib/secrets/hashing.js';
 import { AdjustableClock } from '../adjustable-clock.js';
@@ -23,6 +23,7 @@ import { everydayRequests } from './everyday-requests.js';
 import { hostileRequests } from './hostile-requests.js';
 import { loginPins } from './login-pins.js';
 import { oneAccountRace } from './one-account-race.js';
+import { CHAOS_ORIGIN, CHAOS_RP_ID, passkeyRaces } from './passkey-races.js';
 import { pendingChanges, raceTools } from './pending-changes.js';
 import { chaosStaff, phoneRecoveries } from './phone-recoveries.js';
 import { registrations } from './registrations.js';
@@ -79,6 +80,8 @@ export interface ChaosOptions {
   swapRaces?: number;
   /** Races in the back office, each in a company of its own (staff-races.ts), run at the start beside the clients: 4 (one of each kind) unless told. */
   staffRaces?: number;
+  /** Races of a passkey's logins against its removal (passkey-races.ts) to start at least, as `races`. */
+  passkeyRaces?: number;
 }
 
 /** The most a slowed container's DynamoDB call waits before it is sent (ms). */
@@ -137,6 +140,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const service = inProcessService(config, { hashCost: options.hashCost });
   const direct = DynamoDBDocumentClient.from(localClient(options.dynamodbEndpoint));
   const company = await createCompany(service.app.table, service.clock, `chaos ${randomInt(1e9)}`);
+  // Passkeys (contract 3.16) for the passkey races: the company's relying party.
+  await updateCompanySettings(service.app.table, service.clock, company.company_id, {
+    webauthn: { rp_id: CHAOS_RP_ID, origins: [CHAOS_ORIGIN] },
+  });
   // Racers for one new number each need a code sent to it, and a phone gets one code per interval:
   // the second and third racer's codes go through containers of the same deployment whose clocks
   // run one and two intervals ahead (proofs and tokens live far longer than that); the logins to a
@@ -187,6 +194,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const recoveries = phoneRecoveries(context, tools, staff, { atLeast: options.pendingRaces ?? 0 });
   const backOffice = staffRaces(context, staffRacing);
   const swaps = simSwapRaces(context, tools, { atLeast: options.swapRaces ?? 0 });
+  const passkeyRacing = passkeyRaces(context, { atLeast: options.passkeyRaces ?? 0 });
 
   // A phone change needs five requests to go through (two codes sent and verified, then the change),
   // and a race on one account as many before it starts: each twice the weight.
@@ -211,11 +219,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     aroundPending.cancelRace,
     aroundPending.deletionRace,
     recoveries.flow,
+    passkeyRacing.flow,
   ];
   /** A race around a pending change asked for and not started yet, with an account free for it. */
   const pendingWanted = () => recoveries.wanted() ?? aroundPending.wanted();
   /** A SIM swap race asked for, once the races on one account asked for have begun: each takes an account for good. */
-  const swapWanted = () => (report.race.attempts >= (options.races ?? 0) ? swaps.wanted() : undefined);
+  const swapWanted = () => (report.race.attempts >= (options.races ?? 0) ? (swaps.wanted() ?? passkeyRacing.wanted()) : undefined);
   // The staff races, each in its own company, start at once beside the clients' flows (they need no account of the run's).
   const staffRun = Promise.all(
     staffRacing.map(() => backOffice.flow().catch((error) => context.wrong(`a staff race threw: ${(error as Error).message}`))),
@@ -233,7 +242,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
       // Races around pending changes and SIM swaps asked for that found no free account in time (a short run has
       // few) start as a client is done, faults still on, while the others finish theirs.
-      for (let wanted = pendingWanted() ?? swaps.wanted(); wanted; wanted = pendingWanted() ?? swaps.wanted()) {
+      const lateWanted = () => pendingWanted() ?? swaps.wanted() ?? passkeyRacing.wanted();
+      for (let wanted = lateWanted(); wanted; wanted = lateWanted()) {
         await wanted().catch((error) => context.wrong(`a flow threw: ${(error as Error).message}`));
       }
     }),
@@ -254,12 +264,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   await removing.afterFaults();
   await pins.afterFaults();
   await backOffice.afterFaults();
+  await passkeyRacing.afterFaults();
 
   const items = await scanItems(direct, tableName, company.company_id);
   const users = checkTable(context, items);
   deleting.check(users);
   removing.check(items);
   swaps.check(items);
+  passkeyRacing.check(items);
   await checkAccounts(context, items, users);
   // Every company the run made keeps an active admin, counts its active admins right, and has its staff chain whole.
   for (const [companyId, companyItems] of [
