@@ -173,12 +173,17 @@ export async function runAccountChangeScenarios(
       event: (index) => change(leavers[index]!.fresh, leavers[(index + 1) % calls]!.phone, heldProofs[index]!),
       onAnswer: refusedWith(7),
     });
-    // Each leaver has two sessions (the registration's and the login's) and no device.
+    // Each leaver has two sessions (the registration's and the login's) and no device. From an OTP session
+    // the deletion waits (contract 3.15, second reading: a held change of kind delete), its warning texted.
     await run({
       ...deletes,
-      outcome: 'fresh OTP session',
+      outcome: 'held (a fresh OTP session)',
+      smsPerCall: 1,
       expectStatus: 200,
       event: (index) => deletion(leavers[index]!.fresh),
+      onAnswer: (index, { body }) => {
+        if (body.data.pending !== 1) throw new Error(`call ${index} answered ${JSON.stringify(body.data)}, expected a held deletion`);
+      },
     });
   } finally {
     clock.reset();

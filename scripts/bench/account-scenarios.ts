@@ -3,8 +3,9 @@ import type { InProcessService } from '../../tests/harness/in-process-service.js
 import type { ScenarioSpec } from './warm-latency.js';
 
 // The warm-call scenarios of the account (API contract 3.11): the profile, its update (names
-// alone, a new email whose claim moves, an email another user holds) and the export, each by a
-// registered customer with a live session.
+// alone, a new email, an email another user holds) and the export, each by a registered customer
+// with a live session: the registration's, SMS-strength, so that the names and the email wait
+// (contract 3.15, second reading: a held change of kind profile, its warning texted).
 
 const PROFILE = '/wallet/v3/user/profile';
 const UPDATE = '/wallet/v3/user/profile/update';
@@ -14,6 +15,8 @@ export async function runAccountScenarios(
   service: InProcessService,
   company: Company,
   authorizations: string[],
+  /** The email each registered with. */
+  registeredEmails: string[],
   run: (spec: ScenarioSpec) => Promise<unknown>,
 ): Promise<void> {
   const calls = authorizations.length;
@@ -33,28 +36,31 @@ export async function runAccountScenarios(
   const update = { endpoint: 'userProfileUpdate' as const, handler: userProfileUpdate, calls };
   await run({
     ...update,
-    outcome: 'names changed',
+    outcome: 'names held (an SMS-strength session)',
+    smsPerCall: 1,
     expectStatus: 200,
     event: (index) => ({ path: UPDATE, headers: headers(index), body: { first_name: 'Augusta', last_name: 'King' } }),
   });
   await run({
     ...update,
-    outcome: 'email changed',
+    outcome: 'email held, replacing the names (an SMS-strength session)',
+    smsPerCall: 1,
     expectStatus: 200,
     event: (index) => ({ path: UPDATE, headers: headers(index), body: { email: email(index) } }),
   });
-  // Each asks for the email the next user now holds.
+  // Each asks for the email the next user registered with.
   await run({
     ...update,
     outcome: 'email taken (409, code 7)',
     expectStatus: 409,
-    event: (index) => ({ path: UPDATE, headers: headers(index), body: { email: email((index + 1) % calls) } }),
+    event: (index) => ({ path: UPDATE, headers: headers(index), body: { email: registeredEmails[(index + 1) % calls] } }),
   });
   await run({
     endpoint: 'userExport',
     handler: userExport,
     calls,
-    outcome: 'a user with a session',
+    outcome: 'held (an SMS-strength session)',
+    smsPerCall: 1,
     expectStatus: 200,
     event: (index) => ({ method: 'GET', path: EXPORT, headers: headers(index) }),
   });

@@ -30,11 +30,12 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
     },
     'new user, proven phone': { requests: 1, sequential: 1, work: 'TransactWriteItems (+ the proof used up)', events: 'user.registered' },
     // The holder before their sessions (round 5): a session granted between the two reads changes the version the takeover checks.
+    // Round 6: a live holder is never displaced (a settled device, a passkey used lately): their devices and passkeys read too.
     'phone reclaimed from an unverified holder': {
-      requests: 5,
-      sequential: 5,
+      requests: 7,
+      sequential: 6,
       work:
-        'TransactWriteItems (refused on the phone claim); GetItem phone claim; GetItem holder; Query holder sessions; ' +
+        "TransactWriteItems (refused on the phone claim); GetItem phone claim; GetItem holder; Query holder sessions; Query the holder's devices | Query the holder's passkeys; " +
         "TransactWriteItems (claims moved, holder status 3, holder's sessions marked ended, proof used up)",
       events: "user.registered, session.ended (reclaimed) per holder's session",
     },
@@ -318,17 +319,18 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
   },
   // The user is read for the email its change is conditional on, and to answer the whole profile.
   userProfileUpdate: {
-    'names changed': {
-      requests: 3,
-      sequential: 3,
-      work: 'GetItem session (consistent); GetItem user (consistent); UpdateItem user',
-      events: 'user.profile_updated',
+    // Contract 3.15, second reading: from an SMS-strength session the names, birth date and email wait (kind profile).
+    'names held (an SMS-strength session)': {
+      requests: 4,
+      sequential: 4,
+      work: "GetItem session (consistent); GetItem user (consistent); GetItem the user's pending change of the kind; TransactWriteItems (the change held, notice, unread count); the number warned (SMS, not DynamoDB)",
+      events: 'user.change_pending',
     },
-    'email changed': {
-      requests: 3,
-      sequential: 3,
-      work: 'GetItem session (consistent); GetItem user (consistent); TransactWriteItems (user, new email claim, old claim freed)',
-      events: 'user.profile_updated',
+    'email held, replacing the names (an SMS-strength session)': {
+      requests: 4,
+      sequential: 4,
+      work: 'as names held: the change held replaces the one that waited (a session as strong)',
+      events: 'user.change_pending',
     },
     // The user read again after the refusal: a transaction the SDK ran twice finds its own claim taken (then answered 200).
     'email taken (409, code 7)': {
@@ -339,14 +341,12 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
   },
   // The user's devices and claims are read to be removed and freed in the deletion's one transaction.
   userDelete: {
-    'fresh OTP session': {
-      requests: 8,
-      sequential: 5,
-      work:
-        "GetItem session (consistent); GetItem user (consistent); Query the user's sessions (consistent); " +
-        "Query the user's devices | GetItem phone claim | GetItem email claim | GetItem pending phone change (consistent); " +
-        'TransactWriteItems (user, due item, company in the erasure list, sessions marked ended, devices, claims freed, a pending change voided)',
-      events: 'user.deleted, session.ended (deleted) per session, device.removed per device',
+    // Contract 3.15, second reading: from an SMS-strength session a deletion waits (kind delete).
+    'held (a fresh OTP session)': {
+      requests: 4,
+      sequential: 4,
+      work: "GetItem session (consistent); GetItem user (consistent); GetItem the user's pending change of the kind; TransactWriteItems (the change held, notice, unread count); the number warned (SMS, not DynamoDB)",
+      events: 'user.change_pending',
     },
     'session not fresh (400, code 14)': { requests: 1, sequential: 1, work: 'GetItem session (consistent)' },
   },
@@ -380,7 +380,13 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
     },
   },
   userExport: {
-    'a user with a session': { requests: 2, sequential: 2, work: "GetItem session (consistent); Query the user's partition (consistent)" },
+    // Contract 3.15, second reading: from an SMS-strength session the export waits (kind export).
+    'held (an SMS-strength session)': {
+      requests: 5,
+      sequential: 5,
+      work: "GetItem session (consistent); GetItem user (consistent); GetItem the user's pending change of the kind; GetItem freeze; TransactWriteItems (the change held, notice, unread count); the number warned (SMS, not DynamoDB)",
+      events: 'user.change_pending',
+    },
   },
   // One conditional write spends the token; reading the session first would add a round trip.
   tokenRefresh: {
@@ -489,17 +495,17 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
   },
   adminUsersView: {
     masked: {
-      requests: 13,
+      requests: 14,
       sequential: 6,
-      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); UpdateItem lookups of the hour; GetItem user; TransactWriteItems (the record); then side by side: Query devices | Query sessions | GetItem PIN tries x2 | GetItem pending change | Query notices | Query staff actions (consistent)',
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); UpdateItem lookups of the hour; GetItem user; TransactWriteItems (the record); then side by side: Query devices | Query sessions | GetItem PIN tries x2 | GetItem pending change | Query notices | Query staff actions (consistent) | Query passkeys',
       events: 'admin.action',
     },
   },
   adminUsersSessionsEnd: {
     'every session (one)': {
-      requests: 7,
-      sequential: 6,
-      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem user (consistent, its session_version); Query its sessions; TransactWriteItems (sessions marked ended, version checked, record, notice 8)',
+      requests: 8,
+      sequential: 7,
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem user (consistent, its session_version); Query its sessions; Query its pending changes (the freeze ends the SMS-strength ones, contract 3.15); TransactWriteItems (sessions marked ended, version checked, record, notice 8)',
       events: 'session.ended (support) per session, admin.action',
     },
   },
@@ -521,9 +527,9 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
   },
   adminUsersStatus: {
     'disabled (one session)': {
-      requests: 8,
-      sequential: 7,
-      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem user (consistent); Query its sessions; GetItem phone claim (consistent); TransactWriteItems (status, claim status, sessions ended, record, notice 8)',
+      requests: 9,
+      sequential: 8,
+      work: 'GetItem session (consistent) | GetItem staff chain head (read from the start, beside the gate); GetItem employee (consistent: the role holds at once); GetItem user acted on; GetItem user (consistent); Query its sessions; GetItem phone claim (consistent); Query its pending changes (the freeze); TransactWriteItems (status, claim status, sessions ended, record, notice 8)',
       events: 'user.disabled, session.ended (disabled) per session, admin.action',
     },
     enabled: {
