@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionalWrite } from './conditional-write.js';
 import {
   type ItemKey,
   passkeyCredentialKey,
@@ -62,9 +63,20 @@ export function challengePut(table: Table, companyId: string, challenge: string,
   return putIfAbsent(table, webauthnChallengeKey(companyId, challenge), record);
 }
 
-/** Stores a new challenge: one conditional PutItem (1 WRU; a transaction of one item would take 2). */
+/**
+ * Stores a new challenge: one conditional PutItem (1 WRU; a transaction of one item would take 2),
+ * returning what it finds when refused. A challenge is 32 random bytes: the item is there only when
+ * this same put landed before its answer was lost and the SDK sent it again. That one is ours; any
+ * other is a fault.
+ */
 export async function storeChallenge(table: Table, companyId: string, challenge: string, record: ChallengeRecord): Promise<void> {
-  await table.client.send(new PutCommand(challengePut(table, companyId, challenge, record).Put!));
+  const put = challengePut(table, companyId, challenge, record).Put!;
+  const outcome = await conditionalWrite(table.client.send(new PutCommand({ ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })));
+  if (outcome.written) return;
+  const seen = outcome.seen as ChallengeRecord | undefined;
+  if (seen?.purpose !== record.purpose || seen.session_id !== record.session_id || seen.expires_at !== record.expires_at) {
+    throw new Error('a new challenge met another one stored under its value');
+  }
 }
 
 /** A challenge still live (an expired one is absent), read strongly consistently. */

@@ -138,6 +138,8 @@ export interface ChaosReport {
    * races checked, PIN resets and device removals found done, the problems.
    */
   /** A passkey login racing its removal (passkey-races.ts): accounts picked, passkeys registered, races, logins sent and refused, removals, sessions found ended, races checked over the table and problems. */
+  /** Device removals answered held (a settled device, an SMS-strength session: contract 3.15). */
+  deviceRemovalsHeld?: number;
   passkeys: {
     attempts: number;
     registered: number;
