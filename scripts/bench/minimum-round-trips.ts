@@ -80,11 +80,11 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
   verifyOtp: {
     // A recovery's completion (contract 3.14): the code's tries, then the move with the devices and sessions it ends.
     'login completing a pending change': {
-      requests: 11,
+      requests: 12,
       sequential: 6,
       work:
         'UpdateItem tries of the address | code | phone failures (side by side), UpdateItem code used; DeleteItem phone failures; ' +
-        'GetItem user | pending change (consistent); Query sessions | devices; TransactWriteItems (the move: claims, record, change, index, old code, notice 6, sessions ended, devices removed); TransactWriteItems (the new session)',
+        'GetItem user | pending change (consistent); Query sessions | devices | passkeys (a recovery removes them, contract 3.15); TransactWriteItems (the move: claims, record, change, index, old code, notice 6, sessions ended, devices removed); TransactWriteItems (the new session)',
       events: 'user.phone_changed, session.ended (recovered) per session, device.removed per device',
     },
     // Count first, compare second: every attempt takes its tries before the code is looked at.
@@ -267,10 +267,12 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
     },
   },
   referralProgram: {
+    // The account rows before it left a held change and its notices in these users' partitions (contract 3.15):
+    // the Query of the user and its count shards reads past them, a page more each.
     'own list, first page': {
-      requests: 3,
-      sequential: 2,
-      work: 'GetItem session (consistent); Query user and count shards | Query notifications (consistent)',
+      requests: 5,
+      sequential: 4,
+      work: 'GetItem session (consistent); Query user and count shards (its pages) | Query notifications (consistent)',
     },
     'own list, next page': {
       requests: 3,
