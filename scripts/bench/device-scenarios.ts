@@ -3,7 +3,8 @@ import type { Company } from '../../lib/companies/companies.js';
 import { deviceSignedText } from '../../lib/devices/device-signatures.js';
 import { newDeviceKeyPair, newNonce, signedLoginPin, signText } from '../../tests/harness/device-keys.js';
 import { codeIn, httpEvent, type InProcessService, lambdaContext, outboxMessages } from '../../tests/harness/in-process-service.js';
-import type { Answer, ScenarioSpec } from './warm-latency.js';
+import { setup } from './account-change-scenarios.js';
+import type { ScenarioSpec } from './warm-latency.js';
 
 // The warm-call scenarios of trusted devices and PINs (API contract 3.6, 3.7, 3.15), in an order where
 // each leaves what the next needs: customers with a bound device, PIN logins (right, wrong, locked,
@@ -23,11 +24,6 @@ export async function runDeviceScenarios(
   const { app, clock, handlers } = service;
   const calls = phones.length;
   const headers = { CompanyID: company.company_id };
-  const setup = async (handler: (typeof handlers)['userRegister'], input: Parameters<typeof httpEvent>[0]): Promise<Answer> => {
-    const result = await handler(httpEvent(input), lambdaContext());
-    if (result.statusCode !== 200) throw new Error(`setup call answered ${result.statusCode}: ${result.body}`);
-    return { status: result.statusCode, body: JSON.parse(result.body ?? 'null') };
-  };
   // Setup, not measured: a customer with a bound device per phone.
   const customers: { phone: string; keys: ReturnType<typeof newDeviceKeyPair>; deviceKey: string }[] = [];
   for (const phone of phones) {

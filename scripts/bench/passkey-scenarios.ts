@@ -2,8 +2,9 @@ import { epochSeconds } from '../../lib/clock.js';
 import { type Company, updateCompanySettings } from '../../lib/companies/companies.js';
 import { newDeviceKeyPair, signedLoginPin } from '../../tests/harness/device-keys.js';
 import { type DpopKey, dpopProof, newDpopKey } from '../../tests/harness/dpop-proofs.js';
-import { httpEvent, type InProcessService, lambdaContext } from '../../tests/harness/in-process-service.js';
+import type { InProcessService } from '../../tests/harness/in-process-service.js';
 import { SoftAuthenticator } from '../../tests/harness/soft-authenticator.js';
+import { setup } from './account-change-scenarios.js';
 import type { Answer, ScenarioSpec } from './warm-latency.js';
 
 // The warm-call scenarios of passkeys (API contract 3.16) and of tokens bound by DPoP (3.17): a
@@ -30,11 +31,6 @@ export async function runPasskeyScenarios(
   const { app, clock, handlers } = service;
   const calls = phones.length;
   const headers = { CompanyID: company.company_id };
-  const setup = async (handler: (typeof handlers)['userRegister'], input: Parameters<typeof httpEvent>[0]): Promise<Answer> => {
-    const result = await handler(httpEvent(input), lambdaContext());
-    if (result.statusCode !== 200) throw new Error(`setup call answered ${result.statusCode}: ${result.body}`);
-    return { status: result.statusCode, body: JSON.parse(result.body ?? 'null') };
-  };
   await updateCompanySettings(app.table, clock, company.company_id, { webauthn: { rp_id: RP_ID, origins: [ORIGIN] } });
   clock.advance(app.config.companyCacheSeconds + 1);
   await app.companies.require(company.company_id);
