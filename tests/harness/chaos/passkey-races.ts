@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { SESSION_PREFIX, userPasskeyCountKey, userPasskeyKey } from '../../../lib/store/keys.js';
-import type { Answer } from '../in-process-service.js';
 import { SoftAuthenticator } from '../soft-authenticator.js';
 import { itemId, type StoredItem } from '../table-snapshot.js';
 import { type ChaosContext, type Registered, sleep } from './context.js';
