@@ -616,6 +616,9 @@ module.exports = {
       { actions: ['PutItem'], keys: ['passkeyCredential', 'userPasskey', 'notification'] },
       { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      // An employee's own passkey is recorded in the staff chain with its reason (self_passkey_add).
+      ...appendStaffRecord,
+      { actions: ['PutItem'], keys: ['staffAction'] },
       recordSessionUse,
     ],
     // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
@@ -639,6 +642,9 @@ module.exports = {
       { actions: ['PutItem'], keys: ['notification'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
       { actions: ['Query'], keys: ['session'] },
+      // An employee's removal is recorded in the staff chain with its reason (self_passkey_remove).
+      ...appendStaffRecord,
+      { actions: ['PutItem'], keys: ['staffAction'] },
       recordUseAndEndSessions,
     ],
     // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).

@@ -49,8 +49,15 @@ export interface AuthHelpers {
   loginWithPin(loginPin: string, options?: RequestOptions): Promise<OperationData<'loginPin'>>;
   /** Makes this session strong again (contract 3.15) with the login PIN and this device's key; keeps the new access token. */
   stepUp(loginPin: string, options?: RequestOptions): Promise<OperationData<'stepUp'>>;
-  /** Adds a passkey (contract 3.16) from a fresh strong session: the creation ceremony on the platform. */
-  registerPasskey(platform: PasskeyPlatform, name?: string, options?: RequestOptions): Promise<OperationData<'passkeysRegister'>>;
+  /**
+   * Adds a passkey (contract 3.16) from a fresh strong session: the creation ceremony on the platform.
+   * `details` is its name, or its name and an employee's `reason` (required of an employee: the staff record).
+   */
+  registerPasskey(
+    platform: PasskeyPlatform,
+    details?: string | { name?: string; reason?: string },
+    options?: RequestOptions,
+  ): Promise<OperationData<'passkeysRegister'>>;
   /** Logs in with a passkey: discoverable, or for a typed phone; keeps the strong session it answers. */
   loginWithPasskey(
     platform: PasskeyPlatform,
@@ -169,10 +176,12 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
       if (kept) await session.keep({ ...kept, accessToken: data.token.token, expiresAt: Date.now() + data.expires_in * 1000 });
       return data;
     },
-    async registerPasskey(platform, name, requestOptions) {
+    async registerPasskey(platform, details, requestOptions) {
+      const { name, reason } = typeof details === 'string' ? { name: details, reason: undefined } : (details ?? {});
       const { options } = await callOperation(transport, 'passkeysRegisterOptions', {}, requestOptions);
       const created = await platform.create(options);
-      return callOperation(transport, 'passkeysRegister', { ...created, ...(name ? { name } : {}) } as never, requestOptions);
+      const body = { ...created, ...(name ? { name } : {}), ...(reason ? { reason } : {}) };
+      return callOperation(transport, 'passkeysRegister', body as never, requestOptions);
     },
     async loginWithPasskey(platform, phone, requestOptions) {
       const { options } = await callOperation(transport, 'passkeysLoginOptions', phone ?? {}, requestOptions);

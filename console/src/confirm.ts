@@ -13,8 +13,6 @@ export interface ConfirmOptions {
   effect: string;
   /** More fields the action takes (a new number ...), shown above the reason. */
   fields?: HTMLElement[];
-  /** false: an action on the employee's own account, whose route records no reason (removing their passkey). */
-  reason?: false;
   /** Calls the API with the reason; answers the outcome to announce. */
   act: (reason: string) => Promise<string>;
   /** After a success, with its outcome. */
@@ -37,7 +35,7 @@ export function confirmAction(staff: Staff, options: ConfirmOptions): void {
     h('h2', { id: 'confirm-title' }, options.title),
     h('p', { id: 'confirm-effect' }, options.effect),
     ...(options.fields ?? []),
-    options.reason === false ? null : reason.row,
+    reason.row,
     errors.region,
     h('div', { class: 'buttons' }, h('button', { type: 'submit' }, 'Confirm'), back),
   );
@@ -50,15 +48,15 @@ export function confirmAction(staff: Staff, options: ConfirmOptions): void {
   dialog.addEventListener('cancel', () => dialog.remove());
   onSubmit(form, async () => {
     errors.clear();
-    const given = options.reason === false ? '' : reason.input.value.trim();
-    if (!given && options.reason !== false) {
+    const given = reason.input.value.trim();
+    if (!given) {
       errors.say('Give a reason: the ticket or call number.');
       reason.input.focus();
       return;
     }
     try {
       const outcome = await options.act(given);
-      if (given) staff.reason = given;
+      staff.reason = given;
       close();
       options.done(outcome);
     } catch (error) {
@@ -67,5 +65,5 @@ export function confirmAction(staff: Staff, options: ConfirmOptions): void {
   });
   document.body.append(dialog);
   dialog.showModal();
-  (options.fields?.[0]?.querySelector('input') ?? (options.reason === false ? form.querySelector('button') : reason.input))?.focus();
+  (options.fields?.[0]?.querySelector('input') ?? reason.input).focus();
 }

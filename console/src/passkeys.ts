@@ -7,7 +7,8 @@ import type { Staff } from './staff.js';
 
 // Your passkeys (API contract 3.16): the signed-in employee's own passkeys, listed (never their
 // keys), one added from a fresh strong session by this browser's WebAuthn (navigator.credentials:
-// the platform's authenticator or a security key), one removed. A passkey signs in with no SMS,
+// the platform's authenticator or a security key), one removed, each with a reason the staff record
+// keeps (lib/passkeys/employee-passkey-record.ts). A passkey signs in with no SMS,
 // and only on the company's own pages (its webauthn rp_id and origins): a look-alike page gets nothing.
 
 type Listed = OperationData<'passkeys'>['passkeys'][number];
@@ -38,12 +39,32 @@ export function passkeysSection(staff: Staff): HTMLElement {
     autocomplete: 'off',
     hint: 'Which device or key holds it, such as "Desk laptop" or "Blue security key".',
   });
-  const addForm = h('form', { 'aria-labelledby': 'add-passkey-title' }, name.row, h('button', { type: 'submit' }, 'Add a passkey'));
+  const reason = field('Reason', {
+    required: true,
+    maxlength: 200,
+    value: staff.reason,
+    autocomplete: 'off',
+    hint: 'Why you add it, such as a ticket number: kept in the staff record, where other admins read it.',
+  });
+  const addForm = h(
+    'form',
+    { 'aria-labelledby': 'add-passkey-title' },
+    name.row,
+    reason.row,
+    h('button', { type: 'submit' }, 'Add a passkey'),
+  );
   onSubmit(addForm, async () => {
     errors.clear();
+    const why = reason.input.value.trim();
+    if (!why) {
+      errors.say('Give a reason: the ticket or call number.');
+      reason.input.focus();
+      return;
+    }
     try {
       const given = name.input.value.trim();
-      await staff.client.auth.registerPasskey(browserPasskeys(), given || undefined);
+      await staff.client.auth.registerPasskey(browserPasskeys(), { name: given || undefined, reason: why });
+      staff.reason = why;
       name.input.value = '';
       await load(`Passkey ${given ? `“${given}” ` : ''}added: next time, sign in with it.`);
     } catch (error) {
@@ -89,9 +110,8 @@ function passkeysTable(staff: Staff, passkeys: Listed[], load: (said?: string) =
             confirmAction(staff, {
               title: 'Remove passkey',
               effect: `The passkey “${passkey.name}” no longer signs you in, and every session it began ends (this one too, if you signed in with it).`,
-              reason: false,
-              act: async () => {
-                const done = await callOperation(transportOf(staff.client), 'passkeysRemove', { passkey_id: passkey.passkey_id });
+              act: async (reason) => {
+                const done = await callOperation(transportOf(staff.client), 'passkeysRemove', { passkey_id: passkey.passkey_id, reason });
                 return `Passkey removed; ${done.revoked} session${done.revoked === 1 ? '' : 's'} it began ended.`;
               },
               done: (text) => void load(text),

@@ -7,6 +7,7 @@ import { audit } from '../observability/audit.js';
 import { requireFreshStrong } from '../sessions/session-strength.js';
 import { challengeTake, PASSKEYS_MAX, type PasskeyRecord, passkeyAddWrites } from '../store/passkey-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
+import { auditEmployeePasskey, employeePasskeyRecord } from './employee-passkey-record.js';
 import { verifiedRegistration } from './passkey-attestation.js';
 import type { PasskeyOwnCall, PasskeyRegisterInput, PasskeyRegisterResult } from './passkey-schemas.js';
 import { requireWebauthn } from './webauthn-settings.js';
@@ -30,10 +31,13 @@ export async function passkeyRegister(
   requireWebauthn(company);
   requireFreshStrong(app, principal, 'adding a passkey');
   const { companyId, userId, sessionId } = principal;
+  const passkeyId = newId();
+  // An employee's reason is asked before the attestation is verified: a refusal spends nothing.
+  const staffRecord = await employeePasskeyRecord(app, principal, { action: 'self_passkey_add', passkeyId, reason: body.reason });
   const now = epochSeconds(app.clock);
   const verified = await verifiedRegistration(app, company, origin, { userId, sessionId, now }, body);
   const passkey: PasskeyRecord = {
-    passkey_id: newId(),
+    passkey_id: passkeyId,
     user_id: userId,
     credential_id: verified.credentialId,
     public_key: verified.publicKey,
@@ -53,6 +57,7 @@ export async function passkeyRegister(
       ...securityNotificationWrites(app.table, companyId, userId, { event: SecurityEvent.PASSKEY_ADDED, nowMs: app.clock.now() }).map(
         (item) => ({ label: 'notice', item }),
       ),
+      ...(staffRecord?.writes ?? []),
     ]);
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;
@@ -62,5 +67,6 @@ export async function passkeyRegister(
     throw error;
   }
   audit(app, origin, 'passkey_added', { company_id: companyId, user_id: userId, outcome: 'added' });
+  auditEmployeePasskey(app, origin, staffRecord);
   return { message: 'Passkey added', passkey_id: passkey.passkey_id };
 }

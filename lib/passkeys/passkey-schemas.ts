@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { Call, Principal, RequestKey, RequestProof } from '../call.js';
 import { HEX_ID_PATTERN } from '../ids.js';
+import { staffReason } from '../staff/staff-gate.js';
 
 // The bodies and answers of the passkey routes (API contract 3.16). A ceremony's response is the
 // WebAuthn JSON a browser's PublicKeyCredential.toJSON() gives (and React Native modules mirror), its
@@ -9,6 +10,13 @@ import { HEX_ID_PATTERN } from '../ids.js';
 const described = <Schema extends z.ZodMiniType>(schema: Schema, description: string) => schema.check(z.meta({ description }));
 const base64url = (max: number, description: string) =>
   described(z.string().check(z.minLength(1), z.maxLength(max), z.regex(/^[A-Za-z0-9_-]+$/, 'must be base64url')), description);
+
+/** An employee's reason for a change of their own passkeys: required of them (staff record), not sent by a customer. */
+const employeeReason = () =>
+  described(
+    staffReason(),
+    'An employee’s reason, such as a ticket number: required of an employee, kept in the staff record; a customer sends none',
+  );
 
 /** The fields both ceremonies' responses share. */
 const credentialFields = () => ({
@@ -29,6 +37,7 @@ export const passkeyRegisterBody = z.lazy(() =>
       transports: z.optional(z.array(z.string().check(z.maxLength(32))).check(z.maxLength(8))),
     }),
     name: z.optional(described(z.string().check(z.trim(), z.minLength(1), z.maxLength(64)), 'What the user calls it (default: "Passkey")')),
+    reason: z.optional(employeeReason()),
   }),
 );
 
@@ -53,7 +62,10 @@ export const passkeyLoginBody = z.lazy(() =>
 );
 
 export const passkeyRemoveBody = z.lazy(() =>
-  z.object({ passkey_id: z.string().check(z.regex(HEX_ID_PATTERN, 'must be a passkey_id (32 hex characters)')) }),
+  z.object({
+    passkey_id: z.string().check(z.regex(HEX_ID_PATTERN, 'must be a passkey_id (32 hex characters)')),
+    reason: z.optional(employeeReason()),
+  }),
 );
 
 /** WebAuthn options as PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: given to the platform as they are. */

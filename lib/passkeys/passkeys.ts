@@ -6,6 +6,7 @@ import { requireFreshStrong } from '../sessions/session-strength.js';
 import { getPasskey, passkeyRemoveWrites, queryPasskeySessions } from '../store/passkey-store.js';
 import { endSessions } from '../store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
+import { auditEmployeePasskey, employeePasskeyRecord } from './employee-passkey-record.js';
 import { listedPasskeys } from './passkey-list.js';
 import type { PasskeyOwnCall, PasskeyRemoveInput, PasskeyRemoveResult, PasskeysResult } from './passkey-schemas.js';
 import { requireWebauthn } from './webauthn-settings.js';
@@ -72,7 +73,13 @@ export async function passkeyRemove(
 ): Promise<PasskeyRemoveResult> {
   requireWebauthn(company);
   requireFreshStrong(app, principal, 'removing a passkey');
-  const revoked = await removePasskey(app, principal.companyId, principal.userId, body.passkey_id);
+  const staffRecord = await employeePasskeyRecord(app, principal, {
+    action: 'self_passkey_remove',
+    passkeyId: body.passkey_id,
+    reason: body.reason,
+  });
+  const revoked = await removePasskey(app, principal.companyId, principal.userId, body.passkey_id, staffRecord?.writes);
   audit(app, origin, 'passkey_removed', { company_id: principal.companyId, user_id: principal.userId, outcome: 'removed' });
+  auditEmployeePasskey(app, origin, staffRecord);
   return { message: 'Passkey removed', revoked };
 }

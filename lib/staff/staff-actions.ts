@@ -40,6 +40,9 @@ export const STAFF_ACTIONS = [
   'passkey_remove',
   // Second reading: an employee's device settled by another admin.
   'device_approve',
+  // An employee's own passkey added or removed, with its reason (contract 3.16: staff add one with a reason).
+  'self_passkey_add',
+  'self_passkey_remove',
 ] as const;
 export type StaffAction = (typeof STAFF_ACTIONS)[number];
 

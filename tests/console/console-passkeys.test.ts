@@ -1,7 +1,7 @@
 // The console's passkeys (API contract 3.16) in a real headless Chromium whose WebAuthn is a
 // virtual authenticator of the DevTools protocol (a platform authenticator with user
 // verification, resident keys), against the run's serverless-offline: an admin adds a passkey
-// from a strong session, signs out and in with it; on a second browser holding the synced
+// from a strong session with a reason (kept in the staff record), signs out and in with it; on a second browser holding the synced
 // passkey, signs in with no SMS and approves a recovery at once; a page on another origin gets
 // nothing from it; removing it ends the session it began and it signs in no more. A company
 // whose webauthn origins leave the console out refuses the passkey, and the page says so.
@@ -10,12 +10,23 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Company, updateCompanySettings } from '../../lib/companies/companies.js';
+import { STAFF_ACTION_PREFIX, userKey } from '../../lib/store/keys.js';
+import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { type OfflineServer, useOfflineService } from '../e2e/offline-server.js';
 import { launchChromium, PAGE_TEST_TIMEOUT_MS } from '../harness/chromium.js';
 import { newCompany, randomPhoneNumber, signUp } from '../helpers.js';
 import { act, consolePage, employee, openAccount, signInStrongly, textsTo } from './console-browser.js';
 
 const service = useOfflineService();
+
+/** The staff record's entries of an employee's own passkeys, oldest first: action and reason. */
+async function ownPasskeyRecords(server: OfflineServer, company: Company, userId: string) {
+  const records = await queryPartitionPrefix(server.local.app.table, userKey(company.company_id, userId).pk, STAFF_ACTION_PREFIX);
+  return records
+    .filter(({ action }) => String(action).startsWith('self_passkey'))
+    .sort((a, b) => Number(a.seq) - Number(b.seq))
+    .map(({ action, reason }) => ({ action, reason }));
+}
 let browser: Browser;
 
 beforeAll(async () => {
@@ -84,9 +95,19 @@ describe('passkeys in the console', () => {
       await signInStrongly(two.page, local, company, approver);
       await two.page.getByRole('button', { name: 'Your passkeys' }).click();
       await two.page.getByText('You have no passkey yet.').waitFor();
-      await two.page.getByLabel('Passkey name').fill('Desk laptop');
-      await two.page.getByRole('button', { name: 'Add a passkey' }).click();
+      // An employee's own passkey is a key to the back office: its reason is asked, and kept in the staff record.
+      const addForm = two.page.getByRole('form', { name: 'Add a passkey' });
+      await addForm.getByLabel('Passkey name').fill('Desk laptop');
+      await addForm.getByRole('button', { name: 'Add a passkey' }).click();
+      // The browser holds the form back (the field is required): no ceremony, nothing sent.
+      expect(await addForm.getByLabel('Reason').evaluate((input) => (input as HTMLInputElement).validity.valueMissing)).toBe(true);
+      expect(await desk.credentials()).toEqual([]);
+      await addForm.getByLabel('Reason').fill('TICKET-302 new desk laptop');
+      await addForm.getByRole('button', { name: 'Add a passkey' }).click();
       await two.page.getByText('Passkey “Desk laptop” added').waitFor();
+      expect(await ownPasskeyRecords(server, company, approver.userId)).toEqual([
+        { action: 'self_passkey_add', reason: 'TICKET-302 new desk laptop' },
+      ]);
       expect(await two.page.getByRole('row', { name: /Desk laptop/ }).textContent()).toMatch(/never/);
       expect(await desk.credentials()).toMatchObject([{ isResidentCredential: true, rpId: 'localhost' }]);
 
@@ -120,15 +141,19 @@ describe('passkeys in the console', () => {
       await expect.poll(async () => (await alert(elsewhere.page).textContent()) ?? '').toMatch(/not one your company’s passkeys are for/);
       expect(await elsewhere.page.getByRole('heading', { name: 'Find a user' }).count()).toBe(0);
 
-      // Removed (no reason asked: the employee's own passkey), it ends the session it began, here too.
+      // Removed with its reason, recorded, it ends the session it began, here too.
       await three.page.getByRole('button', { name: 'Your passkeys' }).click();
       const row = three.page.getByRole('row', { name: /Desk laptop/ });
       await expect.poll(async () => (await row.textContent()) ?? '').not.toMatch(/never/);
       await three.page.getByRole('button', { name: 'Remove passkey Desk laptop' }).click();
       const dialog = three.page.getByRole('dialog');
-      expect(await dialog.getByLabel('Reason').count()).toBe(0);
+      await dialog.getByLabel('Reason').fill('TICKET-303 laptop returned');
       await dialog.getByRole('button', { name: 'Confirm' }).click();
       await three.page.getByText('Your session has ended: sign in again.').waitFor();
+      expect((await ownPasskeyRecords(server, company, approver.userId)).map(({ action }) => action)).toEqual([
+        'self_passkey_add',
+        'self_passkey_remove',
+      ]);
       // The authenticator still holds it; the service no longer takes it (401 code 4, no account named).
       await three.page.getByLabel('Company ID').fill(company.company_id);
       await three.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
@@ -155,6 +180,7 @@ describe('passkeys in the console', () => {
       await page.getByRole('button', { name: 'Your passkeys' }).click();
       await page.getByText('You have no passkey yet.').waitFor();
       await page.getByLabel('Passkey name').fill('Desk laptop');
+      await page.getByRole('form', { name: 'Add a passkey' }).getByLabel('Reason').fill('TICKET-304');
       await page.getByRole('button', { name: 'Add a passkey' }).click();
       // The browser made one (rp_id localhost is this page's host); the service refuses its origin.
       await expect

@@ -429,7 +429,7 @@ const PASSKEY_ORIGIN = 'https://wallet.example.com';
  * again refused 409), listed; a login after options with and without a phone typed (an unknown
  * one too), a reused challenge and a stranger's credential refused, a counter gone back (marked
  * cloned); a PIN login, an OTP login and a step-up of a passkey holder; removed by the user and by
- * staff (and again, 404); not_me removing a young passkey; a passkey holder's deletion, erased by
+ * staff (and again, 404); an employee's own added and removed, recorded; not_me removing a young passkey; a passkey holder's deletion, erased by
  * deletionFlows' eraser.
  */
 async function passkeyFlows(): Promise<void> {
@@ -559,6 +559,13 @@ async function passkeyFlows(): Promise<void> {
   const byStaff = await staffRemove();
   expect(byStaff.status, JSON.stringify(byStaff.body)).toBe(200);
   expect((await staffRemove()).status).toBe(404);
+  // An employee adds a passkey of their own and removes it, each with a reason the staff chain records.
+  const addOptions = await post('passkeysRegisterOptions', {}, agent.session);
+  const ownKey = new SoftAuthenticator().create(addOptions.body.data.options, PASSKEY_ORIGIN);
+  const ownAdded = await post('passkeysRegister', { ...ownKey, reason: 'flows' }, agent.session);
+  expect(ownAdded.status, JSON.stringify(ownAdded.body)).toBe(200);
+  const ownRemoved = await post('passkeysRemove', { passkey_id: ownAdded.body.data.passkey_id, reason: 'flows' }, agent.session);
+  expect(ownRemoved.status, JSON.stringify(ownRemoved.body)).toBe(200);
   const young = await withPasskey();
   const secured = await post('userSecurityNotMe', {}, await strongSession(recorded, company, young.device));
   expect(secured.status, JSON.stringify(secured.body)).toBe(200);

@@ -8,7 +8,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { updateCompanySettings } from '../../lib/companies/companies.js';
 import { LIVE_HOLDER_DAYS } from '../../lib/registration/live-holder.js';
-import { userPasskeyKey } from '../../lib/store/keys.js';
+import { verifyStaffChain } from '../../lib/staff/staff-chain-verify.js';
+import { STAFF_ACTION_PREFIX, userKey, userPasskeyKey } from '../../lib/store/keys.js';
+import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { staffMember } from '../admin/staff.js';
 import { type Device, otpLogin, PINS, signUpWithDevice, strongSession, tokenWorks } from '../devices/device-helpers.js';
 import { SoftAuthenticator } from '../harness/soft-authenticator.js';
@@ -272,6 +274,53 @@ describe('passkeys (API contract 3.16)', () => {
       body: { user_id: account.userId, passkey_id: passkeyId, reason: 'ticket 3' },
     });
     expectFailure(again, 404, 6);
+  });
+
+  it('asks an employee for a reason to add or remove their own passkey, and records each in the staff chain', async () => {
+    const own = await newCompany(service);
+    await updateCompanySettings(service.app.table, service.clock, own.company_id, { webauthn });
+    service.clock.advance(service.app.config.companyCacheSeconds + 1);
+    const agent = await staffMember(service, own, 'support');
+    const records = async () =>
+      (await queryPartitionPrefix(service.app.table, userKey(own.company_id, agent.userId).pk, STAFF_ACTION_PREFIX)).filter(({ action }) =>
+        String(action).includes('passkey'),
+      );
+    const key = new SoftAuthenticator();
+    const options = await call('passkeysRegisterOptions', '/o', { authorization: agent.session, body: {}, at: own });
+    const created = key.create(options.body.data.options, ORIGIN);
+    // With no reason: refused naming it, nothing written (the challenge is still there for the retry).
+    const unexplained = await call('passkeysRegister', '/r', { authorization: agent.session, body: created, at: own });
+    expectFailure(unexplained, 400, 1);
+    expect(unexplained.body.data.errors).toEqual([expect.objectContaining({ field: 'reason' })]);
+    expect((await call('passkeys', '/p', { authorization: agent.session, method: 'GET', at: own })).body.data.passkeys).toEqual([]);
+    expect(await records()).toEqual([]);
+
+    const added = await call('passkeysRegister', '/r', {
+      authorization: agent.session,
+      body: { ...created, name: 'Desk key', reason: 'ticket 7: new laptop' },
+      at: own,
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    const passkeyId = added.body.data.passkey_id;
+    const unremoved = await call('passkeysRemove', '/x', { authorization: agent.session, body: { passkey_id: passkeyId }, at: own });
+    expectFailure(unremoved, 400, 1);
+    const removed = await call('passkeysRemove', '/x', {
+      authorization: agent.session,
+      body: { passkey_id: passkeyId, reason: 'ticket 8: laptop returned' },
+      at: own,
+    });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    const recorded = (await records()).sort((a, b) => Number(a.seq) - Number(b.seq));
+    expect(recorded.map(({ action, actor_id, reason, details }) => ({ action, actor_id, reason, details }))).toEqual([
+      { action: 'self_passkey_add', actor_id: agent.userId, reason: 'ticket 7: new laptop', details: { passkey_id: passkeyId } },
+      { action: 'self_passkey_remove', actor_id: agent.userId, reason: 'ticket 8: laptop returned', details: { passkey_id: passkeyId } },
+    ]);
+    expect(await verifyStaffChain(service.app.table, own.company_id)).toMatchObject({ whole: true });
+  });
+
+  it('records nothing in the staff chain for a customer’s passkey (no reason asked)', async () => {
+    const { account } = await withPasskey();
+    expect(await queryPartitionPrefix(service.app.table, userKey(company.company_id, account.userId).pk, STAFF_ACTION_PREFIX)).toEqual([]);
   });
 
   it('takes webauthn in company/update as a security setting (a grant another admin approves), with its refusals', async () => {

@@ -3696,6 +3696,8 @@ export interface operations {
                     };
                     /** @description What the user calls it (default: "Passkey") */
                     name?: string | "" | null;
+                    /** @description An employee’s reason, such as a ticket number: required of an employee, kept in the staff record; a customer sends none */
+                    reason?: string | "" | null;
                 };
             };
         };
@@ -4070,6 +4072,8 @@ export interface operations {
                  */
                 "application/json": {
                     passkey_id: string;
+                    /** @description An employee’s reason, such as a ticket number: required of an employee, kept in the staff record; a customer sends none */
+                    reason?: string | "" | null;
                 };
             };
         };
