@@ -122,11 +122,16 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
   });
   const helpers = operationHelpers(transport);
 
-  /** The key to bind: the one kept, else a new one. */
+  /**
+   * The key kept, else a new one, loaded once and then held in memory for this client's life: calls
+   * at once share one load, so they never make two keys, and a session bound to the key (DPoP) keeps
+   * proving it even when the browser's storage is cleared meanwhile (another tab, "clear site data"):
+   * a new key would only end that session. Cleared by forgetDevice.
+   */
   let keyLoading: Promise<DeviceKey> | undefined;
-  /** The key kept, else a new one; calls at once share one load, so they never make two keys. */
   const deviceKey = (): Promise<DeviceKey> => {
-    keyLoading ??= (async () => (await deviceKeys.load(keyName)) ?? deviceKeys.create(keyName))().finally(() => {
+    keyLoading ??= (async () => (await deviceKeys.load(keyName)) ?? deviceKeys.create(keyName))();
+    keyLoading.catch(() => {
       keyLoading = undefined;
     });
     return keyLoading;
@@ -212,7 +217,10 @@ export function createWalletAuthClient(options: WalletAuthClientOptions): Wallet
       return { Authorization: `DPoP ${live.accessToken}`, DPoP: proof };
     },
     hasBoundDevice: async () => Boolean((await deviceKeys.load(keyName))?.deviceKey),
-    forgetDevice: () => deviceKeys.remove(keyName),
+    forgetDevice: async () => {
+      keyLoading = undefined;
+      await deviceKeys.remove(keyName);
+    },
   };
 
   return { ...helpers, request: transport.request, auth };

@@ -6,7 +6,7 @@ import { h, show } from './dom.js';
 import { employeesSection } from './employees.js';
 import { passkeysSection } from './passkeys.js';
 import { searchSection } from './search.js';
-import { keepSessionFresh } from './session-keeper.js';
+import { keepSessionFresh, type SessionKeeper } from './session-keeper.js';
 import { showSignIn } from './sign-in.js';
 import type { Staff } from './staff.js';
 
@@ -18,13 +18,14 @@ const root = document.getElementById('console') as HTMLElement;
 let staff: Staff | undefined;
 /** Set while this page signs out itself, so the end of the session reads "Signed out". */
 let signingOut = false;
-/** Stops keeping the session's access token fresh (session-keeper.ts). */
-let stopKeeping = (): void => undefined;
+/** Keeps the session's access token fresh and a logout ready for the page's exit (session-keeper.ts). */
+let keeper: SessionKeeper | undefined;
 
 function sessionEnded(): void {
   if (!staff) return;
   staff = undefined;
-  stopKeeping();
+  keeper?.stop();
+  keeper = undefined;
   void signIn(signingOut ? 'Signed out.' : 'Your session has ended: sign in again.');
   signingOut = false;
 }
@@ -35,7 +36,7 @@ function signIn(message?: string): Promise<void> {
     onSessionEnd: sessionEnded,
     onSignedIn: (signedIn) => {
       staff = { ...signedIn, reason: '' };
-      stopKeeping = keepSessionFresh(staff.client);
+      keeper = keepSessionFresh(staff.client);
       showShell(staff);
     },
   });
@@ -121,7 +122,7 @@ function showShell(current: Staff, screen: Screen = 'find'): void {
 window.addEventListener('pagehide', () => {
   if (!staff) return;
   signingOut = true;
-  void staff.client.auth.logout().catch(() => undefined);
+  keeper?.leave();
 });
 
 void signIn();

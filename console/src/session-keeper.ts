@@ -10,19 +10,48 @@ import type { WalletAuthClient } from '../../client/src/index.js';
 
 /** Longer than a hidden tab's throttled timers wait (a minute), so a token never gets near its end between two checks. */
 const FRESH_FOR_MS = 2 * 60_000;
+/** Under the service's DPOP_PROOF_MAX_AGE_SECONDS (60 s): the logout made ready at a check is still good at the next. */
 const CHECK_EVERY_MS = 20_000;
 
-/** Keeps the client's session fresh until the returned stop is called (the session ended, or the agent signed out). */
-export function keepSessionFresh(client: WalletAuthClient): () => void {
+/** What the keeper gives the page: stop keeping, and the logout to send as the page goes. */
+export interface SessionKeeper {
+  stop: () => void;
+  /** Sends the logout made ready at the last check, at once (no await: the page is going); else an ordinary one. */
+  leave: () => void;
+}
+
+/**
+ * Keeps the client's session fresh until stopped (the session ended, or the agent signed out), and
+ * a logout ready to send with it. A session bound to this browser's key (DPoP, a remembered browser)
+ * proves its key on every call, and a proof is signed asynchronously: one signed as the page goes
+ * would come after the page. So the logout is made ready, its proof signed, at every check.
+ */
+export function keepSessionFresh(client: WalletAuthClient): SessionKeeper {
+  let readyLogout: (() => void) | undefined;
   // A refusal ends the session through the client's onSessionEnd: nothing to do here.
-  const check = () => void client.auth.accessToken({ validForMs: FRESH_FOR_MS }).catch(() => undefined);
+  const check = () =>
+    void client.auth
+      .accessToken({ validForMs: FRESH_FOR_MS })
+      .then(() => client.auth.prepareLogout())
+      .then((ready) => {
+        readyLogout = ready;
+      })
+      .catch(() => undefined);
   const onShown = () => {
     if (document.visibilityState === 'visible') check();
   };
   const timer = setInterval(check, CHECK_EVERY_MS);
   document.addEventListener('visibilitychange', onShown);
-  return () => {
-    clearInterval(timer);
-    document.removeEventListener('visibilitychange', onShown);
+  check();
+  return {
+    stop: () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', onShown);
+      readyLogout = undefined;
+    },
+    leave: () => {
+      if (readyLogout) readyLogout();
+      else void client.auth.logout().catch(() => undefined);
+    },
   };
 }

@@ -50,11 +50,11 @@ const logoutOutlivesPage: typeof fetch = (input, init) =>
  * A client of the company: session in memory, device key in IndexedDB; `onSessionEnd` when the API
  * ends the session; its tokens bound to that key while `bindToBrowser` says so (a remembered browser).
  */
-export function companyClient(companyId: string, onSessionEnd: () => void, _bindToBrowser: () => boolean = () => true): WalletAuthClient {
+export function companyClient(companyId: string, onSessionEnd: () => void, bindToBrowser: () => boolean = () => true): WalletAuthClient {
   return createWalletAuthClient({
-    // Not bound yet (DPoP, contract 3.17): the page's own calls made with the raw token (its keepalive logout) send no proof.
-    // Binding to the browser key where the agent remembers this browser is `dpop: bindToBrowser`, once those calls prove it.
-    dpop: false,
+    // Tokens bound to the browser's key (DPoP, contract 3.17) where the agent remembers this browser: its key never
+    // leaves IndexedDB (non-extractable), so a token copied off this page is refused without it.
+    dpop: bindToBrowser,
     baseUrl: apiBase(),
     companyId,
     storage: memoryStorage(),

@@ -61,6 +61,14 @@ describe('the console in a browser', () => {
       const customer = await signUp(server.local, company);
       expect(await tokenAnswer(customer.authorization)).toBe(200);
       const { page, problems } = await consolePage(browser, service.server);
+      // How each API call with a token is authorized: its scheme, and whether a DPoP proof went with it.
+      const authorized: string[] = [];
+      let copied = '';
+      page.on('request', (request) => {
+        const { authorization, dpop } = request.headers();
+        if (authorization) authorized.push(`${authorization.split(' ')[0]}${dpop ? ' with a proof' : ''}`);
+        if (authorization) copied = authorization;
+      });
 
       const answer = await page.goto(`${server.baseUrl}/console`);
       expect(answer?.headers()['content-security-policy']).toMatch(new RegExp(`^${STRICT_POLICY}`));
@@ -98,6 +106,13 @@ describe('the console in a browser', () => {
       await page.getByLabel('Reason').fill('TICKET-101');
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByText(/needs a strong sign-in, not a code alone.*Remember this browser.*Login PIN/).waitFor();
+      // "Remember this browser" binds the session to the browser's key (DPoP, contract 3.17): every call proves it.
+      expect(authorized.length).toBeGreaterThan(0);
+      expect(new Set(authorized)).toEqual(new Set(['DPoP with a proof']));
+      // A token copied off the page is worthless without the browser's key: with no proof, under either scheme, 401.
+      const token = copied.split(' ')[1] ?? '';
+      expect(await tokenAnswer(`DPoP ${token}`)).toBe(401);
+      expect(await tokenAnswer(`Token ${token}`)).toBe(401);
       // The browser is remembered (its key settled as another admin would settle it): after a reload the
       // PIN alone signs in, strongly, with the keyboard too.
       await settleEmployeeDevices(server, company, agent);
@@ -217,8 +232,17 @@ describe('the console in a browser', () => {
       const { page, problems } = await consolePage(browser, service.server);
       // The page's clock is the test's: it moves the access token (15 minutes) to near its end at once.
       await page.clock.install();
+      // The page's clock runs ahead of the service's: a bound call's proof is then refused once with a
+      // nonce challenge (RFC 9449 section 8), which the client answers. Every 401 must be that.
+      const refusals: string[] = [];
+      page.on('response', (response) => {
+        if (response.status() === 401) refusals.push(response.headers()['www-authenticate'] ?? 'no challenge');
+      });
       await signInStrongly(page, server, company, agent);
-      const refreshed = page.waitForResponse((response) => response.url().endsWith('/wallet/v3/auth/token/refresh'));
+      // The refresh that renews the session: a bound one may first meet a nonce challenge (401 use_dpop_nonce), answered once.
+      const refreshed = page.waitForResponse(
+        (response) => response.url().endsWith('/wallet/v3/auth/token/refresh') && response.status() !== 401,
+      );
       // 14 min 40 s on: a token not kept fresh would be within the client's 30 s margin, refreshed
       // first by an ordinary request, which the browser drops with the page. Kept fresh, it was
       // refreshed on the way, 2 minutes before its end (in real time its answer is long back by then).
@@ -233,7 +257,9 @@ describe('the console in a browser', () => {
           (item) => item.ended_reason === 'logout',
         ).length;
       await expect.poll(ended, { timeout: 15_000 }).toBe(2);
-      expect(problems).toEqual([]);
+      expect(refusals.every((challenge) => /^DPoP .*error="use_dpop_nonce"/.test(challenge)), refusals.join('; ')).toBe(true);
+      expect(problems.filter((problem) => !problem.includes('401 (Unauthorized)'))).toEqual([]);
+      expect(problems.length).toBe(refusals.length);
     },
     PAGE_TEST_TIMEOUT_MS,
   );
