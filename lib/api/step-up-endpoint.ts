@@ -1,6 +1,6 @@
 import { type Endpoint, sampleTokens } from '../http/endpoint.js';
-import { stepUpBody } from '../pins/step-up-input.js';
-import { stepUpResult } from '../pins/step-up-result.js';
+import { stepUpBody } from '../step-up/step-up-input.js';
+import { stepUpResult } from '../step-up/step-up-result.js';
 
 export const stepUpEndpoint = {
   operationId: 'stepUp',

@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { deleteDueAccount } from '../account/delete.js';
+import { deleteDueAccount } from '../deletion/account-deletion.js';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { type DeviceRefusal, deviceRefused, provenDevice } from '../devices/device-proof.js';

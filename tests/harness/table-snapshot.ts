@@ -107,7 +107,7 @@ export function identityProblems(items: StoredItem[], companyId: string): string
     const id = user.user_id as string;
     const phoneClaim = find(phoneClaimKey(companyId, user.phone_e164, user.user_type));
     const emailClaim = user.email ? find(emailClaimKey(companyId, user.email, user.user_type)) : undefined;
-    // A reclaimed user and one whose deletion was asked for (lib/account/delete.ts) gave their phone
+    // A reclaimed user and one whose deletion was asked for (lib/deletion/account-deletion.ts) gave their phone
     // and email claims up and had every session ended; the record keeps the phone and email.
     const released = RELEASED_STATUSES[user.status_id as number];
     // A user who is not active has had every session ended with the change of status (a disable,

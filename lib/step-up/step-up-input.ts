@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Call, Principal, RequestKey } from '../call.js';
 import { assertionFields } from '../passkeys/passkey-schemas.js';
-import { loginPinFields } from './login-pin-input.js';
+import { loginPinFields } from '../pins/login-pin-input.js';
 
 // The step_up body (API contract 3.15, second reading): login_pin's, the device signing
 // "step_up\n<company id>\n<device_key>\n<timestamp>\n<nonce>" instead.

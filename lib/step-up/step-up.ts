@@ -14,7 +14,7 @@ import { type SessionRecord, stepUpSession } from '../store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
 import { getUser } from '../store/user-store.js';
-import { checkPinAndAudit } from './check-pin-and-audit.js';
+import { checkPinAndAudit } from '../pins/check-pin-and-audit.js';
 import type { StepUpCall } from './step-up-input.js';
 import type { StepUpResult } from './step-up-result.js';
 

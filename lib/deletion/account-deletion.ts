@@ -13,15 +13,21 @@ import { ConditionsFailed, type LabelledItem } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
 import { claimRelease, getPhoneClaim, phoneClaimStatus } from '../store/user-store.js';
 import { lastActiveAdmin, leftNoActiveAdmin, seatsOnLeavingActive } from '../users/active-admins.js';
-import type { DeletedNow } from './delete-input.js';
 
-// Deletion (API contract 3.11): on fresh proof of the holder, one transaction makes the user
+// Deletion (API contract 3.11), below the routes that run it (user/delete, and a held deletion
+// landing at a profile read or a PIN login): on fresh proof of the holder, one transaction makes the user
 // DELETION_REQUESTED with the time of their erasure, ends every session, removes every device,
 // gives up the phone and email claims (free for a new registration at once; a held deletion keeps
 // them, marked deletion requested, until erasure: contract 3.15, second reading), ends every pending
 // change (void, a phone change's index item freed: a restore must not bring one back, nor may it hold
 // the new number from others) and puts the user in the company's due list. The record keeps its phone and email until erasure, so an operator's
 // user:restore can take the claims back.
+
+/** A deletion done: user/delete's answer (lib/account/delete-input.ts holds its schema). */
+export interface DeletedNow {
+  message: string;
+  erase_after: number;
+}
 
 const DAY_SECONDS = 24 * 3600;
 
