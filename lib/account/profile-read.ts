@@ -1,8 +1,8 @@
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
+import { deleteDueAccount } from '../deletion/account-deletion.js';
 import { waitingChanges } from '../pending-changes/pending-change-list.js';
 import { queryPendingChanges } from '../store/pending-change-store.js';
-import { deleteDueAccount } from '../deletion/account-deletion.js';
 import { accountGone, activeUser, pendingPhoneChangeOf, phoneChangeOf, profileOf } from './profile.js';
 import { withDueProfileChange } from './profile-change.js';
 import type { UserProfileResult } from './profile-result.js';

@@ -1,5 +1,6 @@
 import type { App } from '../app-context.js';
 import type { RequestKey } from '../call.js';
+import { deleteAccount } from '../deletion/account-deletion.js';
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
 import { holdChange } from '../pending-changes/held-change.js';
@@ -9,7 +10,6 @@ import type { TextDispatch } from '../sms/text-dispatch.js';
 import { UserStatus } from '../store/user-status.js';
 import { getUser } from '../store/user-store.js';
 import { UserType } from '../users/user-types.js';
-import { deleteAccount } from '../deletion/account-deletion.js';
 import type { UserDeleteCall, UserDeleteResult } from './delete-input.js';
 
 // The route's part of a deletion (API contract 3.11 and 3.15): at once, or held. The deletion itself,

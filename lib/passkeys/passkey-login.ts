@@ -1,18 +1,14 @@
-import { decodeJwt } from 'jose';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import type { Company } from '../companies/companies.js';
-import { inProbationWindow } from '../devices/device-settlement.js';
-import { probationDevicesOf } from '../devices/devices.js';
 import { AppError } from '../errors.js';
 import { audit, type RequestOrigin } from '../observability/audit.js';
-import { waitingChanges } from '../pending-changes/pending-change-list.js';
-import { heldResetVoidWrites } from '../pins/held-pins.js';
-import { auditNotMe, endOtherSessions, type NotMeUndo, notMeUndo } from '../security/not-me.js';
+import { grantWithOwnerWrites, loginAnswer, ownerPresentWrites } from '../pins/owner-login.js';
+import { type NotMeUndo, notMeUndo } from '../security/not-me.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
 import { GrantRefused, grantSession } from '../sessions/session-grant.js';
 import { loginSessionKey } from '../sessions/session-key.js';
-import { deviceHoldWrites, queryDevicesAndChanges } from '../store/device-store.js';
+import { queryDevicesAndChanges } from '../store/device-store.js';
 import { challengeTake, type PasskeyRecord, passkeyClonedWrite, passkeyUseWrite } from '../store/passkey-store.js';
 import { type PendingChange, withKind } from '../store/pending-change-store.js';
 import { type LabelledItem, writeTransaction } from '../store/transactions.js';
@@ -67,20 +63,17 @@ export async function passkeyLogin(app: App, call: PasskeyPublicCall<PasskeyLogi
   if (user?.status_id !== UserStatus.ACTIVE) throw refused('user_not_active');
   const changes = held.changes.map((item) => withKind(item)!);
   const items: LabelledItem<string>[] = assertionSpendWrites(app, companyId, verified);
+  const mine = { devices: held.devices, changes };
   let voided: PendingChange[] = [];
   let undo: NotMeUndo | undefined;
   if (notMe) {
-    undo = await notMeUndo(app, user, { devices: held.devices, changes }, idempotencyRef, passkey.passkey_id);
+    undo = await notMeUndo(app, user, mine, idempotencyRef, passkey.passkey_id);
     items.push(...undo.items.map(({ item }) => ({ label: 'not_me', item })));
     voided = changes;
   } else {
-    // The owner is here: a device bound by a code meanwhile waits for their approval, not for time.
-    for (const other of held.devices.filter((listed) => inProbationWindow(app.config, listed, user.user_type, now))) {
-      items.push(...deviceHoldWrites(app.table, companyId, userId, other.device_key, now).map((item) => ({ label: 'hold', item })));
-    }
-    const voids = heldResetVoidWrites(app, user, changes, 'login', { requestRef: idempotencyRef });
-    if (voids.length) voided = changes.filter((change) => change.kind === 'login_pin');
-    items.push(...voids.map(({ item }) => ({ label: 'void', item })));
+    const owner = ownerPresentWrites(app, user, mine, idempotencyRef, now);
+    items.push(...owner.items);
+    voided = owner.voided;
   }
   const grant = (withItems: LabelledItem<string>[]) =>
     grantSession(
@@ -99,12 +92,9 @@ export async function passkeyLogin(app: App, call: PasskeyPublicCall<PasskeyLogi
     );
   let tokens: SessionTokens;
   try {
-    tokens = await grant(items).catch((error: unknown) => {
-      const racedOnly = error instanceof GrantRefused && error.labels.every((label: string) => label === 'hold' || label === 'void');
-      if (!racedOnly) throw error;
-      voided = [];
-      return grant(items.filter(({ label }) => label !== 'hold' && label !== 'void'));
-    });
+    const granted = await grantWithOwnerWrites(grant, items);
+    tokens = granted.tokens;
+    if (!granted.ownerWritesKept) voided = [];
   } catch (error) {
     // The challenge spent meanwhile (a replay racing), the passkey removed or used meanwhile, the user gone.
     if (error instanceof GrantRefused) throw refused('raced');
@@ -112,22 +102,5 @@ export async function passkeyLogin(app: App, call: PasskeyPublicCall<PasskeyLogi
     throw error;
   }
   audit(app, origin, 'login', { company_id: companyId, user_id: userId, outcome: 'session_started', method: 'passkey', acr: 'strong' });
-  if (undo) {
-    const keptSessionId = String(decodeJwt(tokens.token.token).sid);
-    const revoked = await endOtherSessions(app, undo, { companyId, userId, keptSessionId });
-    auditNotMe(
-      app,
-      origin,
-      { companyId, userId },
-      { cancelled: undo.cancelled, revoked, devices_removed: undo.devicesRemoved, passkeys_removed: undo.passkeysRemoved },
-    );
-  }
-  const waiting = changes.filter((change) => !voided.includes(change));
-  return {
-    message: 'Logged in successfully',
-    ...tokens,
-    user_id: userId,
-    pending_changes: waitingChanges(waiting, now),
-    probation_devices: undo ? [] : probationDevicesOf(app.config, held.devices, user.user_type, now),
-  };
+  return loginAnswer(app, origin, user, { tokens, undo, held: mine, voided, now });
 }

@@ -1,30 +1,28 @@
-import { decodeJwt } from 'jose';
-import { deleteDueAccount } from '../deletion/account-deletion.js';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
+import { deleteDueAccount } from '../deletion/account-deletion.js';
 import { type DeviceRefusal, deviceRefused, provenDevice } from '../devices/device-proof.js';
 import { removeDueDevice } from '../devices/device-removal-change.js';
-import { inProbationWindow, isSettled } from '../devices/device-settlement.js';
-import { probationDevicesOf } from '../devices/devices.js';
+import { isSettled } from '../devices/device-settlement.js';
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
-import { waitingChanges } from '../pending-changes/pending-change-list.js';
-import { auditNotMe, endOtherSessions, type NotMeUndo, notMeUndo } from '../security/not-me.js';
+import { type NotMeUndo, notMeUndo } from '../security/not-me.js';
 import type { SessionTokens } from '../sessions/access-tokens.js';
 import { GrantRefused, grantSession } from '../sessions/session-grant.js';
 import { loginSessionKey } from '../sessions/session-key.js';
 import { needs } from '../sessions/session-strength.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
-import { deviceHoldWrites, deviceUseWrite, queryDevicesAndChanges } from '../store/device-store.js';
+import { deviceUseWrite, queryDevicesAndChanges } from '../store/device-store.js';
 import { type PendingChange, withKind } from '../store/pending-change-store.js';
 import { PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
 import type { LabelledItem } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
 import { getUser } from '../store/user-store.js';
 import { checkPinAndAudit } from './check-pin-and-audit.js';
-import { heldResetVoidWrites, PIN_SETUP_DETAIL, withDuePinApplied } from './held-pins.js';
+import { PIN_SETUP_DETAIL, withDuePinApplied } from './held-pins.js';
 import type { LoginPinCall } from './login-pin-input.js';
 import type { LoginPinResult } from './login-pin-result.js';
+import { grantWithOwnerWrites, loginAnswer, ownerPresentWrites } from './owner-login.js';
 
 /**
  * Logs in by PIN on a bound device (API contract 3.6 and 3.15). The device proves itself first: the
@@ -82,21 +80,18 @@ export async function loginPin(app: App, call: LoginPinCall): Promise<LoginPinRe
     { label: 'device', item: deviceUseWrite(app.table, companyId, userId, input.device_key, now) },
     ...rightPin.writes.map((item) => ({ label: 'tries', item })),
   ];
+  const mine = { devices: held.devices, changes };
   let voided: PendingChange[] = [];
   let undo: NotMeUndo | undefined;
   if (settled && input.not_me) {
     // "Not me" with the login: what it undoes commits with the session (voids and holds are part of it).
-    undo = await notMeUndo(app, user, { devices: held.devices, changes }, idempotencyRef);
+    undo = await notMeUndo(app, user, mine, idempotencyRef);
     items.push(...undo.items.map(({ item }) => ({ label: 'not_me', item })));
     voided = changes;
   } else if (settled) {
-    // The owner is here: a device bound by a code meanwhile waits for their approval, not for time.
-    for (const other of held.devices.filter((listed) => inProbationWindow(app.config, listed, user.user_type, now))) {
-      items.push(...deviceHoldWrites(app.table, companyId, userId, other.device_key, now).map((item) => ({ label: 'hold', item })));
-    }
-    const voids = heldResetVoidWrites(app, user, changes, 'login', { requestRef: idempotencyRef });
-    if (voids.length) voided = changes.filter((change) => change.kind === 'login_pin');
-    items.push(...voids.map(({ item }) => ({ label: 'void', item })));
+    const owner = ownerPresentWrites(app, user, mine, idempotencyRef, now);
+    items.push(...owner.items);
+    voided = owner.voided;
   }
   const grant = (withItems: LabelledItem<string>[]) =>
     grantSession(
@@ -116,14 +111,9 @@ export async function loginPin(app: App, call: LoginPinCall): Promise<LoginPinRe
     );
   let tokens: SessionTokens;
   try {
-    tokens = await grant(items).catch((error: unknown) => {
-      // A device on probation removed or approved meanwhile, a held reset cancelled meanwhile: the
-      // owner's hold and void are for what is still there, and the login does not wait on them.
-      const racedOnly = error instanceof GrantRefused && error.labels.every((label: string) => label === 'hold' || label === 'void');
-      if (!racedOnly) throw error;
-      voided = [];
-      return grant(items.filter(({ label }) => label !== 'hold' && label !== 'void'));
-    });
+    const granted = await grantWithOwnerWrites(grant, items);
+    tokens = granted.tokens;
+    if (!granted.ownerWritesKept) voided = [];
   } catch (error) {
     // The PIN was right: whatever refused the session, its try does not count toward a lock.
     await rightPin.giveBack();
@@ -138,22 +128,5 @@ export async function loginPin(app: App, call: LoginPinCall): Promise<LoginPinRe
     method: 'pin',
     acr: settled ? 'strong' : 'sms',
   });
-  if (undo) {
-    const keptSessionId = String(decodeJwt(tokens.token.token).sid);
-    const revoked = await endOtherSessions(app, undo, { companyId, userId, keptSessionId });
-    auditNotMe(
-      app,
-      origin,
-      { companyId, userId },
-      { cancelled: undo.cancelled, revoked, devices_removed: undo.devicesRemoved, passkeys_removed: undo.passkeysRemoved },
-    );
-  }
-  const waiting = changes.filter((change) => !voided.includes(change));
-  return {
-    message: 'Logged in successfully',
-    ...tokens,
-    user_id: userId,
-    pending_changes: waitingChanges(waiting, now),
-    probation_devices: undo ? [] : probationDevicesOf(app.config, held.devices, user.user_type, now),
-  };
+  return loginAnswer(app, origin, user, { tokens, undo, held: mine, voided, now });
 }

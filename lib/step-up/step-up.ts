@@ -4,6 +4,7 @@ import { type DeviceRefusal, deviceRefused, provenDevice } from '../devices/devi
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
 import type { AssertionInput } from '../passkeys/passkey-schemas.js';
+import { checkPinAndAudit } from '../pins/check-pin-and-audit.js';
 import { tokenTypeOf } from '../sessions/access-tokens.js';
 import { signAccessToken } from '../sessions/jwt.js';
 import { acrOfSession, needs } from '../sessions/session-strength.js';
@@ -14,7 +15,6 @@ import { type SessionRecord, stepUpSession } from '../store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
 import { getUser } from '../store/user-store.js';
-import { checkPinAndAudit } from '../pins/check-pin-and-audit.js';
 import type { StepUpCall } from './step-up-input.js';
 import type { StepUpResult } from './step-up-result.js';
 

@@ -257,7 +257,10 @@ describe('the console in a browser', () => {
           (item) => item.ended_reason === 'logout',
         ).length;
       await expect.poll(ended, { timeout: 15_000 }).toBe(2);
-      expect(refusals.every((challenge) => /^DPoP .*error="use_dpop_nonce"/.test(challenge)), refusals.join('; ')).toBe(true);
+      expect(
+        refusals.every((challenge) => /^DPoP .*error="use_dpop_nonce"/.test(challenge)),
+        refusals.join('; '),
+      ).toBe(true);
       expect(problems.filter((problem) => !problem.includes('401 (Unauthorized)'))).toEqual([]);
       expect(problems.length).toBe(refusals.length);
     },
