@@ -251,14 +251,19 @@ describe('POST /wallet/v3/user/delete from an SMS-strength session (held, contra
     const { account, device } = await signUpWithDevice(service, company);
     const swapper = await logIn(service, company, account);
     const before = texts(account);
+    const asked = Math.floor(service.clock.now() / 1000);
     const held = await deleteAccount(swapper);
     expect(held.status, JSON.stringify(held.body)).toBe(200);
     expect(held.body.data).toEqual({
       message: 'Account deletion pending',
       pending: 1,
       change_id: expect.any(String),
-      effective_at: Math.floor(service.clock.now() / 1000) + service.app.config.phoneChangeHoldHours * 3600,
+      effective_at: expect.any(Number),
     });
+    // Held from the second the request was answered in: between the seconds it was sent and answered.
+    const heldFrom = held.body.data.effective_at - service.app.config.phoneChangeHoldHours * 3600;
+    expect(heldFrom).toBeGreaterThanOrEqual(asked);
+    expect(heldFrom).toBeLessThanOrEqual(Math.floor(service.clock.now() / 1000));
     // The number is warned; the account, its sessions and its claims are as they were.
     expect(texts(account)).toBe(before + 1);
     expect((await item(userKey(company.company_id, account.userId)))?.status_id).toBe(1);

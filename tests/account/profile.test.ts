@@ -215,6 +215,7 @@ describe('POST /wallet/v3/user/profile/update from an SMS-strength session (held
     const swapper = { ...account, authorization: await logIn(service, company, account) };
     const before = (await profile(swapper)).body.data.user;
     const warned = texts(account);
+    const asked = Math.floor(service.clock.now() / 1000);
     const answer = await update(swapper, {
       first_name: 'Mallory',
       last_name: 'Swap',
@@ -227,8 +228,10 @@ describe('POST /wallet/v3/user/profile/update from an SMS-strength session (held
       message: 'Profile change pending',
       pending: 1,
       change_id: expect.any(String),
-      effective_at: Math.floor(service.clock.now() / 1000) + hold,
     });
+    // Held from the second the request was answered in: between the seconds it was sent and answered.
+    expect(answer.body.data.effective_at - hold).toBeGreaterThanOrEqual(asked);
+    expect(answer.body.data.effective_at - hold).toBeLessThanOrEqual(Math.floor(service.clock.now() / 1000));
     // What waits is not shown as changed; the image is.
     expect(answer.body.data.user).toEqual({ ...before, image: 'https://example.com/new.png', updated_date: expect.any(Number) });
     expect(texts(account)).toBe(warned + 1);
