@@ -67,4 +67,32 @@ const metafiles = {
   },
 };
 
-module.exports = [phoneMetadataAsJson, middyStreamingOnFirstUse, metafiles, consolePage];
+/**
+ * @simplewebauthn/server's entry points re-export everything (attestation formats, certificate
+ * paths, the FIDO metadata service) from modules its package.json does not declare free of side
+ * effects, so esbuild keeps all of them, and with them @peculiar/x509, tsyringe and
+ * reflect-metadata, in a function that only verifies an assertion (passkeysLogin: 922 KB of
+ * bundle, 126 KB of it never called). Its modules only define and export (the library's own
+ * singletons are made where they are exported): declared free of side effects here, a bundle keeps
+ * what its function calls. tests/deploy/bundle-contents.test.ts checks which bundles hold x509.
+ */
+const WEBAUTHN_SERVER = /[\\/]@simplewebauthn[\\/]server[\\/]/;
+const webauthnWithoutUnusedParts = {
+  name: 'webauthn-without-unused-parts',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData?.resolvedByWebauthnPlugin) return undefined;
+      if (!args.path.startsWith('@simplewebauthn/server') && !WEBAUTHN_SERVER.test(args.importer)) return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: { resolvedByWebauthnPlugin: true },
+      });
+      if (resolved.errors.length || !WEBAUTHN_SERVER.test(resolved.path)) return undefined;
+      return { path: resolved.path, sideEffects: false };
+    });
+  },
+};
+
+module.exports = [phoneMetadataAsJson, middyStreamingOnFirstUse, webauthnWithoutUnusedParts, metafiles, consolePage];

@@ -3,7 +3,9 @@ import { epochSeconds } from '../clock.js';
 import { type DeviceRefusal, deviceRefused, provenDevice } from '../devices/device-proof.js';
 import { AppError } from '../errors.js';
 import { audit } from '../observability/audit.js';
+import { assertionSpendWrites, checkedAssertion } from '../passkeys/passkey-login.js';
 import type { AssertionInput } from '../passkeys/passkey-schemas.js';
+import { assertionRefused } from '../passkeys/passkey-verification.js';
 import { checkPinAndAudit } from '../pins/check-pin-and-audit.js';
 import { tokenTypeOf } from '../sessions/access-tokens.js';
 import { signAccessToken } from '../sessions/jwt.js';
@@ -40,11 +42,6 @@ export async function stepUp(app: App, call: StepUpCall): Promise<StepUpResult> 
  */
 async function stepUpByPasskey(app: App, { company, principal, origin }: StepUpCall, assertion: AssertionInput): Promise<StepUpResult> {
   const { companyId, userId, sessionId } = principal;
-  // Loaded on a passkey's first step-up: a PIN step-up's cold start does not evaluate the WebAuthn library.
-  const [{ assertionSpendWrites, checkedAssertion }, { assertionRefused }] = await Promise.all([
-    import('../passkeys/passkey-login.js'),
-    import('../passkeys/passkey-verification.js'),
-  ]);
   const verified = await checkedAssertion(app, company, origin, assertion);
   if (verified.passkey.user_id !== userId) throw assertionRefused(app, origin, companyId, 'wrong_user_handle');
   try {

@@ -137,6 +137,23 @@ describe('the function bundles', () => {
     expect(listing.sort()).toEqual(['adminUsersView', 'notifications', 'referralProgram', 'userExport']);
   });
 
+  it('hold the certificate parsers of attestation (@peculiar/x509) in the passkey registration alone: an assertion’s functions keep only what they call', () => {
+    // @simplewebauthn/server declared free of side effects (serverless/esbuild-plugins.cjs): without it, the passkey
+    // login and step-up carried the attestation formats, tsyringe and reflect-metadata too.
+    // What the output keeps (a module read and shaken out entirely still stands among the metafile's inputs).
+    const keeping = (library: string) =>
+      Object.keys(bundles)
+        .filter((name) =>
+          Object.values(bundles[name]!.metafile.outputs).some((output) =>
+            Object.entries(output.inputs).some(([input, { bytesInOutput }]) => input.includes(library) && bytesInOutput > 0),
+          ),
+        )
+        .sort();
+    expect(keeping('node_modules/@simplewebauthn/server/')).toEqual(['passkeysLogin', 'passkeysRegister', 'stepUp']);
+    for (const library of ['node_modules/@peculiar/x509/', 'node_modules/tsyringe/', 'node_modules/reflect-metadata/'])
+      expect(keeping(library), library).toEqual(['passkeysRegister']);
+  });
+
   it('load no web streams at import: middy’s streaming modules are stand-ins (serverless/esbuild-plugins.cjs)', () => {
     for (const [name, bundle] of Object.entries(bundles)) {
       // A dynamic import (the stand-in's pipeline, on its first call) loads nothing at import.
