@@ -3,8 +3,28 @@ import { SecurityEvent, securityNotificationWrites } from '../notifications/secu
 import { audit, type RequestOrigin } from '../observability/audit.js';
 import type { PinType } from '../store/pin-store.js';
 import { writeTransaction } from '../store/transactions.js';
+import type { UserRecord } from '../store/user-store.js';
 import { countThenComparePin, PinRefused, type RightPin } from './pin-attempts.js';
 import type { PinCheck } from './pin-hashes.js';
+
+/** The check of a login PIN sent with a bound device's proof: counted on that device's own tally (PIN login, step-up). */
+export function devicePinCheck(
+  user: Pick<UserRecord, 'company_id' | 'user_id' | 'login_pin_hash'>,
+  sent: { login_pin: string; device_key: string },
+  attemptId: string,
+  daily?: boolean,
+): PinCheck {
+  return {
+    companyId: user.company_id,
+    userId: user.user_id,
+    pinType: 'login',
+    pin: sent.login_pin,
+    storedHash: user.login_pin_hash,
+    attemptId,
+    tally: sent.device_key,
+    ...(daily !== undefined ? { daily } : {}),
+  };
+}
 
 /** The attempt that locked a PIN: a PIN_LOCKED notice in the user's list, once. */
 async function writePinLocked(app: App, target: { companyId: string; userId: string; pinType: PinType }): Promise<void> {

@@ -18,7 +18,7 @@ import { PIN_VERSION_ATTRIBUTE } from '../store/pin-store.js';
 import type { LabelledItem } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
 import { getUser } from '../store/user-store.js';
-import { checkPinAndAudit } from './check-pin-and-audit.js';
+import { checkPinAndAudit, devicePinCheck } from './check-pin-and-audit.js';
 import { PIN_SETUP_DETAIL, withDuePinApplied } from './held-pins.js';
 import type { LoginPinCall } from './login-pin-input.js';
 import type { LoginPinResult } from './login-pin-result.js';
@@ -65,16 +65,7 @@ export async function loginPin(app: App, call: LoginPinCall): Promise<LoginPinRe
   if (input.not_me && !settled) throw needs('strong', '"Not me" needs a settled device: this one is on probation');
   // The day's cap counts the devices bound after the latest right PIN: a swapper's, never the owner's.
   const daily = device.created_at > (user.login_pin_right_at ?? user.created_at);
-  const check = {
-    companyId,
-    userId,
-    pinType: 'login' as const,
-    pin: input.login_pin,
-    storedHash: user.login_pin_hash,
-    attemptId,
-    tally: input.device_key,
-    daily,
-  };
+  const check = devicePinCheck(user, input, attemptId, daily);
   const rightPin = await checkPinAndAudit(app, origin, check, 'login_pin');
   const items: LabelledItem<string>[] = [
     { label: 'device', item: deviceUseWrite(app.table, companyId, userId, input.device_key, now) },

@@ -6,7 +6,7 @@ import { audit } from '../observability/audit.js';
 import { assertionSpendWrites, checkedAssertion } from '../passkeys/passkey-login.js';
 import type { AssertionInput } from '../passkeys/passkey-schemas.js';
 import { assertionRefused } from '../passkeys/passkey-verification.js';
-import { checkPinAndAudit } from '../pins/check-pin-and-audit.js';
+import { checkPinAndAudit, devicePinCheck } from '../pins/check-pin-and-audit.js';
 import { tokenTypeOf } from '../sessions/access-tokens.js';
 import { signAccessToken } from '../sessions/jwt.js';
 import { acrOfSession, needs } from '../sessions/session-strength.js';
@@ -98,15 +98,7 @@ async function stepUpByDevice(
   const [fresh, user] = await Promise.all([nonceTaken, getUser(app.table, companyId, userId, true)]);
   if (!fresh) throw refused('replayed_nonce');
   if (user?.status_id !== UserStatus.ACTIVE) throw refused('user_not_active');
-  const check = {
-    companyId,
-    userId,
-    pinType: 'login' as const,
-    pin: input.login_pin,
-    storedHash: user.login_pin_hash,
-    attemptId,
-    tally: input.device_key,
-  };
+  const check = devicePinCheck(user, input, attemptId);
   await checkPinAndAudit(app, origin, check, 'step_up');
   const now = epochSeconds(app.clock);
   // A right PIN clears its tally, as a PIN login's does, beside the step-up (best effort: a right PIN counts toward no lock either way).
