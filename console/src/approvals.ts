@@ -1,8 +1,9 @@
 import type { OperationData } from '../../client/src/index.js';
 import { confirmAction } from './confirm.js';
-import { announcer, facts, field, h, onSubmit, show } from './dom.js';
+import { announcer, facts, h, onSubmit, show } from './dom.js';
 import { maskedPhone, when } from './format.js';
 import { failureText } from './messages.js';
+import { reasonField } from './reason-field.js';
 import type { Staff } from './staff.js';
 
 // Approvals (API contract 3.14, round 6; admins only): what awaits a second admin, from
@@ -20,22 +21,13 @@ const who = (staff: Staff, id: string) => (id === staff.userId ? 'you' : id);
 export function approvalsSection(staff: Staff, open: (userId: string) => void): HTMLElement {
   const errors = announcer('alert');
   const result = h('div', { class: 'result', 'aria-live': 'polite' });
-  const reason = field('Reason', {
-    required: true,
-    maxlength: 200,
-    autocomplete: 'off',
-    value: staff.reason,
-    hint: 'The ticket or review number: reading the list is recorded too.',
-  });
+  const reason = reasonField(staff, 'The ticket or review number: reading the list is recorded too.', 'the ticket or review number');
   const form = h('form', { 'aria-label': 'What awaits approval' }, reason.row, h('button', { type: 'submit' }, 'Show what awaits'));
   const list = async () => {
     errors.clear();
-    if (!reason.input.value.trim()) {
-      errors.say('Give a reason: the ticket or review number.');
-      reason.input.focus();
-      return;
-    }
-    staff.reason = reason.input.value.trim();
+    const why = reason.given(errors);
+    if (!why) return;
+    staff.reason = why;
     try {
       const awaiting = await staff.client.admin.listApprovals({ reason: staff.reason });
       show(result, ...listed(staff, awaiting, open, () => void list()));

@@ -3,6 +3,7 @@ import { confirmAction } from './confirm.js';
 import { announcer, checkbox, field, h, onSubmit, show, uniqueId } from './dom.js';
 import { when } from './format.js';
 import { failureText } from './messages.js';
+import { reasonField } from './reason-field.js';
 import { codeMessage, type Size, sizeText, smsSize, warningMessage } from './sms-size.js';
 import type { Staff } from './staff.js';
 
@@ -34,22 +35,13 @@ interface TextRow {
 export function companySettingsSection(staff: Staff): HTMLElement {
   const body = h('div');
   const errors = announcer('alert');
-  const reason = field('Reason', {
-    required: true,
-    maxlength: 200,
-    autocomplete: 'off',
-    value: staff.reason,
-    hint: 'Why you look: every view and change of the settings is recorded with it.',
-  });
+  const reason = reasonField(staff, 'Why you look: every view and change of the settings is recorded with it.');
   const load = h('form', { 'aria-label': 'Show the settings' }, reason.row, h('button', { type: 'submit' }, 'Show settings'));
   onSubmit(load, async () => {
     errors.clear();
-    if (!reason.input.value.trim()) {
-      errors.say('Give a reason: the ticket or call number.');
-      reason.input.focus();
-      return;
-    }
-    staff.reason = reason.input.value.trim();
+    const why = reason.given(errors);
+    if (!why) return;
+    staff.reason = why;
     try {
       showSettings(body, staff, await staff.client.admin.viewCompany({ reason: staff.reason }));
     } catch (error) {

@@ -1,5 +1,6 @@
-import { announcer, field, h, onSubmit } from './dom.js';
+import { announcer, h, onSubmit } from './dom.js';
 import { failureText } from './messages.js';
+import { reasonField } from './reason-field.js';
 import type { Staff } from './staff.js';
 
 // The confirmation every action passes (API contract 3.14: each action with its reason): a modal
@@ -21,13 +22,7 @@ export interface ConfirmOptions {
 
 export function confirmAction(staff: Staff, options: ConfirmOptions): void {
   const errors = announcer('alert');
-  const reason = field('Reason', {
-    required: true,
-    maxlength: 200,
-    value: staff.reason,
-    autocomplete: 'off',
-    hint: 'The ticket or call number: kept in the record of this action, never shown to the customer.',
-  });
+  const reason = reasonField(staff, 'The ticket or call number: kept in the record of this action, never shown to the customer.');
   const back = h('button', { type: 'button', class: 'secondary' }, 'Back');
   const form = h(
     'form',
@@ -48,12 +43,8 @@ export function confirmAction(staff: Staff, options: ConfirmOptions): void {
   dialog.addEventListener('cancel', () => dialog.remove());
   onSubmit(form, async () => {
     errors.clear();
-    const given = reason.input.value.trim();
-    if (!given) {
-      errors.say('Give a reason: the ticket or call number.');
-      reason.input.focus();
-      return;
-    }
+    const given = reason.given(errors);
+    if (!given) return;
     try {
       const outcome = await options.act(given);
       staff.reason = given;

@@ -3,6 +3,7 @@ import { confirmAction } from './confirm.js';
 import { announcer, field, h, onSubmit, show, table } from './dom.js';
 import { when, yesNo } from './format.js';
 import { failureText } from './messages.js';
+import { reasonField } from './reason-field.js';
 import type { Staff } from './staff.js';
 
 // Your passkeys (API contract 3.16): the signed-in employee's own passkeys, listed (never their
@@ -39,13 +40,7 @@ export function passkeysSection(staff: Staff): HTMLElement {
     autocomplete: 'off',
     hint: 'Which device or key holds it, such as "Desk laptop" or "Blue security key".',
   });
-  const reason = field('Reason', {
-    required: true,
-    maxlength: 200,
-    value: staff.reason,
-    autocomplete: 'off',
-    hint: 'Why you add it, such as a ticket number: kept in the staff record, where other admins read it.',
-  });
+  const reason = reasonField(staff, 'Why you add it, such as a ticket number: kept in the staff record, where other admins read it.');
   const addForm = h(
     'form',
     { 'aria-labelledby': 'add-passkey-title' },
@@ -55,12 +50,8 @@ export function passkeysSection(staff: Staff): HTMLElement {
   );
   onSubmit(addForm, async () => {
     errors.clear();
-    const why = reason.input.value.trim();
-    if (!why) {
-      errors.say('Give a reason: the ticket or call number.');
-      reason.input.focus();
-      return;
-    }
+    const why = reason.given(errors);
+    if (!why) return;
     try {
       const given = name.input.value.trim();
       await staff.client.auth.registerPasskey(browserPasskeys(), { name: given || undefined, reason: why });

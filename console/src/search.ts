@@ -2,6 +2,7 @@ import type { OperationData } from '../../client/src/index.js';
 import { announcer, facts, field, h, onSubmit, show } from './dom.js';
 import { maskedPhone, statusName, userTypeName, when, yesNo } from './format.js';
 import { failureText } from './messages.js';
+import { reasonField } from './reason-field.js';
 import { keyName, searchKey } from './search-key.js';
 import type { Staff } from './staff.js';
 
@@ -29,13 +30,7 @@ export function searchSection(staff: Staff, options: SearchOptions): HTMLElement
     spellcheck: 'false',
     hint: 'Exact only: a phone in E.164 such as +12025550143, the whole email, the 32-character user id, or the referral code.',
   });
-  const reason = field('Reason', {
-    required: true,
-    maxlength: 200,
-    autocomplete: 'off',
-    value: staff.reason,
-    hint: 'The ticket or call number: every search and action is recorded with it.',
-  });
+  const reason = reasonField(staff, 'The ticket or call number: every search and action is recorded with it.');
   const form = h(
     'form',
     { role: 'search', 'aria-label': options.userType === 1 ? 'Employees' : 'Users' },
@@ -52,12 +47,9 @@ export function searchSection(staff: Staff, options: SearchOptions): HTMLElement
       key.input.focus();
       return;
     }
-    if (!reason.input.value.trim()) {
-      errors.say('Give a reason: the ticket or call number.');
-      reason.input.focus();
-      return;
-    }
-    staff.reason = reason.input.value.trim();
+    const why = reason.given(errors);
+    if (!why) return;
+    staff.reason = why;
     try {
       const { users } = await staff.client.admin.searchUsers({ ...given, user_type: options.userType, reason: staff.reason });
       const [user] = users;
