@@ -13,8 +13,6 @@ const deletedNow = z.object({
   erase_after: z.int().check(z.meta({ description: 'UNIX seconds: when the account is erased, unless an operator restores it before' })),
 });
 
-export type DeletedNow = z.output<typeof deletedNow>;
-
 /** Deleted at once (a fresh strong session), or held (an SMS-strength one, contract 3.15 second reading). */
 export const userDeleteResult = z.lazy(() =>
   z.union([
