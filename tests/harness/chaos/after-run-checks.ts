@@ -70,7 +70,7 @@ export async function checkAccounts(ctx: ChaosContext, items: StoredItem[], user
       wrong(`user ${account.userId} counts ${unreadCounted} unread, but ${unreadStored} are stored unread`);
     if (!account.loggedOut) {
       const list = await ctx.call('referralProgram', undefined, { Authorization: `Token ${account.token}` }, 'GET');
-      if (list.status !== 200) wrong('a live token did not work after the run', list);
+      if (list.status !== 200) wrong(`user ${account.userId}'s live token did not work after the run`, list);
     }
   }
 }

@@ -270,14 +270,15 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
     const sid = sessionIdOf(`Token ${login.body.data.token.token}`);
     answered.otpLogins.push({ sid, userId: login.body.data.user_id, phoneE164 });
   };
-  /** A token bound to no device, and the login PIN's tries cleared (a lock opened). */
+  /**
+   * A token bound to no device. The login PIN's tries stay as they were: since round 6 an OTP login
+   * opens no lock (contract 3.6: only a reset does), so a locked account stays locked to the run.
+   */
   const loggedInByOtp = (account: Registered, login: Answer) => {
     recordOtpLogin(login, `+1${account.phone}`);
     account.token = login.body.data.token.token;
     account.tokenOnDevice = false;
     account.loggedOut = false;
-    account.pinLocked = false;
-    account.wrongPins = 0;
   };
 
   // Shared with the race on one account, which ends accounts the same ways (one-account-race.ts).
