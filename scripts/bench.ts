@@ -23,7 +23,7 @@ import { round } from './bench/stats.js';
 import { type AccessTokenCost, describeAccessTokens, measureAccessTokenAlgorithms } from './bench/token-cost.js';
 import type { ScenarioResult } from './bench/warm-latency.js';
 
-const { zipBudgetBytes } = createRequire(import.meta.url)('../serverless/zip-budgets.cjs') as { zipBudgetBytes: (name: string) => number };
+const { ZIP_BUDGET_BYTES } = createRequire(import.meta.url)('../serverless/zip-budgets.cjs') as { ZIP_BUDGET_BYTES: number };
 
 // npm run bench: bundle sizes, cold init against an SDK-only floor, warm latency and DynamoDB
 // work per endpoint and outcome, hashing and access token signature cost, and the cost of a
@@ -31,8 +31,8 @@ const { zipBudgetBytes } = createRequire(import.meta.url)('../serverless/zip-bud
 // how to read them. `--only tokens` measures the access tokens alone (ES256 and RS256, a few
 // seconds, no DynamoDB Local) and writes nothing.
 
-// zipBytes: most functions' budget; serverless/zip-budgets.cjs gives each its own.
-const LIMITS = { initRatio: 1.25, zipBytes: 250 * 1024, totalSeconds: 600, refreshDollarsPerMillion: 3, answerTimeMs: 10 };
+// zipBytes: every function's budget (serverless/zip-budgets.cjs).
+const LIMITS = { initRatio: 1.25, zipBytes: ZIP_BUDGET_BYTES, totalSeconds: 600, refreshDollarsPerMillion: 3, answerTimeMs: 10 };
 
 const { values: options } = parseArgs({
   options: {
@@ -206,7 +206,7 @@ async function main() {
     initRatioAtMost: LIMITS.initRatio,
     initRatios: cold.every((entry) => entry.ratio <= LIMITS.initRatio),
     zipsAtMostBytes: LIMITS.zipBytes,
-    zips: functions.every((fn) => fn.zipBytes <= zipBudgetBytes(fn.name)),
+    zips: functions.every((fn) => fn.zipBytes <= LIMITS.zipBytes),
     roundTripsEqualMinimum: warm.every((entry) => entry.matchesMinimum),
     refreshDollarsPerMillionAtMost: LIMITS.refreshDollarsPerMillion,
     refreshCost: Math.max(refresh, boundRefresh) <= LIMITS.refreshDollarsPerMillion,
@@ -231,7 +231,6 @@ async function main() {
     prices: PRICES,
     bundles: functions.map(({ entries: _entries, ...fn }) => ({
       ...fn,
-      zipBudgetBytes: zipBudgetBytes(fn.name),
       ...cold.find((entry) => entry.name === fn.name)!,
     })),
     secretCost,

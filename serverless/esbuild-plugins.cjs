@@ -95,4 +95,33 @@ const webauthnWithoutUnusedParts = {
   },
 };
 
-module.exports = [phoneMetadataAsJson, middyStreamingOnFirstUse, webauthnWithoutUnusedParts, metafiles, consolePage];
+/**
+ * The service asks for no attestation and drops any statement sent anyway before the library reads
+ * it (lib/passkeys/passkey-attestation.ts), so @simplewebauthn/server's verifiers of the attestation
+ * formats other than `none` (packed, fido-u2f, android-key, android-safetynet, apple, tpm) are
+ * never called. They are statically imported by its registration check, and with them
+ * @peculiar/x509, tsyringe, reflect-metadata and the FIDO metadata service: each is bundled as a
+ * stand-in that refuses, which keeps the passkey registration's zip (about 31 KB less) under
+ * serverless/zip-budgets.cjs's 250 KB. tests/deploy/bundle-contents.test.ts checks that no bundle holds them.
+ */
+const UNREAD_ATTESTATION_FORMAT =
+  /[\\/]@simplewebauthn[\\/]server[\\/]esm[\\/]registration[\\/]verifications[\\/](?:tpm[\\/])?(verifyAttestation\w+)\.js$/;
+const attestationFormatsUnread = {
+  name: 'attestation-formats-unread',
+  setup(build) {
+    build.onLoad({ filter: UNREAD_ATTESTATION_FORMAT }, (args) => {
+      const name = UNREAD_ATTESTATION_FORMAT.exec(args.path)[1];
+      const refusal = `${name} is not bundled: the service drops attestation statements unread (lib/passkeys/passkey-attestation.ts)`;
+      return { contents: `export async function ${name}() { throw new Error(${JSON.stringify(refusal)}); }\n`, loader: 'js' };
+    });
+  },
+};
+
+module.exports = [
+  phoneMetadataAsJson,
+  middyStreamingOnFirstUse,
+  webauthnWithoutUnusedParts,
+  attestationFormatsUnread,
+  metafiles,
+  consolePage,
+];

@@ -1,5 +1,5 @@
 import { type RegistrationResponseJSON, verifyRegistrationResponse } from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import { isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers';
 import type { App } from '../app-context.js';
 import type { Company } from '../companies/companies.js';
 import type { RequestOrigin } from '../observability/audit.js';
@@ -9,8 +9,31 @@ import type { PasskeyRegisterInput } from './passkey-schemas.js';
 import { attestationRefused, challengeOf } from './passkey-verification.js';
 import { expectedOrigins, requireWebauthn } from './webauthn-settings.js';
 
-// A registration's attestation verified by @simplewebauthn/server (API contract 3.16): its own module,
-// since its attestation formats take the library's X.509 and CMS parsing, which a login never needs.
+// A registration verified by @simplewebauthn/server (API contract 3.16). The service asks for no
+// attestation (passkey-options.ts: `attestation: 'none'`) and trusts no authenticator's maker, so a
+// statement an authenticator sends anyway (a security key's packed or fido-u2f, a TPM's) is dropped
+// unread before the library sees it, as a browser does for "none" (WebAuthn 5.1.3, step 22): what
+// is kept (the credential's key, its id, the flags, the counter) is in authData either way. The
+// library's verifiers of those formats, and the X.509 and CMS parsing they take, are then never
+// called: the passkey registration's bundle leaves them out (serverless/esbuild-plugins.cjs).
+
+/** The attestation object with its statement dropped: `none`, authData as sent. Undecodable: as sent, for the library to refuse. */
+export function withoutAttestationStatement(attestationObject: string): string {
+  let decoded: unknown;
+  try {
+    decoded = isoCBOR.decodeFirst(isoBase64URL.toBuffer(attestationObject));
+  } catch {
+    return attestationObject;
+  }
+  if (!(decoded instanceof Map) || decoded.get('fmt') === 'none' || !(decoded.get('authData') instanceof Uint8Array))
+    return attestationObject;
+  const none = new Map<string, string | Map<string, never> | Uint8Array>([
+    ['fmt', 'none'],
+    ['attStmt', new Map()],
+    ['authData', decoded.get('authData')],
+  ]);
+  return isoBase64URL.fromBuffer(isoCBOR.encode(none));
+}
 
 export interface VerifiedRegistration {
   challenge: string;
@@ -39,8 +62,9 @@ export async function verifiedRegistration(
   }
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
+    const response = { ...input.response, attestationObject: withoutAttestationStatement(input.response.attestationObject) };
     verified = await verifyRegistrationResponse({
-      response: input as unknown as RegistrationResponseJSON,
+      response: { ...input, response } as unknown as RegistrationResponseJSON,
       expectedChallenge: challenge,
       expectedOrigin: expectedOrigins(settings),
       expectedRPID: settings.rp_id,

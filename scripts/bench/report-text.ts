@@ -26,8 +26,7 @@ export interface BenchResults {
     benchOnlyScrypt: string;
   };
   prices: typeof PRICES;
-  /** zipBudgetBytes: serverless/zip-budgets.cjs's budget of the function (absent from runs before it: zipsAtMostBytes). */
-  bundles: (Omit<PackagedFunction, 'entries'> & ColdInit & { zipBudgetBytes?: number })[];
+  bundles: (Omit<PackagedFunction, 'entries'> & ColdInit)[];
   secretCost: SecretCost;
   hashing: HashTimings;
   accessTokens: AccessTokenCost[];
@@ -106,7 +105,7 @@ export function benchReport(results: BenchResults): string {
       ],
       results.bundles.map((fn) => {
         const entry = fn;
-        const ok = entry.ratio <= results.checks.initRatioAtMost && fn.zipBytes <= (fn.zipBudgetBytes ?? results.checks.zipsAtMostBytes);
+        const ok = entry.ratio <= results.checks.initRatioAtMost && fn.zipBytes <= results.checks.zipsAtMostBytes;
         return [
           fn.name,
           fn.route,

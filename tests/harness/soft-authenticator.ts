@@ -27,6 +27,11 @@ export interface AuthenticatorOptions {
   backedUp?: boolean;
   /** User verification done (the UV flag): true unless said. */
   userVerified?: boolean;
+  /**
+   * The attestation statement it sends, whatever was asked: `none` unless said; `packed`, a
+   * self-attestation signed by the credential's key; `tpm`, a statement no verifier would accept.
+   */
+  attestation?: 'none' | 'packed' | 'tpm';
 }
 
 export class SoftAuthenticator {
@@ -83,25 +88,39 @@ export class SoftAuthenticator {
     idLength.writeUInt16BE(credential.id.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLength, credential.id, Buffer.from(cose)]);
     const authData = this.authData(rpId, this.flags(0x40), credential.counter, attested);
-    const attestation = new Map<string, string | Map<string, string> | Uint8Array>([
-      ['fmt', 'none'],
-      ['attStmt', new Map<string, string>()],
-      ['authData', new Uint8Array(authData)],
-    ]);
-    const attestationObject = encodeCBOR(attestation);
     const clientData = {
       type: overrides.type ?? 'webauthn.create',
       challenge: overrides.challenge ?? options.challenge,
       origin,
       crossOrigin: false,
     };
+    const clientDataJSON = Buffer.from(JSON.stringify(clientData));
+    const fmt = this.options.attestation ?? 'none';
+    const statement = new Map<string, number | string | Uint8Array | Uint8Array[]>();
+    if (fmt === 'packed')
+      statement.set('alg', -7).set('sig', new Uint8Array(sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), privateKey)));
+    if (fmt === 'tpm')
+      for (const [key, value] of Object.entries({
+        ver: '2.0',
+        alg: -7,
+        sig: randomBytes(64),
+        certInfo: randomBytes(32),
+        pubArea: randomBytes(32),
+      }))
+        statement.set(key, typeof value === 'string' || typeof value === 'number' ? value : new Uint8Array(value));
+    const attestation = new Map<string, string | Map<string, number | string | Uint8Array | Uint8Array[]> | Uint8Array>([
+      ['fmt', fmt],
+      ['attStmt', statement],
+      ['authData', new Uint8Array(authData)],
+    ]);
+    const attestationObject = encodeCBOR(attestation);
     this.credentials.push(credential);
     return {
       id: b64url(credential.id),
       rawId: b64url(credential.id),
       type: 'public-key',
       response: {
-        clientDataJSON: b64url(Buffer.from(JSON.stringify(clientData))),
+        clientDataJSON: b64url(clientDataJSON),
         attestationObject: b64url(attestationObject),
         transports: ['internal', 'hybrid'],
       },

@@ -3,10 +3,12 @@
 // strong session, a login on a "new phone" holding the synced credential, and every refusal the
 // issue lists answered 401 code 4 or 400 code 1 with nothing written.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers';
 import { decodeJwt } from 'jose';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { updateCompanySettings } from '../../lib/companies/companies.js';
+import { withoutAttestationStatement } from '../../lib/passkeys/passkey-attestation.js';
 import { LIVE_HOLDER_DAYS } from '../../lib/registration/live-holder.js';
 import { verifyStaffChain } from '../../lib/staff/staff-chain-verify.js';
 import { STAFF_ACTION_PREFIX, userKey, userPasskeyKey } from '../../lib/store/keys.js';
@@ -58,10 +60,10 @@ const call = (
 
 async function withPasskey(
   at = company,
+  phone = new SoftAuthenticator(),
 ): Promise<{ account: Account; device: Device; strong: string; phone: SoftAuthenticator; passkeyId: string }> {
   const { account, device } = await signUpWithDevice(service, at);
   const strong = await strongSession(service, at, device);
-  const phone = new SoftAuthenticator();
   const options = await call('passkeysRegisterOptions', '/o', { authorization: strong, body: {}, at });
   expect(options.status, JSON.stringify(options.body)).toBe(200);
   const registered = await call('passkeysRegister', '/r', {
@@ -77,6 +79,15 @@ async function loginOptions(body: unknown = {}, at = company) {
   const answer = await call('passkeysLoginOptions', '/lo', { body, at });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return answer.body.data.options;
+}
+
+/** Creation options for a fresh user's strong session, to build a response from. */
+async function registerOptionsOfNewUser() {
+  const { device } = await signUpWithDevice(service, company);
+  const strong = await strongSession(service, company, device);
+  const options = await call('passkeysRegisterOptions', '/o', { authorization: strong, body: {} });
+  expect(options.status, JSON.stringify(options.body)).toBe(200);
+  return options.body.data.options;
 }
 
 const login = (body: unknown, at = company) => call('passkeysLogin', '/l', { body, at });
@@ -148,6 +159,26 @@ describe('passkeys (API contract 3.16)', () => {
     expectFailure(await call('passkeysRegister', '/r', { authorization: strong, body: wrongOrigin }), 400, 1);
     // The challenge was not spent by the refusals: the right response still registers.
     expect((await call('passkeysRegister', '/r', { authorization: strong, body: response })).status).toBe(200);
+  });
+
+  it('drops an attestation statement sent unasked (packed self-attestation, a TPM statement no verifier accepts) and keeps the key in authData', async () => {
+    for (const attestation of ['packed', 'tpm'] as const) {
+      const { phone } = await withPasskey(company, new SoftAuthenticator({ attestation }));
+      const sent = phone.create(await registerOptionsOfNewUser(), ORIGIN);
+      const decoded = isoCBOR.decodeFirst<Map<string, unknown>>(isoBase64URL.toBuffer(sent.response.attestationObject));
+      expect(decoded.get('fmt')).toBe(attestation);
+      const dropped = isoCBOR.decodeFirst<Map<string, unknown>>(
+        isoBase64URL.toBuffer(withoutAttestationStatement(sent.response.attestationObject)),
+      );
+      expect([dropped.get('fmt'), (dropped.get('attStmt') as Map<string, unknown>).size]).toEqual(['none', 0]);
+      expect(dropped.get('authData')).toEqual(decoded.get('authData'));
+      // The key registered is the one in authData: the passkey logs in.
+      const answer = await login_(phone);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    }
+    const none = new SoftAuthenticator().create(await registerOptionsOfNewUser(), ORIGIN).response.attestationObject;
+    expect(withoutAttestationStatement(none)).toBe(none);
+    expect(withoutAttestationStatement('AAAA')).toBe('AAAA');
   });
 
   it('binds the registration challenge to the session that asked for it', async () => {
