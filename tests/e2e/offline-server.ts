@@ -25,20 +25,31 @@ export type OfflineServer = OfflineService & {
   local: InProcessService;
 };
 
-/** A server of the caller's own, with settings of its own (tests/setup/test-environment.ts startTestOffline); the caller stops it. */
+/**
+ * A server of the caller's own, with settings of its own (tests/setup/test-environment.ts
+ * startTestOffline), serving the shared server's bundles (a bundle reads its settings at run time):
+ * it builds none. The caller stops it.
+ */
 export async function startOffline(settings: Environment = {}, placement: SecretPlacement = { file: true }): Promise<OfflineServer> {
-  const { server, env } = await startTestOffline(inject('dynamodbEndpoint'), settings, placement);
+  const { handlers } = await sharedOfflineInfo();
+  const { server, env } = await startTestOffline(inject('dynamodbEndpoint'), settings, placement, undefined, handlers);
   return Object.assign(server, { env, local: localService(env) });
+}
+
+/** The run's shared server as the global setup describes it, once it is ready (started by the first file that asks). */
+async function sharedOfflineInfo(): Promise<SharedOffline> {
+  const response = await fetch(inject('sharedOfflineUrl'));
+  if (!response.ok) throw new Error(`the shared serverless-offline did not start: ${await response.text()}`);
+  return (await response.json()) as SharedOffline;
 }
 
 /** The run's shared server (tests/setup/shared-offline.ts), started by the first file that asks; the global teardown stops it. */
 async function sharedOffline(): Promise<OfflineServer> {
-  const response = await fetch(inject('sharedOfflineUrl'));
-  if (!response.ok) throw new Error(`the shared serverless-offline did not start: ${await response.text()}`);
-  const { baseUrl, lambdaUrl, env, outputFile } = (await response.json()) as SharedOffline;
+  const { baseUrl, lambdaUrl, env, outputFile, handlers } = await sharedOfflineInfo();
   return {
     baseUrl,
     lambdaUrl,
+    handlers,
     env,
     local: localService(env),
     // Everything the server printed, for every file that used it.

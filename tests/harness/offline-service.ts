@@ -12,6 +12,8 @@ export interface OfflineService {
   baseUrl: string;
   /** serverless-offline's Lambda API (LAMBDA_PORT): POST /2015-03-31/functions/<name>/invocations. */
   lambdaUrl: string;
+  /** Where its bundles are, relative to the service: another server can serve them (OfflineOptions.prebuilt). */
+  handlers: string;
   output: () => string;
   stop: () => Promise<void>;
 }
@@ -25,9 +27,11 @@ interface OfflineOptions {
   args?: string[];
   /** Called with the service's output as it comes (for a reader in another process). */
   onOutput?: (text: string) => void;
+  /** Another server's `handlers`: serve its bundles, build none (serverless/prebuilt-handlers.cjs). */
+  prebuilt?: string;
 }
 
-export async function startOfflineService({ stage, env = {}, args = [], onOutput }: OfflineOptions): Promise<OfflineService> {
+export async function startOfflineService({ stage, env = {}, args = [], onOutput, prebuilt }: OfflineOptions): Promise<OfflineService> {
   // The caller may have chosen the HTTP port (the tokens' issuer names it).
   const [port, lambdaPort] = [env.PORT ? Number(env.PORT) : await freePort(), await freePort()];
   const workFolder = `.esbuild-${stage}-${port}`;
@@ -42,6 +46,7 @@ export async function startOfflineService({ stage, env = {}, args = [], onOutput
       ESBUILD_WORK_FOLDER: workFolder,
       // A file that never exists: serves the code it started with, not a rebuild per edit (serverless.yml, esbuild watch).
       ESBUILD_WATCH_PATTERN: `${workFolder}/.no-watch`,
+      ...(prebuilt ? { OFFLINE_PREBUILT_HANDLERS: prebuilt } : {}),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -75,5 +80,12 @@ export async function startOfflineService({ stage, env = {}, args = [], onOutput
     if (output.includes('Server ready')) break;
     await new Promise((done) => setTimeout(done, 200));
   }
-  return { baseUrl: `http://127.0.0.1:${port}`, lambdaUrl: `http://127.0.0.1:${lambdaPort}`, output: () => output, stop };
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    lambdaUrl: `http://127.0.0.1:${lambdaPort}`,
+    // serverless-esbuild's build folder in the work folder (.build).
+    handlers: prebuilt ?? `${workFolder}/.build`,
+    output: () => output,
+    stop,
+  };
 }

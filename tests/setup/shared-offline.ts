@@ -11,6 +11,8 @@ export interface SharedOffline {
   lambdaUrl: string;
   env: Record<string, string>;
   outputFile: string;
+  /** Its bundles, which a server with settings of its own serves too (tests/e2e/offline-server.ts startOffline). */
+  handlers: string;
 }
 
 declare module 'vitest' {
@@ -34,7 +36,7 @@ export default async function setup(project: TestProject) {
     started ??= start();
     started.then(
       ({ server, env, outputFile }) => {
-        const shared: SharedOffline = { baseUrl: server.baseUrl, lambdaUrl: server.lambdaUrl, env, outputFile };
+        const shared: SharedOffline = { baseUrl: server.baseUrl, lambdaUrl: server.lambdaUrl, env, outputFile, handlers: server.handlers };
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(shared));
       },
       (error: Error) => response.writeHead(500).end(error.stack ?? String(error)),

@@ -66,13 +66,15 @@ export interface TestOffline {
  * The service under serverless-offline against the run's DynamoDB Local (stage "test"), with
  * settings of its own. Its server secret is in a file (SERVER_SECRET_FILE), as npm start's is,
  * or in a fake SSM Parameter Store: serverless.yml puts no secret in any function's environment.
- * `outputFile`, when given, receives the server's output as it comes.
+ * `outputFile`, when given, receives the server's output as it comes; `prebuilt`, another server's
+ * bundles (OfflineService.handlers), served instead of building them again.
  */
 export async function startTestOffline(
   dynamodbEndpoint: string,
   settings: Environment = {},
   placement: SecretPlacement = { file: true },
   outputFile?: string,
+  prebuilt?: string,
 ): Promise<TestOffline> {
   let env: Record<string, string>;
   // The port is chosen here so the tokens' issuer is the server's own address, in the server and its in-process twin.
@@ -96,6 +98,6 @@ export async function startTestOffline(
     delete env.SERVER_SECRET;
   }
   const onOutput = outputFile ? (text: string) => appendFileSync(outputFile, text) : undefined;
-  const server = await startOfflineService({ stage: 'test', env, onOutput });
+  const server = await startOfflineService({ stage: 'test', env, onOutput, ...(prebuilt ? { prebuilt } : {}) });
   return { server, env };
 }
