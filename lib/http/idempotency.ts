@@ -146,6 +146,9 @@ async function answerForEndedSession(
   const seen = await getIdempotencyRecord(app.table, recordKey);
   // Only a first request that was answered (or is still at work) speaks for the retry; nothing else outlives its session.
   if (!seen || seen.expires_at <= nowMs / 1000 || seen.state === 'released') throw ended.refusal;
+  // A first request past its deadline with no answer kept (it died, or storing its answer failed) is
+  // over, and with its session ended it never runs again: the 401, not "still at work" for a day.
+  if (seen.state === 'in_progress' && seen.locked_until <= nowMs) throw ended.refusal;
   return answerFromRecord(app, endpoint, idempotencyKey, recordKey.pk, seen, fingerprintOf(event), nowMs);
 }
 

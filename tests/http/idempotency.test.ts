@@ -165,6 +165,39 @@ describe('while the first is still at work', () => {
     expect(await claimIdempotencyRecord(table, recordKey, { ...second, nowMs: now + 10_001 })).toEqual({ taken: true });
   });
 
+  it('answers a retry on a session its first run ended 401 once that run is past its deadline with no answer kept, not 409 all day', async () => {
+    const account = await signUp(service, company);
+    const key = `ended-${randomPhoneNumber()}`;
+    const headers = { CompanyID: company.company_id, Authorization: account.authorization, 'Idempotency-Key': key };
+    const logout = () => invoke(service.handlers.logout, { path: '/wallet/v3/auth/logout', headers, body: {} });
+    // The logout ends its own session, then its answer is not kept: its record stays at work.
+    const client = table.client;
+    const send = client.send.bind(client);
+    client.send = (async (command: { input?: { UpdateExpression?: string } }) => {
+      if (command.input?.UpdateExpression?.startsWith('SET #state = :done')) throw new Error('the answer was not stored');
+      return send(command as never);
+    }) as typeof client.send;
+    let first: Answer;
+    try {
+      first = await logout();
+    } finally {
+      client.send = send;
+    }
+    expect(first.status).toBe(200);
+    // Within its deadline the first may still be at work: 409 with Retry-After.
+    const atWork = await logout();
+    expectFailure(atWork, 409, 20);
+    expect(Number(atWork.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Past it, the first is over and its session is gone: the session's 401, as with no record.
+    const { functionTimeoutMs, dynamodbTimeoutMs } = service.app.config;
+    service.clock.advance(Math.ceil((functionTimeoutMs + dynamodbTimeoutMs) / 1000) + 1);
+    try {
+      expectFailure(await logout(), 401, 4);
+    } finally {
+      service.clock.reset();
+    }
+  });
+
   it('binds a key released after a 5xx to its body: the same request runs again, another is refused', async () => {
     const recordKey = idempotencyRecordKey(company.company_id, `released-${randomPhoneNumber()}`);
     const now = Date.now();
