@@ -101,7 +101,11 @@ export function raceTools(ctx: ChaosContext) {
         if (!isAmbiguous(each.answer)) continue;
         ctx.report.pendingChanges.retried++;
         each.answer = await ctx.untilDefinite(each.again, 20);
-        if (isAmbiguous(each.answer)) ctx.wrong(`an ambiguous ${each.name} retried with its key had no definite outcome`, each.answer);
+        if (isAmbiguous(each.answer))
+          ctx.wrong(
+            `an ambiguous ${each.name} retried with its key had no definite outcome (Retry-After ${each.answer.headers['retry-after'] ?? 'none'})`,
+            each.answer,
+          );
       }
       await settle();
       account.parked = false;
