@@ -44,22 +44,35 @@ export interface VerifiedRegistration {
   transports: string[] | undefined;
 }
 
-/** A registration's response verified against its live challenge, bound to the asking session (else 400 code 1). */
+/** The registration challenge the response names (else 400 code 1), and whether it is live and bound to the asking session. */
+export async function registrationChallenge(
+  app: App,
+  companyId: string,
+  origin: RequestOrigin,
+  asker: { userId: string; sessionId: string; now: number },
+  input: PasskeyRegisterInput,
+): Promise<{ challenge: string; live: boolean }> {
+  const challenge = challengeOf(input.response.clientDataJSON);
+  if (!challenge) throw attestationRefused(app, origin, companyId, 'malformed client data', 'response.clientDataJSON');
+  const stored = await getChallenge(app.table, companyId, challenge, asker.now);
+  const live = stored?.purpose === 'register' && stored.session_id === asker.sessionId && stored.user_id === asker.userId;
+  return { challenge, live };
+}
+
+/** The 400 code 1 of a registration whose challenge is not live for the asking session. */
+export const challengeNotLive = (app: App, origin: RequestOrigin, companyId: string) =>
+  attestationRefused(app, origin, companyId, 'unknown or expired challenge', 'response.clientDataJSON');
+
+/** A registration's response verified against its live challenge (registrationChallenge), else 400 code 1. */
 export async function verifiedRegistration(
   app: App,
   company: Company,
   origin: RequestOrigin,
-  asker: { userId: string; sessionId: string; now: number },
+  challenge: string,
   input: PasskeyRegisterInput,
 ): Promise<VerifiedRegistration> {
   const settings = requireWebauthn(company);
   const companyId = company.company_id;
-  const challenge = challengeOf(input.response.clientDataJSON);
-  if (!challenge) throw attestationRefused(app, origin, companyId, 'malformed client data', 'response.clientDataJSON');
-  const stored = await getChallenge(app.table, companyId, challenge, asker.now);
-  if (stored?.purpose !== 'register' || stored.session_id !== asker.sessionId || stored.user_id !== asker.userId) {
-    throw attestationRefused(app, origin, companyId, 'unknown or expired challenge', 'response.clientDataJSON');
-  }
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     const response = { ...input.response, attestationObject: withoutAttestationStatement(input.response.attestationObject) };

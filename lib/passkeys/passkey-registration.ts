@@ -5,10 +5,11 @@ import { newId } from '../ids.js';
 import { SecurityEvent, securityNotificationWrites } from '../notifications/security-notifications.js';
 import { audit } from '../observability/audit.js';
 import { requireFreshStrong } from '../sessions/session-strength.js';
-import { challengeTake, PASSKEYS_MAX, type PasskeyRecord, passkeyAddWrites } from '../store/passkey-store.js';
+import { challengeTake, getPasskey, getPasskeyClaim, PASSKEYS_MAX, type PasskeyRecord, passkeyAddWrites } from '../store/passkey-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { auditEmployeePasskey, employeePasskeyRecord } from './employee-passkey-record.js';
-import { verifiedRegistration } from './passkey-attestation.js';
+import { challengeNotLive, registrationChallenge, verifiedRegistration } from './passkey-attestation.js';
+import { CHALLENGE_SECONDS } from './passkey-options.js';
 import type { PasskeyOwnCall, PasskeyRegisterInput, PasskeyRegisterResult } from './passkey-schemas.js';
 import { requireWebauthn } from './webauthn-settings.js';
 
@@ -18,6 +19,25 @@ import { requireWebauthn } from './webauthn-settings.js';
 
 /** 409 code 22: the user holds PASSKEYS_MAX passkeys already. */
 const tooMany = () => new AppError('DEVICE_LIMIT', { detail: `at most ${PASSKEYS_MAX} passkeys: remove one first` });
+
+/**
+ * The passkey a first run of this registration added: the response's credential, claimed by this
+ * user within the challenge's life. A retry cannot tell its own first run from an earlier
+ * registration of the same credential by the same user in those minutes, and need not: the answer
+ * is the same passkey, and nothing is written again.
+ */
+async function addedByFirstRun(
+  app: App,
+  companyId: string,
+  userId: string,
+  credentialId: string,
+  now: number,
+): Promise<string | undefined> {
+  const claim = await getPasskeyClaim(app.table, companyId, credentialId);
+  if (claim?.user_id !== userId) return undefined;
+  const passkey = await getPasskey(app.table, companyId, userId, claim.passkey_id);
+  return passkey && passkey.created_at > now - CHALLENGE_SECONDS ? passkey.passkey_id : undefined;
+}
 
 /**
  * POST /wallet/v3/auth/passkeys/register: the attestation verified against this session's challenge,
@@ -35,7 +55,15 @@ export async function passkeyRegister(
   // An employee's reason is asked before the attestation is verified: a refusal spends nothing.
   const staffRecord = await employeePasskeyRecord(app, principal, { action: 'self_passkey_add', passkeyId, reason: body.reason });
   const now = epochSeconds(app.clock);
-  const verified = await verifiedRegistration(app, company, origin, { userId, sessionId, now }, body);
+  const { challenge, live } = await registrationChallenge(app, companyId, origin, { userId, sessionId, now }, body);
+  if (!live) {
+    // Taken by this registration's first run, whose answer was lost (a 503 while its write still
+    // landed): the passkey it added, again. Anything else is refused as before.
+    const added = await addedByFirstRun(app, companyId, userId, body.id, now);
+    if (added) return { message: 'Passkey added', passkey_id: added };
+    throw challengeNotLive(app, origin, companyId);
+  }
+  const verified = await verifiedRegistration(app, company, origin, challenge, body);
   const passkey: PasskeyRecord = {
     passkey_id: passkeyId,
     user_id: userId,

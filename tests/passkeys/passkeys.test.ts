@@ -181,6 +181,37 @@ describe('passkeys (API contract 3.16)', () => {
     expect(withoutAttestationStatement('AAAA')).toBe('AAAA');
   });
 
+  it('answers a retry whose first run added the passkey (its answer lost: 503) with that passkey, adding nothing again', async () => {
+    const { device } = await signUpWithDevice(service, company);
+    const strong = await strongSession(service, company, device);
+    const options = await call('passkeysRegisterOptions', '/o', { authorization: strong, body: {} });
+    const response = { ...new SoftAuthenticator().create(options.body.data.options, ORIGIN), name: 'My phone' };
+    // The transaction commits, then its answer is lost on the way back: the service answers 503.
+    const client = service.app.table.client;
+    const send = client.send.bind(client);
+    client.send = (async (command: { constructor: { name: string } }) => {
+      const result = await send(command as never);
+      if (command.constructor.name === 'TransactWriteCommand') throw Object.assign(new Error('the answer was lost'), { $fault: 'server' });
+      return result;
+    }) as typeof client.send;
+    let first: Awaited<ReturnType<typeof call>>;
+    try {
+      first = await call('passkeysRegister', '/r', { authorization: strong, body: response });
+    } finally {
+      client.send = send;
+    }
+    expectFailure(first, 503, 16);
+    // Its challenge is taken: the retry finds the passkey its first run added.
+    const again = await call('passkeysRegister', '/r', { authorization: strong, body: response });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const listed = await call('passkeys', '/p', { authorization: strong, method: 'GET' });
+    expect(listed.body.data.passkeys.map((passkey: { passkey_id: string }) => passkey.passkey_id)).toEqual([again.body.data.passkey_id]);
+    // The same response from another user's session is refused as before: the passkey is not theirs.
+    const { device: otherDevice } = await signUpWithDevice(service, company);
+    const otherSession = await strongSession(service, company, otherDevice);
+    expectFailure(await call('passkeysRegister', '/r', { authorization: otherSession, body: response }), 400, 1);
+  });
+
   it('binds the registration challenge to the session that asked for it', async () => {
     const { device, strong } = await withPasskey();
     const another = await strongSession(service, company, device);
