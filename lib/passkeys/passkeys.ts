@@ -35,7 +35,7 @@ export async function removePasskey(
   unreadShard?: number,
 ): Promise<number> {
   const passkey = await getPasskey(app.table, companyId, userId, passkeyId);
-  if (!passkey) throw new AppError('NOT_FOUND', { detail: 'no such passkey' });
+  if (!passkey) return noSuchPasskey(app, companyId, userId, passkeyId);
   try {
     await writeTransaction(app.table, [
       ...passkeyRemoveWrites(app.table, companyId, passkey).map((item) => ({ label: 'passkey', item })),
@@ -47,11 +47,20 @@ export async function removePasskey(
       ...also,
     ]);
   } catch (error) {
-    if (error instanceof ConditionsFailed && error.labels.includes('passkey'))
-      throw new AppError('NOT_FOUND', { detail: 'no such passkey' });
+    if (error instanceof ConditionsFailed && error.labels.includes('passkey')) return noSuchPasskey(app, companyId, userId, passkeyId);
     throw error;
   }
   return endPasskeySessions(app, companyId, userId, passkeyId);
+}
+
+/**
+ * 404 code 6, once no session the passkey began is left: a removal whose transaction landed but
+ * whose sessions were not ended yet (its answer a 503, say) is finished by its retry, which finds
+ * no passkey. For an id that never was a passkey of the user, there are none to end.
+ */
+async function noSuchPasskey(app: Pick<App, 'table' | 'clock'>, companyId: string, userId: string, passkeyId: string): Promise<never> {
+  await endPasskeySessions(app, companyId, userId, passkeyId);
+  throw new AppError('NOT_FOUND', { detail: 'no such passkey' });
 }
 
 /** Ends every session a removed passkey began (API contract 3.15, second reading); answers how many. */

@@ -265,6 +265,32 @@ describe('passkeys (API contract 3.16)', () => {
     expectFailure(await login(phone.get(options, ORIGIN), other), 401, 4);
   });
 
+  it('ends the sessions of a passkey whose removal landed but answered 503 when the removal is retried (404 code 6)', async () => {
+    const { device, phone, passkeyId } = await withPasskey();
+    const byPasskey = await login(phone.get(await loginOptions(), ORIGIN));
+    const authorization = `Token ${byPasskey.body.data.token.token}`;
+    const strong = await strongSession(service, company, device);
+    // The removal's transaction commits, then its answer is lost: its sessions are not ended yet.
+    const client = service.app.table.client;
+    const send = client.send.bind(client);
+    client.send = (async (command: { constructor: { name: string } }) => {
+      const result = await send(command as never);
+      if (command.constructor.name === 'TransactWriteCommand') throw Object.assign(new Error('the answer was lost'), { $fault: 'server' });
+      return result;
+    }) as typeof client.send;
+    let first: Awaited<ReturnType<typeof call>>;
+    try {
+      first = await call('passkeysRemove', '/rm', { authorization: strong, body: { passkey_id: passkeyId } });
+    } finally {
+      client.send = send;
+    }
+    expectFailure(first, 503, 16);
+    expect(await tokenWorks(service, company, authorization)).toBe(true);
+    // Its retry finds no passkey, and ends what the first run left.
+    expectFailure(await call('passkeysRemove', '/rm', { authorization: strong, body: { passkey_id: passkeyId } }), 404, 6);
+    expect(await tokenWorks(service, company, authorization)).toBe(false);
+  });
+
   it('ends the sessions a passkey began when it is removed, and not_me removes passkeys registered lately', async () => {
     const { device, phone, passkeyId } = await withPasskey();
     const byPasskey = await login(phone.get(await loginOptions(), ORIGIN));
