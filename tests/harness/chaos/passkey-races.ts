@@ -36,8 +36,11 @@ export function passkeyRaces(ctx: ChaosContext, { atLeast }: { atLeast: number }
   const { report, wrong, call, untilDefinite, isAmbiguous } = ctx;
   const figures = report.passkeys;
   const races: PasskeyRace[] = [];
-  let starting = 0;
-  const eligible = (account: Registered) => account.device !== undefined && !account.pinLocked && account.wrongPins === 0;
+  /** Races past their preparation (a passkey registered), and attempts still preparing one. */
+  let begun = 0;
+  let preparing = 0;
+  // Wrong PINs left on the device's tally do not matter: the race begins with a right one, which clears them.
+  const eligible = (account: Registered) => account.device !== undefined && !account.pinLocked;
 
   /** A definite answer with the request's key, or the last ambiguous one. */
   const keyed = (name: Parameters<typeof call>[0], body: unknown, headers: Record<string, string> = {}) => {
@@ -64,63 +67,76 @@ export function passkeyRaces(ctx: ChaosContext, { atLeast }: { atLeast: number }
 
   const flow = () =>
     ctx.withAccount(eligible, async (account) => {
-      starting++;
+      preparing++;
       figures.attempts++;
-      // Out of every other flow for good: its sessions and passkey are the race's to check.
-      account.passkeyRaced = true;
-      if (!(await ctx.freshPinLogin(account, ROUNDS))) return;
-      const authorization = `Token ${account.token}`;
-      const authenticator = new SoftAuthenticator();
-      const options = await keyed('passkeysRegisterOptions', {}, { Authorization: authorization });
-      if (options.status !== 200) {
-        if (!isAmbiguous(options)) wrong('passkey race: registration options refused', options);
-        return;
+      // An attempt whose preparation a fault stopped (no passkey registered) leaves room for another.
+      let prepared = false;
+      try {
+        await raceOn(account, () => {
+          prepared = true;
+          preparing--;
+          begun++;
+        });
+      } finally {
+        if (!prepared) preparing--;
       }
-      const registered = await keyed('passkeysRegister', authenticator.create(options.body.data.options, CHAOS_ORIGIN), {
-        Authorization: authorization,
-      });
-      if (registered.status !== 200) {
-        if (!isAmbiguous(registered)) wrong('passkey race: registration refused', registered);
-        return;
-      }
-      figures.registered++;
-      const race: PasskeyRace = {
-        account,
-        passkeyId: registered.body.data.passkey_id,
-        removalKey: randomUUID(),
-        authorization,
-        sessions: [],
-        pendingLogins: [],
-      };
-      races.push(race);
-      let removalSentAt = Number.POSITIVE_INFINITY;
-      const removal = async () => {
-        await sleep(Math.random() * 30);
-        removalSentAt = Date.now();
-        let ambiguousBefore = false;
-        const answer = await untilDefinite(async () => {
-          const each = await call(
-            'passkeysRemove',
-            { passkey_id: race.passkeyId },
-            { Authorization: authorization, 'Idempotency-Key': race.removalKey },
-          );
-          ambiguousBefore ||= isAmbiguous(each);
-          return each;
-        }, ROUNDS);
-        // A retry after a 503 whose removal still landed finds no passkey (404 code 6): removed, as the table will show.
-        if (answer.status === 200 || (ambiguousBefore && answer.status === 404 && answer.body.error[0] === 6)) race.removed = true;
-        else if (!isAmbiguous(answer)) wrong('passkey race: the owner’s removal was refused', answer);
-      };
-      await Promise.all([
-        removal(),
-        ...Array.from({ length: LOGINS }, () => login(race, authenticator, () => Date.now() >= removalSentAt)),
-      ]);
-      figures.races++;
     });
+
+  /** One race on the account: a passkey registered (then `registeredOne`), its logins racing its removal. */
+  const raceOn = async (account: Registered, registeredOne: () => void) => {
+    // Out of every other flow for good: its sessions and passkey are the race's to check.
+    account.passkeyRaced = true;
+    if (!(await ctx.freshPinLogin(account, ROUNDS))) return;
+    const authorization = `Token ${account.token}`;
+    const authenticator = new SoftAuthenticator();
+    const options = await keyed('passkeysRegisterOptions', {}, { Authorization: authorization });
+    if (options.status !== 200) {
+      if (!isAmbiguous(options)) wrong('passkey race: registration options refused', options);
+      return;
+    }
+    const registered = await keyed('passkeysRegister', authenticator.create(options.body.data.options, CHAOS_ORIGIN), {
+      Authorization: authorization,
+    });
+    if (registered.status !== 200) {
+      if (!isAmbiguous(registered)) wrong('passkey race: registration refused', registered);
+      return;
+    }
+    figures.registered++;
+    registeredOne();
+    const race: PasskeyRace = {
+      account,
+      passkeyId: registered.body.data.passkey_id,
+      removalKey: randomUUID(),
+      authorization,
+      sessions: [],
+      pendingLogins: [],
+    };
+    races.push(race);
+    let removalSentAt = Number.POSITIVE_INFINITY;
+    const removal = async () => {
+      await sleep(Math.random() * 30);
+      removalSentAt = Date.now();
+      let ambiguousBefore = false;
+      const answer = await untilDefinite(async () => {
+        const each = await call(
+          'passkeysRemove',
+          { passkey_id: race.passkeyId },
+          { Authorization: authorization, 'Idempotency-Key': race.removalKey },
+        );
+        ambiguousBefore ||= isAmbiguous(each);
+        return each;
+      }, ROUNDS);
+      // A retry after a 503 whose removal still landed finds no passkey (404 code 6): removed, as the table will show.
+      if (answer.status === 200 || (ambiguousBefore && answer.status === 404 && answer.body.error[0] === 6)) race.removed = true;
+      else if (!isAmbiguous(answer)) wrong('passkey race: the owner’s removal was refused', answer);
+    };
+    await Promise.all([removal(), ...Array.from({ length: LOGINS }, () => login(race, authenticator, () => Date.now() >= removalSentAt))]);
+    figures.races++;
+  };
 
   /** A race asked for and not started yet, with an account free for it. */
   const wanted = () =>
-    starting < atLeast && ctx.registered.some((account) => ctx.isFree(account) && eligible(account)) ? flow : undefined;
+    begun + preparing < atLeast && ctx.registered.some((account) => ctx.isFree(account) && eligible(account)) ? flow : undefined;
 
   /** Faults off: the ambiguous logins and removals again with their keys; then every session a login answered must be over. */
   const afterFaults = async () => {
