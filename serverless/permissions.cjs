@@ -613,6 +613,8 @@ module.exports = {
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['webauthnChallenge'] },
       { actions: ['DeleteItem'], keys: ['webauthnChallenge'] },
+      // A retry whose challenge its first run took (its answer lost) finds the passkey that run added.
+      { actions: ['GetItem'], keys: ['passkeyCredential', 'userPasskey'] },
       { actions: ['PutItem'], keys: ['passkeyCredential', 'userPasskey', 'notification'] },
       { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
