@@ -81,6 +81,22 @@ async function loginOptions(body: unknown = {}, at = company) {
   return answer.body.data.options;
 }
 
+/** Runs a request whose transactions commit and then lose their answer on the way back (a 503 whose write landed). */
+async function answerLostAfterTransaction<Answered>(request: () => Promise<Answered>): Promise<Answered> {
+  const client = service.app.table.client;
+  const send = client.send.bind(client);
+  client.send = (async (command: { constructor: { name: string } }) => {
+    const result = await send(command as never);
+    if (command.constructor.name === 'TransactWriteCommand') throw Object.assign(new Error('the answer was lost'), { $fault: 'server' });
+    return result;
+  }) as typeof client.send;
+  try {
+    return await request();
+  } finally {
+    client.send = send;
+  }
+}
+
 /** Creation options for a fresh user's strong session, to build a response from. */
 async function registerOptionsOfNewUser() {
   const { device } = await signUpWithDevice(service, company);
@@ -187,19 +203,7 @@ describe('passkeys (API contract 3.16)', () => {
     const options = await call('passkeysRegisterOptions', '/o', { authorization: strong, body: {} });
     const response = { ...new SoftAuthenticator().create(options.body.data.options, ORIGIN), name: 'My phone' };
     // The transaction commits, then its answer is lost on the way back: the service answers 503.
-    const client = service.app.table.client;
-    const send = client.send.bind(client);
-    client.send = (async (command: { constructor: { name: string } }) => {
-      const result = await send(command as never);
-      if (command.constructor.name === 'TransactWriteCommand') throw Object.assign(new Error('the answer was lost'), { $fault: 'server' });
-      return result;
-    }) as typeof client.send;
-    let first: Awaited<ReturnType<typeof call>>;
-    try {
-      first = await call('passkeysRegister', '/r', { authorization: strong, body: response });
-    } finally {
-      client.send = send;
-    }
+    const first = await answerLostAfterTransaction(() => call('passkeysRegister', '/r', { authorization: strong, body: response }));
     expectFailure(first, 503, 16);
     // Its challenge is taken: the retry finds the passkey its first run added.
     const again = await call('passkeysRegister', '/r', { authorization: strong, body: response });
@@ -271,19 +275,9 @@ describe('passkeys (API contract 3.16)', () => {
     const authorization = `Token ${byPasskey.body.data.token.token}`;
     const strong = await strongSession(service, company, device);
     // The removal's transaction commits, then its answer is lost: its sessions are not ended yet.
-    const client = service.app.table.client;
-    const send = client.send.bind(client);
-    client.send = (async (command: { constructor: { name: string } }) => {
-      const result = await send(command as never);
-      if (command.constructor.name === 'TransactWriteCommand') throw Object.assign(new Error('the answer was lost'), { $fault: 'server' });
-      return result;
-    }) as typeof client.send;
-    let first: Awaited<ReturnType<typeof call>>;
-    try {
-      first = await call('passkeysRemove', '/rm', { authorization: strong, body: { passkey_id: passkeyId } });
-    } finally {
-      client.send = send;
-    }
+    const first = await answerLostAfterTransaction(() =>
+      call('passkeysRemove', '/rm', { authorization: strong, body: { passkey_id: passkeyId } }),
+    );
     expectFailure(first, 503, 16);
     expect(await tokenWorks(service, company, authorization)).toBe(true);
     // Its retry finds no passkey, and ends what the first run left.
