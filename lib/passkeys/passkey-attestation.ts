@@ -36,7 +36,6 @@ export function withoutAttestationStatement(attestationObject: string): string {
 }
 
 export interface VerifiedRegistration {
-  challenge: string;
   credentialId: string;
   publicKey: string;
   counter: number;
@@ -90,7 +89,6 @@ export async function verifiedRegistration(
   if (!verified.verified || !verified.registrationInfo) throw attestationRefused(app, origin, companyId, 'not verified');
   const { credential, credentialBackedUp } = verified.registrationInfo;
   return {
-    challenge,
     credentialId: credential.id,
     publicKey: isoBase64URL.fromBuffer(credential.publicKey),
     counter: credential.counter,

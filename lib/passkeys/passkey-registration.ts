@@ -78,7 +78,7 @@ export async function passkeyRegister(
   const writes = passkeyAddWrites(app.table, companyId, passkey);
   try {
     await writeTransaction(app.table, [
-      { label: 'challenge', item: challengeTake(app.table, companyId, verified.challenge, now) },
+      { label: 'challenge', item: challengeTake(app.table, companyId, challenge, now) },
       { label: 'claim', item: writes.claim },
       { label: 'passkey', item: writes.passkey },
       { label: 'count', item: writes.count },
