@@ -36,8 +36,7 @@ export function passkeyRaces(ctx: ChaosContext, { atLeast }: { atLeast: number }
   const { report, wrong, call, untilDefinite, isAmbiguous } = ctx;
   const figures = report.passkeys;
   const races: PasskeyRace[] = [];
-  /** Races past their preparation (a passkey registered), and attempts still preparing one. */
-  let begun = 0;
+  /** Attempts still preparing a race (past it: figures.registered, a passkey registered). */
   let preparing = 0;
   // Wrong PINs left on the device's tally do not matter: the race begins with a right one, which clears them.
   const eligible = (account: Registered) => account.device !== undefined && !account.pinLocked;
@@ -75,7 +74,6 @@ export function passkeyRaces(ctx: ChaosContext, { atLeast }: { atLeast: number }
         await raceOn(account, () => {
           prepared = true;
           preparing--;
-          begun++;
         });
       } finally {
         if (!prepared) preparing--;
@@ -136,7 +134,9 @@ export function passkeyRaces(ctx: ChaosContext, { atLeast }: { atLeast: number }
 
   /** A race asked for and not started yet, with an account free for it. */
   const wanted = () =>
-    begun + preparing < atLeast && ctx.registered.some((account) => ctx.isFree(account) && eligible(account)) ? flow : undefined;
+    figures.registered + preparing < atLeast && ctx.registered.some((account) => ctx.isFree(account) && eligible(account))
+      ? flow
+      : undefined;
 
   /** Faults off: the ambiguous logins and removals again with their keys; then every session a login answered must be over. */
   const afterFaults = async () => {
