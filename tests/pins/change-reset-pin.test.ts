@@ -188,7 +188,9 @@ describe('reset_pin', () => {
     const otpSession = `Token ${login.body.data.token.token}`;
     expectFailure(await pinLogin(service, company, device, PINS.login_pin), 400, 18);
     service.clock.advance(service.app.config.pinResetOtpSessionSeconds - 10);
+    const sentAt = epochSeconds(service.clock);
     const reset = await resetPin(otpSession, { pin_type: 1, new_pin: '8052' });
+    const answeredAt = epochSeconds(service.clock);
     expect(reset.body).toEqual({
       success: 1,
       error: [],
@@ -199,7 +201,10 @@ describe('reset_pin', () => {
         effective_at: expect.any(Number),
       },
     });
-    expect(reset.body.data.effective_at).toBe(epochSeconds(service.clock) + service.app.config.phoneChangeHoldHours * 3600);
+    // Held from the second the request ran in: between the seconds it was sent and answered.
+    const hold = service.app.config.phoneChangeHoldHours * 3600;
+    expect(reset.body.data.effective_at).toBeGreaterThanOrEqual(sentAt + hold);
+    expect(reset.body.data.effective_at).toBeLessThanOrEqual(answeredAt + hold);
     // Held: the current PIN stays the PIN (locked), and no session ended.
     expectFailure(await pinLogin(service, company, device, '8052'), 400, 18);
     expect(await tokenWorks(service, company, account.authorization)).toBe(true);
