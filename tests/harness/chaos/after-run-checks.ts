@@ -1,6 +1,7 @@
-import { NOTIFICATION_PREFIX, UNREAD_COUNT_PREFIX, userKey } from '../../../lib/store/keys.js';
+import { NOTIFICATION_PREFIX, SESSION_PREFIX, UNREAD_COUNT_PREFIX, userKey } from '../../../lib/store/keys.js';
 import { referralCountIn } from '../../../lib/store/referral-store.js';
 import { claimCheck } from '../claim-check.js';
+import { sessionIdOf } from '../in-process-service.js';
 import { phoneChangeCheck } from '../phone-change-check.js';
 import { sessionCheck } from '../session-check.js';
 import { identityProblems, type StoredItem } from '../table-snapshot.js';
@@ -70,7 +71,15 @@ export async function checkAccounts(ctx: ChaosContext, items: StoredItem[], user
       wrong(`user ${account.userId} counts ${unreadCounted} unread, but ${unreadStored} are stored unread`);
     if (!account.loggedOut) {
       const list = await ctx.call('referralProgram', undefined, { Authorization: `Token ${account.token}` }, 'GET');
-      if (list.status !== 200) wrong(`user ${account.userId}'s live token did not work after the run`, list);
+      if (list.status !== 200) {
+        // What the table says of that session and its user, so the finding can be traced.
+        const sk = `${SESSION_PREFIX}${sessionIdOf(`Token ${account.token}`)}`;
+        const session = own.find((item) => item.sk === sk);
+        const traced = session
+          ? `its session began ${session.began ?? '?'} (acr ${session.acr ?? '?'}), ended ${session.ended_reason ?? 'no'}`
+          : 'its session is not stored';
+        wrong(`user ${account.userId}'s live token did not work after the run (${traced}; user status ${user?.status_id})`, list);
+      }
     }
   }
 }

@@ -255,6 +255,8 @@ export function pendingChanges(ctx: ChaosContext, tools: RaceTools, { atLeast }:
         account.device = undefined;
         if (!signedIn) return wrong(`user ${account.userId}'s right PIN after the move was refused`);
         const again = await send('userDelete', {}, { authorization: `Token ${account.token}`, via: ctx.ahead[0]!, rounds: 3 });
+        // The login made the account's token live again: the deletion ends it, as it ended the first.
+        account.loggedOut = true;
         await settleOrPark(account, [again], async () => {
           // A deletion that committed before an ambiguous answer ended the session it was sent on: 401 on its retry.
           if (again.answer.status === 200) ctx.deletions.push({ account, eraseAfter: again.answer.body.data.erase_after });
