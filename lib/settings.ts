@@ -63,7 +63,12 @@ export const SETTINGS = {
     means:
       'timeout of the first attempt of a DynamoDB call (at most `DYNAMODB_TIMEOUT_MS`): a call stalled on its way (DynamoDB answers in milliseconds) is tried again soon, and a table slow for every call gets the whole timeout on the retries',
   },
-  DYNAMODB_MAX_ATTEMPTS: { default: 3, min: 1, means: 'attempts of each DynamoDB call, with the SDK’s backoff between them' },
+  DYNAMODB_MAX_ATTEMPTS: {
+    default: 6,
+    min: 1,
+    means:
+      'attempts of each DynamoDB call, with a short backoff between them; a retry is sent only if it would end within the time of the first attempt and two retries timed out, so a stalled table is given up on as fast as with 3',
+  },
   AWS_REGION: { source: 'aws', default: 'us-east-1', means: 'the region of every AWS client (or `AWS_DEFAULT_REGION`)' },
   AWS_ACCESS_KEY_ID: {
     source: 'aws',

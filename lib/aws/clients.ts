@@ -40,7 +40,22 @@ interface AwsClientOptions {
 /** The first retry's longest wait (ms) after a transient failure (a reset, a timeout, a 500) and after throttling; each further one doubles it. */
 export const RETRY_BASE_MS = { transient: 25, throttling: 50 };
 
-const retryToken = (count: number, delayMs: number): RetryToken => ({ getRetryCount: () => count, getRetryDelay: () => delayMs });
+interface CallToken extends RetryToken {
+  /** performance.now() when the call's first attempt was sent. */
+  startedAt: number;
+}
+
+const retryToken = (count: number, delayMs: number, startedAt: number): CallToken => ({
+  getRetryCount: () => count,
+  getRetryDelay: () => delayMs,
+  startedAt,
+});
+
+/** The time a call's attempts may take in all, and how long a retry's attempt may take. */
+export interface CallBudget {
+  budgetMs: number;
+  retryTimeoutMs: number;
+}
 
 /**
  * How every client retries: as the SDK's standard strategy (a throttled or transient failure is
@@ -53,10 +68,14 @@ const retryToken = (count: number, delayMs: number): RetryToken => ({ getRetryCo
  * 50 ms and 1 s, which a call that is answered in milliseconds does not need.
  */
 export class RequestRetries implements RetryStrategyV2 {
-  constructor(private readonly maxAttempts: number) {}
+  constructor(
+    private readonly maxAttempts: number,
+    /** DynamoDB's: a retry is sent only when its attempt would end within the call's budget. */
+    private readonly budget?: CallBudget,
+  ) {}
 
   async acquireInitialRetryToken(): Promise<RetryToken> {
-    return retryToken(0, 0);
+    return retryToken(0, 0, performance.now());
   }
 
   async refreshRetryTokenForRetry(token: RetryToken, { errorType }: RetryErrorInfo): Promise<RetryToken> {
@@ -65,10 +84,27 @@ export class RequestRetries implements RetryStrategyV2 {
       throw new Error('no retry: the failure is not one to try again, or the attempts are spent');
     }
     const base = errorType === 'THROTTLING' ? RETRY_BASE_MS.throttling : RETRY_BASE_MS.transient;
-    return retryToken(retries + 1, Math.floor(Math.random() * base * 2 ** retries));
+    const delayMs = Math.floor(Math.random() * base * 2 ** retries);
+    const { startedAt } = token as CallToken;
+    // Fast failures (a reset, a 500, throttling) may use every attempt; slow ones (timeouts) spend the budget first.
+    if (this.budget && performance.now() - startedAt + delayMs + this.budget.retryTimeoutMs > this.budget.budgetMs) {
+      throw new Error('no retry: another attempt would end past the call’s budget');
+    }
+    return retryToken(retries + 1, delayMs, startedAt);
   }
 
   recordSuccess(): void {}
+}
+
+/**
+ * The most a DynamoDB call's attempts may take: what its first attempt and two retries take when
+ * each times out, with their backoff. Within it a call retries fast failures (a reset, a 500,
+ * throttling) up to DYNAMODB_MAX_ATTEMPTS; a table that stalls every attempt is given up on as
+ * soon as with three attempts.
+ */
+export function dynamodbCallBudgetMs(config: Pick<AwsConfig, 'dynamodbFirstAttemptTimeoutMs' | 'dynamodbTimeoutMs'>): number {
+  const backoffMs = RETRY_BASE_MS.throttling * (1 + 2);
+  return config.dynamodbFirstAttemptTimeoutMs + 2 * config.dynamodbTimeoutMs + backoffMs;
 }
 
 interface ServiceSettings {
@@ -77,6 +113,8 @@ interface ServiceSettings {
   /** The first attempt's timeout, when shorter than the others'. */
   firstAttemptMs?: number;
   maxAttempts: number;
+  /** The most all attempts of a call may take (DynamoDB's); without it, only the attempts bound a call. */
+  budgetMs?: number;
 }
 
 function settingsOf(config: AwsConfig, service: AwsService): ServiceSettings {
@@ -87,6 +125,7 @@ function settingsOf(config: AwsConfig, service: AwsService): ServiceSettings {
         timeoutMs: config.dynamodbTimeoutMs,
         firstAttemptMs: config.dynamodbFirstAttemptTimeoutMs,
         maxAttempts: config.dynamodbMaxAttempts,
+        budgetMs: dynamodbCallBudgetMs(config),
       };
     case 'sns':
       return { endpoint: config.sms.snsEndpoint, timeoutMs: config.sms.timeoutMs, maxAttempts: config.sms.maxAttempts };
@@ -127,13 +166,13 @@ class AttemptTimeouts extends NodeHttpHandler {
  * DynamoDB's first attempt sooner (DYNAMODB_FIRST_ATTEMPT_TIMEOUT_MS).
  */
 export function awsClient<Client>(Client: new (options: AwsClientOptions) => Client, config: AwsConfig, service: AwsService): Client {
-  const { endpoint, timeoutMs, firstAttemptMs, maxAttempts } = settingsOf(config, service);
+  const { endpoint, timeoutMs, firstAttemptMs, maxAttempts, budgetMs } = settingsOf(config, service);
   return new Client({
     region: config.region,
     ...(endpoint ? { endpoint } : {}),
     ...(config.dummyCredentials ? { credentials: DUMMY_CREDENTIALS } : {}),
     maxAttempts,
-    retryStrategy: new RequestRetries(maxAttempts),
+    retryStrategy: new RequestRetries(maxAttempts, budgetMs === undefined ? undefined : { budgetMs, retryTimeoutMs: timeoutMs }),
     requestHandler:
       firstAttemptMs !== undefined && firstAttemptMs < timeoutMs
         ? new AttemptTimeouts(firstAttemptMs, timeoutMs)

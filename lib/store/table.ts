@@ -26,9 +26,10 @@ export interface Table {
 }
 
 /**
- * The table of a configuration. A stuck table costs at most dynamodbMaxAttempts attempts (the first
- * of dynamodbFirstAttemptTimeoutMs, the others of dynamodbTimeoutMs) and their backoff: with the
- * defaults (300 ms, then 2 of 1 s) about 2.4 s, well inside the 10 s Lambda timeout.
+ * The table of a configuration. A call costs at most its budget (lib/aws/clients.ts
+ * dynamodbCallBudgetMs: the first attempt of dynamodbFirstAttemptTimeoutMs and two of
+ * dynamodbTimeoutMs, with their backoff; 2.45 s with the defaults), well inside the 10 s Lambda
+ * timeout; within it, fast failures are retried up to dynamodbMaxAttempts.
  */
 export function createTable(config: AwsConfig & Pick<Config, 'tableName'>): Table {
   const client = awsClient(DynamoDBClient, config, 'dynamodb');

@@ -4,9 +4,9 @@
 // SDK's client-wide quota let none retry once a few dozen calls had needed two).
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { awsClient } from '../../lib/aws/clients.js';
+import { awsClient, dynamodbCallBudgetMs } from '../../lib/aws/clients.js';
 import { readConfig } from '../../lib/config.js';
-import { type FaultProxy, startFaultProxy } from '../harness/fault-proxy.js';
+import { type FaultMode, type FaultProxy, startFaultProxy } from '../harness/fault-proxy.js';
 import { TEST_TABLE, testEnvironment } from '../helpers.js';
 
 let proxy: FaultProxy;
@@ -49,6 +49,33 @@ describe('a DynamoDB client of the service', () => {
     };
     for (let call = 0; call < 60; call++) await get(client, `retried-${call}`);
     expect(proxy.seen.filter((request) => request.mode === 'server-error')).toHaveLength(120);
+    proxy.reset();
+    client.destroy();
+  });
+
+  it('retries fast failures up to DYNAMODB_MAX_ATTEMPTS (a reset, a 500, throttling: five, then answered)', async () => {
+    const client = clientOf({ DYNAMODB_MAX_ATTEMPTS: '6' });
+    proxy.reset();
+    const faults: FaultMode[] = ['reset', 'server-error', 'throttle', 'reset', 'server-error'];
+    let calls = 0;
+    proxy.rule = () => faults[calls++] ?? 'pass';
+    await expect(get(client, 'fast-failures')).resolves.toBeDefined();
+    expect(proxy.seen.map((request) => request.mode)).toEqual([...faults, 'pass']);
+    proxy.reset();
+    client.destroy();
+  });
+
+  it('gives a stalled table up as soon as three attempts would: no retry that would end past the call’s budget', async () => {
+    const settings = { DYNAMODB_MAX_ATTEMPTS: '6', DYNAMODB_FIRST_ATTEMPT_TIMEOUT_MS: '100', DYNAMODB_TIMEOUT_MS: '300' };
+    const client = clientOf(settings);
+    const budgetMs = dynamodbCallBudgetMs({ dynamodbFirstAttemptTimeoutMs: 100, dynamodbTimeoutMs: 300 });
+    proxy.reset();
+    proxy.rule = () => 'hang';
+    const started = performance.now();
+    await expect(get(client, 'stalled-table')).rejects.toThrow();
+    // The first attempt (100 ms) and two retries (300 ms each): a fourth would end past 100 + 2 × 300 ms and their backoff.
+    expect(proxy.seen.map((request) => request.mode)).toEqual(['hang', 'hang', 'hang']);
+    expect(performance.now() - started).toBeLessThan(budgetMs + 200);
     proxy.reset();
     client.destroy();
   });
