@@ -1,4 +1,4 @@
-// npm run chaos [-- --seconds 120 --faults 0.3 --clients 8] [--compare]
+// npm run chaos [-- --seconds 120 --faults 0.3 --clients 8] [--compare] [--set SETTING=VALUE ...]
 //
 // Real flows under faults, then a check of everything answered (tests/harness/chaos/run.ts):
 // DynamoDB Local on a free loopback port behind the fault proxy, SNS as a loopback fake, the
@@ -37,13 +37,25 @@ const { values } = parseArgs({
     faults: { type: 'string', default: '0.3' },
     clients: { type: 'string', default: '8' },
     compare: { type: 'boolean', default: false },
+    set: { type: 'string', multiple: true, default: [] },
   },
 });
 const seconds = Number(values.seconds);
 const faults = Number(values.faults);
 const clients = Number(values.clients);
-if (!Number.isInteger(seconds) || seconds < 1 || !(faults >= 0 && faults < 1) || !Number.isInteger(clients) || clients < 1) {
-  console.error('usage: npm run chaos -- [--seconds N (>= 1)] [--faults SHARE (0 to < 1)] [--clients N (>= 1)] [--compare]');
+// A setting of the service under test, on both sides of --compare (lib/settings.ts): --set DYNAMODB_MAX_ATTEMPTS=5.
+const settings = Object.fromEntries(values.set.map((pair) => [pair.split('=')[0] ?? '', pair.split('=').slice(1).join('=')]));
+if (
+  !Number.isInteger(seconds) ||
+  seconds < 1 ||
+  !(faults >= 0 && faults < 1) ||
+  !Number.isInteger(clients) ||
+  clients < 1 ||
+  values.set.some((pair) => !/^[A-Z][A-Z0-9_]*=./.test(pair))
+) {
+  console.error(
+    'usage: npm run chaos -- [--seconds N (>= 1)] [--faults SHARE (0 to < 1)] [--clients N (>= 1)] [--compare] [--set SETTING=VALUE ...]',
+  );
   process.exit(2);
 }
 
@@ -59,6 +71,7 @@ async function run(dynamodbEndpoint: string, share: number, prefix = ''): Promis
     pendingRaces: 1,
     swapRaces: 2,
     passkeyRaces: 2,
+    settings,
     log: (line) => console.log(`${prefix}${line}`),
   });
   return { ...report, seconds: (Date.now() - started) / 1000 };
@@ -92,6 +105,15 @@ try {
     console.log(
       `  faulted / fault-free: ${(share * 100).toFixed(1)} % (at least ${COMPARE_AT_LEAST * 100} %: ${share >= COMPARE_AT_LEAST ? 'OK' : 'FAIL'})`,
     );
+    // Where each side's clients spent the run: the flows that the faults slow most first.
+    const perRun = (report: ChaosReport, flow: string) => {
+      const spent = report.byFlow[flow];
+      return spent ? `${String(spent.runs).padStart(4)} runs ${(spent.ms / spent.runs / 1000).toFixed(2).padStart(6)} s each` : '   0 runs';
+    };
+    const slowed = (flow: string) => (faulted.byFlow[flow]?.ms ?? 0) - (clean.byFlow[flow]?.ms ?? 0);
+    const flows = [...new Set([...Object.keys(clean.byFlow), ...Object.keys(faulted.byFlow)])].sort((a, b) => slowed(b) - slowed(a));
+    console.log('\nflows (fault-free | faulted):');
+    for (const flow of flows) console.log(`  ${flow.padEnd(16)} ${perRun(clean, flow)} | ${perRun(faulted, flow)}`);
     process.exitCode = clean.wrong.length || faulted.wrong.length || share < COMPARE_AT_LEAST ? 1 : 0;
   }
 } finally {

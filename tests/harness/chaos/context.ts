@@ -8,7 +8,7 @@ import { type Answer, codeIn, type EndpointName, type InProcessService, invoke, 
 import type { RecoverySent } from '../phone-change-check.js';
 import type { OtpLogin, PhoneChangeSent } from '../session-check.js';
 import type { FakeSns } from '../sns-fake.js';
-import type { ChaosReport } from './report.js';
+import { type ChaosReport, flowRequests } from './report.js';
 
 // What the chaos run's flows share (tests/harness/chaos/run.ts): the accounts answered, the way
 // requests are sent and judged, and what is left to retry once the faults are off; and how the
@@ -163,6 +163,7 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
     method = 'POST',
     via: InProcessService = service,
   ): Promise<Answer> => {
+    const sentAt = performance.now();
     const answer = await invoke(via.handlers[name], {
       method,
       path: `/${name}`,
@@ -170,8 +171,12 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
       body,
     });
     report.requests++;
+    const flow = flowRequests.getStore();
+    if (flow) flow.requests++;
     if (Date.now() < endAt) report.requestsInRun++;
     report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
+    const kind = `${answer.status}${answer.body?.error?.[0] ? ` code ${answer.body.error[0]}` : ''}`;
+    report.msByAnswer[kind] = Math.round((report.msByAnswer[kind] ?? 0) + performance.now() - sentAt);
     const envelope = answer.body && (answer.body.success === 1 || answer.body.success === 0) && Array.isArray(answer.body.error);
     if (!DOCUMENTED.has(answer.status) || !envelope) wrong(`${name} answered outside the envelope or documented statuses`, answer);
     return answer;
@@ -183,7 +188,9 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
       // A key still held (its first run's release failed too) frees at Retry-After, not before: wait it out in full.
       // After an outage, a random part of it spreads the retries.
       const retryAfterMs = Number(answer.headers['retry-after'] ?? 0) * 1000;
-      await sleep(answer.status === 409 ? retryAfterMs + 250 * Math.random() : Math.max(200, retryAfterMs * Math.random()));
+      const waitMs = answer.status === 409 ? retryAfterMs + 250 * Math.random() : Math.max(200, retryAfterMs * Math.random());
+      report.msWaitedAfter[answer.status] = Math.round((report.msWaitedAfter[answer.status] ?? 0) + waitMs);
+      await sleep(waitMs);
       answer = await send();
     }
     return answer;

@@ -1,7 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Proven } from '../event-check.js';
 
 // What a chaos run reports (tests/harness/chaos/run.ts), and the share of it its race flow keeps
 // (one-account-race.ts): below both, so that neither imports the other for it.
+
+/** The requests of the flow a client runs (run.ts counts each flow's in report.byFlow). */
+export const flowRequests = new AsyncLocalStorage<{ requests: number }>();
 
 /** How the account ends while it moves. */
 export type RaceEnding = 'deletion' | 'disable' | 'none';
@@ -89,6 +93,11 @@ export interface ChaosReport {
   /** Requests answered while the flows ran (before the run's end, ahead of the retries after it): the run's throughput. */
   requestsInRun: number;
   byStatus: Record<string, number>;
+  /** Milliseconds the clients spent in requests, by the answer they got ("409 code 20"), and waiting before a retry, by the status retried. */
+  msByAnswer: Record<string, number>;
+  msWaitedAfter: Record<string, number>;
+  /** Each flow the clients ran while the run lasted: how often, for how long in all, and the requests it sent. */
+  byFlow: Record<string, { runs: number; ms: number; requests: number }>;
   faultsByKind: Record<string, number>;
   smsAnswersDropped: number;
   registrations: number;
@@ -216,6 +225,9 @@ export const emptyReport = (): ChaosReport => ({
   requests: 0,
   requestsInRun: 0,
   byStatus: {},
+  msByAnswer: {},
+  msWaitedAfter: {},
+  byFlow: {},
   faultsByKind: {},
   smsAnswersDropped: 0,
   registrations: 0,

@@ -27,7 +27,7 @@ import { CHAOS_ORIGIN, CHAOS_RP_ID, passkeyRaces } from './passkey-races.js';
 import { pendingChanges, raceTools } from './pending-changes.js';
 import { chaosStaff, phoneRecoveries } from './phone-recoveries.js';
 import { registrations } from './registrations.js';
-import { type ChaosReport, emptyReport } from './report.js';
+import { type ChaosReport, emptyReport, flowRequests } from './report.js';
 import { simSwapRaces } from './sim-swap-races.js';
 import { staffCheck, staffCompanies, staffRaces } from './staff-races.js';
 
@@ -82,6 +82,8 @@ export interface ChaosOptions {
   staffRaces?: number;
   /** Races of a passkey's logins against its removal (passkey-races.ts) to start at least, as `races`. */
   passkeyRaces?: number;
+  /** Settings of the service under test beyond the run's own (lib/settings.ts names): npm run chaos -- --set NAME=VALUE. */
+  settings?: Record<string, string>;
 }
 
 /** The most a slowed container's DynamoDB call waits before it is sent (ms). */
@@ -134,6 +136,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         // waits at least 72 hours, lib/settings.ts). Their strong sessions, renewed by a PIN login at
         // half an access token's life (450 s), stay within STEP_UP_MAX_AGE_SECONDS (600 s) to approve.
         ADMIN_APPROVER_MIN_HOURS: '0',
+        ...options.settings,
       },
     }),
   );
@@ -235,7 +238,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         try {
           // The races asked for come first, once there is an account for one.
           const wanted = raceOnOneAccount.wanted() ? raceOnOneAccount.flow : (pendingWanted() ?? swapWanted());
-          await (wanted ?? flows[randomInt(flows.length)]!)();
+          const flow = wanted ?? flows[randomInt(flows.length)]!;
+          const [startedAt, sent] = [performance.now(), { requests: 0 }];
+          await flowRequests.run(sent, flow).finally(() => {
+            const name = flow.name || 'unnamed';
+            report.byFlow[name] ??= { runs: 0, ms: 0, requests: 0 };
+            const spent = report.byFlow[name];
+            spent.runs++;
+            spent.ms += Math.round(performance.now() - startedAt);
+            spent.requests += sent.requests;
+          });
         } catch (error) {
           context.wrong(`a flow threw: ${(error as Error).message}`);
         }
