@@ -2,6 +2,14 @@ import { companyApproveBody } from '../admin/company-approve-input.js';
 import { companyUpdateResult } from '../admin/company-update-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
 import { sampleCompanySettings } from './admin-company-view-endpoint.js';
+import {
+  appendStaffRecord,
+  COMPANY_SETTINGS,
+  GRANT_APPROVAL,
+  keepAnswers,
+  readCompanyAndSession,
+  recordSessionUse,
+} from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminCompanyApproveEndpoint = {
@@ -33,5 +41,20 @@ export const adminCompanyApproveEndpoint = {
       grant_id: '7c2e9a4b1d3f5e6a8b0c1d2e3f4a5b6c',
       ...sampleCompanySettings,
     },
+  },
+  // Another admin applies a change of the security settings: the grant marked approved (once, while
+  // unexpired) with the settings' attributes, as company/update writes them; the one who asked read.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'grant'] },
+      { actions: ['UpdateItem'], keys: ['grant'], attributes: GRANT_APPROVAL },
+      { actions: ['UpdateItem'], keys: ['company'], attributes: COMPANY_SETTINGS },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

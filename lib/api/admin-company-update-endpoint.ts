@@ -2,6 +2,7 @@ import { companyUpdateBody } from '../admin/company-update-input.js';
 import { companyUpdateResult } from '../admin/company-update-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
 import { sampleCompanySettings } from './admin-company-view-endpoint.js';
+import { appendStaffRecord, COMPANY_SETTINGS, keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminCompanyUpdateEndpoint = {
@@ -49,5 +50,19 @@ export const adminCompanyUpdateEndpoint = {
       approve_by: 1767571200,
       ...sampleCompanySettings,
     },
+  },
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['UpdateItem'], keys: ['company'], attributes: COMPANY_SETTINGS },
+      // A change of a security setting, asked as a grant another admin applies (adminCompanyApprove).
+      { actions: ['PutItem'], keys: ['grant'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -2,6 +2,7 @@ import { companyViewBody } from '../admin/company-view-input.js';
 import { companyViewResult } from '../admin/company-view-result.js';
 import { BUILT_IN_WARNING_TEXTS, WARNING_KEYS } from '../companies/security-warning-texts.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 const limit = (value: number, fallback: number, min = 0) =>
@@ -88,5 +89,13 @@ export const adminCompanyViewEndpoint = {
   examples: {
     request: { reason: 'ticket 9120: check the Hindi text' },
     result: sampleCompanySettings,
+  },
+  // The company's settings (API contract 3.14, 6 and 7), admin only: the view reads the company (as
+  // every function does) and writes its record in the company's log; the update writes the settings
+  // company:update writes, never the status, in one transaction with its record.
+  grants: {
+    table: [keepAnswers, readCompanyAndSession, ...appendStaffRecord, { actions: ['GetItem'], keys: ['user'] }, recordSessionUse],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

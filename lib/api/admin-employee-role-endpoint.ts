@@ -1,6 +1,7 @@
 import { employeeRoleBody } from '../admin/employee-role-input.js';
 import { employeeRoleResult } from '../admin/employee-role-result.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, ROLE, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminEmployeeRoleEndpoint = {
@@ -31,5 +32,25 @@ export const adminEmployeeRoleEndpoint = {
       grant_id: '0b6e2f4a8c1d3e5f7a9b0c2d4e6f8a1b',
       approve_by: 1767571200,
     },
+  },
+  // The back office (API contract 3.14): reads the acting employee's role on every call, and writes
+  // the record of every action in the company's log and the user's partition.
+  // A role that takes power away, set at once (its seat given up with one fewer admin); a role that
+  // gives power, asked as a grant another admin approves (adminEmployeesApprove).
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user'] },
+      // The role alone of an employee's record, with who gave it and since when (its condition reads the type and status).
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ROLE },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
+      { actions: ['DeleteItem'], keys: ['adminSeat'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'grant'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

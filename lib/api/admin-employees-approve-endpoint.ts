@@ -1,6 +1,7 @@
 import { employeesApproveBody } from '../admin/employees-approve-input.js';
 import { employeesApproveResult } from '../admin/employees-approve-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, GRANT_APPROVAL, keepAnswers, ROLE, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminEmployeesApproveEndpoint = {
@@ -29,5 +30,22 @@ export const adminEmployeesApproveEndpoint = {
       user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8',
       role: 'admin',
     },
+  },
+  // Another admin approves a role grant: the grant marked approved (once, while unexpired), the role
+  // set, an admin's seat taken with one more in the count; the approver rules read the one who asked.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'grant'] },
+      { actions: ['UpdateItem'], keys: ['grant'], attributes: GRANT_APPROVAL },
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ROLE },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
+      { actions: ['PutItem'], keys: ['adminSeat', 'staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

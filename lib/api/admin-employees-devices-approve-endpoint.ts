@@ -1,5 +1,6 @@
 import { employeeDeviceApproveBody, employeeDeviceApproveResult } from '../admin/employee-device-approve-input.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminEmployeesDevicesApproveEndpoint = {
@@ -30,5 +31,20 @@ export const adminEmployeesDevicesApproveEndpoint = {
       user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8',
       device_key: '3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c',
     },
+  },
+  // Another admin settles an employee's device (contract 3.14, second reading): its two items'
+  // probation removed; the approver rules read the employee.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
+      { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'], attributes: ['probation_since', 'probation_held'] },
+      { actions: ['PutItem'], keys: ['staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import { userDeviceRemoveBody } from '../admin/user-device-remove-input.js';
 import { userDeviceRemoveResult } from '../admin/user-device-remove-result.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, STAFF_FREEZE, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersDevicesRemoveEndpoint = {
@@ -26,5 +27,22 @@ export const adminUsersDevicesRemoveEndpoint = {
       reason: 'call 8812: phone lost',
     },
     result: { message: 'Device removed', revoked: 1 },
+  },
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
+      { actions: ['Query'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice'] },
+      // One off the user's device count, and nothing else of the user.
+      { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['device_count', ...UNREAD] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      ...STAFF_FREEZE,
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

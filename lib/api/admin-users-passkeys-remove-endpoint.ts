@@ -1,5 +1,6 @@
 import { userPasskeyRemoveBody, userPasskeyRemoveResult } from '../admin/user-passkey-remove.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersPasskeysRemoveEndpoint = {
@@ -25,5 +26,22 @@ export const adminUsersPasskeysRemoveEndpoint = {
       reason: 'call 8812: phone stolen unlocked',
     },
     result: { message: 'Passkey removed', revoked: 1 },
+  },
+  // As the user's own passkeys/remove, with the staff record (and its notice 8) in the removal's transaction.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'userPasskey'] },
+      { actions: ['Query'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import { phoneApproveBody } from '../admin/phone-change-id-input.js';
 import { phoneApproveResult } from '../admin/phone-recovery-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersPhoneApproveEndpoint = {
@@ -35,5 +36,38 @@ export const adminUsersPhoneApproveEndpoint = {
       change_id: '6f1c0b7e9a2d4c3b8e5f7a1d2c4b6e8f',
       effective_at: 1764253800,
     },
+  },
+  // Its approval by another admin: the change and its index item set to run from now; notices 9 and
+  // 8, the record; then the old number warned by SMS.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['pendingChange', 'phoneChangeIndex'],
+        attributes: [
+          'effective_at',
+          'expires_at',
+          'approved_by',
+          'approved_at',
+          'awaiting_approval',
+          'change_id',
+          'user_id',
+          'ended_reason',
+          'started_by',
+        ],
+      },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      // Off the approvals list.
+      { actions: ['DeleteItem'], keys: ['awaitingRecovery'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    queue: 'send',
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

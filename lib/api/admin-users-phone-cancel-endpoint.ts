@@ -1,6 +1,7 @@
 import { phoneCancelBody } from '../admin/phone-change-id-input.js';
 import { phoneCancelResult } from '../admin/phone-recovery-result.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersPhoneCancelEndpoint = {
@@ -26,5 +27,25 @@ export const adminUsersPhoneCancelEndpoint = {
       reason: 'call 8830: the customer did not ask for this',
     },
     result: { message: 'Phone number change cancelled', change_id: '6f1c0b7e9a2d4c3b8e5f7a1d2c4b6e8f' },
+  },
+  // A pending change cancelled by support: marked ended, its index item deleted, notices 10 and 8, the record.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['pendingChange'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['pendingChange', 'unreadCount'],
+        attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
+      },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex', 'awaitingRecovery'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

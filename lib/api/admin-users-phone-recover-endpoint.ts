@@ -1,6 +1,7 @@
 import { phoneRecoverBody } from '../admin/phone-recover-input.js';
 import { phoneRecoverResult } from '../admin/phone-recovery-result.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersPhoneRecoverEndpoint = {
@@ -42,5 +43,26 @@ export const adminUsersPhoneRecoverEndpoint = {
       change_id: '6f1c0b7e9a2d4c3b8e5f7a1d2c4b6e8f',
       approve_by: 1764167400,
     },
+  },
+  // Assisted recovery (contract 3.14): the user, their pending change and the new number's claim
+  // read; the change stored awaiting approval with its index item by the new number (a replaced
+  // one's deleted), the claim checked free; the record and notice 8 in the same transaction.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
+      // A start is a lookup (ADMIN_LOOKUPS_PER_HOUR), recorded even when refused.
+      { actions: ['UpdateItem'], keys: ['staffLookups'] },
+      // Listed as awaiting approval (a replaced one's listing deleted).
+      { actions: ['PutItem'], keys: ['pendingChange', 'phoneChangeIndex', 'staffAction', 'notification', 'awaitingRecovery'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex', 'awaitingRecovery'] },
+      { actions: ['ConditionCheckItem'], keys: ['phoneClaim'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import { userRestoreBody } from '../admin/user-restore-input.js';
 import { userRestoreResult } from '../admin/user-restore-result.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersRestoreEndpoint = {
@@ -24,5 +25,27 @@ export const adminUsersRestoreEndpoint = {
   examples: {
     request: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', reason: 'ticket 6120: deleted by mistake' },
     result: { message: 'User restored', status_id: 1 },
+  },
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user'] },
+      // Active again (from this deletion only), its claims taken back, off the due list.
+      {
+        actions: ['UpdateItem'],
+        keys: ['user', 'unreadCount'],
+        attributes: ['status_id', 'updated_at', 'erase_after', 'deleted_at', 'deleted_device_keys', ...UNREAD],
+      },
+      { actions: ['PutItem'], keys: ['phoneClaim', 'emailClaim', 'staffAction', 'notification'] },
+      { actions: ['DeleteItem'], keys: ['erasureDue'] },
+      // A restored admin is an active admin again: a seat, one more in the count.
+      { actions: ['PutItem'], keys: ['adminSeat'] },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

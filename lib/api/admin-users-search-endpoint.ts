@@ -1,6 +1,7 @@
 import { userSearchBody } from '../admin/user-search-input.js';
 import { userSearchResult } from '../admin/user-search-result.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersSearchEndpoint = {
@@ -36,5 +37,19 @@ export const adminUsersSearchEndpoint = {
         },
       ],
     },
+  },
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      // The acting employee; the user an exact key names, through its claim or its id.
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim', 'referralCode'] },
+      { actions: ['UpdateItem'], keys: ['staffLookups'] },
+      { actions: ['PutItem'], keys: ['staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

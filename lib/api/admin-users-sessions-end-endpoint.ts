@@ -1,6 +1,7 @@
 import { userSessionsEndBody } from '../admin/user-sessions-end-input.js';
 import { userSessionsEndResult } from '../admin/user-sessions-end-result.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, STAFF_FREEZE, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersSessionsEndEndpoint = {
@@ -22,5 +23,24 @@ export const adminUsersSessionsEndEndpoint = {
   examples: {
     request: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', reason: 'call 8812: phone stolen' },
     result: { message: 'Every session ended', revoked: 2 },
+  },
+  // The back office's actions on a user (API contract 3.14): each writes, beside its change, the
+  // record of the action and notice 8 in the user's list (with its unread count).
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['session'] },
+      // No session granted since the sessions were read (session_version): the end of all of them.
+      { actions: ['ConditionCheckItem'], keys: ['user'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      ...STAFF_FREEZE,
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import { userStatusSetBody } from '../admin/user-status-set-input.js';
 import { userStatusSetResult } from '../admin/user-status-set-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, STAFF_FREEZE, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersStatusEndpoint = {
@@ -26,5 +27,25 @@ export const adminUsersStatusEndpoint = {
   examples: {
     request: { user_id: '5f1c7a2b9d3e4f60718293a4b5c6d7e8', status: 'disabled', reason: 'ticket 5521: account takeover reported' },
     result: { message: 'User disabled', status_id: 2, revoked: 1 },
+  },
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim'] },
+      { actions: ['Query'], keys: ['session'] },
+      // The status alone (from the status read, no session granted meanwhile), on the user and on the phone claim they hold.
+      { actions: ['UpdateItem'], keys: ['user', 'unreadCount'], attributes: ['status_id', 'updated_at', 'session_version', ...UNREAD] },
+      { actions: ['UpdateItem'], keys: ['phoneClaim'], attributes: ['status_id', 'user_id'] },
+      { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
+      // The company's count of active admins: a disabled admin's seat given up, an enabled one's taken, another employee's checked absent.
+      { actions: ['DeleteItem', 'PutItem', 'ConditionCheckItem'], keys: ['adminSeat'] },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
+      ...STAFF_FREEZE,
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

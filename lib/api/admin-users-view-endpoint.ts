@@ -1,6 +1,7 @@
 import { userViewBody } from '../admin/user-view-input.js';
 import { userViewResult } from '../admin/user-view-result.js';
 import { duration, type Endpoint, sampleUserId } from '../http/endpoint.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 import { sampleProfile } from './user-profile-endpoint.js';
 
@@ -60,5 +61,25 @@ export const adminUsersViewEndpoint = {
         { action: 'search', actor_id: '9a8b7c6d5e4f30211203948576a6b5c4', date: 1767312240 },
       ],
     },
+  },
+  // Reads one user's partition, kind by kind (profile and referral count, devices, sessions, PIN
+  // tries, pending phone change, notifications, staff actions), and writes only the view's record.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      ...appendStaffRecord,
+      // The acting employee and the user viewed; the tallies of each PIN; the pending changes.
+      { actions: ['GetItem'], keys: ['user'] },
+      {
+        actions: ['Query'],
+        keys: ['user', 'userDevice', 'session', 'notification', 'staffAction', 'pinTries', 'pendingChange', 'userPasskey'],
+      },
+      { actions: ['UpdateItem'], keys: ['staffLookups'] },
+      { actions: ['PutItem'], keys: ['staffAction'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import { devicesApproveBody } from '../devices/devices-approve-input.js';
 import { devicesApproveResult } from '../devices/devices-approve-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
+import { keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 
 export const devicesApproveEndpoint = {
   operationId: 'devicesApprove',
@@ -21,5 +22,17 @@ export const devicesApproveEndpoint = {
   examples: {
     request: { device_key: '3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c' },
     result: { message: 'Device approved: its PIN logins are strong', device_key: '3f2a9c7e1b4d6f8a0c2e4a6b8d0f1a3c' },
+  },
+  // A device on probation settled by the owner's fresh strong session (contract 3.15): its two items.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['deviceIndex'] },
+      { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'], attributes: ['probation_since', 'probation_held'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

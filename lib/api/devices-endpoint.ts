@@ -1,5 +1,6 @@
 import { devicesResult } from '../devices/devices-result.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { readCompanyAndSession, recordUseAndEndSessions } from './grant-parts.js';
 
 export const devicesEndpoint = {
   operationId: 'devices',
@@ -28,5 +29,22 @@ export const devicesEndpoint = {
         },
       ],
     },
+  },
+  grants: {
+    table: [
+      readCompanyAndSession,
+      // The user's devices and pending changes, one Query (its lower bound is the changes').
+      { actions: ['Query'], keys: ['pendingChange'] },
+      // A held removal that is due, put in place: the device (read, its two items deleted), its
+      // sessions ended, the user's count, the change deleted.
+      { actions: ['GetItem'], keys: ['deviceIndex'] },
+      { actions: ['Query'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice', 'pendingChange'] },
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ['device_count'] },
+      recordUseAndEndSessions,
+    ],
+    // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

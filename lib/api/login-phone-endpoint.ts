@@ -1,6 +1,7 @@
 import { duration, type Endpoint } from '../http/endpoint.js';
 import { loginPhoneBody } from '../otp/login-phone-input.js';
 import { loginPhoneResult } from '../otp/login-phone-result.js';
+import { keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 
 export const loginPhoneEndpoint = {
   operationId: 'loginPhone',
@@ -27,5 +28,24 @@ export const loginPhoneEndpoint = {
   examples: {
     request: { dial_code: '+1', phone_number: '2025550143', user_type: 2, otp_type: 1 },
     result: { message: 'OTP sent to your mobile number', expires_in: 300 },
+  },
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['phoneClaim', 'phoneFailures'] },
+      // A user's pending phone change to the number, once due, gets the code (its index, the user, the change;
+      // the holder, when the number is held, to see whether the completion reclaims it).
+      { actions: ['GetItem'], keys: ['phoneChangeIndex', 'user', 'pendingChange'] },
+      { actions: ['UpdateItem'], keys: ['addressLimit', 'phoneSendLimit', 'companySendLimit', 'prefixSendLimit'] },
+      { actions: ['PutItem'], keys: ['otp', 'phoneSendLimit'] },
+      // A text that could not be queued gives the phone's count back (its counters as before, or
+      // none) and takes its code away.
+      { actions: ['DeleteItem'], keys: ['phoneSendLimit', 'otp'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    queue: 'send',
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

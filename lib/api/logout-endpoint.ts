@@ -1,6 +1,7 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { logoutBody } from '../sessions/logout-input.js';
 import { logoutResult } from '../sessions/logout-result.js';
+import { keepAndRecallAnswers, readCompanyAndSession, recordUseAndEndSessions } from './grant-parts.js';
 
 export const logoutEndpoint = {
   operationId: 'logout',
@@ -22,5 +23,11 @@ export const logoutEndpoint = {
   examples: {
     request: { scope: 'others' },
     result: { message: 'Logged out of every other session', revoked: 2 },
+  },
+  grants: {
+    table: [keepAndRecallAnswers, readCompanyAndSession, { actions: ['Query'], keys: ['session'] }, recordUseAndEndSessions],
+    // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import { type Endpoint, sampleUserId } from '../http/endpoint.js';
 import { notificationsQuery } from '../notifications/notifications-input.js';
 import { notificationsResult } from '../notifications/notifications-result.js';
+import { readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 
 export const notificationsEndpoint = {
   operationId: 'notifications',
@@ -45,5 +46,11 @@ export const notificationsEndpoint = {
       unread_count: 1,
       next_cursor: null,
     },
+  },
+  // Reads only, but for a session's use, as referralProgram: the page and the unread count's shards.
+  grants: {
+    table: [readCompanyAndSession, { actions: ['Query'], keys: ['notification', 'unreadCount'] }, recordSessionUse],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { MAX_IDS, notificationsReadBody } from '../notifications/notifications-read-input.js';
 import { notificationsReadResult } from '../notifications/notifications-read-result.js';
+import { keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 
 export const notificationsReadEndpoint = {
   operationId: 'notificationsRead',
@@ -19,5 +20,19 @@ export const notificationsReadEndpoint = {
   examples: {
     request: { ids: ['019ab1f3c2e84f2a9d1c7b3e5a6f0d21'] },
     result: { message: 'Notifications marked read', marked: 1, unread_count: 0 },
+  },
+  // Marks notifications read (is_read, updated_date) and takes them off the unread count.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['Query'], keys: ['notification', 'unreadCount'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'] },
+      { actions: ['UpdateItem'], keys: ['notification'], attributes: ['is_read', 'updated_date'] },
+      recordSessionUse,
+    ],
+    // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

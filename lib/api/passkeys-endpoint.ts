@@ -1,5 +1,6 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { passkeysResult } from '../passkeys/passkey-schemas.js';
+import { readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 
 export const passkeysEndpoint = {
   operationId: 'passkeys',
@@ -19,5 +20,11 @@ export const passkeysEndpoint = {
         { passkey_id: '9b1d6c3e5f7a8b2c4d6e8f0a1b3c5d7e', name: 'My phone', created_date: 1767225600, last_used_date: null, backed_up: 1 },
       ],
     },
+  },
+  grants: {
+    table: [readCompanyAndSession, { actions: ['Query'], keys: ['userPasskey'] }, recordSessionUse],
+    // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,5 +1,6 @@
 import { type Endpoint, sampleTokens, sampleUserId } from '../http/endpoint.js';
 import { passkeyLoginBody, passkeyLoginResult } from '../passkeys/passkey-schemas.js';
+import { END_CHANGE, keepAnswers, recordUseAndEndSessions, spendProofs, UNREAD } from './grant-parts.js';
 
 export const passkeysLoginEndpoint = {
   operationId: 'passkeysLogin',
@@ -27,5 +28,43 @@ export const passkeysLoginEndpoint = {
       clientExtensionResults: {},
     },
     result: { message: 'Logged in successfully', ...sampleTokens, user_id: sampleUserId, pending_changes: [], probation_devices: [] },
+  },
+  // As a PIN login on a settled device (loginPin), the challenge taken and the counter moved in the grant.
+  grants: {
+    table: [
+      spendProofs,
+      keepAnswers,
+      { actions: ['GetItem'], keys: ['company', 'webauthnChallenge', 'passkeyCredential', 'userPasskey', 'user', 'deviceIndex'] },
+      { actions: ['Query'], keys: ['pendingChange', 'userPasskey', 'session'] },
+      {
+        actions: ['DeleteItem'],
+        keys: ['webauthnChallenge', 'userPasskey', 'passkeyCredential', 'deviceIndex', 'userDevice', 'phoneChangeIndex'],
+      },
+      // With not_me: 1, as user/security/not_me: changes ended, devices on probation and young passkeys removed, other sessions ended.
+      END_CHANGE,
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordUseAndEndSessions,
+      { actions: ['PutItem'], keys: ['session', 'notification'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['user', 'userPasskey', 'userDevice'],
+        attributes: [
+          'status_id',
+          'session_version',
+          'strong_login_at',
+          'counter',
+          'last_used_at',
+          'cloned_at',
+          'probation_held',
+          'probation_since',
+          // not_me: 1 removes the devices on probation, one off the count each.
+          'device_count',
+        ],
+      },
+      { actions: ['UpdateItem'], keys: ['deviceIndex'], attributes: ['probation_held', 'probation_since'] },
+    ],
+    secret: true,
+    signingKeys: 'sign',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { passkeyLoginOptionsBody } from '../passkeys/passkey-login-options-input.js';
 import { passkeyLoginOptionsResult } from '../passkeys/passkey-schemas.js';
+import { keepAnswers } from './grant-parts.js';
 
 export const passkeysLoginOptionsEndpoint = {
   operationId: 'passkeysLoginOptions',
@@ -21,5 +22,15 @@ export const passkeysLoginOptionsEndpoint = {
       message: 'Sign with a passkey, then send the response to passkeys/login',
       options: { challenge: 'q3cUw1Y5bqYw3mU0nq8w2d2m4Yh0Q3g8dQ2w1Yx5c0A', rpId: 'wallet.example.com', userVerification: 'required' },
     },
+  },
+  // With a phone: its claim and the holder's passkeys (else ids derived by HMAC from the secret).
+  grants: {
+    table: [
+      keepAnswers,
+      { actions: ['GetItem'], keys: ['company', 'phoneClaim'] },
+      { actions: ['Query'], keys: ['userPasskey'] },
+      { actions: ['PutItem'], keys: ['webauthnChallenge'] },
+    ],
+    secret: true,
   },
 } as const satisfies Endpoint;

@@ -1,5 +1,6 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { passkeyRegisterBody, passkeyRegisterResult } from '../passkeys/passkey-schemas.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
 
 export const passkeysRegisterEndpoint = {
   operationId: 'passkeysRegister',
@@ -24,5 +25,25 @@ export const passkeysRegisterEndpoint = {
       name: 'My phone',
     },
     result: { message: 'Passkey added', passkey_id: '9b1d6c3e5f7a8b2c4d6e8f0a1b3c5d7e' },
+  },
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['webauthnChallenge'] },
+      { actions: ['DeleteItem'], keys: ['webauthnChallenge'] },
+      // A retry whose challenge its first run took (its answer lost) finds the passkey that run added.
+      { actions: ['GetItem'], keys: ['passkeyCredential', 'userPasskey'] },
+      { actions: ['PutItem'], keys: ['passkeyCredential', 'userPasskey', 'notification'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      // An employee's own passkey is recorded in the staff chain with its reason (self_passkey_add).
+      ...appendStaffRecord,
+      { actions: ['PutItem'], keys: ['staffAction'] },
+      recordSessionUse,
+    ],
+    // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,5 +1,6 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { passkeyRegisterOptionsResult } from '../passkeys/passkey-schemas.js';
+import { keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 
 export const passkeysRegisterOptionsEndpoint = {
   operationId: 'passkeysRegisterOptions',
@@ -18,5 +19,19 @@ export const passkeysRegisterOptionsEndpoint = {
       message: 'Create the passkey with these options, then send its response to passkeys/register',
       options: { challenge: 'q3cUw1Y5bqYw3mU0nq8w2d2m4Yh0Q3g8dQ2w1Yx5c0A', rp: { id: 'wallet.example.com', name: 'Acme' } },
     },
+  },
+  // Passkeys (contract 3.16): the options store a challenge; registration verifies against it, then
+  // takes it, claims the credential id, stores the passkey under the user's count, with notice 13.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['userPasskey'] },
+      { actions: ['PutItem'], keys: ['webauthnChallenge'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,5 +1,6 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { passkeyRemoveBody, passkeyRemoveResult } from '../passkeys/passkey-schemas.js';
+import { appendStaffRecord, keepAndRecallAnswers, readCompanyAndSession, recordUseAndEndSessions, UNREAD } from './grant-parts.js';
 
 export const passkeysRemoveEndpoint = {
   operationId: 'passkeysRemove',
@@ -15,4 +16,24 @@ export const passkeysRemoveEndpoint = {
   result: passkeyRemoveResult,
   errors: ['FORBIDDEN', 'NOT_FOUND'],
   examples: { request: { passkey_id: '9b1d6c3e5f7a8b2c4d6e8f0a1b3c5d7e' }, result: { message: 'Passkey removed', revoked: 1 } },
+  // A removal: the passkey, its claim and the count, notice 14; then every session it began ends.
+  grants: {
+    table: [
+      keepAndRecallAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['userPasskey'] },
+      { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      { actions: ['Query'], keys: ['session'] },
+      // An employee's removal is recorded in the staff chain with its reason (self_passkey_remove).
+      ...appendStaffRecord,
+      { actions: ['PutItem'], keys: ['staffAction'] },
+      recordUseAndEndSessions,
+    ],
+    // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
+    secret: true,
+    signingKeys: 'verify',
+  },
 } as const satisfies Endpoint;

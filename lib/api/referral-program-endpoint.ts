@@ -1,6 +1,7 @@
 import { type Endpoint, sampleUserId } from '../http/endpoint.js';
 import { referralProgramBody, referralProgramQuery } from '../referrals/referral-program-input.js';
 import { referralProgramResult } from '../referrals/referral-program-result.js';
+import { readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 
 export const referralProgramEndpoint = {
   operationId: 'referralProgram',
@@ -36,5 +37,16 @@ export const referralProgramEndpoint = {
       referral_count: 1,
       next_cursor: null,
     },
+  },
+  // Reads only, but for the one attribute that records a session's use (docs/operations.md).
+  grants: {
+    table: [
+      readCompanyAndSession,
+      // The user with their referral count shards (one Query), and the notifications.
+      { actions: ['Query'], keys: ['user', 'notification'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

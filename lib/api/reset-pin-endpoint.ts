@@ -1,6 +1,7 @@
 import { duration, type Endpoint } from '../http/endpoint.js';
 import { changePinResult } from '../pins/change-pin-result.js';
 import { resetPinBody } from '../pins/reset-pin-input.js';
+import { END_CHANGE, HOLD_KNOWN_CHANGE, keepAnswers, readCompanyAndSession, recordUseAndEndSessions } from './grant-parts.js';
 
 export const resetPinEndpoint = {
   operationId: 'resetPin',
@@ -23,5 +24,26 @@ export const resetPinEndpoint = {
   examples: {
     request: { pin_type: 1, new_pin: '8052' },
     result: { message: 'PIN reset', revoked: 1 },
+  },
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['pendingChange', 'pinTries'] },
+      { actions: ['UpdateItem'], keys: ['user', 'unreadCount'] },
+      { actions: ['Query'], keys: ['session'] },
+      { actions: ['DeleteItem'], keys: ['pinTries', 'phoneProof'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      // From an SMS-strength session the new PIN waits (contract 3.15); from a strong one it supersedes a reset that waited.
+      HOLD_KNOWN_CHANGE,
+      END_CHANGE,
+      // No held change while staff froze them (contract 3.15).
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    queue: 'send',
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import { type Endpoint, sampleTokens } from '../http/endpoint.js';
 import { stepUpBody } from '../step-up/step-up-input.js';
 import { stepUpResult } from '../step-up/step-up-result.js';
+import { keepAnswers, PIN_REHASH, PIN_TRIES, readCompanyAndSession, spendProofs, TRIES_READ_BACK, UNREAD } from './grant-parts.js';
 
 export const stepUpEndpoint = {
   operationId: 'stepUp',
@@ -34,5 +35,36 @@ export const stepUpEndpoint = {
       signature: 'MEUCIQDp1x2Rz9mK8nB3vC5tY7uW0qL4sE6hJ2gF1aD9cX3bZwIgQ5rT8yU1iO4pA7sD0fG3hJ6kL9zX2cV5bN8mQ1wE4rT=',
     },
     result: { message: 'Stepped up', token: sampleTokens.token, expires_in: 900 },
+  },
+  // A strong session proven again by its device and PIN (contract 3.15): the device, its nonce, the
+  // PIN's tally, the session's auth_time; a new access token signed.
+  grants: {
+    table: [
+      spendProofs,
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['deviceIndex', 'user'] },
+      { actions: ['PutItem'], keys: ['deviceNonce', 'notification'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['pinTries', 'unreadCount'],
+        attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.login],
+        returns: TRIES_READ_BACK,
+      },
+      { actions: ['DeleteItem'], keys: ['pinTries'] },
+      // The session's use recorded, and its step-up: auth_at, only while it is live, strong and on that device.
+      {
+        actions: ['UpdateItem'],
+        keys: ['session'],
+        attributes: ['auth_at', 'last_used_at', 'ended_reason', 'device_key', 'expires_at', 'acr', 'began'],
+        returns: ['ALL_NEW'],
+      },
+      // A step-up by passkey (contract 3.15, second reading): its challenge and passkey read, the challenge taken, the counter moved.
+      { actions: ['GetItem'], keys: ['webauthnChallenge', 'passkeyCredential', 'userPasskey'] },
+      { actions: ['DeleteItem'], keys: ['webauthnChallenge'] },
+      { actions: ['UpdateItem'], keys: ['userPasskey'], attributes: ['counter', 'last_used_at', 'cloned_at'] },
+    ],
+    secret: true,
+    signingKeys: 'sign',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import { duration, type Endpoint, sampleTokens, sampleUserId } from '../http/endpoint.js';
 import { tokenRefreshBody } from '../sessions/token-refresh-input.js';
 import { tokenRefreshResult } from '../sessions/token-refresh-result.js';
+import { keepAnswers, spendProofs } from './grant-parts.js';
 
 export const tokenRefreshEndpoint = {
   operationId: 'tokenRefresh',
@@ -22,5 +23,39 @@ export const tokenRefreshEndpoint = {
   examples: {
     request: { refresh_token: sampleTokens.refresh_token },
     result: { message: 'Tokens refreshed', ...sampleTokens, user_id: sampleUserId },
+  },
+  // Spends a refresh token (one conditional update of its session) and answers a new pair; a reused
+  // one ends its session with a security notice.
+  grants: {
+    table: [
+      spendProofs,
+      keepAnswers,
+      { actions: ['GetItem'], keys: ['company'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['session'],
+        attributes: [
+          'refresh_hash',
+          'refresh_gen',
+          'last_used_at',
+          'expires_at',
+          'ended_reason',
+          'ended_at_ms',
+          'refresh_prev_hash',
+          'refreshed_at',
+          'refresh_key_version',
+          'refreshed_by',
+          'refreshed_for_request',
+          // Named in the condition only: a session bound to a key is spent only with a proof by it (contract 3.17).
+          'dpop_jkt',
+        ],
+        returns: ['ALL_NEW'],
+      },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'] },
+    ],
+    // The refresh tokens' tags and the sealed answers are keyed by the server secret.
+    secret: true,
+    signingKeys: 'sign',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,16 @@
 import { transactionAuthorizationBody } from '../authorizations/transaction-authorization-input.js';
 import { transactionAuthorizationResult } from '../authorizations/transaction-authorization-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
+import {
+  keepAnswers,
+  PIN_DAILY,
+  PIN_REHASH,
+  PIN_TRIES,
+  readCompanyAndSession,
+  recordSessionUse,
+  TRIES_READ_BACK,
+  UNREAD,
+} from './grant-parts.js';
 
 export const transactionAuthorizationEndpoint = {
   operationId: 'transactionAuthorization',
@@ -26,5 +36,32 @@ export const transactionAuthorizationEndpoint = {
   examples: {
     request: { transaction_pin: '1397', amount: '10.50', currency: 'EUR', payee: 'Acme Coffee', reference: 'order-2024-0001' },
     result: { authorization_token: 'Qm9vN3lDa2hYcnZ0TjVwS0ZqYlJ3Z1UyeEx6YTFkU2U', expires_in: 120 },
+  },
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      // The user's pending changes: an SMS-strength session approves nothing while one waits (contract 3.15).
+      { actions: ['Query'], keys: ['pendingChange'] },
+      // A try taken before the PIN is compared (and the PIN's hash made again); the unread count of a PIN-locked notice.
+      {
+        actions: ['UpdateItem'],
+        keys: ['pinTries', 'unreadCount'],
+        attributes: [...PIN_TRIES, ...UNREAD, ...PIN_REHASH.transaction, 'transaction_pin_to_set'],
+        returns: TRIES_READ_BACK,
+      },
+      ...PIN_DAILY,
+      { actions: ['PutItem'], keys: ['authorization', 'authorizationReference', 'notification'] },
+      // A right PIN clears its tries (in the authorization's transaction, or alone when it is refused).
+      { actions: ['DeleteItem'], keys: ['pinTries'] },
+      // The transaction PIN's version as compared, checked in the authorization's transaction.
+      { actions: ['ConditionCheckItem'], keys: ['user'] },
+      // An SMS-strength session's payments of the day in the currency, read and replaced (contract 3.15).
+      { actions: ['GetItem', 'PutItem'], keys: ['smsPayments'] },
+      recordSessionUse,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { userChangesCancelBody } from '../pending-changes/user-changes-cancel-input.js';
 import { userChangesCancelResult } from '../pending-changes/user-changes-cancel-result.js';
+import { cancelPendingChange } from './grant-parts.js';
 
 export const userChangesCancelEndpoint = {
   operationId: 'userChangesCancel',
@@ -23,5 +24,10 @@ export const userChangesCancelEndpoint = {
   examples: {
     request: { change_id: '6f1c0b7e9a2d4c3b8e5f7a1d2c4b6e8f' },
     result: { message: 'Login PIN change cancelled', kind: 'login_pin' },
+  },
+  grants: {
+    table: cancelPendingChange,
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

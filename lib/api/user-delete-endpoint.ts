@@ -1,5 +1,6 @@
 import { userDeleteBody, userDeleteResult } from '../account/delete-input.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { DELETION_USER, HOLD_CHANGE, keepAndRecallAnswers, readCompanyAndSession, recordUseAndEndSessions, UNREAD } from './grant-parts.js';
 
 export const userDeleteEndpoint = {
   operationId: 'userDelete',
@@ -31,5 +32,38 @@ export const userDeleteEndpoint = {
   examples: {
     request: {},
     result: { message: 'Account deleted', erase_after: 1769904000 },
+  },
+  // A deletion: the user's status and erasure time (and no other field of the record), every session
+  // and device gone, the phone and email claims freed, the user in the company's due list.
+  grants: {
+    table: [
+      keepAndRecallAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim'] },
+      { actions: ['Query'], keys: ['session', 'userDevice', 'pendingChange'] },
+      { actions: ['UpdateItem'], keys: ['user'], attributes: DELETION_USER },
+      { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
+      // Every live pending change ends with the account (void), a phone change's index by the new number freed.
+      {
+        actions: ['UpdateItem'],
+        keys: ['pendingChange'],
+        attributes: ['ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
+      },
+      { actions: ['DeleteItem'], keys: ['userDevice', 'deviceIndex', 'phoneClaim', 'emailClaim', 'phoneChangeIndex'] },
+      // An employee's deletion keeps the company's count of active admins (contract 3.14): an admin's
+      // seat given up with one fewer, any other employee's seat checked absent.
+      { actions: ['DeleteItem', 'ConditionCheckItem'], keys: ['adminSeat'] },
+      { actions: ['UpdateItem'], keys: ['adminCount'] },
+      // From an SMS-strength session the deletion waits (contract 3.15, second reading), with its notice
+      // and SMS; the claims of a held one are kept (the phone's marked); the held one deleted as it lands.
+      HOLD_CHANGE,
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    queue: 'send',
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

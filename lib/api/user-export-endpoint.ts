@@ -1,5 +1,6 @@
 import { userExportResult } from '../account/export-result.js';
 import { type Endpoint, sampleUserId } from '../http/endpoint.js';
+import { HOLD_CHANGE, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
 import { sampleProfile } from './user-profile-endpoint.js';
 
 export const userExportEndpoint = {
@@ -60,5 +61,23 @@ export const userExportEndpoint = {
       security_events: [],
       staff_actions: [{ action: 'view', actor_id: '9a8b7c6d5e4f30211203948576a6b5c4', date: 1767312300 }],
     },
+  },
+  // Reads the token user's whole partition (their export), and writes nothing but a session's use.
+  // From an SMS-strength session the export waits (contract 3.15, second reading): its change held, with its notice and SMS.
+  grants: {
+    table: [
+      readCompanyAndSession,
+      { actions: ['Query'], keys: ['user'] },
+      { actions: ['GetItem'], keys: ['user'] },
+      HOLD_CHANGE,
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordSessionUse,
+    ],
+    // The warning SMS is sealed into the queue under a key derived from the server secret.
+    secret: true,
+    queue: 'send',
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { userChangesCancelBody } from '../pending-changes/user-changes-cancel-input.js';
 import { userChangesCancelResult } from '../pending-changes/user-changes-cancel-result.js';
+import { cancelPendingChange } from './grant-parts.js';
 
 export const userPhoneChangeCancelEndpoint = {
   operationId: 'userPhoneChangeCancel',
@@ -22,5 +23,12 @@ export const userPhoneChangeCancelEndpoint = {
   examples: {
     request: { change_id: '6f1c0b7e9a2d4c3b8e5f7a1d2c4b6e8f' },
     result: { message: 'Phone number change cancelled', kind: 'phone' },
+  },
+  // A pending phone change cancelled: the change marked (and nothing else of the user's partition),
+  // its index item deleted, a notice.
+  grants: {
+    table: cancelPendingChange,
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

@@ -2,6 +2,15 @@ import { userPhoneChangeBody } from '../account/phone-change-input.js';
 import { userPhoneChangeResult } from '../account/phone-change-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
 import { FRESH_LOGIN_SECONDS } from '../sessions/fresh-login.js';
+import {
+  keepAnswers,
+  PIN_REHASH,
+  PIN_TRIES,
+  readCompanyAndSession,
+  recordUseAndEndSessions,
+  TRIES_READ_BACK,
+  UNREAD,
+} from './grant-parts.js';
 
 export const userPhoneChangeEndpoint = {
   operationId: 'userPhoneChange',
@@ -32,5 +41,52 @@ export const userPhoneChangeEndpoint = {
   examples: {
     request: { dial_code: '+1', phone_number: '2025550143', phone_verification_token: 'q3Zk0uJ8yVtq0l2b6c9X1sFhR4mN7pWd' },
     result: { message: 'Phone number changed', revoked: 1 },
+  },
+  // A new number: its claim taken (or moved from an unproven holder), the old one freed, the proof
+  // used up, the old number's login code deleted; the user's phone fields (and an unproven holder's
+  // status) and nothing else of a record; a notice; the other sessions (and the holder's) ended; the
+  // old number's warning queued.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'pendingChange'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['user', 'unreadCount', 'pinTries'],
+        attributes: [
+          ...UNREAD,
+          ...PIN_TRIES,
+          ...PIN_REHASH.login,
+          'dial_code',
+          'phone_number',
+          'phone_e164',
+          'phone_verified',
+          'status_id',
+          'session_version',
+          'updated_at',
+          'phone_changed_from',
+          'phone_changed_by_request',
+          'phone_changed_at',
+        ],
+        returns: TRIES_READ_BACK,
+      },
+      { actions: ['PutItem'], keys: ['phoneClaim', 'notification'] },
+      { actions: ['DeleteItem'], keys: ['phoneClaim', 'phoneProof', 'otp', 'emailClaim'] },
+      // The holder's devices and passkeys: a live holder is never displaced by a reclaim (contract 3.15; a passkey used in 90 days keeps it live).
+      { actions: ['Query'], keys: ['session', 'userDevice', 'userPasskey'] },
+      // No held change while staff froze them (contract 3.15).
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
+      recordUseAndEndSessions,
+      // From a session begun by OTP login (contract 3.11, round 5): the login PIN's try (above) and its
+      // count cleared; the pending change stored, its index by the new number taken (a replaced one's
+      // deleted), the new number's claim checked free.
+      { actions: ['PutItem'], keys: ['pendingChange', 'phoneChangeIndex'] },
+      { actions: ['DeleteItem'], keys: ['phoneChangeIndex', 'pinTries'] },
+      { actions: ['ConditionCheckItem'], keys: ['phoneClaim'] },
+    ],
+    secret: true,
+    queue: 'send',
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

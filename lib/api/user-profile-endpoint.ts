@@ -1,5 +1,6 @@
 import { userProfileResult } from '../account/profile-result.js';
 import { type Endpoint, sampleUserId } from '../http/endpoint.js';
+import { DELETION_USER, END_CHANGE, readCompanyAndSession, recordUseAndEndSessions } from './grant-parts.js';
 
 /** The profile the examples show. */
 export const sampleProfile = {
@@ -37,4 +38,24 @@ export const userProfileEndpoint = {
   result: userProfileResult,
   errors: [],
   examples: { result: { user: sampleProfile, pending_phone_change: null } },
+  // Reads the token user's own record and pending phone change.
+  // A held deletion or profile change that is due lands at the read (contract 3.15, second reading).
+  grants: {
+    table: [
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      { actions: ['Query'], keys: ['pendingChange', 'session', 'userDevice'] },
+      { actions: ['GetItem', 'UpdateItem'], keys: ['phoneClaim'] },
+      // And a held profile change that is due: the record's fields, a new email's claim taken, the old one given up.
+      { actions: ['UpdateItem'], keys: ['user'], attributes: [...DELETION_USER, 'first_name', 'last_name', 'email', 'birth_date'] },
+      { actions: ['PutItem', 'DeleteItem'], keys: ['emailClaim'] },
+      { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
+      END_CHANGE,
+      { actions: ['DeleteItem'], keys: ['userDevice', 'deviceIndex', 'phoneChangeIndex', 'pendingChange'] },
+      recordUseAndEndSessions,
+    ],
+    // A DPoP proof refused carries a fresh nonce (DPoP-Nonce), keyed by the server secret (contract 3.17).
+    secret: true,
+    signingKeys: 'verify',
+  },
 } as const satisfies Endpoint;

@@ -1,6 +1,7 @@
 import { userProfileUpdateResult } from '../account/profile-result.js';
 import { FIXED_FIELDS, userProfileUpdateBody } from '../account/profile-update-input.js';
 import type { Endpoint } from '../http/endpoint.js';
+import { HOLD_CHANGE, keepAnswers, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
 import { sampleProfile } from './user-profile-endpoint.js';
 
 export const userProfileUpdateEndpoint = {
@@ -29,5 +30,41 @@ export const userProfileUpdateEndpoint = {
   examples: {
     request: { first_name: 'Augusta Ada', email: 'ada.king@example.com' },
     result: { message: 'Profile updated', user: { ...sampleProfile, first_name: 'Augusta Ada', email: 'ada.king@example.com' } },
+  },
+  // The user's own fields and nothing else of the record (not a status, a phone, a PIN or a hash);
+  // a new email's claim taken and the old one given up.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['user'],
+        attributes: [
+          'first_name',
+          'last_name',
+          'email',
+          'image',
+          'birth_date',
+          'location_point',
+          'updated_at',
+          'status_id',
+          'session_version',
+        ],
+      },
+      { actions: ['PutItem', 'DeleteItem'], keys: ['emailClaim'] },
+      // From an SMS-strength session the names, birth date and email wait (contract 3.15, second
+      // reading), with their notice and SMS; a new email's claim checked free of other users.
+      HOLD_CHANGE,
+      { actions: ['ConditionCheckItem'], keys: ['changeFreeze', 'emailClaim'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      recordSessionUse,
+    ],
+    // The Idempotency-Key's answer is stored sealed under a key derived from the server secret, and so is the warning SMS into the queue.
+    secret: true,
+    queue: 'send',
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

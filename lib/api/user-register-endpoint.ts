@@ -1,6 +1,7 @@
 import { duration, type Endpoint, sampleTokens, sampleUserId } from '../http/endpoint.js';
 import { userRegisterBody } from '../registration/user-register-input.js';
 import { userRegisterResult } from '../registration/user-register-result.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, spendProofs } from './grant-parts.js';
 
 export const userRegisterEndpoint = {
   operationId: 'userRegister',
@@ -57,5 +58,30 @@ export const userRegisterEndpoint = {
       cretaed_by: '',
     },
     result: { message: 'User registered successfully', ...sampleTokens, user_id: sampleUserId, referral_code: '94MQE4QQ' },
+  },
+  grants: {
+    table: [
+      spendProofs,
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'referralCode'] },
+      { actions: ['PutItem'], keys: ['user', 'session', 'notification', 'phoneClaim', 'emailClaim', 'referralCode'] },
+      // A shard of the referrer's count, and their unread count with the referral notification.
+      { actions: ['UpdateItem'], keys: ['referralCount', 'unreadCount'] },
+      // The reclaimed holder's status, the parent's existence.
+      { actions: ['UpdateItem', 'ConditionCheckItem'], keys: ['user'] },
+      // The new user's first device: its index and list items.
+      { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'] },
+      // A phone proof used up; a reclaimed holder's email claim and sessions.
+      { actions: ['DeleteItem'], keys: ['phoneProof', 'emailClaim'] },
+      // The holder's devices and passkeys: a live holder is never displaced by a reclaim (contract 3.15; a passkey used in 90 days keeps it live).
+      { actions: ['Query'], keys: ['session', 'userDevice', 'userPasskey'] },
+      // An employee's registration by an admin is a staff action (contract 3.14, round 6): its record.
+      ...appendStaffRecord,
+      { actions: ['PutItem'], keys: ['staffAction'] },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'sign',
   },
 } as const satisfies Endpoint;

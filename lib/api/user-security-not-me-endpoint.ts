@@ -1,6 +1,7 @@
 import { duration, type Endpoint } from '../http/endpoint.js';
 import { notMeBody } from '../security/not-me-input.js';
 import { notMeResult } from '../security/not-me-result.js';
+import { END_CHANGE, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, UNREAD } from './grant-parts.js';
 
 export const userSecurityNotMeEndpoint = {
   operationId: 'userSecurityNotMe',
@@ -28,5 +29,27 @@ export const userSecurityNotMeEndpoint = {
       devices_removed: 1,
       passkeys_removed: 0,
     },
+  },
+  // "Not me" (contract 3.15): the user's pending changes ended, the devices on probation removed with
+  // their sessions and one off the count each, every other session ended, notice 12.
+  grants: {
+    table: [
+      keepAnswers,
+      readCompanyAndSession,
+      { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
+      { actions: ['Query'], keys: ['pendingChange', 'session'] },
+      END_CHANGE,
+      { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice', 'phoneChangeIndex'] },
+      { actions: ['UpdateItem'], keys: ['user'], attributes: ['device_count'] },
+      { actions: ['PutItem'], keys: ['notification'] },
+      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      // Passkeys registered lately, removed (contract 3.15, second reading).
+      { actions: ['Query'], keys: ['userPasskey'] },
+      { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
+      { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
+      recordUseAndEndSessions,
+    ],
+    secret: true,
+    signingKeys: 'verify',
   },
 } as const satisfies Endpoint;

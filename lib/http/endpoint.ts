@@ -21,6 +21,26 @@ export const API_TAGS = {
 /** Whether a call needs a token: "optional" still refuses a bad one, since a client that sends one expects it to count. */
 export type AuthRequirement = 'required' | 'optional' | 'none';
 
+/**
+ * Some DynamoDB actions on some kinds of item (serverless/key-kinds.cjs); with attributes, an update
+ * that names only those; with returns, what it may read back. The form serverless/permissions.cjs describes.
+ */
+export interface TableGrant {
+  actions: readonly string[];
+  keys: readonly string[];
+  attributes?: readonly string[];
+  returns?: readonly string[];
+}
+
+/** What a function's IAM role allows, and nothing more (serverless/permissions.cjs says what each part grants). */
+export interface FunctionGrants {
+  table?: readonly TableGrant[];
+  secret?: boolean;
+  signingKeys?: 'verify' | 'sign';
+  sms?: boolean;
+  queue?: 'send' | 'consume';
+}
+
 export interface Endpoint {
   operationId: string;
   method: 'GET' | 'POST';
@@ -58,6 +78,8 @@ export interface Endpoint {
    */
   memorySize?: number;
   examples: { request?: unknown; result: unknown };
+  /** Its function's IAM role (serverless/permissions.cjs; proven by tests/deploy/function-permissions.test.ts). */
+  grants: FunctionGrants;
 }
 
 /** The validated input of an endpoint's body or query: {} when it takes none. */

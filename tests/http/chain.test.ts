@@ -43,6 +43,7 @@ const bareEndpoint = (auth: Endpoint['auth']) =>
     result: z.object({ ok: z.boolean() }),
     errors: [],
     examples: { result: { ok: true } },
+    grants: {},
   }) as const satisfies Endpoint;
 
 describe('CompanyID', () => {
