@@ -1,7 +1,7 @@
 import { approvalsListBody } from '../admin/approvals-list-input.js';
 import { approvalsListResult } from '../admin/approvals-list-result.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
+import { recordSessionUse, staffCall } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminApprovalsListEndpoint = {
@@ -49,9 +49,7 @@ export const adminApprovalsListEndpoint = {
   // What awaits approval: the company's grants and listed recoveries, each recovery's change read.
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
       { actions: ['Query'], keys: ['grant'] },
       recordSessionUse,

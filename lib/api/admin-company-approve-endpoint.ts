@@ -2,14 +2,7 @@ import { companyApproveBody } from '../admin/company-approve-input.js';
 import { companyUpdateResult } from '../admin/company-update-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
 import { sampleCompanySettings } from './admin-company-view-endpoint.js';
-import {
-  appendStaffRecord,
-  COMPANY_SETTINGS,
-  GRANT_APPROVAL,
-  keepAnswers,
-  readCompanyAndSession,
-  recordSessionUse,
-} from './grant-parts.js';
+import { COMPANY_SETTINGS, GRANT_APPROVAL, recordSessionUse, staffCall } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminCompanyApproveEndpoint = {
@@ -46,9 +39,7 @@ export const adminCompanyApproveEndpoint = {
   // unexpired) with the settings' attributes, as company/update writes them; the one who asked read.
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user', 'grant'] },
       { actions: ['UpdateItem'], keys: ['grant'], attributes: GRANT_APPROVAL },
       { actions: ['UpdateItem'], keys: ['company'], attributes: COMPANY_SETTINGS },

@@ -2,7 +2,7 @@ import { companyUpdateBody } from '../admin/company-update-input.js';
 import { companyUpdateResult } from '../admin/company-update-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
 import { sampleCompanySettings } from './admin-company-view-endpoint.js';
-import { appendStaffRecord, COMPANY_SETTINGS, keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
+import { COMPANY_SETTINGS, recordSessionUse, staffCall } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminCompanyUpdateEndpoint = {
@@ -53,9 +53,7 @@ export const adminCompanyUpdateEndpoint = {
   },
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user'] },
       { actions: ['UpdateItem'], keys: ['company'], attributes: COMPANY_SETTINGS },
       // A change of a security setting, asked as a grant another admin applies (adminCompanyApprove).

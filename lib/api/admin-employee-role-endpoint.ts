@@ -1,7 +1,7 @@
 import { employeeRoleBody } from '../admin/employee-role-input.js';
 import { employeeRoleResult } from '../admin/employee-role-result.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, ROLE, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
+import { ROLE, recordSessionUse, staffCall } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminEmployeeRoleEndpoint = {
@@ -39,9 +39,7 @@ export const adminEmployeeRoleEndpoint = {
   // gives power, asked as a grant another admin approves (adminEmployeesApprove).
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user'] },
       // The role alone of an employee's record, with who gave it and since when (its condition reads the type and status).
       { actions: ['UpdateItem'], keys: ['user'], attributes: ROLE },

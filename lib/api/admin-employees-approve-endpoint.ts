@@ -1,7 +1,7 @@
 import { employeesApproveBody } from '../admin/employees-approve-input.js';
 import { employeesApproveResult } from '../admin/employees-approve-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, GRANT_APPROVAL, keepAnswers, ROLE, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
+import { GRANT_APPROVAL, ROLE, recordSessionUse, staffCall } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminEmployeesApproveEndpoint = {
@@ -35,9 +35,7 @@ export const adminEmployeesApproveEndpoint = {
   // set, an admin's seat taken with one more in the count; the approver rules read the one who asked.
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user', 'grant'] },
       { actions: ['UpdateItem'], keys: ['grant'], attributes: GRANT_APPROVAL },
       { actions: ['UpdateItem'], keys: ['user'], attributes: ROLE },

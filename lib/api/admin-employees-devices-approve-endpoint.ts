@@ -1,6 +1,6 @@
 import { employeeDeviceApproveBody, employeeDeviceApproveResult } from '../admin/employee-device-approve-input.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
+import { recordSessionUse, staffCall } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminEmployeesDevicesApproveEndpoint = {
@@ -36,9 +36,7 @@ export const adminEmployeesDevicesApproveEndpoint = {
   // probation removed; the approver rules read the employee.
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
       { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'], attributes: ['probation_since', 'probation_held'] },
       { actions: ['PutItem'], keys: ['staffAction'] },

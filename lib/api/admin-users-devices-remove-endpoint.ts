@@ -1,7 +1,7 @@
 import { userDeviceRemoveBody } from '../admin/user-device-remove-input.js';
 import { userDeviceRemoveResult } from '../admin/user-device-remove-result.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, STAFF_FREEZE, UNREAD } from './grant-parts.js';
+import { recordUseAndEndSessions, STAFF_FREEZE, staffCall, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersDevicesRemoveEndpoint = {
@@ -30,9 +30,7 @@ export const adminUsersDevicesRemoveEndpoint = {
   },
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user', 'deviceIndex'] },
       { actions: ['Query'], keys: ['session'] },
       { actions: ['DeleteItem'], keys: ['deviceIndex', 'userDevice'] },

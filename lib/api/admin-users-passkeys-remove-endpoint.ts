@@ -1,6 +1,6 @@
 import { userPasskeyRemoveBody, userPasskeyRemoveResult } from '../admin/user-passkey-remove.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, UNREAD } from './grant-parts.js';
+import { recordUseAndEndSessions, staffCall, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersPasskeysRemoveEndpoint = {
@@ -30,9 +30,7 @@ export const adminUsersPasskeysRemoveEndpoint = {
   // As the user's own passkeys/remove, with the staff record (and its notice 8) in the removal's transaction.
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user', 'userPasskey'] },
       { actions: ['Query'], keys: ['session'] },
       { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },

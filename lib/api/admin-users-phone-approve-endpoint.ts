@@ -1,7 +1,7 @@
 import { phoneApproveBody } from '../admin/phone-change-id-input.js';
 import { phoneApproveResult } from '../admin/phone-recovery-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
+import { recordSessionUse, staffCall, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersPhoneApproveEndpoint = {
@@ -41,9 +41,7 @@ export const adminUsersPhoneApproveEndpoint = {
   // 8, the record; then the old number warned by SMS.
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
       {
         actions: ['UpdateItem'],

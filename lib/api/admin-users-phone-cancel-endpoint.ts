@@ -1,7 +1,7 @@
 import { phoneCancelBody } from '../admin/phone-change-id-input.js';
 import { phoneCancelResult } from '../admin/phone-recovery-result.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
+import { recordSessionUse, staffCall, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersPhoneCancelEndpoint = {
@@ -31,9 +31,7 @@ export const adminUsersPhoneCancelEndpoint = {
   // A pending change cancelled by support: marked ended, its index item deleted, notices 10 and 8, the record.
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user'] },
       { actions: ['Query'], keys: ['pendingChange'] },
       {

@@ -1,7 +1,7 @@
 import { phoneRecoverBody } from '../admin/phone-recover-input.js';
 import { phoneRecoverResult } from '../admin/phone-recovery-result.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
+import { recordSessionUse, staffCall, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersPhoneRecoverEndpoint = {
@@ -49,9 +49,7 @@ export const adminUsersPhoneRecoverEndpoint = {
   // one's deleted), the claim checked free; the record and notice 8 in the same transaction.
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
       // A start is a lookup (ADMIN_LOOKUPS_PER_HOUR), recorded even when refused.
       { actions: ['UpdateItem'], keys: ['staffLookups'] },

@@ -1,7 +1,7 @@
 import { userRestoreBody } from '../admin/user-restore-input.js';
 import { userRestoreResult } from '../admin/user-restore-result.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
+import { recordSessionUse, staffCall, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersRestoreEndpoint = {
@@ -28,9 +28,7 @@ export const adminUsersRestoreEndpoint = {
   },
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user'] },
       // Active again (from this deletion only), its claims taken back, off the due list.
       {

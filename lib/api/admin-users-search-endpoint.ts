@@ -1,7 +1,7 @@
 import { userSearchBody } from '../admin/user-search-input.js';
 import { userSearchResult } from '../admin/user-search-result.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
+import { recordSessionUse, staffCall } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersSearchEndpoint = {
@@ -40,9 +40,7 @@ export const adminUsersSearchEndpoint = {
   },
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       // The acting employee; the user an exact key names, through its claim or its id.
       { actions: ['GetItem'], keys: ['user', 'phoneClaim', 'emailClaim', 'referralCode'] },
       { actions: ['UpdateItem'], keys: ['staffLookups'] },

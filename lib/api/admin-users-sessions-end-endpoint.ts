@@ -1,7 +1,7 @@
 import { userSessionsEndBody } from '../admin/user-sessions-end-input.js';
 import { userSessionsEndResult } from '../admin/user-sessions-end-result.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, STAFF_FREEZE, UNREAD } from './grant-parts.js';
+import { recordUseAndEndSessions, STAFF_FREEZE, staffCall, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersSessionsEndEndpoint = {
@@ -28,9 +28,7 @@ export const adminUsersSessionsEndEndpoint = {
   // record of the action and notice 8 in the user's list (with its unread count).
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user'] },
       { actions: ['Query'], keys: ['session'] },
       // No session granted since the sessions were read (session_version): the end of all of them.

@@ -1,7 +1,7 @@
 import { userStatusSetBody } from '../admin/user-status-set-input.js';
 import { userStatusSetResult } from '../admin/user-status-set-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, STAFF_FREEZE, UNREAD } from './grant-parts.js';
+import { recordUseAndEndSessions, STAFF_FREEZE, staffCall, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersStatusEndpoint = {
@@ -30,9 +30,7 @@ export const adminUsersStatusEndpoint = {
   },
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       { actions: ['GetItem'], keys: ['user', 'phoneClaim'] },
       { actions: ['Query'], keys: ['session'] },
       // The status alone (from the status read, no session granted meanwhile), on the user and on the phone claim they hold.

@@ -1,7 +1,7 @@
 import { userViewBody } from '../admin/user-view-input.js';
 import { userViewResult } from '../admin/user-view-result.js';
 import { duration, type Endpoint, sampleUserId } from '../http/endpoint.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
+import { recordSessionUse, staffCall } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 import { sampleProfile } from './user-profile-endpoint.js';
 
@@ -66,9 +66,7 @@ export const adminUsersViewEndpoint = {
   // tries, pending phone change, notifications, staff actions), and writes only the view's record.
   grants: {
     table: [
-      keepAnswers,
-      readCompanyAndSession,
-      ...appendStaffRecord,
+      ...staffCall,
       // The acting employee and the user viewed; the tallies of each PIN; the pending changes.
       { actions: ['GetItem'], keys: ['user'] },
       {

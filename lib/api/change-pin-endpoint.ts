@@ -2,14 +2,12 @@ import type { Endpoint } from '../http/endpoint.js';
 import { changePinBody } from '../pins/change-pin-input.js';
 import { changePinResult } from '../pins/change-pin-result.js';
 import {
-  END_CHANGE,
-  HOLD_KNOWN_CHANGE,
+  holdOrEndPinChange,
   keepAnswers,
   PIN_DAILY,
   PIN_REHASH,
   PIN_TRIES,
   readCompanyAndSession,
-  recordUseAndEndSessions,
   TRIES_READ_BACK,
   UNREAD,
 } from './grant-parts.js';
@@ -66,11 +64,7 @@ export const changePinEndpoint = {
       { actions: ['PutItem'], keys: ['notification'] },
       ...PIN_DAILY,
       // From an SMS-strength session the new PIN waits (contract 3.15); from a strong one it supersedes a PIN that waited.
-      HOLD_KNOWN_CHANGE,
-      END_CHANGE,
-      // No held change while staff froze them (contract 3.15).
-      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
-      recordUseAndEndSessions,
+      ...holdOrEndPinChange,
     ],
     secret: true,
     queue: 'send',

@@ -1,7 +1,14 @@
 import { devicesRemoveBody } from '../devices/devices-remove-input.js';
 import { devicesRemoveResult } from '../devices/devices-remove-result.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { HOLD_CHANGE, keepAndRecallAnswers, readCompanyAndSession, recordUseAndEndSessions, UNREAD } from './grant-parts.js';
+import {
+  checkChangesNotFrozen,
+  HOLD_CHANGE,
+  keepAndRecallAnswers,
+  readCompanyAndSession,
+  recordUseAndEndSessions,
+  UNREAD,
+} from './grant-parts.js';
 
 export const devicesRemoveEndpoint = {
   operationId: 'devicesRemove',
@@ -34,8 +41,7 @@ export const devicesRemoveEndpoint = {
       HOLD_CHANGE,
       { actions: ['PutItem'], keys: ['notification'] },
       { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
-      // No held change while staff froze them (contract 3.15).
-      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
+      checkChangesNotFrozen,
       recordUseAndEndSessions,
     ],
     // The Idempotency-Key's answer is stored sealed under a key derived from the server secret.

@@ -32,6 +32,8 @@ export const appendStaffRecord = [
   { actions: ['UpdateItem'], keys: ['staffChainHead'], attributes: ['seq', 'hash', 'at_ms'] },
   { actions: ['PutItem'], keys: ['staffChain'] },
 ];
+/** Every back-office POST: its key's record kept, its company and session read, its record in the staff chain. */
+export const staffCall = [keepAnswers, readCompanyAndSession, ...appendStaffRecord];
 
 // What the PIN checks write in a user's partition (lib/store/pin-store.ts), where IAM sees no sort
 // key: an update there may name these and no other attribute of the user, so a function that counts
@@ -112,3 +114,17 @@ export const COMPANY_SETTINGS = [
   'verifies_per_address',
   'updated_at',
 ];
+
+/** No held change while staff froze the user's changes (contract 3.15): the freeze checked absent in the change's transaction. */
+export const checkChangesNotFrozen = { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] };
+
+/** A change held from an SMS-strength session (contract 3.15) with its notice: the change written unless frozen, the notice counted unread. */
+export const holdChangeWithNotice = [
+  HOLD_CHANGE,
+  checkChangesNotFrozen,
+  { actions: ['PutItem'], keys: ['notification'] },
+  { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+];
+
+/** A new PIN held from an SMS-strength session, or superseding one that waited (contract 3.15); the other sessions ended when it lands. */
+export const holdOrEndPinChange = [HOLD_KNOWN_CHANGE, END_CHANGE, checkChangesNotFrozen, recordUseAndEndSessions];

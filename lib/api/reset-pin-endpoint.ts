@@ -1,7 +1,7 @@
 import { duration, type Endpoint } from '../http/endpoint.js';
 import { changePinResult } from '../pins/change-pin-result.js';
 import { resetPinBody } from '../pins/reset-pin-input.js';
-import { END_CHANGE, HOLD_KNOWN_CHANGE, keepAnswers, readCompanyAndSession, recordUseAndEndSessions } from './grant-parts.js';
+import { holdOrEndPinChange, keepAnswers, readCompanyAndSession } from './grant-parts.js';
 
 export const resetPinEndpoint = {
   operationId: 'resetPin',
@@ -36,11 +36,7 @@ export const resetPinEndpoint = {
       { actions: ['DeleteItem'], keys: ['pinTries', 'phoneProof'] },
       { actions: ['PutItem'], keys: ['notification'] },
       // From an SMS-strength session the new PIN waits (contract 3.15); from a strong one it supersedes a reset that waited.
-      HOLD_KNOWN_CHANGE,
-      END_CHANGE,
-      // No held change while staff froze them (contract 3.15).
-      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
-      recordUseAndEndSessions,
+      ...holdOrEndPinChange,
     ],
     secret: true,
     queue: 'send',

@@ -1,6 +1,12 @@
 import { userDeleteBody, userDeleteResult } from '../account/delete-input.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { DELETION_USER, HOLD_CHANGE, keepAndRecallAnswers, readCompanyAndSession, recordUseAndEndSessions, UNREAD } from './grant-parts.js';
+import {
+  DELETION_USER,
+  holdChangeWithNotice,
+  keepAndRecallAnswers,
+  readCompanyAndSession,
+  recordUseAndEndSessions,
+} from './grant-parts.js';
 
 export const userDeleteEndpoint = {
   operationId: 'userDelete',
@@ -56,10 +62,7 @@ export const userDeleteEndpoint = {
       { actions: ['UpdateItem'], keys: ['adminCount'] },
       // From an SMS-strength session the deletion waits (contract 3.15, second reading), with its notice
       // and SMS; the claims of a held one are kept (the phone's marked); the held one deleted as it lands.
-      HOLD_CHANGE,
-      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
-      { actions: ['PutItem'], keys: ['notification'] },
-      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      ...holdChangeWithNotice,
       recordUseAndEndSessions,
     ],
     secret: true,

@@ -1,6 +1,6 @@
 import { userExportResult } from '../account/export-result.js';
 import { type Endpoint, sampleUserId } from '../http/endpoint.js';
-import { HOLD_CHANGE, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
+import { holdChangeWithNotice, readCompanyAndSession, recordSessionUse } from './grant-parts.js';
 import { sampleProfile } from './user-profile-endpoint.js';
 
 export const userExportEndpoint = {
@@ -69,10 +69,7 @@ export const userExportEndpoint = {
       readCompanyAndSession,
       { actions: ['Query'], keys: ['user'] },
       { actions: ['GetItem'], keys: ['user'] },
-      HOLD_CHANGE,
-      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
-      { actions: ['PutItem'], keys: ['notification'] },
-      { actions: ['UpdateItem'], keys: ['unreadCount'], attributes: UNREAD },
+      ...holdChangeWithNotice,
       recordSessionUse,
     ],
     // The warning SMS is sealed into the queue under a key derived from the server secret.

@@ -3,6 +3,7 @@ import { userPhoneChangeResult } from '../account/phone-change-result.js';
 import { duration, type Endpoint } from '../http/endpoint.js';
 import { FRESH_LOGIN_SECONDS } from '../sessions/fresh-login.js';
 import {
+  checkChangesNotFrozen,
   keepAnswers,
   PIN_REHASH,
   PIN_TRIES,
@@ -75,8 +76,7 @@ export const userPhoneChangeEndpoint = {
       { actions: ['DeleteItem'], keys: ['phoneClaim', 'phoneProof', 'otp', 'emailClaim'] },
       // The holder's devices and passkeys: a live holder is never displaced by a reclaim (contract 3.15; a passkey used in 90 days keeps it live).
       { actions: ['Query'], keys: ['session', 'userDevice', 'userPasskey'] },
-      // No held change while staff froze them (contract 3.15).
-      { actions: ['ConditionCheckItem'], keys: ['changeFreeze'] },
+      checkChangesNotFrozen,
       recordUseAndEndSessions,
       // From a session begun by OTP login (contract 3.11, round 5): the login PIN's try (above) and its
       // count cleared; the pending change stored, its index by the new number taken (a replaced one's
