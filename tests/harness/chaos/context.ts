@@ -24,8 +24,11 @@ export interface Registered {
   loggedOut: boolean;
   /** Held by one client's flow on this account while it runs. */
   inUse?: boolean;
-  /** The device bound at registration, and the login PIN it unlocks. */
-  device?: { privateKey: KeyObject; deviceKey: string };
+  /**
+   * The device bound at registration, and the login PIN it unlocks; boundBy: the service's second
+   * when its registration was answered (the device's created_at is no later).
+   */
+  device?: { privateKey: KeyObject; deviceKey: string; boundBy: number };
   loginPin: string;
   /** Wrong PINs sent since the last right one (answered or not): kept under the lock's 5. */
   wrongPins: number;

@@ -94,9 +94,10 @@ export function phoneRecoveries(ctx: ChaosContext, tools: RaceTools, staff: Chao
     // The user's live session, which may cancel the recovery: a PIN login on the device just now.
     if (!(await ctx.freshPinLogin(account, PREPARE_ROUNDS))) return;
     const userSession = `Token ${account.token}`;
-    // Only a strong one may (contract 3.15): a device still on probation (bound by a code lately) begins an
-    // SMS-strength session, whose cancel is refused 403 whichever way the race goes, so it sends none.
-    const mayCancel = decodeJwt(account.token).acr === 'strong';
+    // Only a strong one on a credential older than the recovery may (contract 3.15): a device still on
+    // probation (bound by a code lately) begins an SMS-strength session, and one bound in the second
+    // the recovery starts is not older than it; either cancel is refused 403 whichever way the race goes, so it sends none.
+    const mayCancel = decodeJwt(account.token).acr === 'strong' && device.boundBy < epochSeconds(service.clock);
     const number = randomPhoneNumber();
     const reason = `chaos ticket ${randomInt(1e6)}`;
     const started = await send(

@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import { epochSeconds } from '../../../lib/clock.js';
 import { type DeviceKeyPair, newDeviceKeyPair } from '../device-keys.js';
 import { sampleRegistration } from '../in-process-service.js';
 import type { ChaosContext, Registered } from './context.js';
@@ -14,6 +15,7 @@ function registeredAccount(
   body: Record<string, unknown>,
   referredBy: string | undefined,
   keys: DeviceKeyPair | undefined,
+  answeredAt: number,
 ): Registered {
   return {
     userId: data.user_id,
@@ -21,7 +23,7 @@ function registeredAccount(
     token: data.token.token,
     referredBy,
     loggedOut: false,
-    device: keys && data.device_key ? { privateKey: keys.privateKey, deviceKey: data.device_key } : undefined,
+    device: keys && data.device_key ? { privateKey: keys.privateKey, deviceKey: data.device_key, boundBy: answeredAt } : undefined,
     loginPin: String(body.login_pin),
     wrongPins: 0,
     tokenOnDevice: Boolean(keys && data.device_key),
@@ -52,7 +54,7 @@ export function registrations(ctx: ChaosContext) {
       // would free its phone for the duplicate.
       const duplicate = await call('userRegister', body);
       if (duplicate.status !== 409 && duplicate.status !== 503) wrong('a duplicate registration was not refused', duplicate);
-      registered.push(registeredAccount(answer.body.data, body, referrer?.userId, keys));
+      registered.push(registeredAccount(answer.body.data, body, referrer?.userId, keys, epochSeconds(ctx.service.clock)));
     } else if (ctx.isAmbiguous(answer)) {
       ambiguous.push({ body, key, referredBy: referrer?.userId, keys });
     } else {
@@ -69,7 +71,7 @@ export function registrations(ctx: ChaosContext) {
         wrong('an ambiguous registration retried with its key did not register', answer);
         continue;
       }
-      const retried = registeredAccount(answer.body.data, body, referredBy, keys);
+      const retried = registeredAccount(answer.body.data, body, referredBy, keys, epochSeconds(ctx.service.clock));
       registered.push(retried);
       if (keys && !retried.device) wrong('an ambiguous registration with a device came back without its device_key', answer);
       const again = await call('userRegister', body, { 'Idempotency-Key': key });
