@@ -105,12 +105,16 @@ try {
     console.log(
       `  faulted / fault-free: ${(share * 100).toFixed(1)} % (at least ${COMPARE_AT_LEAST * 100} %: ${share >= COMPARE_AT_LEAST ? 'OK' : 'FAIL'})`,
     );
-    // Where each side's clients spent the run: the flows that the faults slow most first.
-    const perRun = (report: ChaosReport, flow: string) => {
+    // Where each side's clients spent the run: the flows whose runs the faults slow most first.
+    const msPerRun = (report: ChaosReport, flow: string) => {
       const spent = report.byFlow[flow];
-      return spent ? `${String(spent.runs).padStart(4)} runs ${(spent.ms / spent.runs / 1000).toFixed(2).padStart(6)} s each` : '   0 runs';
+      return spent ? spent.ms / spent.runs : 0;
     };
-    const slowed = (flow: string) => (faulted.byFlow[flow]?.ms ?? 0) - (clean.byFlow[flow]?.ms ?? 0);
+    const perRun = (report: ChaosReport, flow: string) =>
+      report.byFlow[flow]
+        ? `${String(report.byFlow[flow].runs).padStart(4)} runs ${(msPerRun(report, flow) / 1000).toFixed(2).padStart(6)} s each`
+        : '   0 runs';
+    const slowed = (flow: string) => msPerRun(faulted, flow) - msPerRun(clean, flow);
     const flows = [...new Set([...Object.keys(clean.byFlow), ...Object.keys(faulted.byFlow)])].sort((a, b) => slowed(b) - slowed(a));
     console.log('\nflows (fault-free | faulted):');
     for (const flow of flows) console.log(`  ${flow.padEnd(16)} ${perRun(clean, flow)} | ${perRun(faulted, flow)}`);
