@@ -1,7 +1,7 @@
 import { phoneCancelBody } from '../admin/phone-change-id-input.js';
 import { phoneCancelResult } from '../admin/phone-recovery-result.js';
 import type { Endpoint } from '../http/endpoint.js';
-import { recordSessionUse, staffCall, UNREAD } from './grant-parts.js';
+import { END_CHANGE, recordSessionUse, staffCall, UNREAD } from './grant-parts.js';
 import { staffSessionRule } from './staff-session-rule.js';
 
 export const adminUsersPhoneCancelEndpoint = {
@@ -37,7 +37,7 @@ export const adminUsersPhoneCancelEndpoint = {
       {
         actions: ['UpdateItem'],
         keys: ['pendingChange', 'unreadCount'],
-        attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
+        attributes: [...UNREAD, ...END_CHANGE.attributes],
       },
       { actions: ['PutItem'], keys: ['staffAction', 'notification'] },
       { actions: ['DeleteItem'], keys: ['phoneChangeIndex', 'awaitingRecovery'] },

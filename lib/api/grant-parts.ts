@@ -82,7 +82,7 @@ export const cancelPendingChange = [
   {
     actions: ['UpdateItem'],
     keys: ['pendingChange', 'unreadCount'],
-    attributes: [...UNREAD, 'ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
+    attributes: [...UNREAD, ...END_CHANGE.attributes],
   },
   { actions: ['PutItem'], keys: ['notification'] },
   { actions: ['DeleteItem'], keys: ['phoneChangeIndex'] },

@@ -2,6 +2,7 @@ import { userDeleteBody, userDeleteResult } from '../account/delete-input.js';
 import type { Endpoint } from '../http/endpoint.js';
 import {
   DELETION_USER,
+  END_CHANGE,
   holdChangeWithNotice,
   keepAndRecallAnswers,
   readCompanyAndSession,
@@ -50,11 +51,7 @@ export const userDeleteEndpoint = {
       { actions: ['UpdateItem'], keys: ['user'], attributes: DELETION_USER },
       { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
       // Every live pending change ends with the account (void), a phone change's index by the new number freed.
-      {
-        actions: ['UpdateItem'],
-        keys: ['pendingChange'],
-        attributes: ['ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
-      },
+      END_CHANGE,
       { actions: ['DeleteItem'], keys: ['userDevice', 'deviceIndex', 'phoneClaim', 'emailClaim', 'phoneChangeIndex'] },
       // An employee's deletion keeps the company's count of active admins (contract 3.14): an admin's
       // seat given up with one fewer, any other employee's seat checked absent.

@@ -1,7 +1,7 @@
 import { duration, type Endpoint, sampleTokens, sampleUserId } from '../http/endpoint.js';
 import { verifyOtpBody } from '../otp/verify-otp-input.js';
 import { verifyOtpResult } from '../otp/verify-otp-result.js';
-import { keepAnswers, readCompanyAndSession, recordUseAndEndSessions, spendProofs } from './grant-parts.js';
+import { END_CHANGE, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, spendProofs } from './grant-parts.js';
 
 export const verifyOtpEndpoint = {
   operationId: 'verifyOtp',
@@ -45,11 +45,7 @@ export const verifyOtpEndpoint = {
       { actions: ['GetItem'], keys: ['user', 'pendingChange'] },
       { actions: ['PutItem'], keys: ['phoneClaim'] },
       { actions: ['DeleteItem'], keys: ['phoneClaim', 'otp', 'pendingChange', 'phoneChangeIndex', 'emailClaim'] },
-      {
-        actions: ['UpdateItem'],
-        keys: ['pendingChange'],
-        attributes: ['ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
-      },
+      END_CHANGE,
       // A phone's try given back that leaves its window empty (an OTP login no longer opens a locked PIN: contract 3.15).
       { actions: ['DeleteItem'], keys: ['phoneFailures'] },
       { actions: ['PutItem'], keys: ['session', 'phoneProof', 'phoneFailures'] },
