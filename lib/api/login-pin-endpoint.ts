@@ -75,7 +75,8 @@ export const loginPinEndpoint = {
         returns: TRIES_READ_BACK,
       },
       { actions: ['UpdateItem'], keys: ['deviceIndex'], attributes: ['probation_held', 'probation_since'] },
-      { actions: ['DeleteItem'], keys: ['pinTries'] },
+      // The tries cleared; a session granted in steps (session-grant.ts) deleted when a check after its put refused it.
+      { actions: ['DeleteItem'], keys: ['pinTries', 'session'] },
       // With not_me: 1, as user/security/not_me: changes ended (a phone change's index freed), devices on
       // probation removed, passkeys registered lately removed (contract 3.15, second reading), and the
       // user's other sessions ended.

@@ -2,8 +2,17 @@ import { randomBytes } from 'node:crypto';
 import type { App } from '../app-context.js';
 import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
-import { type Acr, type GrantTerms, type SessionRecord, type SessionStart, sessionGrant, sessionPut } from '../store/session-store.js';
-import { ConditionsFailed, type LabelledItem, type TransactItem, writeTransaction } from '../store/transactions.js';
+import {
+  type Acr,
+  deleteUnansweredSession,
+  type GrantTerms,
+  putSessionAlone,
+  type SessionRecord,
+  type SessionStart,
+  sessionGrant,
+  sessionPut,
+} from '../store/session-store.js';
+import { ConditionsFailed, type LabelledItem, type TransactItem, writeEachAlone, writeTransaction } from '../store/transactions.js';
 import { type SessionTokens, sessionTokens } from './access-tokens.js';
 import { newRefreshToken } from './refresh-tokens.js';
 
@@ -74,6 +83,12 @@ export async function issueSession(
 export interface GrantWith<Label extends string> {
   terms?: GrantTerms;
   items?: LabelledItem<Label>[];
+  /**
+   * The session first, then the user's side and each item as a write of its own (grantInSteps):
+   * for items that only check and stamp what they write (a PIN login's device and tally), at 1 WRU
+   * each instead of a transaction's 2.
+   */
+  inSteps?: boolean;
 }
 
 /** A grant refused by a condition other than the user's: the labels of the items it guarded. */
@@ -99,12 +114,13 @@ export async function grantSession<Label extends string>(
   grant: GrantWith<Label> = {},
 ): Promise<SessionTokens> {
   const { tokens, write } = await issueSession(app, companyId, userId, userType, start);
+  const rest: LabelledItem<string>[] = [
+    { label: 'user', item: sessionGrant(app.table, companyId, userId, grant.terms) },
+    ...(grant.items ?? []),
+  ];
   try {
-    await writeTransaction<string>(app.table, [
-      { label: 'session', item: write },
-      { label: 'user', item: sessionGrant(app.table, companyId, userId, grant.terms) },
-      ...(grant.items ?? []),
-    ]);
+    if (grant.inSteps) await grantInSteps(app, write, rest);
+    else await writeTransaction<string>(app.table, [{ label: 'session', item: write }, ...rest]);
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;
     // With a device counted, the user's condition may be the count raced by another binding: the caller reads again.
@@ -113,4 +129,31 @@ export async function grantSession<Label extends string>(
     throw new GrantRefused(error.labels as Label[]);
   }
   return tokens;
+}
+
+/**
+ * A grant as writes of their own, in an order that keeps the transaction's promise: the session
+ * is stored first, and only then are the user's side and the items written, each under its
+ * condition. Whatever ends sessions writes its change first and reads the sessions after, strongly
+ * consistently (a removed device's: device-binding.ts endLateSessions; a status or PIN change:
+ * end-sessions.ts, conditioned on session_version, which the user's side adds to). So either its
+ * read finds this session, or this grant's conditions find its change, and then the session is
+ * deleted before anything is answered: its tokens never leave. A late copy of the session's put
+ * finds it there (the put is conditional), so an ended session never comes back.
+ */
+async function grantInSteps(app: SessionParts, session: TransactItem, rest: LabelledItem<string>[]): Promise<void> {
+  await putSessionAlone(app.table, session);
+  // Its tokens were never answered: a session this leaves behind (its delete failed) is one nobody holds.
+  const drop = () => deleteUnansweredSession(app.table, session).catch(() => undefined);
+  let failed: string[];
+  try {
+    failed = await writeEachAlone(app.table, rest);
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+  if (failed.length) {
+    await drop();
+    throw new ConditionsFailed(failed);
+  }
 }

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
@@ -94,6 +94,21 @@ export interface SessionRecord {
 /** The write that stores a new session, for a transaction. */
 export function sessionPut(table: Table, companyId: string, userId: string, tokenHash: string, record: SessionRecord): TransactItem {
   return putIfAbsent(table, sessionKey(companyId, userId, tokenHash), record);
+}
+
+/**
+ * Stores a new session by itself (sessionPut's item, outside a transaction). Its condition refuses
+ * only a copy of this very put that landed first (a retry after a lost answer: the id is new), so
+ * the session is there either way.
+ */
+export async function putSessionAlone(table: Table, write: TransactItem): Promise<void> {
+  await conditionalWrite(table.client.send(new PutCommand(write.Put!)));
+}
+
+/** Deletes a session whose grant was refused after it was stored: its tokens were never answered. */
+export async function deleteUnansweredSession(table: Table, write: TransactItem): Promise<void> {
+  const { pk, sk } = write.Put!.Item as ItemKey;
+  await table.client.send(new DeleteCommand({ TableName: table.name, Key: { pk, sk } }));
 }
 
 /** What the user's side of a session grant also changes or requires. */

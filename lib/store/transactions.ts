@@ -1,5 +1,5 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemKey } from './keys.js';
 import type { Table } from './table.js';
 
@@ -83,4 +83,28 @@ export async function writeTransaction<Label extends string>(table: Table, items
       await sleep(Math.random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt));
     }
   }
+}
+
+/**
+ * Sends each item as a write of its own, side by side: 1 WRU an item where a transaction costs 2,
+ * for items that need not commit together, each only under its own condition. Answers the labels
+ * whose conditions failed; any other error is thrown once every write has settled. A condition
+ * check alone is a read, not a write: such items need writeTransaction.
+ */
+export async function writeEachAlone<Label extends string>(table: Table, items: LabelledItem<Label>[]): Promise<Label[]> {
+  const settled = await Promise.allSettled(items.map(({ item }) => sendAlone(table, item)));
+  const failed: Label[] = [];
+  for (const [index, outcome] of settled.entries()) {
+    if (outcome.status === 'fulfilled') continue;
+    if (!(outcome.reason instanceof ConditionalCheckFailedException)) throw outcome.reason;
+    failed.push(items[index]!.label);
+  }
+  return failed;
+}
+
+async function sendAlone(table: Table, item: TransactItem): Promise<unknown> {
+  if (item.Put) return table.client.send(new PutCommand(item.Put));
+  if (item.Update) return table.client.send(new UpdateCommand(item.Update));
+  if (item.Delete) return table.client.send(new DeleteCommand(item.Delete));
+  throw new Error('a condition check is no write of its own: send it in a transaction');
 }

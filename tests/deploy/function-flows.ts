@@ -7,10 +7,11 @@ import { expect } from 'vitest';
 import { epochSeconds } from '../../lib/clock.js';
 import { type Company, updateCompanySettings } from '../../lib/companies/companies.js';
 import { readConfig } from '../../lib/config.js';
+import { removeDevice } from '../../lib/devices/device-binding.js';
 import { newId } from '../../lib/ids.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../../lib/sessions/end-sessions.js';
-import { sessionKey, userKey } from '../../lib/store/keys.js';
+import { SESSION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
 import { getPendingPhoneChange, pendingChangePut, phoneChangeIndexPut } from '../../lib/store/pending-change-store.js';
 import { pinTriesClear } from '../../lib/store/pin-store.js';
 import { writeTransaction } from '../../lib/store/transactions.js';
@@ -56,6 +57,7 @@ import {
   streamStart,
   use,
   wellKnown,
+  withAfterRequest,
 } from './recorded-service.js';
 
 let company: Company;
@@ -646,6 +648,21 @@ async function pinFlows(): Promise<void> {
   expect((await change(another, { pin_type: 2, current_pin: '730264', new_pin: '582916' })).body.data.pending).toBe(1);
   const stronger = await strongSession(recorded, company, device, '4826');
   expect((await change(stronger, { pin_type: 2, current_pin: '730264', new_pin: '582916' })).body.data.revoked).toBeGreaterThan(0);
+  // A removal of the device landing between a PIN login's session and its checks (a grant in steps,
+  // lib/sessions/session-grant.ts): the login finds it, deletes its session and answers 401.
+  const racing = await signUpWithDevice(recorded, company);
+  let removed = false;
+  const raced = await withAfterRequest(
+    async (name, operation, body) => {
+      const sk = (body.Item as { sk?: { S?: string } } | undefined)?.sk?.S;
+      if (removed || name !== 'loginPin' || operation !== 'PutItem' || !sk?.startsWith(SESSION_PREFIX)) return;
+      removed = true;
+      await removeDevice(service.app, company.company_id, racing.account.userId, racing.device.deviceKey);
+    },
+    () => pinLogin(recorded, company, racing.device, PINS.login_pin),
+  );
+  expect(removed).toBe(true);
+  expect(raced.status, JSON.stringify(raced.body)).toBe(401);
   await pinDayFlows();
 }
 

@@ -222,23 +222,38 @@ function itemRequests(operation: string, body: Record<string, any>): ItemRequest
 const SOURCE_IP = `198.18.${randomInt(256)}.${randomInt(256)}`;
 
 /** Records each DynamoDB request a client sends, item by item, under the function running. */
+/** What a flow does once a function's request was answered (as another caller racing it would), given the function, the operation and its body. */
+type AfterRequest = (functionName: string, operation: string, body: Record<string, unknown>) => Promise<void>;
+let afterRequest: AfterRequest | undefined;
+/** Runs `work` with `hook` called after each request a recorded function makes. */
+export async function withAfterRequest<T>(hook: AfterRequest, work: () => Promise<T>): Promise<T> {
+  afterRequest = hook;
+  try {
+    return await work();
+  } finally {
+    afterRequest = undefined;
+  }
+}
+
 export function recordTableActions(client: DynamoDBDocumentClient): void {
   client.middlewareStack.add(
     (next) => async (args) => {
       const request = args.request as { headers: Record<string, string>; body: string };
       const operation = request.headers['x-amz-target']?.split('.')[1];
       const user = use();
-      if (user && operation) {
-        const body = typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body);
-        for (const item of itemRequests(operation, JSON.parse(body))) {
-          const entry = `${item.action} ${kindOf(item.key)}`;
-          const seen = user.table.get(entry) ?? { attributes: new Set(), returnValues: new Set() };
-          for (const name of item.attributes ?? []) seen.attributes.add(name);
-          seen.returnValues.add(item.returnValues ?? 'NONE');
-          user.table.set(entry, seen);
-        }
+      const functionName = running;
+      if (!user || !operation || !functionName) return next(args);
+      const body = JSON.parse(typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body));
+      for (const item of itemRequests(operation, body)) {
+        const entry = `${item.action} ${kindOf(item.key)}`;
+        const seen = user.table.get(entry) ?? { attributes: new Set(), returnValues: new Set() };
+        for (const name of item.attributes ?? []) seen.attributes.add(name);
+        seen.returnValues.add(item.returnValues ?? 'NONE');
+        user.table.set(entry, seen);
       }
-      return next(args);
+      const answered = await next(args);
+      await afterRequest?.(functionName, operation, body);
+      return answered;
     },
     { step: 'finalizeRequest', name: 'recordTableActions' },
   );

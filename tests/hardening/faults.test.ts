@@ -8,6 +8,7 @@ import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey, SESSION_PREFIX } from '../../lib/store/keys.js';
+import { querySessions } from '../../lib/store/session-store.js';
 import { PINS, signUpWithDevice } from '../devices/device-helpers.js';
 import { newDeviceKeyPair, signedLoginPin } from '../harness/device-keys.js';
 import { createOwnTable, localClient } from '../harness/dynamodb-local.js';
@@ -527,17 +528,28 @@ describe('a verification answered 503 after its code was used up', () => {
 });
 
 describe('a PIN login answered 503 after it took its nonce', () => {
-  it('retried with its Idempotency-Key logs in (its own nonce is no replay); the nonce under another key is still refused', async () => {
-    const { device } = await signUpWithDevice(service, company);
-    const body = signedLoginPin(device, company.company_id, PINS.login_pin, { timestamp: epochSeconds(service.clock) });
-    const login = (key: string) => invoke(service.handlers.loginPin, { path: '/p', headers: headers({ 'Idempotency-Key': key }), body });
-    // The nonce and the PIN's try are taken, then the session's transaction fails.
-    dynamoProxy.rule = onlyFor('TransactWriteItems', SESSION_PREFIX, 'throttle');
-    expectUnavailable(await login('pin-login-1'));
-    dynamoProxy.reset();
-    const retried = await login('pin-login-1');
-    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
-    expect(retried.body.data.token.token).toEqual(expect.any(String));
-    expect((await login('pin-login-2')).status).toBe(401);
-  });
+  // The nonce and the PIN's try are taken, then the grant (in steps: the session, then the user's
+  // side) fails: at the session's put, or at the user's write after it (the session is deleted).
+  const grantFaults = {
+    "the session's put": onlyFor('PutItem', SESSION_PREFIX, 'throttle'),
+    "the user's write after the session": onlyFor('UpdateItem', 'session_version', 'throttle'),
+  };
+  it.each(Object.entries(grantFaults))(
+    'retried with its Idempotency-Key logs in (its own nonce is no replay) when %s fails; the nonce under another key is still refused',
+    async (where, fault) => {
+      const { account, device } = await signUpWithDevice(service, company);
+      const keyOf = (n: number) => `pin-login-${n}-${where.length}`;
+      const body = signedLoginPin(device, company.company_id, PINS.login_pin, { timestamp: epochSeconds(service.clock) });
+      const login = (key: string) => invoke(service.handlers.loginPin, { path: '/p', headers: headers({ 'Idempotency-Key': key }), body });
+      dynamoProxy.rule = fault;
+      expectUnavailable(await login(keyOf(1)));
+      dynamoProxy.reset();
+      // No session but the registration's: a failed grant leaves none behind.
+      expect(await querySessions(service.app.table, company.company_id, account.userId)).toHaveLength(1);
+      const retried = await login(keyOf(1));
+      expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+      expect(retried.body.data.token.token).toEqual(expect.any(String));
+      expect((await login(keyOf(2))).status).toBe(401);
+    },
+  );
 });

@@ -1,7 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
+import { removeDevice } from '../../lib/devices/device-binding.js';
 import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
+import { SESSION_PREFIX } from '../../lib/store/keys.js';
+import { querySessions } from '../../lib/store/session-store.js';
 import { UserStatus } from '../../lib/store/user-status.js';
 import {
   loginPinTries,
@@ -14,7 +17,8 @@ import {
   tokenWorks,
 } from '../devices/device-helpers.js';
 import { newDeviceKeyPair, newNonce } from '../harness/device-keys.js';
-import { expectFailure, expectFiveComparedFiveRefused, invoke, newCompany, testService } from '../helpers.js';
+import { scanItems } from '../harness/table-snapshot.js';
+import { type Account, expectFailure, expectFiveComparedFiveRefused, invoke, newCompany, testService } from '../helpers.js';
 
 const service = testService();
 let company: Company;
@@ -179,6 +183,56 @@ describe('login_pin', () => {
     for (const login of logins) expect([200, 401, 503]).toContain(login.status);
     expect(await loginPinTries(service, company, account)).toBe(0);
   });
+
+  // A grant in steps (lib/sessions/session-grant.ts) stores the session first, then checks: whatever
+  // ends sessions and lands between the two either finds the session or is found by the checks.
+  const racers = {
+    "the device's removal": (account: Account, deviceKey: string) =>
+      removeDevice(service.app, company.company_id, account.userId, deviceKey),
+    "the user's disabling": (account: Account) =>
+      setStatusEndingSessions(service.app, company.company_id, account.userId, UserStatus.DISABLED),
+  };
+  for (const [racer, race] of Object.entries(racers)) {
+    it(`leaves no session when ${racer} lands right after the grant's first write, the session's own`, async () => {
+      const { account, device } = await signUpWithDevice(service, company);
+      const writes: string[] = [];
+      let triedPin = false;
+      let raced: Promise<number> | undefined;
+      service.app.table.client.middlewareStack.add(
+        (next, context) => async (args) => {
+          const answered = await next(args);
+          const write = /^(Put|Update|Delete|TransactWrite)/.test(context.commandName ?? '');
+          if (write && triedPin && !raced) {
+            writes.push(context.commandName!);
+            // The whole of it, from its reads to its last sweep, between this write and the grant's next.
+            raced = race(account, device.deviceKey);
+            await raced;
+          }
+          if (context.commandName === 'UpdateItemCommand' && JSON.stringify(args.input).includes('"sk":"PINTRIES#')) triedPin = true;
+          return answered;
+        },
+        { step: 'initialize', name: 'raceAfterFirstGrantWrite' },
+      );
+      let login: Awaited<ReturnType<typeof pinLogin>>;
+      try {
+        login = await pinLogin(service, company, device, PINS.login_pin);
+      } finally {
+        service.app.table.client.middlewareStack.remove('raceAfterFirstGrantWrite');
+      }
+      expect(writes).toEqual(['PutItemCommand']);
+      // The registration's session and the login's: its read found the one just stored.
+      expect(await raced).toBe(2);
+      expectFailure(login, 401, 4);
+      expect(await querySessions(service.app.table, company.company_id, account.userId)).toEqual([]);
+      // Nor an ended one: its tokens never left, so the login deletes it.
+      const items = await scanItems(service.app.table.client, service.app.table.name, company.company_id);
+      const pinSessions = items.filter(
+        (item) => item.pk.endsWith(account.userId) && item.sk.startsWith(SESSION_PREFIX) && item.began === 'pin',
+      );
+      expect(pinSessions).toEqual([]);
+      expect(await loginPinTries(service, company, account)).toBe(0);
+    });
+  }
 
   it('accepts a nonce once even when two requests with it arrive at once', async () => {
     const { device } = await signUpWithDevice(service, company);
