@@ -75,8 +75,7 @@ export const loginPinEndpoint = {
         returns: TRIES_READ_BACK,
       },
       { actions: ['UpdateItem'], keys: ['deviceIndex'], attributes: ['probation_held', 'probation_since'] },
-      // The tries cleared; a session granted in steps (session-grant.ts) deleted when a check after its put refused it.
-      { actions: ['DeleteItem'], keys: ['pinTries', 'session'] },
+      { actions: ['DeleteItem'], keys: ['pinTries'] },
       // With not_me: 1, as user/security/not_me: changes ended (a phone change's index freed), devices on
       // probation removed, passkeys registered lately removed (contract 3.15, second reading), and the
       // user's other sessions ended.
@@ -85,6 +84,7 @@ export const loginPinEndpoint = {
       { actions: ['Query'], keys: ['userPasskey', 'session'] },
       { actions: ['DeleteItem'], keys: ['userPasskey', 'passkeyCredential'] },
       { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },
+      // Sessions ended by not_me, and one granted in steps (session-grant.ts) whose checks after its put refused it.
       { actions: ['UpdateItem'], keys: ['session'], attributes: ['ended_reason', 'ended_at_ms'] },
       ...PIN_DAILY,
       // A held deletion that is due lands at the login (contract 3.15, second reading), as user/delete

@@ -4,7 +4,7 @@ import { epochSeconds } from '../clock.js';
 import { AppError } from '../errors.js';
 import {
   type Acr,
-  deleteUnansweredSession,
+  endUnansweredSession,
   type GrantTerms,
   putSessionAlone,
   type SessionRecord,
@@ -133,27 +133,32 @@ export async function grantSession<Label extends string>(
 
 /**
  * A grant as writes of their own, in an order that keeps the transaction's promise: the session
- * is stored first, and only then are the user's side and the items written, each under its
- * condition. Whatever ends sessions writes its change first and reads the sessions after, strongly
- * consistently (a removed device's: device-binding.ts endLateSessions; a status or PIN change:
- * end-sessions.ts, conditioned on session_version, which the user's side adds to). So either its
- * read finds this session, or this grant's conditions find its change, and then the session is
- * deleted before anything is answered: its tokens never leave. A late copy of the session's put
- * finds it there (the put is conditional), so an ended session never comes back.
+ * is stored first, then the user's side, then the items side by side, each under its condition.
+ * - Whatever removes a device writes first and reads the device's sessions after, strongly
+ *   consistently (device-binding.ts endLateSessions): its read finds this session, or the device's
+ *   write below finds the device gone.
+ * - Whatever ends all sessions conditions on session_version as read with them (end-sessions.ts; a
+ *   support recovery too, which removes devices and reads no sessions again): the user's write
+ *   below adds to it after the session is stored, so such a change either fails its condition and
+ *   reads again (finding this session), or committed first, and then the user's conditions (active,
+ *   the PIN's version) or the device's, written after the user's, find it.
+ * A grant refused on the way ends its session before anything is answered: its tokens never leave.
  */
 async function grantInSteps(app: SessionParts, session: TransactItem, rest: LabelledItem<string>[]): Promise<void> {
-  await putSessionAlone(app.table, session);
-  // Its tokens were never answered: a session this leaves behind (its delete failed) is one nobody holds.
-  const drop = () => deleteUnansweredSession(app.table, session).catch(() => undefined);
+  if (!(await putSessionAlone(app.table, session))) throw new ConditionsFailed(['session']);
+  // A session this leaves live (its end not written) is one whose tokens nobody holds.
+  const end = () => endUnansweredSession(app.table, session, app.clock.now()).catch(() => undefined);
+  const [user, ...items] = rest;
   let failed: string[];
   try {
-    failed = await writeEachAlone(app.table, rest);
+    failed = await writeEachAlone(app.table, [user!]);
+    if (!failed.length) failed = await writeEachAlone(app.table, items);
   } catch (error) {
-    await drop();
+    await end();
     throw error;
   }
   if (failed.length) {
-    await drop();
+    await end();
     throw new ConditionsFailed(failed);
   }
 }

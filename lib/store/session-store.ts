@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { type ItemKey, SESSION_PREFIX, sessionKey, userKey } from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
@@ -99,16 +99,34 @@ export function sessionPut(table: Table, companyId: string, userId: string, toke
 /**
  * Stores a new session by itself (sessionPut's item, outside a transaction). Its condition refuses
  * only a copy of this very put that landed first (a retry after a lost answer: the id is new), so
- * the session is there either way.
+ * the session is there either way; false when what is there was ended meanwhile.
  */
-export async function putSessionAlone(table: Table, write: TransactItem): Promise<void> {
-  await conditionalWrite(table.client.send(new PutCommand(write.Put!)));
+export async function putSessionAlone(table: Table, write: TransactItem): Promise<boolean> {
+  const put = await conditionalWrite(table.client.send(new PutCommand({ ...write.Put!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })));
+  return put.written || put.seen?.ended_reason === undefined;
 }
 
-/** Deletes a session whose grant was refused after it was stored: its tokens were never answered. */
-export async function deleteUnansweredSession(table: Table, write: TransactItem): Promise<void> {
+/**
+ * Why a session whose grant was refused after it was stored is marked ended. Not a reason of API
+ * contract 3.13: nobody held its tokens, so no session.ended is published for it.
+ */
+const GRANT_REFUSED = 'grant_refused';
+
+/**
+ * Ends a session whose grant was refused after it was stored (its tokens never answered): marked,
+ * not deleted, so a late copy of its put finds it there and cannot bring it back. What ended it
+ * first, such as a removal that found it, keeps its reason.
+ */
+export async function endUnansweredSession(table: Table, write: TransactItem, atMs: number): Promise<void> {
   const { pk, sk } = write.Put!.Item as ItemKey;
-  await table.client.send(new DeleteCommand({ TableName: table.name, Key: { pk, sk } }));
+  await table.client.send(
+    new UpdateCommand({
+      TableName: table.name,
+      Key: { pk, sk },
+      UpdateExpression: END_SESSION,
+      ExpressionAttributeValues: { ':reason': GRANT_REFUSED, ':endedAt': atMs },
+    }),
+  );
 }
 
 /** What the user's side of a session grant also changes or requires. */

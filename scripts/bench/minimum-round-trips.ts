@@ -107,14 +107,14 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
     },
   },
   loginPin: {
-    // The grant in steps (lib/sessions/session-grant.ts grantInSteps): 6 WRU where a transaction of the same four items took 10.
+    // The grant in steps (lib/sessions/session-grant.ts grantInSteps): 6 WRU where a transaction of the same four items took 10; the session, then the user, then the device and the tally.
     'right PIN': {
       requests: 9,
-      sequential: 5,
+      sequential: 6,
       work:
         "GetItem device; PutItem nonce (if absent) | GetItem user | Query the user's devices and pending changes (one Query, contract 3.15); " +
         'UpdateItem PIN try (ADD; a device bound before the latest right PIN takes no day’s try); PutItem session with its acr; ' +
-        "UpdateItem user (active? same PIN version, session count, when the right and strong PIN came) | UpdateItem the user's listing of the device (still bound, its last use) | DeleteItem tries",
+        "UpdateItem user (active? same PIN version, session count, when the right and strong PIN came); UpdateItem the user's listing of the device (still bound, its last use) | DeleteItem tries",
     },
     'wrong PIN (400, code 17)': {
       requests: 5,
@@ -129,11 +129,11 @@ export const MINIMUM_ROUND_TRIPS: Partial<Record<FunctionName | InvokedFunctionN
     'bad signature (401)': { requests: 1, sequential: 1, work: 'GetItem device; the signature checked in memory, nothing written' },
     'a held PIN due: put in place, then right': {
       requests: 15,
-      sequential: 9,
+      sequential: 10,
       work:
         "GetItem device; PutItem nonce | GetItem user | Query devices and changes; GetItem user | Query sessions | Query the PIN's tallies; " +
         'TransactWriteItems (the new hash and version, tallies cleared, the held change deleted, notice, sessions begun before it ended); ' +
-        'Query sessions (any granted while it worked); GetItem user (the PIN as it now is); UpdateItem PIN try; PutItem session; UpdateItem user | UpdateItem device | DeleteItem tries',
+        'Query sessions (any granted while it worked); GetItem user (the PIN as it now is); UpdateItem PIN try; PutItem session; UpdateItem user; UpdateItem device | DeleteItem tries',
       events: 'session.ended (pin_changed) per session begun before the change took effect',
     },
   },

@@ -221,7 +221,6 @@ function itemRequests(operation: string, body: Record<string, any>): ItemRequest
 
 const SOURCE_IP = `198.18.${randomInt(256)}.${randomInt(256)}`;
 
-/** Records each DynamoDB request a client sends, item by item, under the function running. */
 /** What a flow does once a function's request was answered (as another caller racing it would), given the function, the operation and its body. */
 type AfterRequest = (functionName: string, operation: string, body: Record<string, unknown>) => Promise<void>;
 let afterRequest: AfterRequest | undefined;
@@ -235,6 +234,7 @@ export async function withAfterRequest<T>(hook: AfterRequest, work: () => Promis
   }
 }
 
+/** Records each DynamoDB request a client sends, item by item, under the function running. */
 export function recordTableActions(client: DynamoDBDocumentClient): void {
   client.middlewareStack.add(
     (next) => async (args) => {

@@ -544,7 +544,7 @@ describe('a PIN login answered 503 after it took its nonce', () => {
       dynamoProxy.rule = fault;
       expectUnavailable(await login(keyOf(1)));
       dynamoProxy.reset();
-      // No session but the registration's: a failed grant leaves none behind.
+      // No live session but the registration's: a failed grant ends the one it stored.
       expect(await querySessions(service.app.table, company.company_id, account.userId)).toHaveLength(1);
       const retried = await login(keyOf(1));
       expect(retried.status, JSON.stringify(retried.body)).toBe(200);

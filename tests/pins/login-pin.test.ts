@@ -1,9 +1,13 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { removeDevice } from '../../lib/devices/device-binding.js';
-import { setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
-import { SESSION_PREFIX } from '../../lib/store/keys.js';
+import { changeEndingSessions, setStatusEndingSessions } from '../../lib/sessions/end-sessions.js';
+import { counterStillIs } from '../../lib/store/conditional-write.js';
+import { deviceRemoveWrites } from '../../lib/store/device-store.js';
+import { SESSION_PREFIX, userKey } from '../../lib/store/keys.js';
 import { querySessions } from '../../lib/store/session-store.js';
 import { UserStatus } from '../../lib/store/user-status.js';
 import {
@@ -31,6 +35,11 @@ beforeAll(async () => {
 afterEach(() => service.clock.reset());
 
 const notices = (userId: string) => noticeEvents(service, company, userId);
+/** The items of a user's sessions begun by PIN login, ended or not. */
+const pinSessionsOf = async (account: Account) =>
+  (await scanItems(service.app.table.client, service.app.table.name, company.company_id)).filter(
+    (item) => item.pk.endsWith(account.userId) && item.sk.startsWith(SESSION_PREFIX) && item.began === 'pin',
+  );
 
 describe('login_pin', () => {
   it('logs in with the right PIN, signed in DER or raw r||s: a session that began by PIN on that device', async () => {
@@ -198,12 +207,14 @@ describe('login_pin', () => {
       const writes: string[] = [];
       let triedPin = false;
       let raced: Promise<number> | undefined;
+      let sessionPut: PutCommandInput | undefined;
       service.app.table.client.middlewareStack.add(
         (next, context) => async (args) => {
           const answered = await next(args);
           const write = /^(Put|Update|Delete|TransactWrite)/.test(context.commandName ?? '');
           if (write && triedPin && !raced) {
             writes.push(context.commandName!);
+            sessionPut = args.input as PutCommandInput;
             // The whole of it, from its reads to its last sweep, between this write and the grant's next.
             raced = race(account, device.deviceKey);
             await raced;
@@ -224,15 +235,88 @@ describe('login_pin', () => {
       expect(await raced).toBe(2);
       expectFailure(login, 401, 4);
       expect(await querySessions(service.app.table, company.company_id, account.userId)).toEqual([]);
-      // Nor an ended one: its tokens never left, so the login deletes it.
-      const items = await scanItems(service.app.table.client, service.app.table.name, company.company_id);
-      const pinSessions = items.filter(
-        (item) => item.pk.endsWith(account.userId) && item.sk.startsWith(SESSION_PREFIX) && item.began === 'pin',
-      );
-      expect(pinSessions).toEqual([]);
+      // Its item stays, marked ended (by the racer, which found it first), so a late copy of its put cannot revive it.
+      expect((await pinSessionsOf(account)).map((item) => item.ended_reason)).toEqual([
+        racer.includes('removal') ? 'device_removed' : 'disabled',
+      ]);
+      // A late copy of that put (an attempt the SDK gave up on, landing now) is refused.
+      await expect(service.app.table.client.send(new PutCommand(sessionPut!))).rejects.toThrow(ConditionalCheckFailedException);
+      expect(await querySessions(service.app.table, company.company_id, account.userId)).toEqual([]);
       expect(await loginPinTries(service, company, account)).toBe(0);
     });
   }
+
+  it("leaves no session when a change conditioned on session_version, read before the session's put, removes the device as the grant writes (a support recovery's shape)", async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    const table = service.app.table;
+    // As a recovery: the user and the sessions read, the device removed later by one transaction
+    // conditioned on the session_version read, with no read of the sessions after it.
+    let readsDone!: () => void;
+    const read = new Promise<void>((resolve) => (readsDone = resolve));
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    let rounds = 0;
+    const recover = () =>
+      changeEndingSessions(service.app, company.company_id, account.userId, 'recovered', async (_, version) => {
+        rounds++;
+        readsDone();
+        await gate;
+        const { index, listing } = deviceRemoveWrites(table, company.company_id, account.userId, device.deviceKey);
+        return [
+          {
+            label: 'user',
+            item: {
+              ConditionCheck: {
+                TableName: table.name,
+                Key: userKey(company.company_id, account.userId),
+                ConditionExpression: counterStillIs('session_version', ':version', version),
+                ExpressionAttributeValues: { ':version': version },
+              },
+            },
+          },
+          { label: 'device', item: index },
+          { label: 'device', item: listing },
+        ];
+      });
+    let stage: 'try' | 'put' | 'next' | 'done' = 'try';
+    let recovery: Promise<number> | undefined;
+    const grantWrites: string[] = [];
+    table.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const answered = await next(args);
+        const input = JSON.stringify(args.input);
+        const name = context.commandName ?? '';
+        if (stage === 'try' && name === 'UpdateItemCommand' && input.includes('"sk":"PINTRIES#')) {
+          stage = 'put';
+          recovery = recover();
+          await read;
+        } else if (stage === 'put' && name === 'PutItemCommand' && input.includes(`"sk":"${SESSION_PREFIX}`)) {
+          stage = 'next';
+        } else if (stage === 'next' && /^(Put|Update|Delete)/.test(name)) {
+          stage = 'done';
+          grantWrites.push(input.includes('session_version') ? 'user' : name);
+          openGate();
+          await recovery;
+        }
+        return answered;
+      },
+      { step: 'initialize', name: 'recoverAsTheGrantWrites' },
+    );
+    let login: Awaited<ReturnType<typeof pinLogin>>;
+    try {
+      login = await pinLogin(service, company, device, PINS.login_pin);
+    } finally {
+      table.client.middlewareStack.remove('recoverAsTheGrantWrites');
+    }
+    // The user's write comes right after the session's: the recovery's condition then fails, and its
+    // second round finds the session; the device's write, after it, finds the device gone.
+    expect(grantWrites).toEqual(['user']);
+    expect(rounds).toBe(2);
+    expect(await recovery).toBe(2);
+    expectFailure(login, 401, 4);
+    expect(await querySessions(table, company.company_id, account.userId)).toEqual([]);
+    expect((await pinSessionsOf(account)).map((item) => item.ended_reason)).toEqual(['recovered']);
+  });
 
   it('accepts a nonce once even when two requests with it arrive at once', async () => {
     const { device } = await signUpWithDevice(service, company);
