@@ -201,9 +201,11 @@ export function eventCheck(items: StoredItem[], companyId: string, seen: SeenEve
     if (typeof session.expires_at === 'number' && session.expires_at * 1000 <= Number(session.ended_at_ms)) continue;
     // An opaque token's session is keyed by the token's SHA-256, which is never published: no event.
     if (!ACCESS_TOKEN_SID.test(key.slice(key.indexOf(SESSION_PREFIX) + SESSION_PREFIX.length))) continue;
-    proven.sessionsEnded++;
+    // A session whose grant was refused after its put (grant_refused) was never held by anyone: no event, by design.
+    const published = (SESSION_END_REASONS as readonly unknown[]).includes(session.ended_reason);
+    if (published) proven.sessionsEnded++;
     const found = endedSids.get(key) ?? [];
-    if (found.length !== 1) {
+    if (found.length !== (published ? 1 : 0)) {
       const [userId, sk] = key.split(' ') as [string, string];
       problems.push(
         `user ${userId}'s session ${sk.slice(SESSION_PREFIX.length)} ended (${session.ended_reason}) with ${found.length} session.ended events`,
