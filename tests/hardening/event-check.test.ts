@@ -113,6 +113,16 @@ describe('the events check', () => {
     ]);
   });
 
+  it('owes no session.ended to a session whose grant was refused after its put (grant_refused), and names one published', () => {
+    const { items, events } = sound();
+    const refused = [...items, session('u1', SID3, { ended_reason: 'grant_refused', ended_at_ms: 1_700_000_000_000 })];
+    expect(eventCheck(refused, company, events).problems).toEqual([]);
+    expect(eventCheck(refused, company, [...events, event('session.ended', 'u1', { sid: SID3, reason: 'logout' })]).problems).toEqual([
+      `user u1's session ${SID3} ended (grant_refused) with 1 session.ended events`,
+      expect.stringMatching(new RegExp(`^session\\.ended e\\d+ says logout, session ${SID3} is marked grant_refused$`)),
+    ]);
+  });
+
   it('takes a pin.locked whose lock the table shows opened since, and names one it does not', () => {
     const { items, events } = sound();
     // u2's login PIN locked at 1_700_000_200; its tries item is gone (deleted when the lock opened).
