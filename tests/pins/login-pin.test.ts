@@ -35,6 +35,29 @@ beforeAll(async () => {
 afterEach(() => service.clock.reset());
 
 const notices = (userId: string) => noticeEvents(service, company, userId);
+/**
+ * A PIN login on the device whose every DynamoDB request, once answered, is followed by `after`
+ * (what races it), on the service's own client: the request's command, input and input as JSON.
+ */
+async function pinLoginRacedBy(
+  device: Parameters<typeof pinLogin>[2],
+  after: (request: { name: string; input: unknown; text: string }) => Promise<void>,
+): ReturnType<typeof pinLogin> {
+  const { middlewareStack } = service.app.table.client;
+  middlewareStack.add(
+    (next, context) => async (args) => {
+      const answered = await next(args);
+      await after({ name: context.commandName ?? '', input: args.input, text: JSON.stringify(args.input) });
+      return answered;
+    },
+    { step: 'initialize', name: 'racedLogin' },
+  );
+  try {
+    return await pinLogin(service, company, device, PINS.login_pin);
+  } finally {
+    middlewareStack.remove('racedLogin');
+  }
+}
 /** The items of a user's sessions begun by PIN login, ended or not. */
 const pinSessionsOf = async (account: Account) =>
   (await scanItems(service.app.table.client, service.app.table.name, company.company_id)).filter(
@@ -208,28 +231,17 @@ describe('login_pin', () => {
       let triedPin = false;
       let raced: Promise<number> | undefined;
       let sessionPut: PutCommandInput | undefined;
-      service.app.table.client.middlewareStack.add(
-        (next, context) => async (args) => {
-          const answered = await next(args);
-          const write = /^(Put|Update|Delete|TransactWrite)/.test(context.commandName ?? '');
-          if (write && triedPin && !raced) {
-            writes.push(context.commandName!);
-            sessionPut = args.input as PutCommandInput;
-            // The whole of it, from its reads to its last sweep, between this write and the grant's next.
-            raced = race(account, device.deviceKey);
-            await raced;
-          }
-          if (context.commandName === 'UpdateItemCommand' && JSON.stringify(args.input).includes('"sk":"PINTRIES#')) triedPin = true;
-          return answered;
-        },
-        { step: 'initialize', name: 'raceAfterFirstGrantWrite' },
-      );
-      let login: Awaited<ReturnType<typeof pinLogin>>;
-      try {
-        login = await pinLogin(service, company, device, PINS.login_pin);
-      } finally {
-        service.app.table.client.middlewareStack.remove('raceAfterFirstGrantWrite');
-      }
+      const login = await pinLoginRacedBy(device, async ({ name, input, text }) => {
+        const write = /^(Put|Update|Delete|TransactWrite)/.test(name);
+        if (write && triedPin && !raced) {
+          writes.push(name);
+          sessionPut = input as PutCommandInput;
+          // The whole of it, from its reads to its last sweep, between this write and the grant's next.
+          raced = race(account, device.deviceKey);
+          await raced;
+        }
+        if (name === 'UpdateItemCommand' && text.includes('"sk":"PINTRIES#')) triedPin = true;
+      });
       expect(writes).toEqual(['PutItemCommand']);
       // The registration's session and the login's: its read found the one just stored.
       expect(await raced).toBe(2);
@@ -281,33 +293,20 @@ describe('login_pin', () => {
     let stage: 'try' | 'put' | 'next' | 'done' = 'try';
     let recovery: Promise<number> | undefined;
     const grantWrites: string[] = [];
-    table.client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const answered = await next(args);
-        const input = JSON.stringify(args.input);
-        const name = context.commandName ?? '';
-        if (stage === 'try' && name === 'UpdateItemCommand' && input.includes('"sk":"PINTRIES#')) {
-          stage = 'put';
-          recovery = recover();
-          await read;
-        } else if (stage === 'put' && name === 'PutItemCommand' && input.includes(`"sk":"${SESSION_PREFIX}`)) {
-          stage = 'next';
-        } else if (stage === 'next' && /^(Put|Update|Delete)/.test(name)) {
-          stage = 'done';
-          grantWrites.push(input.includes('session_version') ? 'user' : name);
-          openGate();
-          await recovery;
-        }
-        return answered;
-      },
-      { step: 'initialize', name: 'recoverAsTheGrantWrites' },
-    );
-    let login: Awaited<ReturnType<typeof pinLogin>>;
-    try {
-      login = await pinLogin(service, company, device, PINS.login_pin);
-    } finally {
-      table.client.middlewareStack.remove('recoverAsTheGrantWrites');
-    }
+    const login = await pinLoginRacedBy(device, async ({ name, text }) => {
+      if (stage === 'try' && name === 'UpdateItemCommand' && text.includes('"sk":"PINTRIES#')) {
+        stage = 'put';
+        recovery = recover();
+        await read;
+      } else if (stage === 'put' && name === 'PutItemCommand' && text.includes(`"sk":"${SESSION_PREFIX}`)) {
+        stage = 'next';
+      } else if (stage === 'next' && /^(Put|Update|Delete)/.test(name)) {
+        stage = 'done';
+        grantWrites.push(text.includes('session_version') ? 'user' : name);
+        openGate();
+        await recovery;
+      }
+    });
     // The user's write comes right after the session's: the recovery's condition then fails, and its
     // second round finds the session; the device's write, after it, finds the device gone.
     expect(grantWrites).toEqual(['user']);
