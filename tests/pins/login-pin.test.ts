@@ -42,12 +42,16 @@ const notices = (userId: string) => noticeEvents(service, company, userId);
 async function pinLoginRacedBy(
   device: Parameters<typeof pinLogin>[2],
   after: (request: { name: string; input: unknown; text: string }) => Promise<void>,
+  /** 'before': the racer runs before each request is sent instead. */
+  at: 'before' | 'after' = 'after',
 ): ReturnType<typeof pinLogin> {
   const { middlewareStack } = service.app.table.client;
   middlewareStack.add(
     (next, context) => async (args) => {
+      const request = { name: context.commandName ?? '', input: args.input, text: JSON.stringify(args.input) };
+      if (at === 'before') await after(request);
       const answered = await next(args);
-      await after({ name: context.commandName ?? '', input: args.input, text: JSON.stringify(args.input) });
+      if (at === 'after') await after(request);
       return answered;
     },
     { step: 'initialize', name: 'racedLogin' },
@@ -315,6 +319,34 @@ describe('login_pin', () => {
     expectFailure(login, 401, 4);
     expect(await querySessions(table, company.company_id, account.userId)).toEqual([]);
     expect((await pinSessionsOf(account)).map((item) => item.ended_reason)).toEqual(['recovered']);
+  });
+
+  it('refuses the grant when its put, sent again after a lost answer, finds its own session ended meanwhile (a logout of all): 401, nothing live', async () => {
+    const { account, device } = await signUpWithDevice(service, company);
+    let landed = false;
+    const login = await pinLoginRacedBy(
+      device,
+      async ({ name, input, text }) => {
+        if (landed || name !== 'PutItemCommand' || !text.includes(`"sk":"${SESSION_PREFIX}`)) return;
+        landed = true;
+        // As if this put's first attempt had landed and its answer was lost, then the session was ended
+        // (by what reads sessions and marks them, as logout_all), and the put about to go is the retry.
+        const { Item } = input as PutCommandInput;
+        await service.app.table.client.send(
+          new PutCommand({
+            TableName: service.app.table.name,
+            Item: { ...Item, ended_reason: 'logout_all', ended_at_ms: service.clock.now() },
+          }),
+        );
+      },
+      'before',
+    );
+    expect(landed).toBe(true);
+    expectFailure(login, 401, 4);
+    // The registration's session alone is live.
+    expect(await querySessions(service.app.table, company.company_id, account.userId)).toHaveLength(1);
+    expect((await pinSessionsOf(account)).map((item) => item.ended_reason)).toEqual(['logout_all']);
+    expect(await loginPinTries(service, company, account)).toBe(0);
   });
 
   it('accepts a nonce once even when two requests with it arrive at once', async () => {
