@@ -110,7 +110,7 @@ export async function putSessionAlone(table: Table, write: TransactItem): Promis
  * Why a session whose grant was refused after it was stored is marked ended. Not a reason of API
  * contract 3.13: nobody held its tokens, so no session.ended is published for it.
  */
-const GRANT_REFUSED = 'grant_refused';
+const GRANT_REFUSED = 'grant_refused' as const;
 
 /**
  * Ends a session whose grant was refused after it was stored (its tokens never answered): marked,
@@ -119,14 +119,7 @@ const GRANT_REFUSED = 'grant_refused';
  */
 export async function endUnansweredSession(table: Table, write: TransactItem, atMs: number): Promise<void> {
   const { pk, sk } = write.Put!.Item as ItemKey;
-  await table.client.send(
-    new UpdateCommand({
-      TableName: table.name,
-      Key: { pk, sk },
-      UpdateExpression: END_SESSION,
-      ExpressionAttributeValues: { ':reason': GRANT_REFUSED, ':endedAt': atMs },
-    }),
-  );
+  await table.client.send(new UpdateCommand(sessionEndUpdate(table, { pk, sk }, { reason: GRANT_REFUSED, atMs }, false)));
 }
 
 /** What the user's side of a session grant also changes or requires. */
@@ -279,7 +272,13 @@ export async function spendRefreshToken(table: Table, key: ItemKey, spend: Refre
 }
 
 /** The write that ends one session, alone; with mustExist in a transaction, which then fails if the session is gone or ended. */
-function sessionEndUpdate(table: Table, key: ItemKey, end: SessionEnd, mustExist: boolean) {
+/** The update that ends a session: a published reason (SessionEnd), or a refused grant's (GRANT_REFUSED). */
+function sessionEndUpdate(
+  table: Table,
+  key: ItemKey,
+  end: { reason: SessionEndReason | typeof GRANT_REFUSED; atMs: number },
+  mustExist: boolean,
+) {
   return {
     TableName: table.name,
     Key: key,

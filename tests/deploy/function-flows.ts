@@ -649,7 +649,7 @@ async function pinFlows(): Promise<void> {
   const stronger = await strongSession(recorded, company, device, '4826');
   expect((await change(stronger, { pin_type: 2, current_pin: '730264', new_pin: '582916' })).body.data.revoked).toBeGreaterThan(0);
   // A removal of the device landing between a PIN login's session and its checks (a grant in steps,
-  // lib/sessions/session-grant.ts): the login finds it, deletes its session and answers 401.
+  // lib/sessions/session-grant.ts): the login finds it, marks its session ended and answers 401.
   const racing = await signUpWithDevice(recorded, company);
   let removed = false;
   const raced = await withAfterRequest(
