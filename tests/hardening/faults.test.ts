@@ -2,6 +2,7 @@
 // failing or stuck. Every answer must be the 503 envelope (code 16, Retry-After: a dependency
 // is down, try again), arrive well inside the Lambda timeout (10 s), and leave no partial state
 // in DynamoDB Local (read past the proxy).
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { epochSeconds } from '../../lib/clock.js';
@@ -529,16 +530,18 @@ describe('a verification answered 503 after its code was used up', () => {
 
 describe('a PIN login answered 503 after it took its nonce', () => {
   // The nonce and the PIN's try are taken, then the grant (in steps: the session, then the user's
-  // side) fails: at the session's put, or at the user's write after it (the session is deleted).
+  // side) fails: at the session's put, or at the user's write after it (the session then marked ended).
   const grantFaults = {
     "the session's put": onlyFor('PutItem', SESSION_PREFIX, 'throttle'),
     "the user's write after the session": onlyFor('UpdateItem', 'session_version', 'throttle'),
   };
   it.each(Object.entries(grantFaults))(
     'retried with its Idempotency-Key logs in (its own nonce is no replay) when %s fails; the nonce under another key is still refused',
-    async (where, fault) => {
+    async (_, fault) => {
       const { account, device } = await signUpWithDevice(service, company);
-      const keyOf = (n: number) => `pin-login-${n}-${where.length}`;
+      // Keys of this case's own: a key's stored answer is the company's, across cases.
+      const keys = randomUUID();
+      const keyOf = (n: number) => `pin-login-${keys}-${n}`;
       const body = signedLoginPin(device, company.company_id, PINS.login_pin, { timestamp: epochSeconds(service.clock) });
       const login = (key: string) => invoke(service.handlers.loginPin, { path: '/p', headers: headers({ 'Idempotency-Key': key }), body });
       dynamoProxy.rule = fault;
