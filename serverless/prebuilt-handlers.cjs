@@ -1,9 +1,17 @@
 // A serverless plugin, before serverless-esbuild, for local servers only: with OFFLINE_PREBUILT_HANDLERS
-// set to another serverless-offline's build folder (relative to the service), `offline start`
-// builds nothing and serves the handlers found there. The tests' servers with settings of their
-// own (tests/setup/test-environment.ts) serve the shared server's bundles: a bundle reads its
-// settings at run time, not at build, and each build of every function cost about 50 s of CPU
-// (four of them in every npm test). Unset, as on every deploy and package, it does nothing.
+// set to a folder of bundles (relative to the service: another serverless-offline's build folder,
+// or the tests' ci package's, kept), `offline start` serves them instead of building every
+// function again. A bundle reads its settings at run time, not at build, and each build of every
+// function cost about 50 s of CPU (tests/setup/shared-package.ts builds one a run).
+// When the folder has a bundle for every function, the server serves it as it is. When some are
+// missing (the local-only pages, which no deployed stage packages), its bundles are copied into
+// this server's own build folder and serverless-esbuild builds only the missing ones there.
+// Unset, as on every deploy and package, it does nothing.
+const { cpSync, existsSync } = require('node:fs');
+const { join } = require('node:path');
+
+/** The bundle serverless-esbuild makes of a handler: functions/x.handler → functions/x.mjs. */
+const bundleOf = (handler, extension) => `${handler.slice(0, handler.lastIndexOf('.'))}${extension}`;
 
 class PrebuiltHandlers {
   constructor(serverless) {
@@ -13,10 +21,20 @@ class PrebuiltHandlers {
       return;
     }
     const servePrebuilt = () => {
+      const service = serverless.service;
+      const esbuild = service.custom.esbuild ?? {};
+      const extension = esbuild.outputFileExtension ?? '.js';
+      const root = serverless.serviceDir;
+      const functions = Object.values(service.functions ?? {});
+      const built = (definition) => existsSync(join(root, location, bundleOf(definition.handler, extension)));
       // serverless-esbuild builds only the functions not marked (its own per-function opt-out).
-      for (const definition of Object.values(serverless.service.functions ?? {})) definition.skipEsbuild = true;
-      const custom = serverless.service.custom;
-      custom['serverless-offline'] = { ...custom['serverless-offline'], location };
+      for (const definition of functions) if (built(definition)) definition.skipEsbuild = true;
+      if (functions.every(built)) {
+        service.custom['serverless-offline'] = { ...service.custom['serverless-offline'], location };
+        return;
+      }
+      const ownBuild = join(root, esbuild.outputWorkFolder ?? '.esbuild', esbuild.outputBuildFolder ?? '.build');
+      cpSync(join(root, location), ownBuild, { recursive: true });
     };
     this.hooks = { 'before:offline:start': servePrebuilt, 'before:offline:start:init': servePrebuilt };
   }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { freePort } from './dynamodb-local.js';
 
@@ -83,8 +83,9 @@ export async function startOfflineService({ stage, env = {}, args = [], onOutput
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     lambdaUrl: `http://127.0.0.1:${lambdaPort}`,
-    // serverless-esbuild's build folder in the work folder (.build).
-    handlers: prebuilt ?? `${workFolder}/.build`,
+    // serverless-esbuild's build folder in the work folder (.build), when it built there: without
+    // prebuilt bundles, or with some missing (serverless/prebuilt-handlers.cjs copies the others there).
+    handlers: !prebuilt || existsSync(resolve(root, workFolder, '.build/functions')) ? `${workFolder}/.build` : prebuilt,
     output: () => output,
     stop,
   };

@@ -15,6 +15,8 @@ export interface SharedPackage {
   folder: string;
   /** <handler file>.json for each function (serverless/esbuild-plugins.cjs); ci only. */
   metafiles?: string;
+  /** The bundles themselves, relative to the service, as a local server serves them (OfflineOptions.prebuilt); ci only. */
+  handlers?: string;
 }
 export type SharedStage = 'ci' | 'prod';
 
@@ -39,43 +41,52 @@ export const LOCAL_SETTINGS = createRequire(import.meta.url)('../../serverless/l
 
 /**
  * `serverless package --stage <stage>` into folder, offline, with no AWS credentials and no local
- * settings but those given; its own esbuild work folder, removed after. Rejects with the output of a refusal.
+ * settings but those given; its own esbuild work folder, removed after unless `keptBuild` names
+ * one to keep (its bundles in `<keptBuild>/.build`). Rejects with the output of a refusal.
  */
-export async function packageStage(folder: string, stage: string, env: Record<string, string> = {}): Promise<void> {
+export async function packageStage(folder: string, stage: string, env: Record<string, string> = {}, keptBuild?: string): Promise<void> {
   const inherited = Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_') && !LOCAL_SETTINGS.includes(name));
   const home = mkdtempSync(join(tmpdir(), 'wallet-home-'));
-  const workFolder = `.esbuild-package-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const workFolder = keptBuild ?? `.esbuild-package-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const keep = keptBuild ? { ESBUILD_KEEP_OUTPUT: 'true' } : {};
   try {
     await promisify(execFile)(
       process.execPath,
       ['node_modules/serverless/bin/serverless.js', 'package', '--stage', stage, '--package', folder],
       {
         cwd: root,
-        env: { ...Object.fromEntries(inherited), HOME: home, ESBUILD_WORK_FOLDER: workFolder, ...env },
+        env: { ...Object.fromEntries(inherited), HOME: home, ESBUILD_WORK_FOLDER: workFolder, ...keep, ...env },
         maxBuffer: 16 * 1024 * 1024,
       },
     );
+  } catch (error) {
+    if (keptBuild) rmSync(join(root, keptBuild), { recursive: true, force: true });
+    throw error;
   } finally {
-    rmSync(join(root, workFolder), { recursive: true, force: true });
+    if (!keptBuild) rmSync(join(root, workFolder), { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
   }
 }
 
-// Packaging builds every function (about 40 s on 2 cores): once per run, for every deploy test.
-// ci is built at the run's start; prod (cfn-lint's template, the payment service's grant) is
-// packaged from ci's zips without building again. Broker as tests/setup/shared-offline.ts.
+// Packaging builds every function (about 40 s on 2 cores): once per run, for every deploy test and
+// every local server. ci is built at the run's start, and its bundles are kept: the shared
+// serverless-offline serves them (tests/setup/shared-offline.ts), as a bundle reads its stage's
+// settings at run time. prod (cfn-lint's template, the payment service's grant) is packaged from
+// ci's zips without building again. Broker as tests/setup/shared-offline.ts.
 export default async function setup(project: TestProject) {
   const scratch = mkdtempSync(join(tmpdir(), 'wallet-shared-package-'));
+  const ciBuild = `.esbuild-package-ci-${process.pid}`;
   const packaged = new Map<SharedStage, Promise<SharedPackage>>();
   const packageCi = async (): Promise<SharedPackage> => {
     const folder = join(scratch, 'ci');
     const metafiles = join(scratch, 'metafiles');
-    await packageStage(folder, 'ci', {
-      SERVER_SECRET: SECRET_IN_ENVIRONMENT,
-      SIGNING_KEYS: SIGNING_KEYS_IN_ENVIRONMENT,
-      ESBUILD_METAFILE_DIR: metafiles,
-    });
-    return { folder, metafiles };
+    await packageStage(
+      folder,
+      'ci',
+      { SERVER_SECRET: SECRET_IN_ENVIRONMENT, SIGNING_KEYS: SIGNING_KEYS_IN_ENVIRONMENT, ESBUILD_METAFILE_DIR: metafiles },
+      ciBuild,
+    );
+    return { folder, metafiles, handlers: `${ciBuild}/.build` };
   };
   const packageProd = async (): Promise<SharedPackage> => {
     const ci = await stage('ci');
@@ -112,5 +123,6 @@ export default async function setup(project: TestProject) {
     broker.close();
     await Promise.allSettled(packaged.values());
     rmSync(scratch, { recursive: true, force: true });
+    rmSync(join(root, ciBuild), { recursive: true, force: true });
   };
 }
