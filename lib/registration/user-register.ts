@@ -196,6 +196,12 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
     } catch (error) {
       if (!(error instanceof RegistrationRefused)) throw error;
       const refused = error.reasons;
+      // First, whether this request's own earlier run holds the phone: that run also used up its
+      // proof, and a proven holder is never taken over, so neither refusal is the caller's answer.
+      if ((refused.has('phone_taken') || refused.has('holder_changed')) && idempotencyRef) {
+        const registered = await registeredByThisRequest(app, user, input, idempotencyRef, dpopJkt);
+        if (registered) return registered;
+      }
       if (refused.has('proof_invalid')) throw invalidProof();
       if (round >= MAX_ROUNDS) throw error;
       if (proofHash && (refused.has('phone_taken') || refused.has('holder_changed'))) {
@@ -203,10 +209,6 @@ export async function userRegister(app: App, call: UserRegisterCall): Promise<Us
         reclaim = await phoneReclaim(app, user);
         if (reclaim) continue;
         throw alreadyRegistered({ phone: true, email: refused.has('email_taken') });
-      }
-      if (refused.has('phone_taken') && idempotencyRef) {
-        const registered = await registeredByThisRequest(app, user, input, idempotencyRef, dpopJkt);
-        if (registered) return registered;
       }
       if (refused.has('phone_taken') || refused.has('email_taken')) {
         throw alreadyRegistered({ phone: refused.has('phone_taken'), email: refused.has('email_taken') });

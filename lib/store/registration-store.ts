@@ -136,6 +136,7 @@ function registrationWrites(
             user.user_type,
             { userId: user.user_id, statusId: user.status_id },
             reclaim.holder.user_id,
+            request,
           )
         : phoneClaimPut(table, companyId, user.phone_e164, user.user_type, user.user_id, user.status_id, request),
     },

@@ -239,7 +239,8 @@ export function userPhoneReclaimed(
 
 /**
  * Moves the claim on (phone, user type) from one user to another, only if the first still holds
- * it; the claim carries its new holder's own status (a user registered disabled gets no login SMS).
+ * it; the claim carries its new holder's own status (a user registered disabled gets no login SMS)
+ * and, for a registration, the request that took it over, as phoneClaimPut's.
  */
 export function phoneClaimMove(
   table: Table,
@@ -248,11 +249,18 @@ export function phoneClaimMove(
   userType: number,
   to: { userId: string; statusId: number },
   fromUserId: string,
+  request?: RegisteringRequest,
 ): TransactItem {
   return {
     Put: {
       TableName: table.name,
-      Item: { ...phoneClaimKey(companyId, phoneE164, userType), user_id: to.userId, status_id: to.statusId },
+      Item: {
+        ...phoneClaimKey(companyId, phoneE164, userType),
+        user_id: to.userId,
+        status_id: to.statusId,
+        registered_by_request: request?.ref,
+        registered_by_request_until: request?.until,
+      },
       ConditionExpression: 'user_id = :from',
       ExpressionAttributeValues: { ':from': fromUserId },
     },

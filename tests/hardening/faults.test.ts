@@ -493,6 +493,53 @@ describe('a registration answered 503 after its write was applied unseen', () =>
     expect((await send()).body).toEqual(retried.body);
   });
 
+  it('with a phone proof: the retry gets its own user back, not "invalid proof" for the proof its first run used up', async () => {
+    const phone = randomPhoneNumber();
+    const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
+    expect((await invoke(loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
+    const code = codeIn(sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message);
+    const verified = await invoke(verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } });
+    const body = sampleRegistration({ phone_number: phone, phone_verification_token: verified.body.data.verification_token });
+    const send = () => invoke(register, { path: '/r', headers: headers({ 'Idempotency-Key': `proven-${phone}` }), body });
+    dynamoProxy.rule = onlyFor('TransactWriteItems', undefined, 'drop-answer');
+    expectUnavailable(await send());
+    dynamoProxy.reset();
+    const stored = await getItem(phoneClaimKey(company.company_id, `+1${phone}`, 2));
+    expect(stored?.user_id).toBeDefined();
+    // The retry's own run finds the proof used up and the phone held, both by its first run.
+    const retried = await send();
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.data.user_id).toBe(stored?.user_id);
+    const list = await invoke(referralProgram, {
+      method: 'GET',
+      path: '/p',
+      headers: headers({ Authorization: `Token ${retried.body.data.token.token}` }),
+    });
+    expect(list.status).toBe(200);
+  });
+
+  it('taking the phone over from a holder who never proved it: the retry gets its own user back, not "invalid proof"', async () => {
+    const holder = await signUp(service, company);
+    const phone = String(holder.registration.phone_number);
+    const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
+    expect((await invoke(loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
+    const code = codeIn(sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message);
+    const verified = await invoke(verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } });
+    const body = sampleRegistration({ phone_number: phone, phone_verification_token: verified.body.data.verification_token });
+    const send = () => invoke(register, { path: '/r', headers: headers({ 'Idempotency-Key': `reclaim-${phone}` }), body });
+    // The first round is refused (the holder has the phone); the takeover's round is applied unseen.
+    dynamoProxy.reset();
+    let transactions = 0;
+    dynamoProxy.rule = (request) => (request.operation === 'TransactWriteItems' && transactions++ > 0 ? 'drop-answer' : 'pass');
+    expectUnavailable(await send());
+    dynamoProxy.reset();
+    const stored = await getItem(phoneClaimKey(company.company_id, `+1${phone}`, 2));
+    expect(stored?.user_id).not.toBe(holder.userId);
+    const retried = await send();
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.data.user_id).toBe(stored?.user_id);
+  });
+
   it('with a device: the retry answers the device_key its first run bound, and the device logs in by PIN', async () => {
     dynamoProxy.rule = onlyFor('TransactWriteItems', undefined, 'drop-answer');
     const keys = newDeviceKeyPair();
