@@ -5,9 +5,10 @@ import { sampleRegistration } from '../in-process-service.js';
 import type { ChaosContext, Registered } from './context.js';
 
 // Registrations: half referred by an account already answered, half binding a device (for PIN
-// logins later). Each answered 200 is sent again without a key, which must never make a second
-// user; each answered ambiguously is sent again with its key once the faults are off, and must
-// come back with its first outcome.
+// logins later), a quarter with a proof of the phone (a code of otp_type 2) when one is had under
+// the faults. Each answered 200 is sent again without a key, which must never make a second user
+// (a proven one is refused for its used proof); each answered ambiguously is sent again with its
+// key once the faults are off, and must come back with its first outcome, its proof used up by then.
 
 /** A registered account from its registration's answer. */
 function registeredAccount(
@@ -46,6 +47,14 @@ export function registrations(ctx: ChaosContext) {
       parent_user_id: undefined,
       ...(keys ? { device_public_key: keys.publicKey } : {}),
     });
+    if (Math.random() < 0.25) {
+      const target = { dial_code: body.dial_code, phone_number: body.phone_number, user_type: body.user_type, otp_type: 2 };
+      const verified = await ctx.sendAndCheck(target, {}, ctx.service);
+      if (verified) {
+        body.phone_verification_token = verified.body.data.verification_token;
+        report.provenRegistrations++;
+      }
+    }
     const key = randomUUID();
     const answer = await call('userRegister', body, { 'Idempotency-Key': key });
     report.registrations++;
@@ -53,7 +62,8 @@ export function registrations(ctx: ChaosContext) {
       // Sent before the account is shared with the other clients: a deletion of it in between
       // would free its phone for the duplicate.
       const duplicate = await call('userRegister', body);
-      if (duplicate.status !== 409 && duplicate.status !== 503) wrong('a duplicate registration was not refused', duplicate);
+      const usedProof = body.phone_verification_token !== undefined && duplicate.status === 400 && duplicate.body.error?.[0] === 14;
+      if (duplicate.status !== 409 && duplicate.status !== 503 && !usedProof) wrong('a duplicate registration was not refused', duplicate);
       registered.push(registeredAccount(answer.body.data, body, referrer?.userId, keys, epochSeconds(ctx.service.clock)));
     } else if (ctx.isAmbiguous(answer)) {
       ambiguous.push({ body, key, referredBy: referrer?.userId, keys });

@@ -101,6 +101,8 @@ export interface ChaosReport {
   faultsByKind: Record<string, number>;
   smsAnswersDropped: number;
   registrations: number;
+  /** Registrations that proved their phone first (a code of otp_type 2), so that a retry meets its used proof. */
+  provenRegistrations: number;
   ambiguousRetried: number;
   verified: number;
   pinLogins: number;
@@ -231,6 +233,7 @@ export const emptyReport = (): ChaosReport => ({
   faultsByKind: {},
   smsAnswersDropped: 0,
   registrations: 0,
+  provenRegistrations: 0,
   ambiguousRetried: 0,
   verified: 0,
   pinLogins: 0,
