@@ -470,6 +470,31 @@ describe('work answered 503 for its deadline', () => {
 });
 
 describe('a registration answered 503 after its write was applied unseen', () => {
+  /** The retry, faults off, answers 200 the user holding the phone's claim (its first run's), with a token that works. */
+  const retryGetsItsOwnUser = async (send: () => Promise<Answer>, phone: string) => {
+    const stored = await getItem(phoneClaimKey(company.company_id, `+1${phone}`, 2));
+    expect(stored?.user_id).toBeDefined();
+    const retried = await send();
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.data.user_id).toBe(stored?.user_id);
+    const list = await invoke(referralProgram, {
+      method: 'GET',
+      path: '/p',
+      headers: headers({ Authorization: `Token ${retried.body.data.token.token}` }),
+    });
+    expect(list.status).toBe(200);
+    return retried;
+  };
+
+  /** A registration of the phone with a proof of it (a code of otp_type 2, verified), faults off. */
+  const provenRegistration = async (phone: string) => {
+    const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
+    expect((await invoke(loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
+    const code = codeIn(sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message);
+    const verified = await invoke(verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } });
+    return sampleRegistration({ phone_number: phone, phone_verification_token: verified.body.data.verification_token });
+  };
+
   it('retried with its Idempotency-Key gets its own user back with a live session, not 409', async () => {
     // Every attempt's answer is dropped: the first applies it, the SDK's retries find it applied, and all answers are lost.
     dynamoProxy.rule = onlyFor('TransactWriteItems', undefined, 'drop-answer');
@@ -478,54 +503,26 @@ describe('a registration answered 503 after its write was applied unseen', () =>
     const send = () => invoke(register, { path: '/r', headers: headers({ 'Idempotency-Key': key }), body });
     expectUnavailable(await send());
     dynamoProxy.reset();
-    const stored = await getItem(phoneClaimKey(company.company_id, `+1${body.phone_number}`, 2));
-    expect(stored?.user_id).toBeDefined();
-    const retried = await send();
-    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
-    expect(retried.body.data.user_id).toBe(stored?.user_id);
-    const list = await invoke(referralProgram, {
-      method: 'GET',
-      path: '/p',
-      headers: headers({ Authorization: `Token ${retried.body.data.token.token}` }),
-    });
-    expect(list.status).toBe(200);
+    const retried = await retryGetsItsOwnUser(send, String(body.phone_number));
     // And again: now the stored answer.
     expect((await send()).body).toEqual(retried.body);
   });
 
   it('with a phone proof: the retry gets its own user back, not "invalid proof" for the proof its first run used up', async () => {
     const phone = randomPhoneNumber();
-    const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
-    expect((await invoke(loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
-    const code = codeIn(sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message);
-    const verified = await invoke(verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } });
-    const body = sampleRegistration({ phone_number: phone, phone_verification_token: verified.body.data.verification_token });
+    const body = await provenRegistration(phone);
     const send = () => invoke(register, { path: '/r', headers: headers({ 'Idempotency-Key': `proven-${phone}` }), body });
     dynamoProxy.rule = onlyFor('TransactWriteItems', undefined, 'drop-answer');
     expectUnavailable(await send());
     dynamoProxy.reset();
-    const stored = await getItem(phoneClaimKey(company.company_id, `+1${phone}`, 2));
-    expect(stored?.user_id).toBeDefined();
     // The retry's own run finds the proof used up and the phone held, both by its first run.
-    const retried = await send();
-    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
-    expect(retried.body.data.user_id).toBe(stored?.user_id);
-    const list = await invoke(referralProgram, {
-      method: 'GET',
-      path: '/p',
-      headers: headers({ Authorization: `Token ${retried.body.data.token.token}` }),
-    });
-    expect(list.status).toBe(200);
+    await retryGetsItsOwnUser(send, phone);
   });
 
   it('taking the phone over from a holder who never proved it: the retry gets its own user back, not "invalid proof"', async () => {
     const holder = await signUp(service, company);
     const phone = String(holder.registration.phone_number);
-    const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
-    expect((await invoke(loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
-    const code = codeIn(sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message);
-    const verified = await invoke(verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } });
-    const body = sampleRegistration({ phone_number: phone, phone_verification_token: verified.body.data.verification_token });
+    const body = await provenRegistration(phone);
     const send = () => invoke(register, { path: '/r', headers: headers({ 'Idempotency-Key': `reclaim-${phone}` }), body });
     // The first round is refused (the holder has the phone); the takeover's round is applied unseen.
     dynamoProxy.reset();
@@ -533,11 +530,8 @@ describe('a registration answered 503 after its write was applied unseen', () =>
     dynamoProxy.rule = (request) => (request.operation === 'TransactWriteItems' && transactions++ > 0 ? 'drop-answer' : 'pass');
     expectUnavailable(await send());
     dynamoProxy.reset();
-    const stored = await getItem(phoneClaimKey(company.company_id, `+1${phone}`, 2));
-    expect(stored?.user_id).not.toBe(holder.userId);
-    const retried = await send();
-    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
-    expect(retried.body.data.user_id).toBe(stored?.user_id);
+    const retried = await retryGetsItsOwnUser(send, phone);
+    expect(retried.body.data.user_id).not.toBe(holder.userId);
   });
 
   it('with a device: the retry answers the device_key its first run bound, and the device logs in by PIN', async () => {
