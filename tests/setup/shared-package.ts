@@ -68,6 +68,9 @@ export async function packageStage(folder: string, stage: string, env: Record<st
   }
 }
 
+/** A run of the whole suite (`vitest run`), not of chosen files (`vitest run tests/x`). */
+export const isWholeRun = () => !process.argv.slice(2).some((arg) => !arg.startsWith('-') && arg !== 'run');
+
 // Packaging builds every function (about 40 s on 2 cores): once per run, for every deploy test and
 // every local server. ci is built at the run's start, and its bundles are kept: the shared
 // serverless-offline serves them (tests/setup/shared-offline.ts), as a bundle reads its stage's
@@ -117,8 +120,7 @@ export default async function setup(project: TestProject) {
   // rather than by the first deploy test, which would wait the whole packaging. A failure is told
   // to whoever asks for the package.
   // Only for a whole run: a run of chosen files (`vitest run tests/x`) packages if one of them asks.
-  const wholeRun = !process.argv.slice(2).some((arg) => !arg.startsWith('-') && arg !== 'run');
-  if (wholeRun) stage('prod').catch(() => undefined);
+  if (isWholeRun()) stage('prod').catch(() => undefined);
   return async () => {
     broker.close();
     await Promise.allSettled(packaged.values());
