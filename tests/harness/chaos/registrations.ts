@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { epochSeconds } from '../../../lib/clock.js';
+import { ErrorCodes } from '../../../lib/errors.js';
 import { type DeviceKeyPair, newDeviceKeyPair } from '../device-keys.js';
 import { sampleRegistration } from '../in-process-service.js';
 import type { ChaosContext, Registered } from './context.js';
@@ -62,7 +63,10 @@ export function registrations(ctx: ChaosContext) {
       // Sent before the account is shared with the other clients: a deletion of it in between
       // would free its phone for the duplicate.
       const duplicate = await call('userRegister', body);
-      const usedProof = body.phone_verification_token !== undefined && duplicate.status === 400 && duplicate.body.error?.[0] === 14;
+      const usedProof =
+        body.phone_verification_token !== undefined &&
+        duplicate.status === 400 &&
+        duplicate.body.error?.[0] === ErrorCodes.PHONE_NOT_VERIFIED.code;
       if (duplicate.status !== 409 && duplicate.status !== 503 && !usedProof) wrong('a duplicate registration was not refused', duplicate);
       registered.push(registeredAccount(answer.body.data, body, referrer?.userId, keys, epochSeconds(ctx.service.clock)));
     } else if (ctx.isAmbiguous(answer)) {
