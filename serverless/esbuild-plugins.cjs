@@ -52,17 +52,43 @@ const middyStreamingOnFirstUse = {
  * imported) is written there as <handler file>.json: tests/deploy/bundle-contents.test.ts reads
  * those of the packaged bundles themselves. Unset (a deploy), nothing changes.
  */
+/**
+ * One build's metafile cut into what a build of each entry point alone would write: its output, and
+ * the modules reachable from the entry by their imports (serverless/one-build.cjs builds every
+ * function at once).
+ */
+function metafilesByEntry(metafile) {
+  const byEntry = {};
+  for (const [outputPath, output] of Object.entries(metafile.outputs)) {
+    if (!output.entryPoint) continue;
+    const reached = new Set();
+    const waiting = [output.entryPoint];
+    while (waiting.length) {
+      const path = waiting.pop();
+      if (reached.has(path) || !metafile.inputs[path]) continue;
+      reached.add(path);
+      for (const imported of metafile.inputs[path].imports) if (!imported.external) waiting.push(imported.path);
+    }
+    byEntry[output.entryPoint] = {
+      inputs: Object.fromEntries(Object.entries(metafile.inputs).filter(([path]) => reached.has(path))),
+      outputs: { [outputPath]: output },
+    };
+  }
+  return byEntry;
+}
+
 const metafiles = {
   name: 'metafiles',
   setup(build) {
     const folder = process.env.ESBUILD_METAFILE_DIR;
     if (!folder) return;
     build.initialOptions.metafile = true;
-    const entries = [build.initialOptions.entryPoints ?? []].flat();
     build.onEnd((result) => {
-      if (!result.metafile || entries.length !== 1) return;
+      if (!result.metafile) return;
       mkdirSync(folder, { recursive: true });
-      writeFileSync(join(folder, `${basename(String(entries[0])).replace(/\.[cm]?[jt]s$/, '')}.json`), JSON.stringify(result.metafile));
+      for (const [name, metafile] of Object.entries(metafilesByEntry(result.metafile))) {
+        writeFileSync(join(folder, `${basename(name).replace(/\.[cm]?[jt]s$/, '')}.json`), JSON.stringify(metafile));
+      }
     });
   },
 };

@@ -2,7 +2,7 @@
 // set to a folder of bundles (relative to the service: another serverless-offline's build folder,
 // or the tests' ci package's, kept), `offline start` serves them instead of building every
 // function again. A bundle reads its settings at run time, not at build, and each build of every
-// function cost about 50 s of CPU (tests/setup/shared-package.ts builds one a run).
+// function costs about 20 s of CPU (tests/setup/shared-package.ts builds one a run).
 // When the folder has a bundle for every function, the server serves it as it is. When some are
 // missing (the local-only pages, which no deployed stage packages), its bundles are copied into
 // this server's own build folder and serverless-esbuild builds only the missing ones there.

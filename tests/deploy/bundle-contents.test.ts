@@ -17,21 +17,27 @@ const PHONE_PLAN = 'lib/users/phone-plan.ts';
 const require = createRequire(import.meta.url);
 const plugins = require('../../serverless/esbuild-plugins.cjs') as Plugin[];
 const { parsingMetadata } = require('../../serverless/phone-metadata.cjs') as { parsingMetadata: (metadata: object) => object };
+const { PLUGIN_OPTIONS } = require('../../serverless/one-build.cjs') as { PLUGIN_OPTIONS: string[] };
 
 interface Bundle {
   metafile: Metafile;
   text: string;
 }
 const bundles: Record<string, Bundle> = {};
+/** Each function's handler file (functions/login-pin), and serverless.yml's esbuild options as the package resolved them. */
+const handlerFiles: Record<string, string> = {};
+let esbuildOptions: Record<string, unknown> & { outputFileExtension: string } = { outputFileExtension: '' };
 
 const holds = (bundle: Bundle, path: string) => Object.keys(bundle.metafile.inputs).some((input) => input.includes(path));
 
 beforeAll(async () => {
   const ci = await sharedPackage('ci');
   const state = JSON.parse(readFileSync(join(ci.folder, 'serverless-state.json'), 'utf8'));
+  esbuildOptions = state.service.custom.esbuild;
   for (const [name, { handler }] of Object.entries(state.service.functions as Record<string, { handler: string }>)) {
     // functions/user-register.handler: functions/user-register.mjs in the zip, user-register.json beside.
     const file = handler.slice(0, handler.lastIndexOf('.'));
+    handlerFiles[name] = file;
     const [entry] = readZip(readFileSync(join(ci.folder, `${name}.zip`))).filter((candidate) => candidate.name === `${file}.mjs`);
     const metafile = JSON.parse(readFileSync(join(ci.metafiles!, `${file.slice(file.lastIndexOf('/') + 1)}.json`), 'utf8')) as Metafile;
     bundles[name] = { metafile, text: entry!.data().toString('utf8') };
@@ -183,6 +189,31 @@ describe('the function bundles', () => {
       expect(imported, name).not.toContain('node:stream/promises');
     }
   });
+});
+
+describe('one build for every function (serverless/one-build.cjs)', () => {
+  // Between them, every plugin of serverless/esbuild-plugins.cjs at work: the console's page, the passkey library's, the numbering plan's, middy's.
+  it.each(['console', 'passkeysLogin', 'loginPhone'])(
+    'makes %s’s bundle as a build of it alone does: the same bytes, of the same modules',
+    async (name) => {
+      const options = Object.fromEntries(Object.entries(esbuildOptions).filter(([option]) => !PLUGIN_OPTIONS.includes(option)));
+      const alone = await build({
+        ...options,
+        entryPoints: [`${handlerFiles[name]}.ts`],
+        outExtension: { '.js': esbuildOptions.outputFileExtension },
+        outdir: join(tmpdir(), 'one-build-check'),
+        plugins,
+        metafile: true,
+        write: false,
+        logLevel: 'silent',
+      });
+      expect(alone.outputFiles).toHaveLength(1);
+      expect(alone.outputFiles[0]!.text === bundles[name]!.text, `${name}: the packaged bundle differs from a build of it alone`).toBe(
+        true,
+      );
+      expect(Object.keys(bundles[name]!.metafile.inputs).sort()).toEqual(Object.keys(alone.metafile.inputs).sort());
+    },
+  );
 });
 
 describe('middy’s streaming stand-ins', () => {
