@@ -48,11 +48,6 @@ const middyStreamingOnFirstUse = {
 };
 
 /**
- * With ESBUILD_METAFILE_DIR set, each bundle's metafile (the modules it holds and how each is
- * imported) is written there as <handler file>.json: tests/deploy/bundle-contents.test.ts reads
- * those of the packaged bundles themselves. Unset (a deploy), nothing changes.
- */
-/**
  * One build's metafile cut into what a build of each entry point alone would write: its output, and
  * the modules reachable from the entry by their imports (serverless/one-build.cjs builds every
  * function at once).
@@ -77,6 +72,11 @@ function metafilesByEntry(metafile) {
   return byEntry;
 }
 
+/**
+ * With ESBUILD_METAFILE_DIR set, each bundle's metafile (the modules it holds and how each is
+ * imported) is written there as <handler file>.json: tests/deploy/bundle-contents.test.ts reads
+ * those of the packaged bundles themselves. Unset (a deploy), nothing changes.
+ */
 const metafiles = {
   name: 'metafiles',
   setup(build) {

@@ -3,8 +3,8 @@
 // build per function. esbuild then reads and parses each module (the AWS SDK, middy, lib/) once
 // rather than once per function: about 18 CPU-seconds for the 55 handlers instead of about 69 one
 // after another, and 121 side by side on 2 cores (docs/performance.md). The bundles are the same
-// files byte for byte (tests/deploy/one-build.test.ts); their zips, the watch of npm start and
-// everything after the bundle stay serverless-esbuild's.
+// files byte for byte (tests/deploy/bundle-contents.test.ts); their zips and everything after the
+// bundle stay serverless-esbuild's.
 const esbuild = require('esbuild');
 
 /** serverless-esbuild's own options in custom.esbuild, which esbuild would refuse (its bundle.js strips the same). */
@@ -50,7 +50,7 @@ async function bundleAll(plugin) {
       outdir: plugin.buildDirPath,
       outbase: plugin.serviceDirPath,
     };
-    // npm start's watch (serverless-esbuild's) rebuilds through this one context: one build a change.
+    // A rebuild (serverless-esbuild's watch under serverless-offline) goes through this one context.
     plugin.oneBuild = options.skipRebuild ? { rebuild: () => esbuild.build(config) } : await esbuild.context(config);
   }
   const result = await plugin.oneBuild.rebuild();
