@@ -30,16 +30,21 @@ const PLUGIN_OPTIONS = [
   'disposeContext',
 ];
 
+/**
+ * The bundle serverless-esbuild makes of a handler or its file, as its build folder and zip hold it:
+ * functions/x.handler (or functions/x.ts) → functions/x.mjs.
+ */
+const bundleOf = (handlerOrEntry, extension) => `${handlerOrEntry.slice(0, handlerOrEntry.lastIndexOf('.'))}${extension}`;
+
 /** What serverless-esbuild's bundle() leaves on the plugin: each entry's bundle, and each function's. */
 async function bundleAll(plugin) {
   plugin.prepare();
   const options = plugin.buildOptions;
-  const esbuildOptions = Object.fromEntries(Object.entries(options).filter(([name]) => !PLUGIN_OPTIONS.includes(name)));
-  const exclude = [options.exclude ?? []].flat();
   const extension = options.outputFileExtension;
   const entries = [...new Set(plugin.functionEntries.map(({ entry }) => entry))];
-  const bundleOf = (entry) => `${entry.slice(0, entry.lastIndexOf('.'))}${extension}`;
   if (!plugin.oneBuild) {
+    const esbuildOptions = Object.fromEntries(Object.entries(options).filter(([name]) => !PLUGIN_OPTIONS.includes(name)));
+    const exclude = [options.exclude ?? []].flat();
     const config = {
       ...esbuildOptions,
       external: [...[options.external ?? []].flat(), ...(exclude.includes('*') ? [] : exclude)],
@@ -58,12 +63,12 @@ async function bundleAll(plugin) {
   plugin.buildCache = Object.fromEntries(
     entries.map((entry, index) => [
       entry,
-      { bundlePath: bundleOf(entry), entry, result, context: index === 0 && !options.skipRebuild ? plugin.oneBuild : undefined },
+      { bundlePath: bundleOf(entry, extension), entry, result, context: index === 0 && !options.skipRebuild ? plugin.oneBuild : undefined },
     ]),
   );
   plugin.buildResults = plugin.functionEntries
     .filter(({ func }) => func !== null)
-    .map(({ entry, func, functionAlias }) => ({ bundlePath: bundleOf(entry), func, functionAlias }));
+    .map(({ entry, func, functionAlias }) => ({ bundlePath: bundleOf(entry, extension), func, functionAlias }));
 }
 
 class OneBuild {
@@ -77,3 +82,4 @@ class OneBuild {
 
 module.exports = OneBuild;
 module.exports.PLUGIN_OPTIONS = PLUGIN_OPTIONS;
+module.exports.bundleOf = bundleOf;

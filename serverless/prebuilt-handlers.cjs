@@ -10,8 +10,7 @@
 const { cpSync, existsSync } = require('node:fs');
 const { join } = require('node:path');
 
-/** The bundle serverless-esbuild makes of a handler: functions/x.handler → functions/x.mjs. */
-const bundleOf = (handler, extension) => `${handler.slice(0, handler.lastIndexOf('.'))}${extension}`;
+const { bundleOf } = require('./one-build.cjs');
 
 class PrebuiltHandlers {
   constructor(serverless) {

@@ -71,11 +71,11 @@ export async function packageStage(folder: string, stage: string, env: Record<st
 /** A run of the whole suite (`vitest run`), not of chosen files (`vitest run tests/x`). */
 export const isWholeRun = () => !process.argv.slice(2).some((arg) => !arg.startsWith('-') && arg !== 'run');
 
-// Packaging builds every function (about 20 s on 2 cores, serverless/one-build.cjs): once per run, for every deploy test and,
-// in a whole run, every local server. ci is built at the run's start, and its bundles are kept: the
-// shared serverless-offline serves them (tests/setup/shared-offline.ts), as a bundle reads its
-// stage's settings at run time. prod (cfn-lint's template, the payment service's grant) is packaged from
-// ci's zips without building again. Broker as tests/setup/shared-offline.ts.
+// Packaging builds every function (about 20 s on 2 cores, serverless/one-build.cjs): once per
+// run, for every deploy test and, in a whole run, every local server. ci is built at the run's
+// start, and its bundles are kept: the shared serverless-offline serves them
+// (tests/setup/shared-offline.ts), as a bundle reads its stage's settings at run time. prod
+// (cfn-lint's template, the payment service's grant) is packaged from ci's zips without building again. Broker as tests/setup/shared-offline.ts.
 export default async function setup(project: TestProject) {
   const scratch = mkdtempSync(join(tmpdir(), 'wallet-shared-package-'));
   const ciBuild = `.esbuild-package-ci-${process.pid}`;
