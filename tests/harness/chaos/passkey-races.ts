@@ -132,11 +132,10 @@ export function passkeyRaces(ctx: ChaosContext, { atLeast }: { atLeast: number }
     figures.races++;
   };
 
-  /** A race asked for and not started yet, with an account free for it. */
-  const wanted = () =>
-    figures.registered + preparing < atLeast && ctx.registered.some((account) => ctx.isFree(account) && eligible(account))
-      ? flow
-      : undefined;
+  /** A race asked for and not started yet, whether or not an account is free for it. */
+  const asked = () => figures.registered + preparing < atLeast;
+  /** A race asked for, with an account free for it. */
+  const wanted = () => (asked() && ctx.registered.some((account) => ctx.isFree(account) && eligible(account)) ? flow : undefined);
 
   /** Faults off: the ambiguous logins and removals again with their keys; then every session a login answered must be over. */
   const afterFaults = async () => {
@@ -195,5 +194,5 @@ export function passkeyRaces(ctx: ChaosContext, { atLeast }: { atLeast: number }
     }
   };
 
-  return { flow, wanted, afterFaults, check };
+  return { flow, asked, wanted, afterFaults, check };
 }

@@ -319,13 +319,10 @@ export function pendingChanges(ctx: ChaosContext, tools: RaceTools, { atLeast }:
         deletionRace,
       ),
   };
-  /** A flow of a kind fewer than `atLeast` have started, with an account free for it. */
-  const wanted = () => {
-    if (!ctx.registered.some((account) => ctx.isFree(account) && eligible(account))) return undefined;
-    if (started('cancels') < atLeast) return flows.cancelRace;
-    if (started('deletions') < atLeast) return flows.deletionRace;
-    return undefined;
-  };
+  /** A flow of a kind fewer than `atLeast` have started, whether or not an account is free for it. */
+  const asked = () => (started('cancels') < atLeast ? flows.cancelRace : started('deletions') < atLeast ? flows.deletionRace : undefined);
+  /** A flow asked for, with an account free for it. */
+  const wanted = () => (ctx.registered.some((account) => ctx.isFree(account) && eligible(account)) ? asked() : undefined);
 
   /** After the faults: a login to the number of a change whose user was deleted first sends no code. */
   const afterFaults = async () => {
@@ -336,5 +333,5 @@ export function pendingChanges(ctx: ChaosContext, tools: RaceTools, { atLeast }:
     }
   };
 
-  return { ...flows, wanted, afterFaults };
+  return { ...flows, asked, wanted, afterFaults };
 }

@@ -230,9 +230,10 @@ export function phoneRecoveries(ctx: ChaosContext, tools: RaceTools, staff: Chao
       }
     });
 
-  /** The flow while fewer than `atLeast` have started and an account is free for one. */
-  const wanted = () =>
-    figures.races + starting < atLeast && ctx.registered.some((account) => ctx.isFree(account) && eligible(account)) ? flow : undefined;
+  /** Fewer than `atLeast` have started, whether or not an account is free for one. */
+  const asked = () => figures.races + starting < atLeast;
+  /** The flow while asked for and an account is free for one. */
+  const wanted = () => (asked() && ctx.registered.some((account) => ctx.isFree(account) && eligible(account)) ? flow : undefined);
 
-  return { flow, wanted };
+  return { flow, asked, wanted };
 }

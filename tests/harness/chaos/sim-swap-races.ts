@@ -266,9 +266,10 @@ export function simSwapRaces(ctx: ChaosContext, tools: RaceTools, { atLeast }: {
   };
 
   const flow = () => ctx.withAccount(eligible, swap);
-  /** The flow while fewer than `atLeast` races have started and an account is free for one. */
-  const wanted = () =>
-    figures.races + starting < atLeast && ctx.registered.some((account) => ctx.isFree(account) && eligible(account)) ? flow : undefined;
+  /** Fewer than `atLeast` races have started, whether or not an account is free for one. */
+  const asked = () => figures.races + starting < atLeast;
+  /** The flow while asked for and an account is free for one. */
+  const wanted = () => (asked() && ctx.registered.some((account) => ctx.isFree(account) && eligible(account)) ? flow : undefined);
 
   /**
    * Over the table, for each race settled: every held change answered is live, cancelled (by the
@@ -365,5 +366,5 @@ export function simSwapRaces(ctx: ChaosContext, tools: RaceTools, { atLeast }: {
     }
   };
 
-  return { flow, wanted, check };
+  return { flow, asked, wanted, check };
 }
