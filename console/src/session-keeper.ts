@@ -11,7 +11,7 @@ import type { WalletAuthClient } from '../../client/src/index.js';
 /** Longer than a hidden tab's throttled timers wait (a minute), so a token never gets near its end between two checks. */
 const FRESH_FOR_MS = 2 * 60_000;
 /** Under the service's DPOP_PROOF_MAX_AGE_SECONDS (60 s): the logout made ready at a check is still good at the next. */
-const CHECK_EVERY_MS = 20_000;
+export const CHECK_EVERY_MS = 20_000;
 
 /** What the keeper gives the page: stop keeping, and the logout to send as the page goes. */
 export interface SessionKeeper {
@@ -28,15 +28,25 @@ export interface SessionKeeper {
  */
 export function keepSessionFresh(client: WalletAuthClient): SessionKeeper {
   let readyLogout: (() => void) | undefined;
+  /** The check the ready logout comes from: a later check's, made after a refresh an earlier one began before, is never replaced by that earlier one's. */
+  let readyFrom = 0;
+  let checks = 0;
   // A refusal ends the session through the client's onSessionEnd: nothing to do here.
-  const check = () =>
+  const check = () => {
+    const number = ++checks;
+    const startedAt = Date.now();
     void client.auth
       .accessToken({ validForMs: FRESH_FOR_MS })
       .then(() => client.auth.prepareLogout())
       .then((ready) => {
+        if (number < readyFrom) return;
         readyLogout = ready;
+        readyFrom = number;
+        // When the check whose logout is ready began (page clock, ms): a page's tests wait on it.
+        document.documentElement.dataset.logoutReadyAt = String(startedAt);
       })
       .catch(() => undefined);
+  };
   const onShown = () => {
     if (document.visibilityState === 'visible') check();
   };
@@ -47,7 +57,10 @@ export function keepSessionFresh(client: WalletAuthClient): SessionKeeper {
     stop: () => {
       clearInterval(timer);
       document.removeEventListener('visibilitychange', onShown);
+      // No check still under way makes one ready again.
       readyLogout = undefined;
+      readyFrom = Number.POSITIVE_INFINITY;
+      delete document.documentElement.dataset.logoutReadyAt;
     },
     leave: () => {
       if (readyLogout) readyLogout();

@@ -6,6 +6,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECK_EVERY_MS } from '../../console/src/session-keeper.js';
 import { companyKey, SESSION_PREFIX, userKey } from '../../lib/store/keys.js';
 import { queryPartitionPrefix } from '../../lib/store/partition-query.js';
 import { staffMember } from '../admin/staff.js';
@@ -248,6 +249,11 @@ describe('the console in a browser', () => {
       // refreshed on the way, 2 minutes before its end (in real time its answer is long back by then).
       await page.clock.runFor(880_000);
       expect((await refreshed).status()).toBe(200);
+      // One check more, after the refresh: the page goes once its logout is ready. A logout made ready
+      // before the refresh would carry a proof from 780 s ahead of the service's clock, and no nonce.
+      const lastCheckAt = (await page.evaluate(() => Date.now())) + CHECK_EVERY_MS;
+      await page.clock.runFor(CHECK_EVERY_MS);
+      await page.waitForFunction((at) => Number(document.documentElement.dataset.logoutReadyAt) >= at, lastCheckAt);
       // The page goes: its keepalive logout, sent as it unloads, is the browser's to deliver (no event of the page's tells it).
       await page.reload();
       await page.getByLabel('Login PIN').waitFor();
