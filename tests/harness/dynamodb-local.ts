@@ -20,12 +20,15 @@ const JAVA_INSTALL =
   'macOS: brew install openjdk@17; or any JDK from adoptium.net) and run this again.';
 
 /**
- * The JVM's options for DynamoDB Local: its client compiler only. The server compiler's work pays
- * off in a process that runs for hours; a test run's or a chaos run's DynamoDB Local runs for
- * minutes, and spent about 38 ms of CPU a request against 21 with this (`npm run chaos -- --faults
- * 0 --seconds 40`: 37 CPU-seconds for 990 requests, 24 for 1,182; docs/performance.md).
+ * The JVM's options for DynamoDB Local: its client compiler only, and the serial collector. The
+ * server compiler's work pays off in a process that runs for hours; a test run's or a chaos run's
+ * DynamoDB Local runs for minutes, and spent about 38 ms of CPU a request against 21 with this
+ * (`npm run chaos -- --faults 0 --seconds 40`: 37 CPU-seconds for 990 requests, 24 for 1,182;
+ * docs/performance.md). The JVM picks G1 on a machine of 2 cores, whose collector threads work
+ * beside the one serving; the serial collector took 21.5 to 21.9 ms of CPU a request in the same
+ * runs, against 24.6 and 28.4 with G1 (2026-11-29, three runs and two).
  */
-const JVM_OPTIONS = '-XX:TieredStopAtLevel=1';
+const JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
 /** What is wrong with this machine's Java for DynamoDB Local, with what to install; undefined when it will do. */
 export function javaProblem(): string | undefined {
