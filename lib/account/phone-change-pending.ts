@@ -85,7 +85,7 @@ export async function requestPendingPhoneChange(
         },
         { label: 'claim', item: phoneClaimFree(app.table, companyId, input.phone_e164, userType) },
       ];
-      items.push(...(rightPin?.writes ?? []).map((item) => ({ label: 'pin', item })));
+      items.push(...(rightPin?.writes ?? []).map((write) => ({ label: 'pin', ...write })));
       // The change it replaces waited on another number: that number's index item goes with it.
       if (replaced?.kind === 'phone' && replaced.phone_e164 !== input.phone_e164 && replaced.ended_reason === undefined) {
         items.push({

@@ -103,7 +103,7 @@ export async function transactionAuthorization(
         }),
       },
       { label: 'reference', item: referenceClaimPut(app.table, { companyId, userId, reference, expiresAt }, authorizedAt) },
-      ...rightPin.writes.map((item) => ({ label: 'pin', item })),
+      ...rightPin.writes.map((write) => ({ label: 'pin', ...write })),
       { label: 'pin_version', item: pinVersionCheck(app.table, { ...pin, pinVersion: user.transaction_pin_version ?? 0 }) },
     ];
     if (acr === 'strong')

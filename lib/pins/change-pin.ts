@@ -60,7 +60,7 @@ export async function changePin(app: App, call: ChangePinCall & RequestKey, text
       details: { pin_hash: hash, reason: 'changed' },
       warnPhoneE164: user.phone_e164,
       message: 'PIN change pending',
-      items: () => rightPin.writes.map((item) => ({ label: 'tries', item })),
+      items: () => rightPin.writes.map((write) => ({ label: 'tries', ...write })),
       known: changes,
       onRefused: rightPin.giveBack,
     });

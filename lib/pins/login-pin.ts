@@ -69,7 +69,7 @@ export async function loginPin(app: App, call: LoginPinCall): Promise<LoginPinRe
   const rightPin = await checkPinAndAudit(app, origin, check, 'login_pin');
   const items: LabelledItem<string>[] = [
     { label: 'device', item: deviceUseWrite(app.table, companyId, userId, input.device_key, now) },
-    ...rightPin.writes.map((item) => ({ label: 'tries', item })),
+    ...rightPin.writes.map((write) => ({ label: 'tries', ...write })),
   ];
   const mine = { devices: held.devices, changes };
   let voided: PendingChange[] = [];

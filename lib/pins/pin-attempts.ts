@@ -8,10 +8,11 @@ import {
   givePinTryBack,
   markPinLocked,
   pinTriesClear,
+  pinTriesClearAlone,
   takeDailyPinTry,
   takePinTry,
 } from '../store/pin-store.js';
-import type { TransactItem } from '../store/transactions.js';
+import type { LabelledItem, TransactItem } from '../store/transactions.js';
 import { type PinCheck, pinMatches } from './pin-hashes.js';
 
 const DAY_SECONDS = 24 * 3600;
@@ -79,8 +80,11 @@ async function markLocked(app: App, check: PinCheck, lock: { maxTries: number; n
 
 /** What a right PIN leaves its caller to do. */
 export interface RightPin {
-  /** The writes a right PIN makes with the caller's change, in its transaction: the tally cleared, the day's try given back. */
-  writes: TransactItem[];
+  /**
+   * The writes a right PIN makes with the caller's change, in its transaction: the tally cleared
+   * (and its clear sent alone, when the change goes in steps), the day's try given back.
+   */
+  writes: Pick<LabelledItem<string>, 'item' | 'alone'>[];
   /** The day's try given back alone, for a change that clears every tally itself (a new PIN). */
   dayReturn: TransactItem[];
   triesTaken: number;
@@ -131,7 +135,10 @@ export async function countThenComparePin(app: App, check: PinCheck): Promise<Ri
   // A right PIN is no wrong try of the day's: its try goes back with the caller's change.
   const dayReturn = daily?.taken ? [dailyPinTryReturn(app.table, check, attemptId)] : [];
   return {
-    writes: [pinTriesClear(app.table, check), ...dayReturn],
+    writes: [
+      { item: pinTriesClear(app.table, check), alone: pinTriesClearAlone(app.table, check, attemptId) },
+      ...dayReturn.map((item) => ({ item })),
+    ],
     dayReturn,
     triesTaken: taken.tries,
     giveBack: async () => {

@@ -158,6 +158,21 @@ export async function givePinTryBack(table: Table, target: PinTally, attemptId: 
   });
 }
 
+/**
+ * The same clear sent alone (a PIN login's grant in steps), for the attempt whose right PIN it
+ * follows: only while the tally is gone or still holds that attempt's try. A copy of it that lands
+ * late, after wrong tries made a new tally, deletes none of them (LabelledItem.alone).
+ */
+export function pinTriesClearAlone(table: Table, target: PinTally, attemptId: string): TransactItem {
+  return {
+    Delete: {
+      ...pinTriesDelete(table, target),
+      ConditionExpression: 'attribute_not_exists(tries) OR contains(tries, :id)',
+      ExpressionAttributeValues: { ':id': attemptId },
+    },
+  };
+}
+
 function pinTriesDelete(table: Table, target: PinTally) {
   return { TableName: table.name, Key: pinTriesKey(target.companyId, target.userId, target.pinType, target.tally) };
 }

@@ -15,6 +15,12 @@ export interface LabelledItem<Label extends string> {
    * writer moved that place. When only such items failed, the transaction is sent again renewed.
    */
   renew?: () => Promise<void>;
+  /**
+   * The write sent instead when the item goes alone, outside a transaction (writeEachAlone), under
+   * a condition whose failure means its work is done already, not a refusal: a copy of it that
+   * lands late, after the writes that followed it, then changes nothing (a PIN's tally cleared).
+   */
+  alone?: TransactItem;
 }
 
 /** Writes an item unless one with its key exists: the shape of every uniqueness claim. */
@@ -92,12 +98,12 @@ export async function writeTransaction<Label extends string>(table: Table, items
  * check alone is a read, not a write: such items need writeTransaction.
  */
 export async function writeEachAlone<Label extends string>(table: Table, items: LabelledItem<Label>[]): Promise<Label[]> {
-  const settled = await Promise.allSettled(items.map(({ item }) => sendAlone(table, item)));
+  const settled = await Promise.allSettled(items.map(({ item, alone }) => sendAlone(table, alone ?? item)));
   const failed: Label[] = [];
   for (const [index, outcome] of settled.entries()) {
     if (outcome.status === 'fulfilled') continue;
     if (!(outcome.reason instanceof ConditionalCheckFailedException)) throw outcome.reason;
-    failed.push(items[index]!.label);
+    if (!items[index]!.alone) failed.push(items[index]!.label);
   }
   return failed;
 }

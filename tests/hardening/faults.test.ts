@@ -597,3 +597,37 @@ describe('a PIN login answered 503 after it took its nonce', () => {
     },
   );
 });
+
+describe('a right PIN whose clear of its tally lands late', () => {
+  it('leaves the wrong tries sent after its login: the late copy of the clear deletes none of them', async () => {
+    const { device } = await signUpWithDevice(service, company);
+    const login = (pin: string) =>
+      invoke(service.handlers.loginPin, {
+        path: '/p',
+        headers: headers({ 'Idempotency-Key': randomUUID() }),
+        body: signedLoginPin(device, company.company_id, pin, { timestamp: epochSeconds(service.clock) }),
+      });
+    // The clear's first copy is held (a request stalled on its way) until released; its retry clears the tally.
+    dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
+    let clears = 0;
+    dynamoProxy.rule = ({ operation, body }) =>
+      operation === 'DeleteItem' && body.includes('"PINTRIES#login') && clears++ === 0 ? 'late' : 'pass';
+    try {
+      expect((await login(PINS.login_pin)).status).toBe(200);
+      dynamoProxy.rule = () => 'pass';
+      const wrong = [await login('0000'), await login('0000')];
+      expect(wrong.map((answer) => [answer.status, answer.body.data.attempts_left])).toEqual([
+        [400, 4],
+        [400, 3],
+      ]);
+      // The held copy lands now, after the two wrong tries.
+      await dynamoProxy.releaseLate();
+      // The held copy and its retry.
+      expect(clears).toBe(2);
+      const third = await login('0000');
+      expect([third.status, third.body.data.attempts_left]).toEqual([400, 2]);
+    } finally {
+      dynamoProxy.lateMs = 1_500;
+    }
+  });
+});

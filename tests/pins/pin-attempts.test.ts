@@ -28,7 +28,7 @@ async function attempt(account: Account, pinType: PinType, pin: string) {
       pin,
       storedHash,
     });
-    await service.app.table.client.send(new DeleteCommand(writes[0]!.Delete!));
+    await service.app.table.client.send(new DeleteCommand(writes[0]!.item.Delete!));
     return { right: true as const };
   } catch (error) {
     if (error instanceof PinBusy) return { code: 16 };
