@@ -1,9 +1,10 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { JWK } from 'jose';
 import { type Clock, epochSeconds, systemClock } from '../clock.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../config.js';
+import { newKeyPair } from './key-pairs.js';
 import { ServerSecretUnavailable } from './server-keys.js';
 import type { ParameterReader } from './ssm-secret.js';
 
@@ -54,14 +55,14 @@ const ALGORITHM_OF_UNMARKED_KEYS: SigningAlgorithm = 'ES256';
 const KEY_KINDS = {
   ES256: {
     kty: 'EC',
-    generate: () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey,
+    generate: () => newKeyPair({ type: 'ec', namedCurve: 'P-256' }).privateKey,
     publicMembers: ['crv', 'kty', 'x', 'y'],
     holds: (jwk: JWK) => jwk.crv === 'P-256' && typeof jwk.x === 'string' && typeof jwk.y === 'string',
   },
   RS256: {
     kty: 'RSA',
-    // The contract's 2048 bits; 65537 as every JOSE library expects.
-    generate: () => generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 65537 }).privateKey,
+    // The contract's 2048 bits.
+    generate: () => newKeyPair({ type: 'rsa', modulusLength: 2048 }).privateKey,
     publicMembers: ['e', 'kty', 'n'],
     holds: (jwk: JWK) => typeof jwk.e === 'string' && typeof jwk.n === 'string' && Buffer.from(jwk.n, 'base64url').length >= 256,
   },

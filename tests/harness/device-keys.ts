@@ -1,5 +1,6 @@
-import { generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { type KeyObject, randomBytes, sign } from 'node:crypto';
 import { deviceSignedText, loginPinText } from '../../lib/devices/device-signatures.js';
+import { newKeyPair } from '../../lib/secrets/key-pairs.js';
 
 // A stand-in for a phone's keystore: a P-256 key pair whose private half stays here, and the
 // signed body of a PIN login as the app sends it (API contract 3.6). For the tests, the bench and
@@ -12,7 +13,7 @@ export interface DeviceKeyPair {
 }
 
 export function newDeviceKeyPair(curve = 'prime256v1'): DeviceKeyPair {
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: curve });
+  const { publicKey, privateKey } = newKeyPair({ type: 'ec', namedCurve: curve });
   return { publicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'), privateKey };
 }
 

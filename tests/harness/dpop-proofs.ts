@@ -1,5 +1,6 @@
-import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
+import { type KeyObject, randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK, SignJWT } from 'jose';
+import { newKeyPair } from '../../lib/secrets/key-pairs.js';
 import { accessTokenHash } from '../../lib/sessions/dpop-proofs.js';
 
 // A stand-in for the app's DPoP key (contract 3.17): a P-256 key pair, and proofs signed by it
@@ -16,7 +17,7 @@ export interface DpopKey {
 }
 
 export async function newDpopKey(): Promise<DpopKey> {
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const { publicKey, privateKey } = newKeyPair({ type: 'ec', namedCurve: 'prime256v1' });
   const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
   return {
     privateKey,

@@ -1,5 +1,6 @@
-import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { createHash, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { encodeCBOR } from '@levischuck/tiny-cbor';
+import { newKeyPair } from '../../lib/secrets/key-pairs.js';
 
 // A software WebAuthn authenticator for tests (API contract 3.16): a P-256 key per credential,
 // authenticatorData built as the spec lays it out, a `none` attestation encoded with CBOR. What it
@@ -64,7 +65,7 @@ export class SoftAuthenticator {
     overrides: { rpId?: string; challenge?: string; type?: string; credentialId?: Buffer } = {},
   ) {
     const rpId = overrides.rpId ?? options.rp.id;
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { privateKey, publicKey } = newKeyPair({ type: 'ec', namedCurve: 'P-256' });
     const jwk = publicKey.export({ format: 'jwk' });
     const credential: Credential = {
       id: overrides.credentialId ?? randomBytes(16),
