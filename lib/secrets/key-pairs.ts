@@ -11,7 +11,8 @@ export type KeyPairKind = { type: 'ec'; namedCurve: string } | { type: 'rsa'; mo
 const PKCS8_DER = { type: 'pkcs8', format: 'der' } as const;
 const SPKI_DER = { type: 'spki', format: 'der' } as const;
 
-export function newKeyPair(kind: KeyPairKind): { privateKey: KeyObject; publicKey: KeyObject } {
+/** The pair, and the public key's SPKI DER as generated (what a device_public_key carries, in base64). */
+export function newKeyPair(kind: KeyPairKind): { privateKey: KeyObject; publicKey: KeyObject; spki: Buffer } {
   const der =
     kind.type === 'ec'
       ? generateKeyPairSync('ec', { namedCurve: kind.namedCurve, privateKeyEncoding: PKCS8_DER, publicKeyEncoding: SPKI_DER })
@@ -25,5 +26,6 @@ export function newKeyPair(kind: KeyPairKind): { privateKey: KeyObject; publicKe
   return {
     privateKey: createPrivateKey({ key: der.privateKey, ...PKCS8_DER }),
     publicKey: createPublicKey({ key: der.publicKey, ...SPKI_DER }),
+    spki: der.publicKey,
   };
 }

@@ -13,8 +13,8 @@ export interface DeviceKeyPair {
 }
 
 export function newDeviceKeyPair(curve = 'prime256v1'): DeviceKeyPair {
-  const { publicKey, privateKey } = newKeyPair({ type: 'ec', namedCurve: curve });
-  return { publicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'), privateKey };
+  const { spki, privateKey } = newKeyPair({ type: 'ec', namedCurve: curve });
+  return { publicKey: spki.toString('base64'), privateKey };
 }
 
 /** A base64 ECDSA P-256 / SHA-256 signature, DER (what Android and iOS produce) or raw r||s. */

@@ -17,13 +17,13 @@ export interface DpopKey {
 }
 
 export async function newDpopKey(): Promise<DpopKey> {
-  const { publicKey, privateKey } = newKeyPair({ type: 'ec', namedCurve: 'prime256v1' });
+  const { publicKey, privateKey, spki } = newKeyPair({ type: 'ec', namedCurve: 'prime256v1' });
   const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
   return {
     privateKey,
     publicJwk,
     jkt: await calculateJwkThumbprint(publicJwk, 'sha256'),
-    spki: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+    spki: spki.toString('base64'),
   };
 }
 

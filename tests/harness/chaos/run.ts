@@ -254,10 +254,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           context.wrong(`a flow threw: ${(error as Error).message}`);
         }
       }
-      // Races around pending changes and SIM swaps asked for that found no free account in time (a short run has
-      // few) start as a client is done, faults still on, while the others finish theirs.
-      // One still asked for with no account free for it (each race takes its accounts for good, and a
-      // loaded machine's short run registers few) registers one for it, a few times at most.
+      // Races asked for that found no free account in time (a short run has few) start as a client is
+      // done, faults still on, while the others finish theirs; one still without an account (each race
+      // takes its accounts for good) registers one for itself, a few times at most.
       const lateWanted = () => pendingWanted() ?? swaps.wanted() ?? passkeyRacing.wanted();
       const lateAsked = () => aroundPending.asked() !== undefined || recoveries.asked() || swaps.asked() || passkeyRacing.asked();
       for (let registeredForRaces = 0; lateAsked() && registeredForRaces <= LATE_REGISTRATIONS; registeredForRaces++) {
