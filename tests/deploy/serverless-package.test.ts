@@ -578,6 +578,17 @@ describe('the packaged CloudFormation', () => {
     rmSync(unpacked, { recursive: true, force: true });
   });
 
+  it('leaves nothing in the temp folder: serverless-esbuild’s zip staging folders go with the package (serverless/zip-staging.cjs)', async () => {
+    const { startedAt } = await sharedPackage('ci');
+    const functions = new Set(Object.keys(declaredFunctions('ci')));
+    // serverless-esbuild's own name for the folder it stages <function>.zip in: <function>-<pid>-<Date.now()>-<8 hex>.
+    const staged = readdirSync(tmpdir()).filter((name) => {
+      const match = /^(\w+)-\d+-(\d{13})-[0-9a-f]{8}$/.exec(name);
+      return match !== null && functions.has(match[1]!) && Number(match[2]) >= startedAt;
+    });
+    expect(staged).toEqual([]);
+  });
+
   it('gives redeemAuthorization no HTTP route, a role that redeems and nothing else, and, without PAYMENT_SERVICE_ROLE_ARN, no invoke grant', () => {
     expect(redeemFunctionShape(resources)).toEqual({
       // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own ${} (Fn::Sub)

@@ -17,6 +17,8 @@ export interface SharedPackage {
   metafiles?: string;
   /** The bundles themselves, relative to the service, as a local server serves them (OfflineOptions.prebuilt); ci only. */
   handlers?: string;
+  /** Date.now() when its packaging began. */
+  startedAt: number;
 }
 export type SharedStage = 'ci' | 'prod';
 
@@ -81,6 +83,7 @@ export default async function setup(project: TestProject) {
   const ciBuild = `.esbuild-package-ci-${process.pid}`;
   const packaged = new Map<SharedStage, Promise<SharedPackage>>();
   const packageCi = async (): Promise<SharedPackage> => {
+    const startedAt = Date.now();
     const folder = join(scratch, 'ci');
     const metafiles = join(scratch, 'metafiles');
     await packageStage(
@@ -89,15 +92,16 @@ export default async function setup(project: TestProject) {
       { SERVER_SECRET: SECRET_IN_ENVIRONMENT, SIGNING_KEYS: SIGNING_KEYS_IN_ENVIRONMENT, ESBUILD_METAFILE_DIR: metafiles },
       ciBuild,
     );
-    return { folder, metafiles, handlers: `${ciBuild}/.build` };
+    return { folder, metafiles, handlers: `${ciBuild}/.build`, startedAt };
   };
   const packageProd = async (): Promise<SharedPackage> => {
     const ci = await stage('ci');
+    const startedAt = Date.now();
     const folder = join(scratch, 'prod');
     mkdirSync(folder);
     for (const zip of readdirSync(ci.folder).filter((name) => name.endsWith('.zip'))) copyFileSync(join(ci.folder, zip), join(folder, zip));
     await packageStage(folder, 'prod', { ESBUILD_SKIP_BUILD: 'true', PAYMENT_SERVICE_ROLE_ARN: PAYMENT_SERVICE_ROLE });
-    return { folder };
+    return { folder, startedAt };
   };
   const stage = (name: SharedStage): Promise<SharedPackage> => {
     if (!packaged.has(name)) packaged.set(name, name === 'ci' ? packageCi() : packageProd());
