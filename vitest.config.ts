@@ -53,7 +53,13 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     // Run once per run, by the root project, whichever projects run; every project sees what it provides.
-    globalSetup: ['tests/setup/dynamodb-local.ts', 'tests/setup/shared-offline.ts', 'tests/setup/shared-package.ts'],
+    // The run's temp folder first: its teardown, last, removes what the others left there.
+    globalSetup: [
+      'tests/setup/run-temp-folder.ts',
+      'tests/setup/dynamodb-local.ts',
+      'tests/setup/shared-offline.ts',
+      'tests/setup/shared-package.ts',
+    ],
     // Two cores: scrypt-heavy files side by side would only queue on the same CPUs.
     maxWorkers: 2,
     sequence: { sequencer: LongestFirst },

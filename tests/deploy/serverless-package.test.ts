@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -11,6 +11,7 @@ import { readConfig } from '../../lib/config.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../lib/sessions/discovery.js';
 import { TTL_ATTRIBUTE, tableDefinition } from '../../lib/store/table-definition.js';
 import { readZip } from '../../scripts/bench/zip.js';
+import { RUN_TEMP_PREFIX } from '../setup/run-temp-folder.js';
 import { LOCAL_SETTINGS, PAYMENT_SERVICE_ROLE, packageStage, SECRET_IN_ENVIRONMENT, SIGNING_KEY_CANARY } from '../setup/shared-package.js';
 import { type Resource, sharedPackage, type Template } from './packaged-stage.js';
 
@@ -587,6 +588,10 @@ describe('the packaged CloudFormation', () => {
       return match !== null && functions.has(match[1]!) && Number(match[2]) >= startedAt;
     });
     expect(staged).toEqual([]);
+  });
+
+  it('runs in a temp folder of the run’s own, which the run’s end removes (tests/setup/run-temp-folder.ts)', () => {
+    expect(basename(tmpdir())).toMatch(new RegExp(`^${RUN_TEMP_PREFIX}`));
   });
 
   it('gives redeemAuthorization no HTTP route, a role that redeems and nothing else, and, without PAYMENT_SERVICE_ROLE_ARN, no invoke grant', () => {
