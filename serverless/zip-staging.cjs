@@ -11,33 +11,43 @@ const { join } = require('node:path');
 /** The prefix of the folder a package stages its zips in, under the temp folder it found. */
 const STAGING_PREFIX = 'wallet-auth-zip-staging-';
 
+/**
+ * Points this process's temp folder (and its children's, started after) at a new folder under the
+ * current one; the function it answers puts the old one back and removes the new one with all it holds.
+ */
+function useOwnTempFolder(prefix) {
+  const before = process.env.TMPDIR;
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  process.env.TMPDIR = folder;
+  return () => {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+    rmSync(folder, { recursive: true, force: true });
+  };
+}
+
 class ZipStaging {
   constructor() {
-    let staging;
-    let before;
-    const release = () => {
-      if (!staging) return;
-      if (before === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = before;
-      rmSync(staging, { recursive: true, force: true });
-      staging = undefined;
+    let release;
+    const released = () => {
+      release?.();
+      release = undefined;
     };
     const stage = () => {
-      release();
-      before = process.env.TMPDIR;
-      staging = mkdtempSync(join(tmpdir(), STAGING_PREFIX));
-      process.env.TMPDIR = staging;
+      released();
+      release = useOwnTempFolder(STAGING_PREFIX);
     };
     // A package that fails half way ends the process: its staging goes with it.
-    process.once('exit', release);
+    process.once('exit', released);
     this.hooks = {
       'before:package:createDeploymentArtifacts': stage,
-      'after:package:createDeploymentArtifacts': release,
+      'after:package:createDeploymentArtifacts': released,
       'before:deploy:function:packageFunction': stage,
-      'after:deploy:function:packageFunction': release,
+      'after:deploy:function:packageFunction': released,
     };
   }
 }
 
 module.exports = ZipStaging;
 module.exports.STAGING_PREFIX = STAGING_PREFIX;
+module.exports.useOwnTempFolder = useOwnTempFolder;
