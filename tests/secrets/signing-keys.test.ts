@@ -1,10 +1,10 @@
 // The signing key sets (lib/secrets/signing-keys.ts; API contract 3.12, amended): ES256 and RS256
 // keys side by side in one set, each used only with its own algorithm, and the sets stored before
 // RS256 existed (entries without `alg`) still read, as ES256.
-import { generateKeyPairSync } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../lib/clock.js';
+import { newKeyPair } from '../../lib/secrets/key-pairs.js';
 import {
   type ExpectedAlgorithm,
   newKeySet,
@@ -60,7 +60,7 @@ describe('a key set', () => {
     const [ec] = newKeySet(now, 'ES256').keys;
     const [rsa] = newKeySet(now, 'RS256').keys;
     const { alg: _alg, ...unmarkedRsa } = rsa!;
-    const short = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ format: 'jwk' }) as JWK;
+    const short = newKeyPair({ type: 'rsa', modulusLength: 1024 }).privateKey.export({ format: 'jwk' }) as JWK;
     const refused: Record<string, unknown>[] = [
       { ...ec, alg: 'RS256' },
       { ...rsa, alg: 'ES256' },

@@ -2,11 +2,12 @@
 // table: RFC 9449's own example proof and thumbprint, each way a proof can be wrong, and a property
 // test of hostile proofs (fast-check): whatever a client sends, a proof is accepted only when it is
 // a valid one for the request, and every refusal is 401 code 4 with the DPoP challenge, never a 500.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { base64url, type JWK, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors.js';
+import { newKeyPair } from '../../lib/secrets/key-pairs.js';
 import { accessTokenHash, expectedHtus, type ProofTarget, verifyProof } from '../../lib/sessions/dpop-proofs.js';
 import { dpopProof, newDpopKey } from '../harness/dpop-proofs.js';
 
@@ -93,7 +94,7 @@ describe('a proof', () => {
 
   it('is refused with a private key in its jwk', async () => {
     const key = await newDpopKey();
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const { privateKey } = newKeyPair({ type: 'ec', namedCurve: 'prime256v1' });
     const privateJwk = privateKey.export({ format: 'jwk' }) as JWK;
     await refusalOf(
       verifyProof(appAt(NOW), await dpopProof(key, { htm: 'POST', htu: HTU, iat: NOW, header: { jwk: privateJwk } }), TARGET),
@@ -109,7 +110,7 @@ describe('a proof', () => {
     await refusalOf(verifyProof(appAt(NOW), hmac, TARGET));
     const unsigned = `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'dpop+jwt', jwk: key.publicJwk }))}.${base64url.encode(JSON.stringify(claims))}.`;
     await refusalOf(verifyProof(appAt(NOW), unsigned, TARGET));
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const rsa = newKeyPair({ type: 'rsa', modulusLength: 2048 });
     const rs256 = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', typ: 'dpop+jwt', jwk: rsa.publicKey.export({ format: 'jwk' }) } as never)
       .sign(rsa.privateKey);
