@@ -12,7 +12,7 @@ import { signAccessToken } from '../sessions/jwt.js';
 import { acrOfSession, needs } from '../sessions/session-strength.js';
 import { attemptIdOf } from '../store/attempt-sets.js';
 import { sessionKey } from '../store/keys.js';
-import { clearPinTries } from '../store/pin-store.js';
+import { clearPinTriesAfter } from '../store/pin-store.js';
 import { type SessionRecord, stepUpSession } from '../store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../store/transactions.js';
 import { UserStatus } from '../store/user-status.js';
@@ -101,10 +101,11 @@ async function stepUpByDevice(
   const check = devicePinCheck(user, input, attemptId);
   await checkPinAndAudit(app, origin, check, 'step_up');
   const now = epochSeconds(app.clock);
-  // A right PIN clears its tally, as a PIN login's does, beside the step-up (best effort: a right PIN counts toward no lock either way).
+  // A right PIN clears its tally, as a PIN login's does (only while it holds this attempt's try), beside
+  // the step-up (best effort: a right PIN counts toward no lock either way).
   const [stepped] = await Promise.all([
     stepUpSession(app.table, sessionKey(companyId, userId, sessionId), { deviceKey: input.device_key, now }),
-    clearPinTries(app.table, check).catch(() => undefined),
+    clearPinTriesAfter(app.table, check, attemptId).catch(() => undefined),
   ]);
   if (!stepped) throw new AppError('UNAUTHORIZED', { detail: 'the session ended meanwhile' });
   return steppedUp(app, origin, principal, stepped, now);

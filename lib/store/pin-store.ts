@@ -164,12 +164,14 @@ export async function givePinTryBack(table: Table, target: PinTally, attemptId: 
  * late, after wrong tries made a new tally, deletes none of them (LabelledItem.alone).
  */
 export function pinTriesClearAlone(table: Table, target: PinTally, attemptId: string): TransactItem {
+  return { Delete: pinTriesDeleteHolding(table, target, attemptId) };
+}
+
+function pinTriesDeleteHolding(table: Table, target: PinTally, attemptId: string) {
   return {
-    Delete: {
-      ...pinTriesDelete(table, target),
-      ConditionExpression: 'attribute_not_exists(tries) OR contains(tries, :id)',
-      ExpressionAttributeValues: { ':id': attemptId },
-    },
+    ...pinTriesDelete(table, target),
+    ConditionExpression: 'attribute_not_exists(tries) OR contains(tries, :id)',
+    ExpressionAttributeValues: { ':id': attemptId },
   };
 }
 
@@ -225,9 +227,12 @@ export function pinVersionCheck(
   };
 }
 
-/** Clears a PIN's tries on its own: a right PIN whose change was refused for another reason. */
-export async function clearPinTries(table: Table, target: PinTally): Promise<void> {
-  await table.client.send(new DeleteCommand(pinTriesDelete(table, target)));
+/**
+ * Clears a PIN's tries on its own after a right PIN (a step-up), under pinTriesClearAlone's
+ * condition: a copy that lands late, after wrong tries made a new tally, deletes none of them.
+ */
+export async function clearPinTriesAfter(table: Table, target: PinTally, attemptId: string): Promise<void> {
+  await conditionalWrite(table.client.send(new DeleteCommand(pinTriesDeleteHolding(table, target, attemptId))));
 }
 
 /** Every tally of one PIN as kept: its key, its tries and whether its lock is marked (the back office's view, a reset). */

@@ -19,7 +19,7 @@ import { DUMMY_CREDENTIALS } from '../../lib/aws/clients.js';
 import { newId } from '../../lib/ids.js';
 import { chainedRecord, GENESIS_HASH } from '../../lib/staff/staff-chain.js';
 import { deviceIndexKey, notificationKey, pinTriesKey, sessionKey, userDeviceKey, userKey } from '../../lib/store/keys.js';
-import { clearPinTries, markPinLocked, takePinTry } from '../../lib/store/pin-store.js';
+import { clearPinTriesAfter, markPinLocked, takePinTry } from '../../lib/store/pin-store.js';
 import { endSession, touchSession } from '../../lib/store/session-store.js';
 import { staffChainWrites } from '../../lib/store/staff-store.js';
 import type { Table } from '../../lib/store/table.js';
@@ -163,7 +163,7 @@ describe('the stream filters of eventsPublish', () => {
         () => takePinTry(table, tries, { attemptId: 'a2', maxTries: 2, nowSeconds: now, staleBefore: now - 60 }),
       ],
       ['PIN locked (PINTRIES# MODIFY gaining locked_at)', true, () => markPinLocked(table, tries, { maxTries: 2, nowSeconds: now })],
-      ['PIN tries cleared (PINTRIES# REMOVE)', false, () => clearPinTries(table, tries)],
+      ['PIN tries cleared (PINTRIES# REMOVE)', false, () => clearPinTriesAfter(table, tries, 'a2')],
       ...staffChainWrites(
         table,
         chainedRecord(

@@ -10,8 +10,8 @@ import type { Company } from '../../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey, SESSION_PREFIX } from '../../lib/store/keys.js';
 import { querySessions } from '../../lib/store/session-store.js';
-import { PINS, signUpWithDevice } from '../devices/device-helpers.js';
-import { newDeviceKeyPair, signedLoginPin } from '../harness/device-keys.js';
+import { type Device, PINS, signUpWithDevice } from '../devices/device-helpers.js';
+import { newDeviceKeyPair, signedLoginPin, signedStepUp } from '../harness/device-keys.js';
 import { createOwnTable, localClient } from '../harness/dynamodb-local.js';
 import { type DynamoRequest, type FaultMode, type FaultProxy, faultWhen, startFaultProxy } from '../harness/fault-proxy.js';
 import { type FakeSns, startFakeSns } from '../harness/sns-fake.js';
@@ -599,35 +599,66 @@ describe('a PIN login answered 503 after it took its nonce', () => {
 });
 
 describe('a right PIN whose clear of its tally lands late', () => {
-  it('leaves the wrong tries sent after its login: the late copy of the clear deletes none of them', async () => {
+  const pinLogin = (device: Device, pin: string) =>
+    invoke(service.handlers.loginPin, {
+      path: '/p',
+      headers: headers({ 'Idempotency-Key': randomUUID() }),
+      body: signedLoginPin(device, company.company_id, pin, { timestamp: epochSeconds(service.clock) }),
+    });
+
+  /**
+   * The tries left after a right PIN on a device (`rightPin`, which calls `holdNextClear` before the
+   * request whose clear is held) whose clear's first copy is held until released, its retry clearing
+   * the tally; then two wrong PIN logins on the device, the held copy landing after them, and a third.
+   */
+  async function triesLeftAfterALateClear(rightPin: (device: Device, holdNextClear: () => void) => Promise<Answer>) {
     const { device } = await signUpWithDevice(service, company);
-    const login = (pin: string) =>
-      invoke(service.handlers.loginPin, {
-        path: '/p',
-        headers: headers({ 'Idempotency-Key': randomUUID() }),
-        body: signedLoginPin(device, company.company_id, pin, { timestamp: epochSeconds(service.clock) }),
-      });
-    // The clear's first copy is held (a request stalled on its way) until released; its retry clears the tally.
     dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
     let clears = 0;
-    dynamoProxy.rule = ({ operation, body }) =>
-      operation === 'DeleteItem' && body.includes('"PINTRIES#login') && clears++ === 0 ? 'late' : 'pass';
+    const holdNextClear = () => {
+      dynamoProxy.rule = ({ operation, body }) =>
+        operation === 'DeleteItem' && body.includes('"PINTRIES#login') && clears++ === 0 ? 'late' : 'pass';
+    };
     try {
-      expect((await login(PINS.login_pin)).status).toBe(200);
+      const right = await rightPin(device, holdNextClear);
+      expect(right.status, JSON.stringify(right.body)).toBe(200);
       dynamoProxy.rule = () => 'pass';
-      const wrong = [await login('0000'), await login('0000')];
-      expect(wrong.map((answer) => [answer.status, answer.body.data.attempts_left])).toEqual([
-        [400, 4],
-        [400, 3],
-      ]);
+      const wrong = [await pinLogin(device, '0000'), await pinLogin(device, '0000')];
       // The held copy lands now, after the two wrong tries.
       await dynamoProxy.releaseLate();
       // The held copy and its retry.
       expect(clears).toBe(2);
-      const third = await login('0000');
-      expect([third.status, third.body.data.attempts_left]).toEqual([400, 2]);
+      const third = await pinLogin(device, '0000');
+      return [...wrong, third].map((answer) => [answer.status, answer.body.data.attempts_left]);
     } finally {
       dynamoProxy.lateMs = 1_500;
     }
+  }
+  const countedOnce = [
+    [400, 4],
+    [400, 3],
+    [400, 2],
+  ];
+
+  it('leaves the wrong tries sent after its login: the late copy of the clear deletes none of them', async () => {
+    const left = await triesLeftAfterALateClear((device, holdNextClear) => {
+      holdNextClear();
+      return pinLogin(device, PINS.login_pin);
+    });
+    expect(left).toEqual(countedOnce);
+  });
+
+  it('leaves the wrong tries sent after a step-up by the device: the late copy of its clear deletes none of them', async () => {
+    const left = await triesLeftAfterALateClear(async (device, holdNextClear) => {
+      const strong = await pinLogin(device, PINS.login_pin);
+      expect(strong.status, JSON.stringify(strong.body)).toBe(200);
+      holdNextClear();
+      return invoke(service.handlers.stepUp, {
+        path: '/s',
+        headers: headers({ 'Idempotency-Key': randomUUID(), Authorization: `Token ${strong.body.data.token.token}` }),
+        body: signedStepUp(device, company.company_id, PINS.login_pin, epochSeconds(service.clock)),
+      });
+    });
+    expect(left).toEqual(countedOnce);
   });
 });
