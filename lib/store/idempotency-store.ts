@@ -27,7 +27,8 @@ export type IdempotencyClaim = { taken: true } | { taken: false; seen: Idempoten
 
 /**
  * Takes the record for a first request: when there is none, when the one there has expired, or
- * when the owner is this invocation (its earlier write was applied and the answer lost); and for
+ * when the owner is this invocation and the record still in progress (its earlier write was applied
+ * and the answer lost; a copy of the claim that lands after the answer was stored changes nothing); and for
  * the same request only (its fingerprint), when the one before ran past its deadline without an
  * answer or was released. A key stays bound to its first body while its record lives: what that
  * body spent (a PIN try, a nonce, a code) is never run again under another. Otherwise says what is there.
@@ -50,7 +51,7 @@ export async function claimIdempotencyRecord(
         TableName: table.name,
         Item: { ...key, ...record },
         ConditionExpression:
-          'attribute_not_exists(pk) OR expires_at <= :nowSeconds OR held_by = :owner OR ' +
+          'attribute_not_exists(pk) OR expires_at <= :nowSeconds OR (held_by = :owner AND #state = :inProgress) OR ' +
           '(fingerprint = :fingerprint AND (#state = :released OR (#state = :inProgress AND locked_until <= :nowMs)))',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: {

@@ -508,6 +508,27 @@ describe('a registration answered 503 after its write was applied unseen', () =>
     expect((await send()).body).toEqual(retried.body);
   });
 
+  it('sent again after its answer gets that answer, though its claim of the key landed late, after the answer was stored', async () => {
+    // The claim's first copy is held (a request stalled on its way) until released; its retry claims the key.
+    dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
+    let claims = 0;
+    dynamoProxy.rule = ({ operation, body }) =>
+      operation === 'PutItem' && body.includes('#IDEMPOTENCY#') && claims++ === 0 ? 'late' : 'pass';
+    const body = sampleRegistration();
+    const send = () => invoke(register, { path: '/r', headers: headers({ 'Idempotency-Key': `late-claim-${body.phone_number}` }), body });
+    try {
+      const first = await send();
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      // The held copy lands now, on the record that holds the answer.
+      await dynamoProxy.releaseLate();
+      expect(claims).toBe(2);
+      dynamoProxy.rule = () => 'pass';
+      expect((await send()).body).toEqual(first.body);
+    } finally {
+      dynamoProxy.lateMs = 1_500;
+    }
+  });
+
   it('with a phone proof: the retry gets its own user back, not "invalid proof" for the proof its first run used up', async () => {
     const phone = randomPhoneNumber();
     const body = await provenRegistration(phone);
