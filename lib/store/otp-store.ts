@@ -28,9 +28,22 @@ export interface OtpRecord {
   expires_at: number;
 }
 
-/** Stores a code, replacing any earlier one for the same key. */
+/**
+ * Stores a code, replacing an earlier one for the same key. A copy of the put that lands late,
+ * after the code was tried or used, changes nothing: it finds its own send there (or one stored in
+ * a later second), which it does not replace.
+ */
 export async function putOtp(table: Table, key: ItemKey, record: OtpRecord): Promise<void> {
-  await table.client.send(new PutCommand({ TableName: table.name, Item: { ...key, ...record } }));
+  await conditionalWrite(
+    table.client.send(
+      new PutCommand({
+        TableName: table.name,
+        Item: { ...key, ...record },
+        ConditionExpression: 'attribute_not_exists(send_id) OR (send_id <> :send AND created_at <= :created)',
+        ExpressionAttributeValues: { ':send': record.send_id, ':created': record.created_at },
+      }),
+    ),
+  );
 }
 
 /** Deletes the code this send stored, and no later one; nothing when it is gone already. */

@@ -529,6 +529,29 @@ describe('a registration answered 503 after its write was applied unseen', () =>
     }
   });
 
+  it('uses a code up once, though the put that stored it landed late, after the code was used', async () => {
+    // The code's first put is held (a request stalled on its way) until released; its retry stores the code.
+    dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
+    let puts = 0;
+    dynamoProxy.rule = ({ operation, body }) => (operation === 'PutItem' && body.includes('#OTP#') && puts++ === 0 ? 'late' : 'pass');
+    const phone = randomPhoneNumber();
+    const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
+    try {
+      expect((await invoke(loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
+      dynamoProxy.rule = () => 'pass';
+      const code = codeIn(sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message);
+      const verify = () => invoke(verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } });
+      expect((await verify()).status).toBe(200);
+      // The held copy lands now, on the code just used up.
+      await dynamoProxy.releaseLate();
+      expect(puts).toBe(2);
+      const again = await verify();
+      expect([again.status, again.body.success]).toEqual([400, 0]);
+    } finally {
+      dynamoProxy.lateMs = 1_500;
+    }
+  });
+
   it('with a phone proof: the retry gets its own user back, not "invalid proof" for the proof its first run used up', async () => {
     const phone = randomPhoneNumber();
     const body = await provenRegistration(phone);
