@@ -38,8 +38,9 @@ export const passkeysLoginEndpoint = {
       { actions: ['Query'], keys: ['pendingChange', 'userPasskey', 'session'] },
       {
         actions: ['DeleteItem'],
-        keys: ['webauthnChallenge', 'userPasskey', 'passkeyCredential', 'deviceIndex', 'userDevice', 'phoneChangeIndex'],
+        keys: ['userPasskey', 'passkeyCredential', 'deviceIndex', 'userDevice', 'phoneChangeIndex'],
       },
+      { actions: ['UpdateItem'], keys: ['webauthnChallenge'], attributes: ['taken_at', 'expires_at'] },
       // With not_me: 1, as user/security/not_me: changes ended, devices on probation and young passkeys removed, other sessions ended.
       END_CHANGE,
       { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },

@@ -31,7 +31,7 @@ export const passkeysRegisterEndpoint = {
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['webauthnChallenge'] },
-      { actions: ['DeleteItem'], keys: ['webauthnChallenge'] },
+      { actions: ['UpdateItem'], keys: ['webauthnChallenge'], attributes: ['taken_at', 'expires_at'] },
       // A retry whose challenge its first run took (its answer lost) finds the passkey that run added.
       { actions: ['GetItem'], keys: ['passkeyCredential', 'userPasskey'] },
       { actions: ['PutItem'], keys: ['passkeyCredential', 'userPasskey', 'notification'] },

@@ -33,7 +33,12 @@ export const resetPinEndpoint = {
       { actions: ['Query'], keys: ['pendingChange', 'pinTries'] },
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'] },
       { actions: ['Query'], keys: ['session'] },
-      { actions: ['DeleteItem'], keys: ['pinTries', 'phoneProof'] },
+      { actions: ['DeleteItem'], keys: ['pinTries'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['phoneProof'],
+        attributes: ['used_at', 'expires_at', 'phone_e164', 'user_type', 'otp_type', 'user_id'],
+      },
       { actions: ['PutItem'], keys: ['notification'] },
       // From an SMS-strength session the new PIN waits (contract 3.15); from a strong one it supersedes a reset that waited.
       ...holdOrEndPinChange,

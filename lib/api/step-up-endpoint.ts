@@ -61,7 +61,7 @@ export const stepUpEndpoint = {
       },
       // A step-up by passkey (contract 3.15, second reading): its challenge and passkey read, the challenge taken, the counter moved.
       { actions: ['GetItem'], keys: ['webauthnChallenge', 'passkeyCredential', 'userPasskey'] },
-      { actions: ['DeleteItem'], keys: ['webauthnChallenge'] },
+      { actions: ['UpdateItem'], keys: ['webauthnChallenge'], attributes: ['taken_at', 'expires_at'] },
       { actions: ['UpdateItem'], keys: ['userPasskey'], attributes: ['counter', 'last_used_at', 'cloned_at'] },
     ],
     secret: true,

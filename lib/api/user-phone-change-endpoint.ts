@@ -73,7 +73,12 @@ export const userPhoneChangeEndpoint = {
         returns: TRIES_READ_BACK,
       },
       { actions: ['PutItem'], keys: ['phoneClaim', 'notification'] },
-      { actions: ['DeleteItem'], keys: ['phoneClaim', 'phoneProof', 'otp', 'emailClaim'] },
+      { actions: ['DeleteItem'], keys: ['phoneClaim', 'otp', 'emailClaim'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['phoneProof'],
+        attributes: ['used_at', 'expires_at', 'phone_e164', 'user_type', 'otp_type', 'user_id'],
+      },
       // The holder's devices and passkeys: a live holder is never displaced by a reclaim (contract 3.15; a passkey used in 90 days keeps it live).
       { actions: ['Query'], keys: ['session', 'userDevice', 'userPasskey'] },
       checkChangesNotFrozen,

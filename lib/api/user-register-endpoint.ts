@@ -73,7 +73,12 @@ export const userRegisterEndpoint = {
       // The new user's first device: its index and list items.
       { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'] },
       // A phone proof used up; a reclaimed holder's email claim and sessions.
-      { actions: ['DeleteItem'], keys: ['phoneProof', 'emailClaim'] },
+      { actions: ['DeleteItem'], keys: ['emailClaim'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['phoneProof'],
+        attributes: ['used_at', 'expires_at', 'phone_e164', 'user_type', 'otp_type', 'user_id'],
+      },
       // The holder's devices and passkeys: a live holder is never displaced by a reclaim (contract 3.15; a passkey used in 90 days keeps it live).
       { actions: ['Query'], keys: ['session', 'userDevice', 'userPasskey'] },
       // An employee's registration by an admin is a staff action (contract 3.14, round 6): its record.

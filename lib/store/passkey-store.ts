@@ -52,6 +52,8 @@ export interface ChallengeRecord {
   user_id?: string | undefined;
   /** Epoch seconds; also the TTL attribute. Past it the challenge is absent, whatever DynamoDB still holds. */
   expires_at: number;
+  /** When its ceremony took it: kept until the TTL, not deleted, so a late copy of its put finds it there. */
+  taken_at?: number | undefined;
 }
 
 /** The SHA-256 (hex) of a credential id as the claim's key holds it. */
@@ -79,22 +81,27 @@ export async function storeChallenge(table: Table, companyId: string, challenge:
   }
 }
 
-/** A challenge still live (an expired one is absent), read strongly consistently. */
+/** A challenge still live (an expired or taken one is absent), read strongly consistently. */
 export async function getChallenge(table: Table, companyId: string, challenge: string, now: number): Promise<ChallengeRecord | undefined> {
   const read = await table.client.send(
     new GetCommand({ TableName: table.name, Key: webauthnChallengeKey(companyId, challenge), ConsistentRead: true }),
   );
   const item = read.Item as ChallengeRecord | undefined;
-  return item && item.expires_at > now ? item : undefined;
+  return item && item.expires_at > now && item.taken_at === undefined ? item : undefined;
 }
 
-/** Takes a challenge once, in the transaction its ceremony commits: refused when taken meanwhile or expired. */
+/**
+ * Takes a challenge once, in the transaction its ceremony commits: refused when taken meanwhile or
+ * expired. Marked taken rather than deleted: a copy of its put that lands late (its answer lost, the
+ * SDK's retry stored it) then finds it and cannot store it live again for a replayed assertion.
+ */
 export function challengeTake(table: Table, companyId: string, challenge: string, now: number): TransactItem {
   return {
-    Delete: {
+    Update: {
       TableName: table.name,
       Key: webauthnChallengeKey(companyId, challenge),
-      ConditionExpression: 'attribute_exists(pk) AND expires_at > :now',
+      UpdateExpression: 'SET taken_at = :now',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(taken_at) AND expires_at > :now',
       ExpressionAttributeValues: { ':now': now },
     },
   };

@@ -14,6 +14,8 @@ interface PhoneProofRecord {
   created_at: number;
   /** Epoch seconds; also the table's TTL attribute. */
   expires_at: number;
+  /** When it was used up: kept until the TTL, not deleted, so a late copy of its put finds it there. */
+  used_at?: number | undefined;
 }
 
 /**
@@ -27,9 +29,10 @@ export async function putPhoneProof(table: Table, companyId: string, proofHash: 
 }
 
 /**
- * Uses up a proof inside a transaction: the delete holds only if the proof exists, is unexpired
- * and was issued for this phone, user type and purpose. A transaction that fails for any other
- * reason leaves it unused.
+ * Uses up a proof inside a transaction: only if the proof exists, is unused and unexpired, and was
+ * issued for this phone, user type and purpose. A transaction that fails for any other reason
+ * leaves it unused. Marked used rather than deleted: a copy of its put that lands late (its answer
+ * lost, the SDK's retry stored it) then finds it and cannot store it unused again.
  */
 export function phoneProofConsume(
   table: Table,
@@ -38,11 +41,12 @@ export function phoneProofConsume(
   expected: { phoneE164: string; userType: number; otpType: number; now: number; userId?: string },
 ): TransactItem {
   return {
-    Delete: {
+    Update: {
       TableName: table.name,
       Key: phoneProofKey(companyId, proofHash),
+      UpdateExpression: 'SET used_at = :now',
       ConditionExpression:
-        'attribute_exists(pk) AND phone_e164 = :phone AND user_type = :userType AND otp_type = :otpType AND expires_at > :now' +
+        'attribute_exists(pk) AND attribute_not_exists(used_at) AND phone_e164 = :phone AND user_type = :userType AND otp_type = :otpType AND expires_at > :now' +
         // Verified while presenting this user's token (verify-otp.ts): a proof anyone else got does not count.
         (expected.userId ? ' AND user_id = :user' : ''),
       ExpressionAttributeValues: {

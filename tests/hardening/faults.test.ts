@@ -2,14 +2,17 @@
 // failing or stuck. Every answer must be the 503 envelope (code 16, Retry-After: a dependency
 // is down, try again), arrive well inside the Lambda timeout (10 s), and leave no partial state
 // in DynamoDB Local (read past the proxy).
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey, SESSION_PREFIX } from '../../lib/store/keys.js';
+import { challengeTake, getChallenge, storeChallenge } from '../../lib/store/passkey-store.js';
+import { phoneProofConsume, putPhoneProof } from '../../lib/store/proof-store.js';
 import { querySessions } from '../../lib/store/session-store.js';
+import { ConditionsFailed, writeTransaction } from '../../lib/store/transactions.js';
 import { type Device, PINS, signUpWithDevice } from '../devices/device-helpers.js';
 import { newDeviceKeyPair, signedLoginPin, signedStepUp } from '../harness/device-keys.js';
 import { createOwnTable, localClient } from '../harness/dynamodb-local.js';
@@ -640,6 +643,65 @@ describe('a PIN login answered 503 after it took its nonce', () => {
       expect((await login(keyOf(2))).status).toBe(401);
     },
   );
+});
+
+describe('a single-use item whose put lands late, after it was used', () => {
+  /** Runs `store` with its first PutItem held (a request stalled on its way), `use`, then lets the held copy land. */
+  async function withTheFirstPutLate(key: string, store: () => Promise<void>, use: () => Promise<void>): Promise<void> {
+    dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
+    let puts = 0;
+    dynamoProxy.rule = ({ operation, body }) => (operation === 'PutItem' && body.includes(key) && puts++ === 0 ? 'late' : 'pass');
+    try {
+      await store();
+      dynamoProxy.rule = () => 'pass';
+      await use();
+      await dynamoProxy.releaseLate();
+      // The held copy and its retry.
+      expect(puts).toBe(2);
+    } finally {
+      dynamoProxy.lateMs = 1_500;
+    }
+  }
+
+  it('a passkey challenge taken by its ceremony stays taken: the late copy of its put does not bring it back', async () => {
+    const challenge = randomBytes(32).toString('base64url');
+    const now = epochSeconds(service.clock);
+    const take = () =>
+      writeTransaction(service.app.table, [
+        { label: 'challenge', item: challengeTake(service.app.table, company.company_id, challenge, now) },
+      ]);
+    await withTheFirstPutLate(
+      challenge,
+      () => storeChallenge(service.app.table, company.company_id, challenge, { purpose: 'login', expires_at: now + 300 }),
+      take,
+    );
+    expect(await getChallenge(service.app.table, company.company_id, challenge, now)).toBeUndefined();
+    await expect(take()).rejects.toBeInstanceOf(ConditionsFailed);
+  });
+
+  it('a phone proof used up stays used: the late copy of its put does not bring it back', async () => {
+    const proofHash = randomBytes(32).toString('hex');
+    const now = epochSeconds(service.clock);
+    const phone = `+1${randomPhoneNumber()}`;
+    const expected = { phoneE164: phone, userType: 2, otpType: 2, now };
+    const use = () =>
+      writeTransaction(service.app.table, [
+        { label: 'proof', item: phoneProofConsume(service.app.table, company.company_id, proofHash, expected) },
+      ]);
+    await withTheFirstPutLate(
+      proofHash,
+      () =>
+        putPhoneProof(service.app.table, company.company_id, proofHash, {
+          phone_e164: phone,
+          user_type: 2,
+          otp_type: 2,
+          created_at: now,
+          expires_at: now + 600,
+        }),
+      use,
+    );
+    await expect(use()).rejects.toBeInstanceOf(ConditionsFailed);
+  });
 });
 
 describe('a right PIN whose clear of its tally lands late', () => {
