@@ -129,17 +129,22 @@ export async function countInWindow(table: Table, key: ItemKey, attribute: strin
   return outcome.written || outcome.seen?.[`${attribute}_latest`] === countId;
 }
 
-/** Gives back one count of a fixed window (a send that did not happen); a retried write gives back nothing twice. */
+/**
+ * Gives back one count of a fixed window (a send that did not happen). Its id joins the window's
+ * give-backs (a string set), so a write the SDK retried after its answer was lost, or a copy of it
+ * that lands late, after other counts, gives back nothing twice.
+ */
 export async function uncountInWindow(table: Table, key: ItemKey, attribute: string): Promise<void> {
+  const giveBackId = randomUUID();
   await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: key,
-        UpdateExpression: 'ADD #count :minusOne SET #latest = :id',
-        ConditionExpression: '#count > :zero AND (attribute_not_exists(#latest) OR #latest <> :id)',
-        ExpressionAttributeNames: { '#count': attribute, '#latest': `${attribute}_latest` },
-        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0, ':id': randomUUID() },
+        UpdateExpression: 'ADD #count :minusOne, #givenBack :ids',
+        ConditionExpression: '#count > :zero AND NOT contains(#givenBack, :id)',
+        ExpressionAttributeNames: { '#count': attribute, '#givenBack': `${attribute}_given_back` },
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0, ':id': giveBackId, ':ids': new Set([giveBackId]) },
       }),
     ),
   );

@@ -3,7 +3,7 @@
 // is down, try again), arrive well inside the Lambda timeout (10 s), and leave no partial state
 // in DynamoDB Local (read past the proxy).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
@@ -11,6 +11,7 @@ import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey, SESSION_PREFIX } from '../../lib/store/keys.js';
 import { challengeTake, getChallenge, storeChallenge } from '../../lib/store/passkey-store.js';
 import { phoneProofConsume, putPhoneProof } from '../../lib/store/proof-store.js';
+import { countInWindow, uncountInWindow } from '../../lib/store/send-limit-store.js';
 import { querySessions } from '../../lib/store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../../lib/store/transactions.js';
 import { type Device, PINS, signUpWithDevice } from '../devices/device-helpers.js';
@@ -701,6 +702,33 @@ describe('a single-use item whose put lands late, after it was used', () => {
       use,
     );
     await expect(use()).rejects.toBeInstanceOf(ConditionsFailed);
+  });
+});
+
+describe('a count given back whose write lands late', () => {
+  it('gives back one count of an hour: the late copy, landing after another count, takes nothing off', async () => {
+    const key = companySendLimitKey(company.company_id, 424242, 0);
+    const count = async () =>
+      expect(await countInWindow(service.app.table, key, 'sent', 10, epochSeconds(service.clock) + 3600)).toBe(true);
+    await count();
+    await count();
+    // The give-back's first copy is held (a request stalled on its way) until released; its retry gives one back.
+    dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
+    let givebacks = 0;
+    dynamoProxy.rule = ({ operation, body }) =>
+      operation === 'UpdateItem' && body.includes(':minusOne') && givebacks++ === 0 ? 'late' : 'pass';
+    try {
+      await uncountInWindow(service.app.table, key, 'sent');
+      dynamoProxy.rule = () => 'pass';
+      await count();
+      // The held copy lands now, after that count.
+      await dynamoProxy.releaseLate();
+      expect(givebacks).toBe(2);
+    } finally {
+      dynamoProxy.lateMs = 1_500;
+    }
+    const stored = await direct.send(new GetCommand({ TableName: table, Key: key }));
+    expect(stored.Item?.sent).toBe(2);
   });
 });
 
