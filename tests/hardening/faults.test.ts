@@ -192,6 +192,33 @@ describe('DynamoDB out of reach', () => {
 const onlyFor = (operation: string, bodyPart: string | undefined, mode: FaultMode) =>
   faultWhen((request) => request.operation === operation && (bodyPart === undefined || request.body.includes(bodyPart)), mode);
 
+/**
+ * `write` with its first `operation` request whose body has `bodyPart` held (a request stalled on its
+ * way) until released, the SDK's retry landing in its place; then `after`; then the held copy lands,
+ * after both. Answers what `write` did.
+ */
+async function withFirstCopyLate<Written>(
+  operation: string,
+  bodyPart: string,
+  write: () => Promise<Written>,
+  after: (written: Written) => Promise<void> = async () => {},
+): Promise<Written> {
+  dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
+  let copies = 0;
+  dynamoProxy.rule = ({ operation: seen, body }) => (seen === operation && body.includes(bodyPart) && copies++ === 0 ? 'late' : 'pass');
+  try {
+    const written = await write();
+    dynamoProxy.rule = () => 'pass';
+    // The held copy and its retry.
+    expect(copies).toBe(2);
+    await after(written);
+    await dynamoProxy.releaseLate();
+    return written;
+  } finally {
+    dynamoProxy.lateMs = 1_500;
+  }
+}
+
 describe('registration under faults', () => {
   let referrer: Account;
   beforeAll(async () => {
@@ -513,47 +540,33 @@ describe('a registration answered 503 after its write was applied unseen', () =>
   });
 
   it('sent again after its answer gets that answer, though its claim of the key landed late, after the answer was stored', async () => {
-    // The claim's first copy is held (a request stalled on its way) until released; its retry claims the key.
-    dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
-    let claims = 0;
-    dynamoProxy.rule = ({ operation, body }) =>
-      operation === 'PutItem' && body.includes('#IDEMPOTENCY#') && claims++ === 0 ? 'late' : 'pass';
     const body = sampleRegistration();
     const send = () => invoke(register, { path: '/r', headers: headers({ 'Idempotency-Key': `late-claim-${body.phone_number}` }), body });
-    try {
-      const first = await send();
-      expect(first.status, JSON.stringify(first.body)).toBe(200);
-      // The held copy lands now, on the record that holds the answer.
-      await dynamoProxy.releaseLate();
-      expect(claims).toBe(2);
-      dynamoProxy.rule = () => 'pass';
-      expect((await send()).body).toEqual(first.body);
-    } finally {
-      dynamoProxy.lateMs = 1_500;
-    }
+    // The claim's held copy lands after the answer was stored.
+    const first = await withFirstCopyLate('PutItem', '#IDEMPOTENCY#', send);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect((await send()).body).toEqual(first.body);
   });
 
   it('uses a code up once, though the put that stored it landed late, after the code was used', async () => {
-    // The code's first put is held (a request stalled on its way) until released; its retry stores the code.
-    dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
-    let puts = 0;
-    dynamoProxy.rule = ({ operation, body }) => (operation === 'PutItem' && body.includes('#OTP#') && puts++ === 0 ? 'late' : 'pass');
     const phone = randomPhoneNumber();
     const target = { dial_code: '+1', phone_number: phone, user_type: 2, otp_type: 2 };
-    try {
-      expect((await invoke(loginPhone, { path: '/l', headers: headers(), body: target })).status).toBe(200);
-      dynamoProxy.rule = () => 'pass';
+    const verify = () => {
       const code = codeIn(sns.published.filter((sms) => sms.phoneNumber === `+1${phone}`).at(-1)?.message);
-      const verify = () => invoke(verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } });
-      expect((await verify()).status).toBe(200);
-      // The held copy lands now, on the code just used up.
-      await dynamoProxy.releaseLate();
-      expect(puts).toBe(2);
-      const again = await verify();
-      expect([again.status, again.body.success]).toEqual([400, 0]);
-    } finally {
-      dynamoProxy.lateMs = 1_500;
-    }
+      return invoke(verifyOtp, { path: '/v', headers: headers(), body: { ...target, otp: code } });
+    };
+    // The code's held put lands after the code was used.
+    const sent = await withFirstCopyLate(
+      'PutItem',
+      '#OTP#',
+      () => invoke(loginPhone, { path: '/l', headers: headers(), body: target }),
+      async () => {
+        expect((await verify()).status).toBe(200);
+      },
+    );
+    expect(sent.status).toBe(200);
+    const again = await verify();
+    expect([again.status, again.body.success]).toEqual([400, 0]);
   });
 
   it('with a phone proof: the retry gets its own user back, not "invalid proof" for the proof its first run used up', async () => {
@@ -647,23 +660,6 @@ describe('a PIN login answered 503 after it took its nonce', () => {
 });
 
 describe('a single-use item whose put lands late, after it was used', () => {
-  /** Runs `store` with its first PutItem held (a request stalled on its way), `use`, then lets the held copy land. */
-  async function withTheFirstPutLate(key: string, store: () => Promise<void>, use: () => Promise<void>): Promise<void> {
-    dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
-    let puts = 0;
-    dynamoProxy.rule = ({ operation, body }) => (operation === 'PutItem' && body.includes(key) && puts++ === 0 ? 'late' : 'pass');
-    try {
-      await store();
-      dynamoProxy.rule = () => 'pass';
-      await use();
-      await dynamoProxy.releaseLate();
-      // The held copy and its retry.
-      expect(puts).toBe(2);
-    } finally {
-      dynamoProxy.lateMs = 1_500;
-    }
-  }
-
   it('a passkey challenge taken by its ceremony stays taken: the late copy of its put does not bring it back', async () => {
     const challenge = randomBytes(32).toString('base64url');
     const now = epochSeconds(service.clock);
@@ -671,11 +667,8 @@ describe('a single-use item whose put lands late, after it was used', () => {
       writeTransaction(service.app.table, [
         { label: 'challenge', item: challengeTake(service.app.table, company.company_id, challenge, now) },
       ]);
-    await withTheFirstPutLate(
-      challenge,
-      () => storeChallenge(service.app.table, company.company_id, challenge, { purpose: 'login', expires_at: now + 300 }),
-      take,
-    );
+    const store = () => storeChallenge(service.app.table, company.company_id, challenge, { purpose: 'login', expires_at: now + 300 });
+    await withFirstCopyLate('PutItem', challenge, store, take);
     expect(await getChallenge(service.app.table, company.company_id, challenge, now)).toBeUndefined();
     await expect(take()).rejects.toBeInstanceOf(ConditionsFailed);
   });
@@ -689,18 +682,8 @@ describe('a single-use item whose put lands late, after it was used', () => {
       writeTransaction(service.app.table, [
         { label: 'proof', item: phoneProofConsume(service.app.table, company.company_id, proofHash, expected) },
       ]);
-    await withTheFirstPutLate(
-      proofHash,
-      () =>
-        putPhoneProof(service.app.table, company.company_id, proofHash, {
-          phone_e164: phone,
-          user_type: 2,
-          otp_type: 2,
-          created_at: now,
-          expires_at: now + 600,
-        }),
-      use,
-    );
+    const record = { phone_e164: phone, user_type: 2, otp_type: 2, created_at: now, expires_at: now + 600 };
+    await withFirstCopyLate('PutItem', proofHash, () => putPhoneProof(service.app.table, company.company_id, proofHash, record), use);
     await expect(use()).rejects.toBeInstanceOf(ConditionsFailed);
   });
 });
@@ -712,21 +695,8 @@ describe('a count given back whose write lands late', () => {
       expect(await countInWindow(service.app.table, key, 'sent', 10, epochSeconds(service.clock) + 3600)).toBe(true);
     await count();
     await count();
-    // The give-back's first copy is held (a request stalled on its way) until released; its retry gives one back.
-    dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
-    let givebacks = 0;
-    dynamoProxy.rule = ({ operation, body }) =>
-      operation === 'UpdateItem' && body.includes(':minusOne') && givebacks++ === 0 ? 'late' : 'pass';
-    try {
-      await uncountInWindow(service.app.table, key, 'sent');
-      dynamoProxy.rule = () => 'pass';
-      await count();
-      // The held copy lands now, after that count.
-      await dynamoProxy.releaseLate();
-      expect(givebacks).toBe(2);
-    } finally {
-      dynamoProxy.lateMs = 1_500;
-    }
+    // The give-back's held copy lands after another count.
+    await withFirstCopyLate('UpdateItem', ':minusOne', () => uncountInWindow(service.app.table, key, 'sent'), count);
     const stored = await direct.send(new GetCommand({ TableName: table, Key: key }));
     expect(stored.Item?.sent).toBe(2);
   });
@@ -741,32 +711,19 @@ describe('a right PIN whose clear of its tally lands late', () => {
     });
 
   /**
-   * The tries left after a right PIN on a device (`rightPin`, which calls `holdNextClear` before the
-   * request whose clear is held) whose clear's first copy is held until released, its retry clearing
-   * the tally; then two wrong PIN logins on the device, the held copy landing after them, and a third.
+   * The tries left after a right PIN on a device (the request `prepare` answers, made once prepared)
+   * whose clear's held copy lands after two wrong PIN logins on the device: those two and a third.
    */
-  async function triesLeftAfterALateClear(rightPin: (device: Device, holdNextClear: () => void) => Promise<Answer>) {
+  async function triesLeftAfterALateClear(prepare: (device: Device) => Promise<() => Promise<Answer>>) {
     const { device } = await signUpWithDevice(service, company);
-    dynamoProxy.lateMs = Number.POSITIVE_INFINITY;
-    let clears = 0;
-    const holdNextClear = () => {
-      dynamoProxy.rule = ({ operation, body }) =>
-        operation === 'DeleteItem' && body.includes('"PINTRIES#login') && clears++ === 0 ? 'late' : 'pass';
-    };
-    try {
-      const right = await rightPin(device, holdNextClear);
-      expect(right.status, JSON.stringify(right.body)).toBe(200);
-      dynamoProxy.rule = () => 'pass';
-      const wrong = [await pinLogin(device, '0000'), await pinLogin(device, '0000')];
-      // The held copy lands now, after the two wrong tries.
-      await dynamoProxy.releaseLate();
-      // The held copy and its retry.
-      expect(clears).toBe(2);
-      const third = await pinLogin(device, '0000');
-      return [...wrong, third].map((answer) => [answer.status, answer.body.data.attempts_left]);
-    } finally {
-      dynamoProxy.lateMs = 1_500;
-    }
+    const rightPin = await prepare(device);
+    const wrong: Answer[] = [];
+    const right = await withFirstCopyLate('DeleteItem', '"PINTRIES#login', rightPin, async () => {
+      wrong.push(await pinLogin(device, '0000'), await pinLogin(device, '0000'));
+    });
+    expect(right.status, JSON.stringify(right.body)).toBe(200);
+    const third = await pinLogin(device, '0000');
+    return [...wrong, third].map((answer) => [answer.status, answer.body.data.attempts_left]);
   }
   const countedOnce = [
     [400, 4],
@@ -775,23 +732,20 @@ describe('a right PIN whose clear of its tally lands late', () => {
   ];
 
   it('leaves the wrong tries sent after its login: the late copy of the clear deletes none of them', async () => {
-    const left = await triesLeftAfterALateClear((device, holdNextClear) => {
-      holdNextClear();
-      return pinLogin(device, PINS.login_pin);
-    });
-    expect(left).toEqual(countedOnce);
+    expect(await triesLeftAfterALateClear(async (device) => () => pinLogin(device, PINS.login_pin))).toEqual(countedOnce);
   });
 
   it('leaves the wrong tries sent after a step-up by the device: the late copy of its clear deletes none of them', async () => {
-    const left = await triesLeftAfterALateClear(async (device, holdNextClear) => {
+    const left = await triesLeftAfterALateClear(async (device) => {
+      // A strong session first; the step-up's clear is the one held.
       const strong = await pinLogin(device, PINS.login_pin);
       expect(strong.status, JSON.stringify(strong.body)).toBe(200);
-      holdNextClear();
-      return invoke(service.handlers.stepUp, {
-        path: '/s',
-        headers: headers({ 'Idempotency-Key': randomUUID(), Authorization: `Token ${strong.body.data.token.token}` }),
-        body: signedStepUp(device, company.company_id, PINS.login_pin, epochSeconds(service.clock)),
-      });
+      return () =>
+        invoke(service.handlers.stepUp, {
+          path: '/s',
+          headers: headers({ 'Idempotency-Key': randomUUID(), Authorization: `Token ${strong.body.data.token.token}` }),
+          body: signedStepUp(device, company.company_id, PINS.login_pin, epochSeconds(service.clock)),
+        });
     });
     expect(left).toEqual(countedOnce);
   });
