@@ -63,6 +63,18 @@ export const END_CHANGE = {
   attributes: ['ended_reason', 'ended_at', 'ended_by_request', 'change_id', 'expires_at'],
 };
 
+/**
+ * A phone proof used up (lib/store/proof-store.ts phoneProofConsume): marked used, not deleted, so a late
+ * copy of its put cannot store it unused again; the attributes its condition reads and the one it sets.
+ */
+export const USE_PHONE_PROOF = {
+  actions: ['UpdateItem'],
+  keys: ['phoneProof'],
+  attributes: ['used_at', 'expires_at', 'phone_e164', 'user_type', 'otp_type', 'user_id'],
+};
+/** A passkey challenge taken by its ceremony (lib/store/passkey-store.ts challengeTake): marked taken, not deleted, likewise. */
+export const TAKE_CHALLENGE = { actions: ['UpdateItem'], keys: ['webauthnChallenge'], attributes: ['taken_at', 'expires_at'] };
+
 /** The user record as a deletion leaves it (lib/store/erasure-store.ts userDeletionChange). */
 export const DELETION_USER = [
   'status_id',

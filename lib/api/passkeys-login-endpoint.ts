@@ -1,6 +1,6 @@
 import { type Endpoint, sampleTokens, sampleUserId } from '../http/endpoint.js';
 import { passkeyLoginBody, passkeyLoginResult } from '../passkeys/passkey-schemas.js';
-import { END_CHANGE, keepAnswers, recordUseAndEndSessions, spendProofs, UNREAD } from './grant-parts.js';
+import { END_CHANGE, keepAnswers, recordUseAndEndSessions, spendProofs, TAKE_CHALLENGE, UNREAD } from './grant-parts.js';
 
 export const passkeysLoginEndpoint = {
   operationId: 'passkeysLogin',
@@ -40,7 +40,7 @@ export const passkeysLoginEndpoint = {
         actions: ['DeleteItem'],
         keys: ['userPasskey', 'passkeyCredential', 'deviceIndex', 'userDevice', 'phoneChangeIndex'],
       },
-      { actions: ['UpdateItem'], keys: ['webauthnChallenge'], attributes: ['taken_at', 'expires_at'] },
+      TAKE_CHALLENGE,
       // With not_me: 1, as user/security/not_me: changes ended, devices on probation and young passkeys removed, other sessions ended.
       END_CHANGE,
       { actions: ['UpdateItem'], keys: ['userPasskeyCount'], attributes: ['passkey_count'] },

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../http/endpoint.js';
 import { passkeyRegisterBody, passkeyRegisterResult } from '../passkeys/passkey-schemas.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse, UNREAD } from './grant-parts.js';
+import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordSessionUse, TAKE_CHALLENGE, UNREAD } from './grant-parts.js';
 
 export const passkeysRegisterEndpoint = {
   operationId: 'passkeysRegister',
@@ -31,7 +31,7 @@ export const passkeysRegisterEndpoint = {
       keepAnswers,
       readCompanyAndSession,
       { actions: ['GetItem'], keys: ['webauthnChallenge'] },
-      { actions: ['UpdateItem'], keys: ['webauthnChallenge'], attributes: ['taken_at', 'expires_at'] },
+      TAKE_CHALLENGE,
       // A retry whose challenge its first run took (its answer lost) finds the passkey that run added.
       { actions: ['GetItem'], keys: ['passkeyCredential', 'userPasskey'] },
       { actions: ['PutItem'], keys: ['passkeyCredential', 'userPasskey', 'notification'] },

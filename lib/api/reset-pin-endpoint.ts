@@ -1,7 +1,7 @@
 import { duration, type Endpoint } from '../http/endpoint.js';
 import { changePinResult } from '../pins/change-pin-result.js';
 import { resetPinBody } from '../pins/reset-pin-input.js';
-import { holdOrEndPinChange, keepAnswers, readCompanyAndSession } from './grant-parts.js';
+import { holdOrEndPinChange, keepAnswers, readCompanyAndSession, USE_PHONE_PROOF } from './grant-parts.js';
 
 export const resetPinEndpoint = {
   operationId: 'resetPin',
@@ -34,11 +34,7 @@ export const resetPinEndpoint = {
       { actions: ['UpdateItem'], keys: ['user', 'unreadCount'] },
       { actions: ['Query'], keys: ['session'] },
       { actions: ['DeleteItem'], keys: ['pinTries'] },
-      {
-        actions: ['UpdateItem'],
-        keys: ['phoneProof'],
-        attributes: ['used_at', 'expires_at', 'phone_e164', 'user_type', 'otp_type', 'user_id'],
-      },
+      USE_PHONE_PROOF,
       { actions: ['PutItem'], keys: ['notification'] },
       // From an SMS-strength session the new PIN waits (contract 3.15); from a strong one it supersedes a reset that waited.
       ...holdOrEndPinChange,

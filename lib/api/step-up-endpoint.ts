@@ -1,7 +1,16 @@
 import { type Endpoint, sampleTokens } from '../http/endpoint.js';
 import { stepUpBody } from '../step-up/step-up-input.js';
 import { stepUpResult } from '../step-up/step-up-result.js';
-import { keepAnswers, PIN_REHASH, PIN_TRIES, readCompanyAndSession, spendProofs, TRIES_READ_BACK, UNREAD } from './grant-parts.js';
+import {
+  keepAnswers,
+  PIN_REHASH,
+  PIN_TRIES,
+  readCompanyAndSession,
+  spendProofs,
+  TAKE_CHALLENGE,
+  TRIES_READ_BACK,
+  UNREAD,
+} from './grant-parts.js';
 
 export const stepUpEndpoint = {
   operationId: 'stepUp',
@@ -61,7 +70,7 @@ export const stepUpEndpoint = {
       },
       // A step-up by passkey (contract 3.15, second reading): its challenge and passkey read, the challenge taken, the counter moved.
       { actions: ['GetItem'], keys: ['webauthnChallenge', 'passkeyCredential', 'userPasskey'] },
-      { actions: ['UpdateItem'], keys: ['webauthnChallenge'], attributes: ['taken_at', 'expires_at'] },
+      TAKE_CHALLENGE,
       { actions: ['UpdateItem'], keys: ['userPasskey'], attributes: ['counter', 'last_used_at', 'cloned_at'] },
     ],
     secret: true,

@@ -11,6 +11,7 @@ import {
   recordUseAndEndSessions,
   TRIES_READ_BACK,
   UNREAD,
+  USE_PHONE_PROOF,
 } from './grant-parts.js';
 
 export const userPhoneChangeEndpoint = {
@@ -74,11 +75,7 @@ export const userPhoneChangeEndpoint = {
       },
       { actions: ['PutItem'], keys: ['phoneClaim', 'notification'] },
       { actions: ['DeleteItem'], keys: ['phoneClaim', 'otp', 'emailClaim'] },
-      {
-        actions: ['UpdateItem'],
-        keys: ['phoneProof'],
-        attributes: ['used_at', 'expires_at', 'phone_e164', 'user_type', 'otp_type', 'user_id'],
-      },
+      USE_PHONE_PROOF,
       // The holder's devices and passkeys: a live holder is never displaced by a reclaim (contract 3.15; a passkey used in 90 days keeps it live).
       { actions: ['Query'], keys: ['session', 'userDevice', 'userPasskey'] },
       checkChangesNotFrozen,

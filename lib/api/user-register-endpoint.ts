@@ -1,7 +1,14 @@
 import { duration, type Endpoint, sampleTokens, sampleUserId } from '../http/endpoint.js';
 import { userRegisterBody } from '../registration/user-register-input.js';
 import { userRegisterResult } from '../registration/user-register-result.js';
-import { appendStaffRecord, keepAnswers, readCompanyAndSession, recordUseAndEndSessions, spendProofs } from './grant-parts.js';
+import {
+  appendStaffRecord,
+  keepAnswers,
+  readCompanyAndSession,
+  recordUseAndEndSessions,
+  spendProofs,
+  USE_PHONE_PROOF,
+} from './grant-parts.js';
 
 export const userRegisterEndpoint = {
   operationId: 'userRegister',
@@ -74,11 +81,7 @@ export const userRegisterEndpoint = {
       { actions: ['UpdateItem'], keys: ['deviceIndex', 'userDevice'] },
       // A phone proof used up; a reclaimed holder's email claim and sessions.
       { actions: ['DeleteItem'], keys: ['emailClaim'] },
-      {
-        actions: ['UpdateItem'],
-        keys: ['phoneProof'],
-        attributes: ['used_at', 'expires_at', 'phone_e164', 'user_type', 'otp_type', 'user_id'],
-      },
+      USE_PHONE_PROOF,
       // The holder's devices and passkeys: a live holder is never displaced by a reclaim (contract 3.15; a passkey used in 90 days keeps it live).
       { actions: ['Query'], keys: ['session', 'userDevice', 'userPasskey'] },
       // An employee's registration by an admin is a staff action (contract 3.14, round 6): its record.
