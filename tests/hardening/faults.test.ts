@@ -14,7 +14,7 @@ import { phoneProofConsume, putPhoneProof } from '../../lib/store/proof-store.js
 import { countInWindow, uncountInWindow } from '../../lib/store/send-limit-store.js';
 import { querySessions } from '../../lib/store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../../lib/store/transactions.js';
-import { type Device, PINS, signUpWithDevice } from '../devices/device-helpers.js';
+import { type Device, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
 import { newDeviceKeyPair, signedLoginPin, signedStepUp } from '../harness/device-keys.js';
 import { createOwnTable, localClient } from '../harness/dynamodb-local.js';
 import { type DynamoRequest, type FaultMode, type FaultProxy, faultWhen, startFaultProxy } from '../harness/fault-proxy.js';
@@ -703,13 +703,6 @@ describe('a count given back whose write lands late', () => {
 });
 
 describe('a right PIN whose clear of its tally lands late', () => {
-  const pinLogin = (device: Device, pin: string) =>
-    invoke(service.handlers.loginPin, {
-      path: '/p',
-      headers: headers({ 'Idempotency-Key': randomUUID() }),
-      body: signedLoginPin(device, company.company_id, pin, { timestamp: epochSeconds(service.clock) }),
-    });
-
   /**
    * The tries left after a right PIN on a device (the request `prepare` answers, made once prepared)
    * whose clear's held copy lands after two wrong PIN logins on the device: those two and a third.
@@ -719,10 +712,10 @@ describe('a right PIN whose clear of its tally lands late', () => {
     const rightPin = await prepare(device);
     const wrong: Answer[] = [];
     const right = await withFirstCopyLate('DeleteItem', '"PINTRIES#login', rightPin, async () => {
-      wrong.push(await pinLogin(device, '0000'), await pinLogin(device, '0000'));
+      wrong.push(await pinLogin(service, company, device, '0000'), await pinLogin(service, company, device, '0000'));
     });
     expect(right.status, JSON.stringify(right.body)).toBe(200);
-    const third = await pinLogin(device, '0000');
+    const third = await pinLogin(service, company, device, '0000');
     return [...wrong, third].map((answer) => [answer.status, answer.body.data.attempts_left]);
   }
   const countedOnce = [
@@ -732,13 +725,13 @@ describe('a right PIN whose clear of its tally lands late', () => {
   ];
 
   it('leaves the wrong tries sent after its login: the late copy of the clear deletes none of them', async () => {
-    expect(await triesLeftAfterALateClear(async (device) => () => pinLogin(device, PINS.login_pin))).toEqual(countedOnce);
+    expect(await triesLeftAfterALateClear(async (device) => () => pinLogin(service, company, device, PINS.login_pin))).toEqual(countedOnce);
   });
 
   it('leaves the wrong tries sent after a step-up by the device: the late copy of its clear deletes none of them', async () => {
     const left = await triesLeftAfterALateClear(async (device) => {
       // A strong session first; the step-up's clear is the one held.
-      const strong = await pinLogin(device, PINS.login_pin);
+      const strong = await pinLogin(service, company, device, PINS.login_pin);
       expect(strong.status, JSON.stringify(strong.body)).toBe(200);
       return () =>
         invoke(service.handlers.stepUp, {
