@@ -164,7 +164,7 @@ export async function reserveSend(app: LimitParts, company: Company, phone: stri
   const rangeCounted = rangeOutcome.status === 'fulfilled' && rangeOutcome.value === true;
   const release = async () => {
     await Promise.all([
-      uncountPhoneSend(table, companyId, phone, now, phoneSend.before),
+      uncountPhoneSend(table, companyId, phone, phoneSend.sendId, phoneSend.before),
       shard !== undefined &&
         uncountInWindow(table, companySendLimitKey(companyId, hour, shard), 'sent').then(() =>
           fullSendShards.forget(companyId, hour, shard),

@@ -16,8 +16,8 @@ interface PhoneSends {
 }
 
 export type PhoneSendResult =
-  /** Counted; `before` is what to put back should the send fail. */
-  | { counted: true; before: PhoneSends | undefined }
+  /** Counted; `before` is what to put back should the send fail, `sendId` the count's own mark on the counters. */
+  | { counted: true; before: PhoneSends | undefined; sendId: string }
   /** Not counted; `seen` is the state that refused it. */
   | { counted: false; seen: PhoneSends | undefined };
 
@@ -44,7 +44,7 @@ async function conditionalUpdate(
       }),
     ),
   );
-  if (outcome.written) return { counted: true, before: outcome.result.Attributes as PhoneSends | undefined };
+  if (outcome.written) return { counted: true, before: outcome.result.Attributes as PhoneSends | undefined, sendId };
   const seen = outcome.seen as (PhoneSends & { send_id?: string; previous_sent_at?: number }) | undefined;
   if (seen?.send_id !== sendId) return { counted: false, seen };
   // Counted by an attempt whose answer was lost: what it replaced, as far as a release needs it
@@ -53,7 +53,7 @@ async function conditionalUpdate(
     seen.window_count > 1
       ? { window_start: seen.window_start, window_count: seen.window_count - 1, last_sent_at: seen.previous_sent_at ?? 0 }
       : undefined;
-  return { counted: true, before };
+  return { counted: true, before, sendId };
 }
 
 /** Counts a send that opens a new window: the phone has no open window and no recent send. */
@@ -94,10 +94,14 @@ export function countSendInWindow(
   );
 }
 
-/** Undoes a counted send whose SMS failed, unless a later send has changed the counters since. */
-export async function uncountPhoneSend(table: Table, companyId: string, phone: string, countedAt: number, before: PhoneSends | undefined) {
+/**
+ * Undoes a counted send whose SMS failed, unless a later send has changed the counters since: only
+ * while they still carry the send's id. Not its second: after the undo a new send may come in the
+ * same second, and a late copy of the undo would take that one back too.
+ */
+export async function uncountPhoneSend(table: Table, companyId: string, phone: string, sendId: string, before: PhoneSends | undefined) {
   const key = phoneSendLimitKey(companyId, phone);
-  const unchanged = { ConditionExpression: 'last_sent_at = :countedAt', ExpressionAttributeValues: { ':countedAt': countedAt } };
+  const unchanged = { ConditionExpression: 'send_id = :sendId', ExpressionAttributeValues: { ':sendId': sendId } };
   await conditionalWrite(
     before
       ? table.client.send(new PutCommand({ TableName: table.name, Item: { ...before, ...key }, ...unchanged }))

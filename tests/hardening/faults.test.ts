@@ -11,7 +11,7 @@ import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
 import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey, SESSION_PREFIX } from '../../lib/store/keys.js';
 import { challengeTake, getChallenge, storeChallenge } from '../../lib/store/passkey-store.js';
 import { phoneProofConsume, putPhoneProof } from '../../lib/store/proof-store.js';
-import { countInWindow, uncountInWindow } from '../../lib/store/send-limit-store.js';
+import { countInWindow, countSendInNewWindow, uncountInWindow, uncountPhoneSend } from '../../lib/store/send-limit-store.js';
 import { querySessions } from '../../lib/store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../../lib/store/transactions.js';
 import { type Device, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
@@ -699,6 +699,29 @@ describe('a count given back whose write lands late', () => {
     await withFirstCopyLate('UpdateItem', ':minusOne', () => uncountInWindow(service.app.table, key, 'sent'), count);
     const stored = await direct.send(new GetCommand({ TableName: table, Key: key }));
     expect(stored.Item?.sent).toBe(2);
+  });
+});
+
+describe('a send given back whose write lands late', () => {
+  it('takes back its own count only: the late copy, landing after a new send in the same second, leaves that one counted', async () => {
+    const phone = `+1${randomPhoneNumber()}`;
+    const now = epochSeconds(service.clock);
+    const interval = service.app.config.otp.sendIntervalSeconds;
+    const count = () => countSendInNewWindow(service.app.table, company.company_id, phone, now, interval);
+    const failed = await count();
+    expect(failed.counted).toBe(true);
+    const sendId = failed.counted ? failed.sendId : '';
+    // The failed send's give-back is held; a new send in the same second is counted meanwhile.
+    await withFirstCopyLate(
+      'DeleteItem',
+      '#SENDS#',
+      () => uncountPhoneSend(service.app.table, company.company_id, phone, sendId, undefined),
+      async () => expect((await count()).counted).toBe(true),
+    );
+    const stored = await direct.send(new GetCommand({ TableName: table, Key: phoneSendLimitKey(company.company_id, phone) }));
+    expect(stored.Item).toMatchObject({ window_count: 1, last_sent_at: now });
+    // So the interval holds: another send in that second is refused.
+    expect((await count()).counted).toBe(false);
   });
 });
 
