@@ -53,7 +53,11 @@ module.exports = {
         attributes: ['status_id', 'erased_at', 'erase_after', 'notification_body', 'referred_user_id'],
       },
       { actions: ['PutItem'], keys: ['user'] },
-      { actions: ['DeleteItem'], keys: ['erasureDue', 'referralCode', 'phoneClaim', 'emailClaim'] },
+      // The number's codes and counters, each only if expired or written while it was the user's.
+      {
+        actions: ['DeleteItem'],
+        keys: ['erasureDue', 'referralCode', 'phoneClaim', 'emailClaim', 'otp', 'phoneSendLimit', 'phoneFailures'],
+      },
       {
         actions: ['BatchWriteItem'],
         // Ended sessions are kept, marked, until their TTL: the partition's erasure takes them, and a
@@ -66,9 +70,6 @@ module.exports = {
           'referralCount',
           'pinTries',
           'deviceNonce',
-          'otp',
-          'phoneSendLimit',
-          'phoneFailures',
           'session',
           'pendingChange',
           // Passkeys (contract 3.16): each one, the user's count, and the company's claim of its credential id.

@@ -7,6 +7,7 @@ import {
   deleteErasureDue,
   deleteIfUsers,
   deleteKeys,
+  deletePhoneItemWrittenBefore,
   deviceNonceKeys,
   dueErasures,
   erasureCompanies,
@@ -60,18 +61,48 @@ export interface EraseOutcome {
   more: boolean;
 }
 
-/** The items of a phone that a login left behind (codes, send and failure counters), when no one holds the phone any more. */
-async function phoneItems(app: Pick<App, 'table'>, companyId: string, phoneE164: string): Promise<ItemKey[]> {
-  const userTypes = Object.values(UserType);
-  for (const userType of userTypes) {
-    // The phone is someone else's now: what is kept under it is theirs.
-    if (await itemExists(app.table, phoneClaimKey(companyId, phoneE164, userType))) return [];
-  }
-  return [
-    ...userTypes.flatMap((userType) => Object.values(OtpType).map((otpType) => otpKey(companyId, phoneE164, userType, otpType))),
-    phoneSendLimitKey(companyId, phoneE164),
-    phoneFailuresKey(companyId, phoneE164),
+/**
+ * The codes and counters of the user's number: each is erased if it expired, or if it was written
+ * while the number was still the user's (before `freedBefore`); whatever someone who took the number
+ * up later has written under it meanwhile (a registration's code, its sends, its wrong codes) is
+ * theirs and stays. Each delete is conditional, so one written while the eraser runs stays too.
+ */
+async function erasePhoneItems(
+  app: Pick<App, 'table'>,
+  companyId: string,
+  phoneE164: string,
+  freedBefore: number | undefined,
+  now: number,
+) {
+  const items: { key: ItemKey; writtenAt: string }[] = [
+    ...Object.values(UserType).flatMap((userType) =>
+      Object.values(OtpType).map((otpType) => ({ key: otpKey(companyId, phoneE164, userType, otpType), writtenAt: 'created_at' })),
+    ),
+    { key: phoneSendLimitKey(companyId, phoneE164), writtenAt: 'last_sent_at' },
+    { key: phoneFailuresKey(companyId, phoneE164), writtenAt: 'window_start' },
   ];
+  await Promise.all(items.map(({ key, writtenAt }) => deletePhoneItemWrittenBefore(app.table, key, writtenAt, freedBefore, now)));
+}
+
+/**
+ * Until when the number was the erased user's, as far as the table tells. A held deletion kept it
+ * claimed until this erasure freed it (now); an at-once deletion freed it at `deleted_at` (its whole
+ * second counted as theirs). While an account holds it (a reclaim, or the person's account of another
+ * user type), nothing but the expired is the erased user's.
+ */
+async function phoneFreedBefore(
+  app: Pick<App, 'table'>,
+  companyId: string,
+  phoneE164: string,
+  claimFreedNow: boolean,
+  deletedAt: number | undefined,
+  now: number,
+): Promise<number | undefined> {
+  for (const userType of Object.values(UserType)) {
+    if (await itemExists(app.table, phoneClaimKey(companyId, phoneE164, userType))) return undefined;
+  }
+  if (claimFreedNow) return now;
+  return deletedAt === undefined ? undefined : deletedAt + 1;
 }
 
 /** Erases one user whose erasure is due; false when they are not (restored, or not yet due). */
@@ -79,7 +110,7 @@ export async function eraseAccount(app: Pick<App, 'table' | 'clock'>, companyId:
   const now = epochSeconds(app.clock);
   if (!(await markErasing(app.table, companyId, userId, now))) return false;
   const user = (await getUser(app.table, companyId, userId, true)) as
-    | (UserRecord & { deleted_device_keys?: string[]; erased_at?: number })
+    | (UserRecord & { deleted_device_keys?: string[]; deleted_at?: number; erased_at?: number })
     | undefined;
   // Replaced by its shell already (a run after the last step): nothing personal is left.
   if (!user || user.phone_e164 === undefined) return true;
@@ -96,9 +127,10 @@ export async function eraseAccount(app: Pick<App, 'table' | 'clock'>, companyId:
   }
   await releaseReferralCode(app.table, companyId, user.referral_code, userId);
   // Claims the deletion freed are gone already; these hold only if a claim was still theirs.
-  await deleteIfUsers(app.table, phoneClaimKey(companyId, user.phone_e164, user.user_type), userId);
+  const claimFreedNow = await deleteIfUsers(app.table, phoneClaimKey(companyId, user.phone_e164, user.user_type), userId);
   if (user.email) await deleteIfUsers(app.table, emailClaimKey(companyId, user.email, user.user_type), userId);
-  await deleteKeys(app.table, await phoneItems(app, companyId, user.phone_e164));
+  const freedBefore = await phoneFreedBefore(app, companyId, user.phone_e164, claimFreedNow, user.deleted_at, now);
+  await erasePhoneItems(app, companyId, user.phone_e164, freedBefore, now);
   if (user.referred_by) {
     for (const key of await referralNotificationsNaming(app.table, companyId, user.referred_by, userId)) {
       await blankReferralNotification(app.table, key, ERASED_REFERRAL_TEXT);

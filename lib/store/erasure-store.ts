@@ -153,9 +153,36 @@ export async function deleteKeys(table: Table, keys: ItemKey[]): Promise<void> {
   );
 }
 
-/** Deletes an item only while it names this user (a claim, a device's index). */
-export async function deleteIfUsers(table: Table, key: ItemKey, userId: string): Promise<void> {
-  await conditionalWrite(table.client.send(new DeleteCommand({ ...claimRelease(table, key, userId).Delete! })));
+/** Deletes an item only while it names this user (a claim, a device's index); true when it did. */
+export async function deleteIfUsers(table: Table, key: ItemKey, userId: string): Promise<boolean> {
+  return (await conditionalWrite(table.client.send(new DeleteCommand({ ...claimRelease(table, key, userId).Delete! })))).written;
+}
+
+/**
+ * Deletes one of a number's codes or counters if it expired, or if it was last written (its
+ * `writtenAt` attribute, in seconds) before `before`: one conditional delete, so an item whoever
+ * uses the number next writes meanwhile is never taken with it.
+ */
+export async function deletePhoneItemWrittenBefore(
+  table: Table,
+  key: ItemKey,
+  writtenAt: string,
+  before: number | undefined,
+  now: number,
+): Promise<void> {
+  const written = before === undefined ? '' : ' OR #written < :before';
+  await conditionalWrite(
+    table.client.send(
+      new DeleteCommand({
+        TableName: table.name,
+        Key: key,
+        ConditionExpression: `attribute_exists(pk) AND (expires_at <= :now${written})`,
+        ...(before === undefined
+          ? { ExpressionAttributeValues: { ':now': now } }
+          : { ExpressionAttributeNames: { '#written': writtenAt }, ExpressionAttributeValues: { ':now': now, ':before': before } }),
+      }),
+    ),
+  );
 }
 
 /** The erased user's referral code stops attributing: its claim goes, only while theirs. */

@@ -8,7 +8,7 @@ import { accountsEraseHandler } from '../../functions/accounts-erase.js';
 import { eraseDueAccounts } from '../../lib/account/erasure.js';
 import type { Company } from '../../lib/companies/companies.js';
 import { markErasing } from '../../lib/store/erasure-store.js';
-import { emailClaimKey, type ItemKey, phoneClaimKey, userKey } from '../../lib/store/keys.js';
+import { emailClaimKey, type ItemKey, otpKey, phoneClaimKey, phoneFailuresKey, phoneSendLimitKey, userKey } from '../../lib/store/keys.js';
 import { getUserWithReferralCount } from '../../lib/store/referral-store.js';
 import { main as eraseAccounts } from '../../scripts/erase-accounts.js';
 import { main as restoreUser } from '../../scripts/restore-user.js';
@@ -16,12 +16,14 @@ import { PINS, pinLogin, signUpWithDevice, strongSession } from '../devices/devi
 import { createOwnTable } from '../harness/dynamodb-local.js';
 import {
   type Account,
+  codeIn,
   expectFailure,
   type InProcessService,
   invoke,
   lambdaContext,
   logIn,
   newCompany,
+  outboxMessages,
   sampleRegistration,
   signUp,
   testEnvironment,
@@ -213,6 +215,43 @@ describe('the eraser', () => {
     expect(
       (await signUp(own, kept, { phone_number: account.registration.phone_number, email: account.registration.email })).userId,
     ).toBeTruthy();
+  });
+
+  it('leaves the code, sends and wrong codes of whoever took the number up after the deletion freed it', async () => {
+    const own = ownService();
+    const freed = await newCompany(own);
+    const { account, device } = await signUpWithDevice(own, freed);
+    const phoneE164 = `+1${account.registration.phone_number}`;
+    // The user's own login by code just before: their code and counters go with them.
+    await logIn(own, freed, account);
+    await deleteAccount(own, freed, await strongSession(own, freed, device));
+    // Someone registering the freed number, once a send to it is allowed again: a code sent, one wrong code typed.
+    own.clock.advance(own.app.config.otp.sendIntervalSeconds + 1);
+    const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 2 };
+    const headers = { CompanyID: freed.company_id };
+    expect((await invoke(own.handlers.loginPhone, { path: '/l', headers, body: target })).status).toBe(200);
+    const code = codeIn(outboxMessages(own.app.config.sms.outboxFile, phoneE164).at(-1));
+    const wrong = code === '000000' ? '111111' : '000000';
+    expectFailure(await invoke(own.handlers.verifyOtp, { path: '/v', headers, body: { ...target, otp: wrong } }), 400, 9);
+    const item = async (key: ItemKey) =>
+      (await own.app.table.client.send(new GetCommand({ TableName: own.app.table.name, Key: key, ConsistentRead: true }))).Item;
+    const before = {
+      code: await item(otpKey(freed.company_id, phoneE164, 2, 2)),
+      sends: await item(phoneSendLimitKey(freed.company_id, phoneE164)),
+      failures: await item(phoneFailuresKey(freed.company_id, phoneE164)),
+    };
+    // The hour's window counts the user's send and the newcomer's: the newcomer's sends were last.
+    expect(before.sends).toMatchObject({ window_count: 2 });
+    expect(before.failures?.tries?.size).toBe(1);
+
+    expect(await eraseDueAccounts(own.app, { companyId: freed.company_id, timeLeftMs: forever })).toMatchObject({ erased: 1 });
+    // The erased user's login code is gone; the newcomer's items are as they were.
+    expect(await item(otpKey(freed.company_id, phoneE164, 2, 1))).toBeUndefined();
+    expect(await item(otpKey(freed.company_id, phoneE164, 2, 2))).toEqual(before.code);
+    expect(await item(phoneSendLimitKey(freed.company_id, phoneE164))).toEqual(before.sends);
+    expect(await item(phoneFailuresKey(freed.company_id, phoneE164))).toEqual(before.failures);
+    const verified = await invoke(own.handlers.verifyOtp, { path: '/v', headers, body: { ...target, otp: code } });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
   });
 
   it('is paged and resumable: a run that runs out of time leaves the rest to the next', async () => {
