@@ -180,6 +180,7 @@ export function chaosContext(setup: ChaosSetup): ChaosContext {
     report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
     const kind = `${answer.status}${answer.body?.error?.[0] ? ` code ${answer.body.error[0]}` : ''}`;
     report.msByAnswer[kind] = Math.round((report.msByAnswer[kind] ?? 0) + performance.now() - sentAt);
+    if (answer.status === 503) report.unavailableBy[name] = (report.unavailableBy[name] ?? 0) + 1;
     const envelope = answer.body && (answer.body.success === 1 || answer.body.success === 0) && Array.isArray(answer.body.error);
     if (!DOCUMENTED.has(answer.status) || !envelope) wrong(`${name} answered outside the envelope or documented statuses`, answer);
     return answer;

@@ -96,6 +96,8 @@ export interface ChaosReport {
   /** Milliseconds the clients spent in requests, by the answer they got ("409 code 20"), and waiting before a retry, by the status retried. */
   msByAnswer: Record<string, number>;
   msWaitedAfter: Record<string, number>;
+  /** The endpoints that answered 503, and how often: where the faults still reach the client. */
+  unavailableBy: Record<string, number>;
   /** Each flow the clients ran while the run lasted: how often, for how long in all, and the requests it sent. */
   byFlow: Record<string, { runs: number; ms: number; requests: number }>;
   faultsByKind: Record<string, number>;
@@ -229,6 +231,7 @@ export const emptyReport = (): ChaosReport => ({
   byStatus: {},
   msByAnswer: {},
   msWaitedAfter: {},
+  unavailableBy: {},
   byFlow: {},
   faultsByKind: {},
   smsAnswersDropped: 0,
