@@ -63,7 +63,7 @@ export async function withDueProfileChange(
   // An old claim that is not the user's (never written, as for users from before claims) is left alone.
   for (let releaseOld = true; ; releaseOld = false) {
     const items: LabelledItem<string>[] = [
-      { label: 'user', item: userProfileChange(app.table, companyId, userId, fields, user.email, now, newEmail !== undefined) },
+      { label: 'user', item: userProfileChange(app.table, companyId, userId, fields, user, now, newEmail !== undefined) },
       { label: 'pending', item: pendingChangeComplete(app.table, pendingChangeKey(companyId, userId, 'profile'), due.change_id, now) },
     ];
     if (newEmail) {

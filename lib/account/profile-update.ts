@@ -88,7 +88,7 @@ async function profileChangeNow(app: App, principal: Principal, input: UserProfi
     const now = epochSeconds(app.clock);
     const newEmail = input.email !== undefined && input.email !== user.email ? input.email : undefined;
     const items: LabelledItem<'user' | 'email' | 'old_email'>[] = [
-      { label: 'user', item: userProfileChange(app.table, companyId, userId, changes, user.email, now, newEmail !== undefined) },
+      { label: 'user', item: userProfileChange(app.table, companyId, userId, changes, user, now, newEmail !== undefined) },
     ];
     if (newEmail) {
       items.push({ label: 'email', item: emailClaimPut(app.table, companyId, newEmail, user.user_type, userId) });

@@ -47,7 +47,11 @@ export const userProfileEndpoint = {
       { actions: ['Query'], keys: ['pendingChange', 'session', 'userDevice'] },
       { actions: ['GetItem', 'UpdateItem'], keys: ['phoneClaim'] },
       // And a held profile change that is due: the record's fields, a new email's claim taken, the old one given up.
-      { actions: ['UpdateItem'], keys: ['user'], attributes: [...DELETION_USER, 'first_name', 'last_name', 'email', 'birth_date'] },
+      {
+        actions: ['UpdateItem'],
+        keys: ['user'],
+        attributes: [...DELETION_USER, 'first_name', 'last_name', 'email', 'birth_date', 'profile_version'],
+      },
       { actions: ['PutItem', 'DeleteItem'], keys: ['emailClaim'] },
       { actions: ['PutItem'], keys: ['erasureDue', 'erasureCompany'] },
       END_CHANGE,

@@ -51,6 +51,7 @@ export const userProfileUpdateEndpoint = {
           'updated_at',
           'status_id',
           'session_version',
+          'profile_version',
         ],
       },
       { actions: ['PutItem', 'DeleteItem'], keys: ['emailClaim'] },

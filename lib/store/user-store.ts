@@ -38,6 +38,8 @@ export interface UserRecord {
   phone_verified: 0 | 1;
   /** How many sessions the user was ever granted: lets a change that ends them all see one granted meanwhile. */
   session_version: number;
+  /** Profile changes written (userProfileChange); absent: none yet. */
+  profile_version?: number | undefined;
   /** Devices bound (API contract 3.6), kept by the writes that bind and remove them; absent: none. */
   device_count?: number | undefined;
   /** Changes and resets of each PIN: a PIN login compared against an older one is refused its session. Absent: 0. */
@@ -143,14 +145,16 @@ export type ProfileChanges = Partial<Pick<UserRecord, 'first_name' | 'last_name'
  * read (`seenEmail`; undefined: none): a change racing another one of the same user is read again,
  * so the email claims the transaction moves always match the record. A change that moves the email
  * claim (`movesClaim`) counts in session_version, so a deletion or a disable that read the user
- * before it is refused and reads again, and never leaves the new claim held.
+ * before it is refused and reads again, and never leaves the new claim held. Every change counts in
+ * profile_version and is written only over the version read (`seen`), so a copy of it that lands
+ * late, after a newer change, is refused instead of putting the older values back.
  */
 export function userProfileChange(
   table: Table,
   companyId: string,
   userId: string,
   changes: ProfileChanges,
-  seenEmail: string | undefined,
+  seen: Pick<UserRecord, 'email' | 'profile_version'>,
   nowSeconds: number,
   movesClaim = false,
 ): TransactItem {
@@ -159,14 +163,16 @@ export function userProfileChange(
   const values: Record<string, unknown> = Object.fromEntries(entries.map(([, value], index) => [`:f${index}`, value]));
   values[':now'] = nowSeconds;
   values[':active'] = UserStatus.ACTIVE;
-  if (seenEmail !== undefined) values[':seenEmail'] = seenEmail;
-  if (movesClaim) values[':one'] = 1;
+  values[':one'] = 1;
+  values[':seenProfile'] = seen.profile_version ?? 0;
+  if (seen.email !== undefined) values[':seenEmail'] = seen.email;
+  const emailAsRead = seen.email === undefined ? 'attribute_not_exists(email)' : 'email = :seenEmail';
   return {
     Update: {
       TableName: table.name,
       Key: userKey(companyId, userId),
-      UpdateExpression: `SET ${[...entries.map((_, index) => `#f${index} = :f${index}`), 'updated_at = :now'].join(', ')}${movesClaim ? ' ADD session_version :one' : ''}`,
-      ConditionExpression: `attribute_exists(pk) AND status_id = :active AND ${seenEmail === undefined ? 'attribute_not_exists(email)' : 'email = :seenEmail'}`,
+      UpdateExpression: `SET ${[...entries.map((_, index) => `#f${index} = :f${index}`), 'updated_at = :now'].join(', ')} ADD profile_version :one${movesClaim ? ', session_version :one' : ''}`,
+      ConditionExpression: `attribute_exists(pk) AND status_id = :active AND ${emailAsRead} AND ${counterStillIs('profile_version', ':seenProfile', seen.profile_version ?? 0)}`,
       ...(entries.length ? { ExpressionAttributeNames: names } : {}),
       ExpressionAttributeValues: values,
     },

@@ -8,7 +8,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { epochSeconds } from '../../lib/clock.js';
 import type { Company } from '../../lib/companies/companies.js';
 import type { LambdaHttpHandler } from '../../lib/http/api-handler.js';
-import { companySendLimitKey, emailClaimKey, otpKey, phoneClaimKey, phoneSendLimitKey, SESSION_PREFIX } from '../../lib/store/keys.js';
+import {
+  companySendLimitKey,
+  emailClaimKey,
+  otpKey,
+  phoneClaimKey,
+  phoneSendLimitKey,
+  SESSION_PREFIX,
+  userKey,
+} from '../../lib/store/keys.js';
 import { challengeTake, getChallenge, storeChallenge } from '../../lib/store/passkey-store.js';
 import { phoneProofConsume, putPhoneProof } from '../../lib/store/proof-store.js';
 import { countInWindow, countSendInNewWindow, uncountInWindow, uncountPhoneSend } from '../../lib/store/send-limit-store.js';
@@ -699,6 +707,28 @@ describe('a count given back whose write lands late', () => {
     await withFirstCopyLate('UpdateItem', ':minusOne', () => uncountInWindow(service.app.table, key, 'sent'), count);
     const stored = await direct.send(new GetCommand({ TableName: table, Key: key }));
     expect(stored.Item?.sent).toBe(2);
+  });
+});
+
+describe('a profile change whose update lands late', () => {
+  it('leaves the newer change: the late copy of an older one, landing after it, puts nothing back', async () => {
+    const account = await signUp(service, company);
+    const update = async (image: string) => {
+      const answer = await invoke(service.handlers.userProfileUpdate, {
+        path: '/p',
+        headers: headers({ Authorization: account.authorization }),
+        body: { image },
+      });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    };
+    await withFirstCopyLate(
+      'UpdateItem',
+      'first.png',
+      () => update('https://example.com/first.png'),
+      () => update('https://example.com/second.png'),
+    );
+    const stored = await direct.send(new GetCommand({ TableName: table, Key: userKey(company.company_id, account.userId) }));
+    expect(stored.Item?.image).toBe('https://example.com/second.png');
   });
 });
 

@@ -197,6 +197,7 @@ const USER_RECORD_FIELDS: Record<keyof UserRecord, true> = {
   referral_count: true,
   phone_verified: true,
   session_version: true,
+  profile_version: true,
   device_count: true,
   login_pin_version: true,
   transaction_pin_version: true,
