@@ -79,7 +79,9 @@ async function erasePhoneItems(
       Object.values(OtpType).map((otpType) => ({ key: otpKey(companyId, phoneE164, userType, otpType), writtenAt: 'created_at' })),
     ),
     { key: phoneSendLimitKey(companyId, phoneE164), writtenAt: 'last_sent_at' },
-    { key: phoneFailuresKey(companyId, phoneE164), writtenAt: 'window_start' },
+    // A window's tries are dated by the latest (last_try_at), not by the window's start: one the user
+    // opened may hold the wrong codes of whoever had the number next.
+    { key: phoneFailuresKey(companyId, phoneE164), writtenAt: 'last_try_at' },
   ];
   await Promise.all(items.map(({ key, writtenAt }) => deletePhoneItemWrittenBefore(app.table, key, writtenAt, freedBefore, now)));
 }

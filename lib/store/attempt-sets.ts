@@ -62,6 +62,8 @@ export type WindowedTry =
 
 interface TriesWindow {
   window_start: number;
+  /** When its latest try was taken (the eraser dates a window by it). */
+  last_try_at?: number;
   tries?: Set<string> | undefined;
 }
 
@@ -83,7 +85,7 @@ export async function takeWindowedTry(
           TableName: table.name,
           Key: key,
           UpdateExpression:
-            'SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires) ADD tries :attempt',
+            'SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires), last_try_at = :now ADD tries :attempt',
           ConditionExpression: `(attribute_not_exists(window_start) OR window_start > :windowAgo) AND ${TRY_ROOM_LEFT}`,
           ExpressionAttributeValues: { ...tryValues(id, maxTries), ':now': now, ':expires': now + windowSeconds, ':windowAgo': windowAgo },
           ReturnValues: 'ALL_NEW',
@@ -102,7 +104,7 @@ export async function takeWindowedTry(
       table.client.send(
         new PutCommand({
           TableName: table.name,
-          Item: { ...key, window_start: now, tries: new Set([id]), expires_at: now + windowSeconds },
+          Item: { ...key, window_start: now, tries: new Set([id]), expires_at: now + windowSeconds, last_try_at: now },
           ConditionExpression: 'window_start <= :windowAgo',
           ExpressionAttributeValues: { ':windowAgo': windowAgo },
         }),
