@@ -13,6 +13,8 @@ interface PhoneSends {
   window_start: number;
   window_count: number;
   last_sent_at: number;
+  /** An hour after the latest send (its TTL). */
+  expires_at?: number;
 }
 
 export type PhoneSendResult =
@@ -51,7 +53,13 @@ async function conditionalUpdate(
   // (a send that opened its window replaced nothing still in force).
   const before =
     seen.window_count > 1
-      ? { window_start: seen.window_start, window_count: seen.window_count - 1, last_sent_at: seen.previous_sent_at ?? 0 }
+      ? {
+          window_start: seen.window_start,
+          window_count: seen.window_count - 1,
+          last_sent_at: seen.previous_sent_at ?? 0,
+          // As that send left it: a counter put back without it would never expire.
+          expires_at: (seen.previous_sent_at ?? 0) + HOUR,
+        }
       : undefined;
   return { counted: true, before, sendId };
 }

@@ -19,7 +19,13 @@ import {
 } from '../../lib/store/keys.js';
 import { challengeTake, getChallenge, storeChallenge } from '../../lib/store/passkey-store.js';
 import { phoneProofConsume, putPhoneProof } from '../../lib/store/proof-store.js';
-import { countInWindow, countSendInNewWindow, uncountInWindow, uncountPhoneSend } from '../../lib/store/send-limit-store.js';
+import {
+  countInWindow,
+  countSendInNewWindow,
+  countSendInWindow,
+  uncountInWindow,
+  uncountPhoneSend,
+} from '../../lib/store/send-limit-store.js';
 import { querySessions } from '../../lib/store/session-store.js';
 import { ConditionsFailed, writeTransaction } from '../../lib/store/transactions.js';
 import { type Device, PINS, pinLogin, signUpWithDevice } from '../devices/device-helpers.js';
@@ -428,6 +434,34 @@ describe('a write whose answer is dropped after it was applied', () => {
     expect(modes).toEqual(['drop-answer', 'pass']);
     dynamoProxy.reset();
     expect(await getItem(phoneSendLimitKey(company.company_id, `+1${phone}`))).toMatchObject({ window_count: 1 });
+  });
+
+  it("of a second send, given back after its SMS failed, leaves the phone's counters as the first send left them, expiry included", async () => {
+    const phone = `+1${randomPhoneNumber()}`;
+    const interval = service.app.config.otp.sendIntervalSeconds;
+    const first = epochSeconds(service.clock);
+    const opened = await countSendInNewWindow(service.app.table, company.company_id, phone, first, interval);
+    expect(opened.counted).toBe(true);
+    const leftByFirst = await getItem(phoneSendLimitKey(company.company_id, phone));
+    dynamoProxy.reset();
+    dynamoProxy.rule = dropOnce('UpdateItem', `#SENDS#${phone}`);
+    const second = await countSendInWindow(service.app.table, company.company_id, phone, first, first + interval, interval, 5);
+    // Counted by the attempt whose answer was dropped: what it replaced is rebuilt from its marks.
+    expect(dynamoProxy.seen.filter((request) => request.body.includes(`#SENDS#${phone}`)).map((request) => request.mode)).toEqual([
+      'drop-answer',
+      'pass',
+    ]);
+    dynamoProxy.reset();
+    if (!second.counted) throw new Error(`the second send was not counted: ${JSON.stringify(second)}`);
+    await uncountPhoneSend(service.app.table, company.company_id, phone, second.sendId, second.before);
+    // Its marks aside (the send ids and what they replaced), which only a retry reads.
+    const counters = (item: Record<string, unknown> | undefined) => {
+      const { send_id: _send, previous_sent_at: _previous, ...rest } = item ?? {};
+      return rest;
+    };
+    const restored = counters(await getItem(phoneSendLimitKey(company.company_id, phone)));
+    const left = counters(leftByFirst);
+    expect(restored).toEqual(left);
   });
 
   it("of the company's hourly counter counts the send once", async () => {
