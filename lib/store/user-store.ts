@@ -142,7 +142,7 @@ export type ProfileChanges = Partial<Pick<UserRecord, 'first_name' | 'last_name'
 
 /**
  * A user's own change to their profile, only while they are active and their email is still the one
- * read (`seenEmail`; undefined: none): a change racing another one of the same user is read again,
+ * read (`seen.email`; undefined: none): a change racing another one of the same user is read again,
  * so the email claims the transaction moves always match the record. A change that moves the email
  * claim (`movesClaim`) counts in session_version, so a deletion or a disable that read the user
  * before it is refused and reads again, and never leaves the new claim held. Every change counts in
