@@ -49,7 +49,12 @@ export const PIN_REHASH = { login: ['login_pin_hash'], transaction: ['transactio
 export const TRIES_READ_BACK = ['ALL_NEW'];
 /** A day's wrong PINs (takeDailyPinTry, giveDailyPinTryBack): counted in a window and given back, the window opened anew. */
 export const PIN_DAILY = [
-  { actions: ['UpdateItem'], keys: ['pinDaily'], attributes: ['tries', 'window_start', 'expires_at', 'last_try_at'], returns: ['ALL_NEW'] },
+  {
+    actions: ['UpdateItem'],
+    keys: ['pinDaily'],
+    attributes: ['tries', 'window_start', 'expires_at', 'last_try_at', 'last_try_by'],
+    returns: ['ALL_OLD'],
+  },
   { actions: ['PutItem'], keys: ['pinDaily'] },
 ];
 /** A change held (lib/pending-changes/held-change.ts): the user's change of its kind read and replaced (its notice: the caller's grants). */

@@ -55,15 +55,25 @@ export async function removeTry(
  * maxTries until it runs out.
  */
 export type WindowedTry =
-  /** Taken in the window that opened at windowStart; `alone` when no other try is in it. */
-  | { taken: true; windowStart: number; alone: boolean }
+  /**
+   * Taken in the window that opened at windowStart; `alone` when no other try is in it; `stampBefore`,
+   * the window's latest try as it stood before this one (none: the window had none), which a try
+   * given back puts back.
+   */
+  | { taken: true; windowStart: number; alone: boolean; stampBefore?: TryStamp }
   /** Refused: the window holds its most tries until then (epoch seconds). */
   | { taken: false; lockedUntil: number };
 
+/** A window's latest try: when (the eraser dates a window by it) and which attempt took it. */
+export interface TryStamp {
+  at: number;
+  by?: string;
+}
+
 interface TriesWindow {
   window_start: number;
-  /** When its latest try was taken (the eraser dates a window by it). */
   last_try_at?: number;
+  last_try_by?: string;
   tries?: Set<string> | undefined;
 }
 
@@ -85,17 +95,20 @@ export async function takeWindowedTry(
           TableName: table.name,
           Key: key,
           UpdateExpression:
-            'SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires), last_try_at = :now ADD tries :attempt',
+            'SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires), last_try_at = :now, last_try_by = :id ADD tries :attempt',
           ConditionExpression: `(attribute_not_exists(window_start) OR window_start > :windowAgo) AND ${TRY_ROOM_LEFT}`,
           ExpressionAttributeValues: { ...tryValues(id, maxTries), ':now': now, ':expires': now + windowSeconds, ':windowAgo': windowAgo },
-          ReturnValues: 'ALL_NEW',
+          // The window as it was: its stamp is what giving this try back puts back.
+          ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
     );
     if (counted.written) {
-      const stored = counted.result.Attributes as TriesWindow;
-      return { taken: true, windowStart: stored.window_start, alone: stored.tries?.size === 1 };
+      const before = counted.result.Attributes as TriesWindow | undefined;
+      const others = [...(before?.tries ?? [])].filter((other) => other !== id);
+      const stampBefore = before?.last_try_at === undefined ? undefined : { at: before.last_try_at, by: before.last_try_by };
+      return { taken: true, windowStart: before?.window_start ?? now, alone: others.length === 0, stampBefore };
     }
     const seen = counted.seen as TriesWindow | undefined;
     if (seen && seen.window_start > windowAgo) return { taken: false, lockedUntil: seen.window_start + windowSeconds };
@@ -104,7 +117,7 @@ export async function takeWindowedTry(
       table.client.send(
         new PutCommand({
           TableName: table.name,
-          Item: { ...key, window_start: now, tries: new Set([id]), expires_at: now + windowSeconds, last_try_at: now },
+          Item: { ...key, window_start: now, tries: new Set([id]), expires_at: now + windowSeconds, last_try_at: now, last_try_by: id },
           ConditionExpression: 'window_start <= :windowAgo',
           ExpressionAttributeValues: { ':windowAgo': windowAgo },
         }),
@@ -116,16 +129,18 @@ export async function takeWindowedTry(
 }
 
 /**
- * Gives a try back (the guess was right, or nothing was compared), in the window it was taken in. A
- * window left with no try in it goes too, so an attempt that compared nothing leaves no trace.
+ * Gives a try back (the guess was right, or nothing was compared), in the window it was taken in, so
+ * that an attempt that compared nothing leaves no trace: a window left with no try in it goes (unless
+ * `keepEmpty`), and while this try is still the window's latest, the stamp before it is put back.
  */
 export async function giveWindowedTryBack(
   table: Table,
   key: ItemKey,
-  taken: { id: string; windowStart: number; alone: boolean },
+  taken: { id: string; windowStart: number; alone: boolean; stampBefore?: TryStamp },
+  { keepEmpty = false } = {},
 ): Promise<void> {
   const values = { ':attempt': new Set([taken.id]), ':windowStart': taken.windowStart };
-  if (taken.alone) {
+  if (taken.alone && !keepEmpty) {
     const removed = await conditionalWrite(
       table.client.send(
         new DeleteCommand({
@@ -139,5 +154,33 @@ export async function giveWindowedTryBack(
     if (removed.written) return;
     // Another try joined it meanwhile: take out this one only.
   }
+  const { stampBefore } = taken;
+  const restore = [
+    ...(stampBefore ? ['last_try_at = :stampAt'] : []),
+    ...(stampBefore?.by === undefined ? [] : ['last_try_by = :stampBy']),
+  ];
+  const unset = [...(stampBefore ? [] : ['last_try_at']), ...(stampBefore?.by === undefined ? ['last_try_by'] : [])];
+  const restored = await conditionalWrite(
+    table.client.send(
+      new UpdateCommand({
+        TableName: table.name,
+        Key: key,
+        UpdateExpression: [
+          'DELETE tries :attempt',
+          restore.length ? `SET ${restore.join(', ')}` : '',
+          unset.length ? `REMOVE ${unset.join(', ')}` : '',
+        ].join(' '),
+        // A later try's stamp stays: this one is put back only while it is still the latest.
+        ConditionExpression: 'window_start = :windowStart AND last_try_by = :id',
+        ExpressionAttributeValues: {
+          ...values,
+          ':id': taken.id,
+          ...(stampBefore ? { ':stampAt': stampBefore.at } : {}),
+          ...(stampBefore?.by === undefined ? {} : { ':stampBy': stampBefore.by }),
+        },
+      }),
+    ),
+  );
+  if (restored.written) return;
   await removeTry(table, key, taken.id, { expression: 'window_start = :windowStart', values: { ':windowStart': taken.windowStart } });
 }

@@ -1,5 +1,5 @@
 import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { removeTry, takeWindowedTry, tryValues, type WindowedTry } from './attempt-sets.js';
+import { giveWindowedTryBack, removeTry, type TryStamp, takeWindowedTry, tryValues, type WindowedTry } from './attempt-sets.js';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { pinDailyKey, pinTriesKey, pinTriesPrefix, USER_SORT_KEY, userKey, userPartitionPrefix } from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
@@ -277,17 +277,15 @@ export function takeDailyPinTry(
 
 /**
  * Gives a daily try back (the PIN was right, or nothing was compared): out of the window it was taken
- * in, which stays (with its TTL) even when left empty, as the try a transaction gives back leaves it.
+ * in, with the stamp before it put back, the window kept (with its TTL) even when left empty, as the
+ * try a transaction gives back leaves it.
  */
 export async function giveDailyPinTryBack(
   table: Table,
   target: { companyId: string; userId: string; pinType: PinType },
-  taken: { id: string; windowStart: number },
+  taken: { id: string; windowStart: number; alone: boolean; stampBefore?: TryStamp },
 ): Promise<void> {
-  await removeTry(table, pinDailyKey(target.companyId, target.userId, target.pinType), taken.id, {
-    expression: 'window_start = :windowStart',
-    values: { ':windowStart': taken.windowStart },
-  });
+  await giveWindowedTryBack(table, pinDailyKey(target.companyId, target.userId, target.pinType), taken, { keepEmpty: true });
 }
 
 /**

@@ -4,7 +4,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Company, updateCompanySettings } from '../../lib/companies/companies.js';
-import { addressLimitKey, otpKey, phoneSendLimitKey } from '../../lib/store/keys.js';
+import { addressLimitKey, otpKey, phoneFailuresKey, phoneSendLimitKey } from '../../lib/store/keys.js';
 import {
   type Answer,
   type CodeTargetBody,
@@ -252,6 +252,29 @@ describe('wrong codes per phone, across codes', () => {
     for (const answer of answers.filter((a) => a.body.error[0] !== 9)) expect(answer.body.error).toEqual([11]);
     // Locked: even the right code is refused, and the code was never compared against it.
     expect((await verify(generous, company, target, code)).body.error).toEqual([11]);
+  });
+
+  it("leaves the phone's wrong codes as they were when nothing is compared: no live code, then a right one, a minute apart, move not even the latest try's time", async () => {
+    const company = await newCompany(service);
+    const account = await signUp(service, company);
+    const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
+    const phoneE164 = `+1${target.phone_number}`;
+    const start = nextHourStart() + 600;
+    service.clock.freeze(start);
+    expect((await send(service, company, target)).status).toBe(200);
+    const code = lastCodeSentTo(service, phoneE164);
+    expect((await verify(service, company, target, code === '000000' ? '000001' : '000000')).body.error).toEqual([9]);
+    const failures = phoneFailuresKey(company.company_id, phoneE164);
+    const before = await item(service, failures);
+    expect(before).toMatchObject({ last_try_at: start });
+    // No code of this purpose was sent: nothing compared (10).
+    service.clock.freeze(start + 60);
+    expect((await verify(service, company, { ...target, otp_type: 2 }, code)).body.error).toEqual([10]);
+    expect(await item(service, failures)).toEqual(before);
+    // The right code is no wrong one.
+    service.clock.freeze(start + 120);
+    expect((await verify(service, company, target, code)).status).toBe(200);
+    expect(await item(service, failures)).toEqual(before);
   });
 
   it('counts wrong codes for a phone with no account the same way (no enumeration by the lock either)', async () => {

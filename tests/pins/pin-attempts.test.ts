@@ -1,13 +1,14 @@
 // countThenComparePin, the counted PIN check both PINs share, against DynamoDB Local: a try is
 // taken before a PIN is compared, so 10 wrong PINs at once compare 5 and lock the PIN; a right one
 // clears the count; the two PINs count apart.
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { countThenComparePin, PinBusy, PinRefused } from '../../lib/pins/pin-attempts.js';
 import type { PinType } from '../../lib/pins/pin-hashes.js';
+import { pinDailyKey } from '../../lib/store/keys.js';
 import { getUser } from '../../lib/store/user-store.js';
-import { type Account, newCompany, signUp, testService } from '../helpers.js';
+import { type Account, newCompany, nextHourStart, signUp, testService } from '../helpers.js';
 
 const service = testService();
 const PINS = { login_pin: '4826', transaction_pin: '739146' };
@@ -17,7 +18,7 @@ beforeAll(async () => {
   company = await newCompany(service);
 });
 
-async function attempt(account: Account, pinType: PinType, pin: string) {
+async function attempt(account: Account, pinType: PinType, pin: string, daily = false) {
   const user = (await getUser(service.app.table, company.company_id, account.userId, true))!;
   const storedHash = pinType === 'login' ? user.login_pin_hash : user.transaction_pin_hash;
   try {
@@ -27,6 +28,7 @@ async function attempt(account: Account, pinType: PinType, pin: string) {
       pinType,
       pin,
       storedHash,
+      daily,
     });
     await service.app.table.client.send(new DeleteCommand(writes[0]!.item.Delete!));
     return { right: true as const };
@@ -57,4 +59,23 @@ describe('countThenComparePin', () => {
     expect(await attempt(account, 'transaction', PINS.transaction_pin)).toEqual({ right: true });
     expect(await attempt(account, 'transaction', '2468')).toMatchObject({ code: 17, attemptsLeft: 4 });
   });
+
+  it("leaves the day's wrong tries as they were when a locked PIN compares nothing: a minute later, not even the latest try's time moves", async () => {
+    const account = await signUp(service, company, PINS);
+    const start = nextHourStart() + 600;
+    service.clock.freeze(start);
+    for (const left of [4, 3, 2, 1, 0])
+      expect(await attempt(account, 'login', '1357', true)).toMatchObject({ code: 17, attemptsLeft: left });
+    const day = pinDailyKey(company.company_id, account.userId, 'login');
+    const read = async () =>
+      (await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: day, ConsistentRead: true }))).Item;
+    const before = await read();
+    expect(before).toMatchObject({ last_try_at: start });
+    expect(before?.tries.size).toBe(5);
+    service.clock.freeze(start + 60);
+    expect(await attempt(account, 'login', PINS.login_pin, true)).toMatchObject({ code: 18 });
+    expect(await read()).toEqual(before);
+  });
 });
+
+afterEach(() => service.clock.reset());
