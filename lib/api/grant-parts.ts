@@ -40,13 +40,13 @@ export const staffCall = [keepAnswers, readCompanyAndSession, ...appendStaffReco
 // PIN tries cannot set a status, a phone, a password or another PIN's hash. Read from the code's
 // update and condition expressions, the paths no flow of the permissions test takes included.
 /** A try taken, given back, or locked (takePinTry, givePinTryBack, markPinLocked). */
-export const PIN_TRIES = ['tries', 'last_try_at', 'locked_at'];
+export const PIN_TRIES = ['tries', 'last_try_at', 'last_try_by', 'locked_at'];
 /** A notice's unread count (notification-store.ts). */
 export const UNREAD = ['unread'];
 /** A PIN's hash made again under the current key version after a right PIN (replacePinHash). */
 export const PIN_REHASH = { login: ['login_pin_hash'], transaction: ['transaction_pin_hash'] };
-/** takePinTry reads back the tries it counted (ReturnValues ALL_NEW): of a partition these roles may GetItem anyway. */
-export const TRIES_READ_BACK = ['ALL_NEW'];
+/** takePinTry reads back what its try replaced (ReturnValues UPDATED_OLD): of a partition these roles may GetItem anyway. */
+export const TRIES_READ_BACK = ['UPDATED_OLD'];
 /** A day's wrong PINs (takeDailyPinTry, giveDailyPinTryBack): counted in a window and given back, the window opened anew. */
 export const PIN_DAILY = [
   {

@@ -12,7 +12,7 @@ import type { VersionedKey } from '../secrets/server-keys.js';
 import { grantSession } from '../sessions/session-grant.js';
 import { loginSessionKey } from '../sessions/session-key.js';
 import type { TextDispatch } from '../sms/text-dispatch.js';
-import { attemptIdOf, type TryStamp } from '../store/attempt-sets.js';
+import { attemptIdOf, type TakenTry } from '../store/attempt-sets.js';
 import { consumeCode, giveCodeTryBack, type OtpRecord, takeCodeTry } from '../store/otp-store.js';
 import { givePhoneTryBack, takePhoneTry } from '../store/send-limit-store.js';
 import { getPhoneClaim, markPhoneVerified } from '../store/user-store.js';
@@ -106,7 +106,7 @@ const FAILED_CODES = new Map<string, string>([
 
 /** What one verification attempt has taken before it compares anything, and how to give it back. */
 interface TakenTries {
-  phone?: { windowStart: number; alone: boolean; stampBefore?: TryStamp };
+  phone?: Omit<TakenTry, 'id'> & { windowStart: number };
   code?: { sendId: string };
 }
 

@@ -113,7 +113,7 @@ export async function countThenComparePin(app: App, check: PinCheck): Promise<Ri
   };
   if (daily && !daily.taken) {
     // The day's wrong tries are spent: nothing is compared, and the tally's try goes back.
-    if (taken.taken) await givePinTryBack(app.table, check, attemptId).catch(() => undefined);
+    if (taken.taken) await givePinTryBack(app.table, check, taken).catch(() => undefined);
     throw new PinRefused('locked', 0, false);
   }
   if (!taken.taken) {
@@ -142,7 +142,7 @@ export async function countThenComparePin(app: App, check: PinCheck): Promise<Ri
     dayReturn,
     triesTaken: taken.tries,
     giveBack: async () => {
-      await Promise.all([givePinTryBack(app.table, check, attemptId).catch(() => undefined), giveDailyBack()]);
+      await Promise.all([givePinTryBack(app.table, check, taken).catch(() => undefined), giveDailyBack()]);
     },
   };
 }

@@ -60,7 +60,7 @@ export type WindowedTry =
    * the window's latest try as it stood before this one (none: the window had none), which a try
    * given back puts back.
    */
-  | { taken: true; windowStart: number; alone: boolean; stampBefore?: TryStamp }
+  | ({ taken: true; windowStart: number } & Omit<TakenTry, 'id'>)
   /** Refused: the window holds its most tries until then (epoch seconds). */
   | { taken: false; lockedUntil: number };
 
@@ -94,8 +94,7 @@ export async function takeWindowedTry(
         new UpdateCommand({
           TableName: table.name,
           Key: key,
-          UpdateExpression:
-            'SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires), last_try_at = :now, last_try_by = :id ADD tries :attempt',
+          UpdateExpression: `SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires), ${STAMP_TRY} ADD tries :attempt`,
           ConditionExpression: `(attribute_not_exists(window_start) OR window_start > :windowAgo) AND ${TRY_ROOM_LEFT}`,
           ExpressionAttributeValues: { ...tryValues(id, maxTries), ':now': now, ':expires': now + windowSeconds, ':windowAgo': windowAgo },
           // The window as it was: its stamp is what giving this try back puts back.
@@ -106,9 +105,8 @@ export async function takeWindowedTry(
     );
     if (counted.written) {
       const before = counted.result.Attributes as TriesWindow | undefined;
-      const others = [...(before?.tries ?? [])].filter((other) => other !== id);
-      const stampBefore = before?.last_try_at === undefined ? undefined : { at: before.last_try_at, by: before.last_try_by };
-      return { taken: true, windowStart: before?.window_start ?? now, alone: others.length === 0, stampBefore };
+      const { alone, stampBefore } = takenFrom(id, before as Record<string, unknown> | undefined);
+      return { taken: true, windowStart: before?.window_start ?? now, alone, ...(stampBefore ? { stampBefore } : {}) };
     }
     const seen = counted.seen as TriesWindow | undefined;
     if (seen && seen.window_start > windowAgo) return { taken: false, lockedUntil: seen.window_start + windowSeconds };
@@ -128,25 +126,48 @@ export async function takeWindowedTry(
   }
 }
 
+/** A try as taken: whether it was the only one, and the stamp it replaced (none: the item had none). */
+export interface TakenTry {
+  id: string;
+  alone: boolean;
+  stampBefore?: TryStamp;
+}
+
+/** The stamp a take sets; the old values it asks back (UPDATED_OLD) are what giving it back needs. */
+export const STAMP_TRY = 'last_try_at = :now, last_try_by = :id';
+
+/** A take's answer (UPDATED_OLD or ALL_OLD): the stamp it replaced, and whether it is the only try now. */
+export function takenFrom(id: string, before: Record<string, unknown> | undefined): TakenTry {
+  const others = [...((before?.tries as Set<string> | undefined) ?? [])].filter((other) => other !== id);
+  const at = before?.last_try_at;
+  const stampBefore = typeof at === 'number' ? { at, by: before?.last_try_by as string | undefined } : undefined;
+  return { id, alone: others.length === 0, stampBefore };
+}
+
 /**
- * Gives a try back (the guess was right, or nothing was compared), in the window it was taken in, so
- * that an attempt that compared nothing leaves no trace: a window left with no try in it goes (unless
- * `keepEmpty`), and while this try is still the window's latest, the stamp before it is put back.
+ * Gives a try back (the guess was right, or nothing was compared) so that it leaves no trace, while
+ * `guard` holds (the item is still the one it was taken in): an item left with no try in it goes
+ * when `deleteEmpty` says so (and its `unless` does not hold); else, while this try is still the
+ * item's latest, the stamp before it is put back (a later try's stamp stays); else only the try goes.
  */
-export async function giveWindowedTryBack(
+export async function giveTryBack(
   table: Table,
   key: ItemKey,
-  taken: { id: string; windowStart: number; alone: boolean; stampBefore?: TryStamp },
-  { keepEmpty = false } = {},
+  taken: TakenTry,
+  guard: { expression: string; values: Record<string, unknown>; deleteEmpty?: { unless?: string } },
 ): Promise<void> {
-  const values = { ':attempt': new Set([taken.id]), ':windowStart': taken.windowStart };
-  if (taken.alone && !keepEmpty) {
+  const values = { ':attempt': new Set([taken.id]), ...guard.values };
+  if (taken.alone && guard.deleteEmpty) {
     const removed = await conditionalWrite(
       table.client.send(
         new DeleteCommand({
           TableName: table.name,
           Key: key,
-          ConditionExpression: 'window_start = :windowStart AND tries = :attempt',
+          ConditionExpression: [
+            guard.expression,
+            'tries = :attempt',
+            ...(guard.deleteEmpty.unless ? [`NOT ${guard.deleteEmpty.unless}`] : []),
+          ].join(' AND '),
           ExpressionAttributeValues: values,
         }),
       ),
@@ -170,8 +191,7 @@ export async function giveWindowedTryBack(
           restore.length ? `SET ${restore.join(', ')}` : '',
           unset.length ? `REMOVE ${unset.join(', ')}` : '',
         ].join(' '),
-        // A later try's stamp stays: this one is put back only while it is still the latest.
-        ConditionExpression: 'window_start = :windowStart AND last_try_by = :id',
+        ConditionExpression: `${guard.expression} AND last_try_by = :id`,
         ExpressionAttributeValues: {
           ...values,
           ':id': taken.id,
@@ -182,5 +202,22 @@ export async function giveWindowedTryBack(
     ),
   );
   if (restored.written) return;
-  await removeTry(table, key, taken.id, { expression: 'window_start = :windowStart', values: { ':windowStart': taken.windowStart } });
+  await removeTry(table, key, taken.id, { expression: guard.expression, values: guard.values });
+}
+
+/**
+ * Gives a try back in the window it was taken in (giveTryBack): a window left empty goes, unless
+ * `keepEmpty`.
+ */
+export function giveWindowedTryBack(
+  table: Table,
+  key: ItemKey,
+  taken: TakenTry & { windowStart: number },
+  { keepEmpty = false } = {},
+): Promise<void> {
+  return giveTryBack(table, key, taken, {
+    expression: 'window_start = :windowStart',
+    values: { ':windowStart': taken.windowStart },
+    ...(keepEmpty ? {} : { deleteEmpty: {} }),
+  });
 }

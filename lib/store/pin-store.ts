@@ -1,5 +1,14 @@
 import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { giveWindowedTryBack, removeTry, type TryStamp, takeWindowedTry, tryValues, type WindowedTry } from './attempt-sets.js';
+import {
+  giveTryBack,
+  giveWindowedTryBack,
+  STAMP_TRY,
+  type TakenTry,
+  takenFrom,
+  takeWindowedTry,
+  tryValues,
+  type WindowedTry,
+} from './attempt-sets.js';
 import { conditionalWrite, counterStillIs } from './conditional-write.js';
 import { pinDailyKey, pinTriesKey, pinTriesPrefix, USER_SORT_KEY, userKey, userPartitionPrefix } from './keys.js';
 import { queryPartitionPrefix } from './partition-query.js';
@@ -87,7 +96,7 @@ const PIN_NOT_LOCKED = 'attribute_not_exists(locked_at)';
 const PIN_TRY_ROOM = `${PIN_NOT_LOCKED} AND (attribute_not_exists(tries) OR size(tries) < :max OR (contains(tries, :id) AND last_try_at > :staleBefore))`;
 
 /** A try taken; or refused: locked (marked), full with its mark lost (to be marked now), or full with attempts in flight. */
-export type PinTry = { taken: true; tries: number } | { taken: false; refused: 'locked' | 'unmarked' | 'in_flight' };
+export type PinTry = ({ taken: true; tries: number } & TakenTry) | { taken: false; refused: 'locked' | 'unmarked' | 'in_flight' };
 
 /**
  * Takes one try of a PIN before it is compared, for one attempt (its id joins a string set, so a
@@ -104,19 +113,24 @@ export async function takePinTry(
       new UpdateCommand({
         TableName: table.name,
         Key: pinTriesKey(target.companyId, target.userId, target.pinType, target.tally),
-        UpdateExpression: 'ADD tries :attempt SET last_try_at = :now',
+        UpdateExpression: `ADD tries :attempt SET ${STAMP_TRY}`,
         ConditionExpression: PIN_TRY_ROOM,
         ExpressionAttributeValues: {
           ...tryValues(attempt.attemptId, attempt.maxTries),
           ':now': attempt.nowSeconds,
           ':staleBefore': attempt.staleBefore,
         },
-        ReturnValues: 'ALL_NEW',
+        // What the take replaced (the count is those tries and this one); giving it back puts the stamp back.
+        ReturnValues: 'UPDATED_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     ),
   );
-  if (outcome.written) return { taken: true, tries: (outcome.result.Attributes?.tries as Set<string> | undefined)?.size ?? 0 };
+  if (outcome.written) {
+    const before = outcome.result.Attributes;
+    const tries = new Set([...((before?.tries as Set<string> | undefined) ?? []), attempt.attemptId]).size;
+    return { taken: true, tries, ...takenFrom(attempt.attemptId, before) };
+  }
   const seen = outcome.seen ?? {};
   const lastTry = typeof seen.last_try_at === 'number' ? seen.last_try_at : 0;
   if (seen.locked_at !== undefined) return { taken: false, refused: 'locked' };
@@ -149,12 +163,14 @@ export function pinTriesClear(table: Table, target: PinTally): TransactItem {
 
 /**
  * Gives an attempt's try back: its PIN was right, but what it was for was refused (the device
- * removed meanwhile, the PIN changed): a right PIN never counts toward a lock.
+ * removed meanwhile, the PIN changed), or nothing was compared: a right PIN never counts toward a
+ * lock, and a try given back leaves no trace (giveTryBack; a tally it opened goes, unless locked).
  */
-export async function givePinTryBack(table: Table, target: PinTally, attemptId: string): Promise<void> {
-  await removeTry(table, pinTriesKey(target.companyId, target.userId, target.pinType, target.tally), attemptId, {
+export async function givePinTryBack(table: Table, target: PinTally, taken: TakenTry): Promise<void> {
+  await giveTryBack(table, pinTriesKey(target.companyId, target.userId, target.pinType, target.tally), taken, {
     expression: 'attribute_exists(tries)',
     values: {},
+    deleteEmpty: { unless: 'attribute_exists(locked_at)' },
   });
 }
 
@@ -283,7 +299,7 @@ export function takeDailyPinTry(
 export async function giveDailyPinTryBack(
   table: Table,
   target: { companyId: string; userId: string; pinType: PinType },
-  taken: { id: string; windowStart: number; alone: boolean; stampBefore?: TryStamp },
+  taken: TakenTry & { windowStart: number },
 ): Promise<void> {
   await giveWindowedTryBack(table, pinDailyKey(target.companyId, target.userId, target.pinType), taken, { keepEmpty: true });
 }

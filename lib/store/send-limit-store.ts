@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { HOUR_SECONDS as HOUR } from '../clock.js';
-import { giveWindowedTryBack, type TryStamp, takeWindowedTry, type WindowedTry } from './attempt-sets.js';
+import { giveWindowedTryBack, type TakenTry, takeWindowedTry, type WindowedTry } from './attempt-sets.js';
 import { conditionalWrite } from './conditional-write.js';
 import { type ItemKey, phoneFailuresKey, phoneSendLimitKey } from './keys.js';
 import type { Table } from './table.js';
@@ -194,11 +194,6 @@ export function takePhoneTry(
 }
 
 /** Gives a phone's try back (the code was right, or nothing was compared), in the window it was taken in. */
-export function givePhoneTryBack(
-  table: Table,
-  companyId: string,
-  phone: string,
-  taken: { id: string; windowStart: number; alone: boolean; stampBefore?: TryStamp },
-): Promise<void> {
+export function givePhoneTryBack(table: Table, companyId: string, phone: string, taken: TakenTry & { windowStart: number }): Promise<void> {
   return giveWindowedTryBack(table, phoneFailuresKey(companyId, phone), taken);
 }

@@ -6,9 +6,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../lib/companies/companies.js';
 import { countThenComparePin, PinBusy, PinRefused } from '../../lib/pins/pin-attempts.js';
 import type { PinType } from '../../lib/pins/pin-hashes.js';
-import { pinDailyKey } from '../../lib/store/keys.js';
+import { pinDailyKey, pinTriesKey } from '../../lib/store/keys.js';
 import { getUser } from '../../lib/store/user-store.js';
-import { type Account, newCompany, nextHourStart, signUp, testService } from '../helpers.js';
+import { type Account, type InProcessService, newCompany, nextHourStart, signUp, testService } from '../helpers.js';
 
 const service = testService();
 const PINS = { login_pin: '4826', transaction_pin: '739146' };
@@ -18,19 +18,31 @@ beforeAll(async () => {
   company = await newCompany(service);
 });
 
-async function attempt(account: Account, pinType: PinType, pin: string, daily = false) {
-  const user = (await getUser(service.app.table, company.company_id, account.userId, true))!;
+/** One counted check; `daily` counts on the day's cap too, `tally` names one, `on` another service and company. */
+async function attempt(
+  account: Account,
+  pinType: PinType,
+  pin: string,
+  {
+    daily = false,
+    tally,
+    on = { service, company },
+  }: { daily?: boolean; tally?: string; on?: { service: InProcessService; company: Company } } = {},
+) {
+  const companyId = on.company.company_id;
+  const user = (await getUser(on.service.app.table, companyId, account.userId, true))!;
   const storedHash = pinType === 'login' ? user.login_pin_hash : user.transaction_pin_hash;
   try {
-    const { writes } = await countThenComparePin(service.app, {
-      companyId: company.company_id,
+    const { writes } = await countThenComparePin(on.service.app, {
+      companyId,
       userId: account.userId,
       pinType,
       pin,
       storedHash,
       daily,
+      tally,
     });
-    await service.app.table.client.send(new DeleteCommand(writes[0]!.item.Delete!));
+    await on.service.app.table.client.send(new DeleteCommand(writes[0]!.item.Delete!));
     return { right: true as const };
   } catch (error) {
     if (error instanceof PinBusy) return { code: 16 };
@@ -65,7 +77,7 @@ describe('countThenComparePin', () => {
     const start = nextHourStart() + 600;
     service.clock.freeze(start);
     for (const left of [4, 3, 2, 1, 0])
-      expect(await attempt(account, 'login', '1357', true)).toMatchObject({ code: 17, attemptsLeft: left });
+      expect(await attempt(account, 'login', '1357', { daily: true })).toMatchObject({ code: 17, attemptsLeft: left });
     const day = pinDailyKey(company.company_id, account.userId, 'login');
     const read = async () =>
       (await service.app.table.client.send(new GetCommand({ TableName: service.app.table.name, Key: day, ConsistentRead: true }))).Item;
@@ -73,8 +85,30 @@ describe('countThenComparePin', () => {
     expect(before).toMatchObject({ last_try_at: start });
     expect(before?.tries.size).toBe(5);
     service.clock.freeze(start + 60);
-    expect(await attempt(account, 'login', PINS.login_pin, true)).toMatchObject({ code: 18 });
+    expect(await attempt(account, 'login', PINS.login_pin, { daily: true })).toMatchObject({ code: 18 });
     expect(await read()).toEqual(before);
+  });
+
+  it("leaves a tally as it was when the day's wrong tries ran out: a minute later, nothing compared, no tally opened, no try's time moved", async () => {
+    const twoADay = testService({ PIN_DAILY_MAX_FAILURES: '2' });
+    const other = await newCompany(twoADay);
+    const account = await signUp(twoADay, other, PINS);
+    const on = { service: twoADay, company: other };
+    const start = nextHourStart() + 600;
+    twoADay.clock.freeze(start);
+    const read = async (key: { pk: string; sk: string }) =>
+      (await twoADay.app.table.client.send(new GetCommand({ TableName: twoADay.app.table.name, Key: key, ConsistentRead: true }))).Item;
+    for (const left of [4, 3])
+      expect(await attempt(account, 'login', '1357', { daily: true, tally: 'device-a', on })).toMatchObject({ attemptsLeft: left });
+    const tally = pinTriesKey(other.company_id, account.userId, 'login', 'device-a');
+    const before = await read(tally);
+    expect(before).toMatchObject({ last_try_at: start });
+    twoADay.clock.freeze(start + 60);
+    // The day's two are spent: the right PIN is refused (18) on this tally and on a new one.
+    expect(await attempt(account, 'login', PINS.login_pin, { daily: true, tally: 'device-a', on })).toMatchObject({ code: 18 });
+    expect(await attempt(account, 'login', PINS.login_pin, { daily: true, tally: 'device-b', on })).toMatchObject({ code: 18 });
+    expect(await read(tally)).toEqual(before);
+    expect(await read(pinTriesKey(other.company_id, account.userId, 'login', 'device-b'))).toBeUndefined();
   });
 });
 
