@@ -208,13 +208,18 @@ describe('wrong codes per phone, across codes', () => {
   const service = testService();
   afterEach(() => service.clock.reset());
 
-  it('locks the phone after 10 wrong codes in 24 hours: verify answers 11 (even for a right code), a send 429, until the window has passed', async () => {
+  /** A registered account, the login-code target of its phone, and the clock stopped 10 minutes into an hour. */
+  async function accountAtFrozenTime() {
     const company = await newCompany(service);
     const account = await signUp(service, company);
     const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
-    const phoneE164 = `+1${target.phone_number}`;
     const start = nextHourStart() + 600;
     service.clock.freeze(start);
+    return { company, target, phoneE164: `+1${target.phone_number}`, start };
+  }
+
+  it('locks the phone after 10 wrong codes in 24 hours: verify answers 11 (even for a right code), a send 429, until the window has passed', async () => {
+    const { company, target, phoneE164, start } = await accountAtFrozenTime();
     // Two codes, five wrong tries each: ten wrong codes for the phone.
     for (let round = 0; round < 2; round++) {
       service.clock.freeze(start + round * 61);
@@ -255,12 +260,7 @@ describe('wrong codes per phone, across codes', () => {
   });
 
   it("leaves the phone's wrong codes as they were when nothing is compared: no live code, then a right one, a minute apart, move not even the latest try's time", async () => {
-    const company = await newCompany(service);
-    const account = await signUp(service, company);
-    const target = { dial_code: '+1', phone_number: String(account.registration.phone_number), user_type: 2, otp_type: 1 };
-    const phoneE164 = `+1${target.phone_number}`;
-    const start = nextHourStart() + 600;
-    service.clock.freeze(start);
+    const { company, target, phoneE164, start } = await accountAtFrozenTime();
     expect((await send(service, company, target)).status).toBe(200);
     const code = lastCodeSentTo(service, phoneE164);
     expect((await verify(service, company, target, code === '000000' ? '000001' : '000000')).body.error).toEqual([9]);
