@@ -105,8 +105,8 @@ export async function takeWindowedTry(
     );
     if (counted.written) {
       const before = counted.result.Attributes as TriesWindow | undefined;
-      const { alone, stampBefore } = takenFrom(id, before as Record<string, unknown> | undefined);
-      return { taken: true, windowStart: before?.window_start ?? now, alone, ...(stampBefore ? { stampBefore } : {}) };
+      const { at, alone, stampBefore } = takenFrom({ id, at: now }, before as Record<string, unknown> | undefined);
+      return { taken: true, windowStart: before?.window_start ?? now, at, alone, ...(stampBefore ? { stampBefore } : {}) };
     }
     const seen = counted.seen as TriesWindow | undefined;
     if (seen && seen.window_start > windowAgo) return { taken: false, lockedUntil: seen.window_start + windowSeconds };
@@ -121,14 +121,15 @@ export async function takeWindowedTry(
         }),
       ),
     );
-    if (opened.written) return { taken: true, windowStart: now, alone: true };
+    if (opened.written) return { taken: true, windowStart: now, at: now, alone: true };
     if (round >= 2) throw new Error('the window of tries kept changing');
   }
 }
 
-/** A try as taken: whether it was the only one, and the stamp it replaced (none: the item had none). */
+/** A try as taken: when (its stamp), whether it was the only one, and the stamp it replaced (none: the item had none). */
 export interface TakenTry {
   id: string;
+  at: number;
   alone: boolean;
   stampBefore?: TryStamp;
 }
@@ -137,11 +138,11 @@ export interface TakenTry {
 export const STAMP_TRY = 'last_try_at = :now, last_try_by = :id';
 
 /** A take's answer (UPDATED_OLD or ALL_OLD): the stamp it replaced, and whether it is the only try now. */
-export function takenFrom(id: string, before: Record<string, unknown> | undefined): TakenTry {
+export function takenFrom({ id, at: takenAt }: { id: string; at: number }, before: Record<string, unknown> | undefined): TakenTry {
   const others = [...((before?.tries as Set<string> | undefined) ?? [])].filter((other) => other !== id);
   const at = before?.last_try_at;
   const stampBefore = typeof at === 'number' ? { at, by: before?.last_try_by as string | undefined } : undefined;
-  return { id, alone: others.length === 0, stampBefore };
+  return { id, at: takenAt, alone: others.length === 0, stampBefore };
 }
 
 /**
@@ -156,7 +157,10 @@ export async function giveTryBack(
   taken: TakenTry,
   guard: { expression: string; values: Record<string, unknown>; deleteEmpty?: { unless?: string } },
 ): Promise<void> {
-  const values = { ':attempt': new Set([taken.id]), ...guard.values };
+  // This try is still the latest, as it set it: a late copy of this give-back, landing after the same
+  // attempt (a retry with its Idempotency-Key) took a try again in a later second, takes nothing.
+  const ownLatest = 'last_try_by = :id AND last_try_at = :takenAt';
+  const values = { ':attempt': new Set([taken.id]), ':id': taken.id, ':takenAt': taken.at, ...guard.values };
   if (taken.alone && guard.deleteEmpty) {
     const removed = await conditionalWrite(
       table.client.send(
@@ -165,6 +169,7 @@ export async function giveTryBack(
           Key: key,
           ConditionExpression: [
             guard.expression,
+            ownLatest,
             'tries = :attempt',
             ...(guard.deleteEmpty.unless ? [`NOT ${guard.deleteEmpty.unless}`] : []),
           ].join(' AND '),
@@ -191,10 +196,9 @@ export async function giveTryBack(
           restore.length ? `SET ${restore.join(', ')}` : '',
           unset.length ? `REMOVE ${unset.join(', ')}` : '',
         ].join(' '),
-        ConditionExpression: `${guard.expression} AND last_try_by = :id`,
+        ConditionExpression: `${guard.expression} AND ${ownLatest}`,
         ExpressionAttributeValues: {
           ...values,
-          ':id': taken.id,
           ...(stampBefore ? { ':stampAt': stampBefore.at } : {}),
           ...(stampBefore?.by === undefined ? {} : { ':stampBy': stampBefore.by }),
         },

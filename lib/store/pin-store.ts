@@ -129,7 +129,7 @@ export async function takePinTry(
   if (outcome.written) {
     const before = outcome.result.Attributes;
     const tries = new Set([...((before?.tries as Set<string> | undefined) ?? []), attempt.attemptId]).size;
-    return { taken: true, tries, ...takenFrom(attempt.attemptId, before) };
+    return { taken: true, tries, ...takenFrom({ id: attempt.attemptId, at: attempt.nowSeconds }, before) };
   }
   const seen = outcome.seen ?? {};
   const lastTry = typeof seen.last_try_at === 'number' ? seen.last_try_at : 0;

@@ -13,6 +13,7 @@ import {
   emailClaimKey,
   otpKey,
   phoneClaimKey,
+  phoneFailuresKey,
   phoneSendLimitKey,
   SESSION_PREFIX,
   userKey,
@@ -23,6 +24,8 @@ import {
   countInWindow,
   countSendInNewWindow,
   countSendInWindow,
+  givePhoneTryBack,
+  takePhoneTry,
   uncountInWindow,
   uncountPhoneSend,
 } from '../../lib/store/send-limit-store.js';
@@ -741,6 +744,29 @@ describe('a count given back whose write lands late', () => {
     await withFirstCopyLate('UpdateItem', ':minusOne', () => uncountInWindow(service.app.table, key, 'sent'), count);
     const stored = await direct.send(new GetCommand({ TableName: table, Key: key }));
     expect(stored.Item?.sent).toBe(2);
+  });
+});
+
+describe('a try given back whose write lands late', () => {
+  it("leaves the same attempt's next try counted: the late copy of its give-back, landing after it took a try again a second later, takes nothing", async () => {
+    const phone = `+1${randomPhoneNumber()}`;
+    const key = phoneFailuresKey(company.company_id, phone);
+    const now = epochSeconds(service.clock);
+    const attempt = (id: string, at: number) =>
+      takePhoneTry(service.app.table, company.company_id, phone, { id, now: at, windowSeconds: 86_400, maxTries: 10 });
+    expect(await attempt('earlier-wrong-code', now)).toMatchObject({ taken: true });
+    const taken = await attempt('retried-attempt', now);
+    if (!taken.taken) throw new Error('no try taken');
+    // Its give-back is held; the same attempt (sent again with its Idempotency-Key) takes a try a second later.
+    await withFirstCopyLate(
+      'UpdateItem',
+      'DELETE tries',
+      () => givePhoneTryBack(service.app.table, company.company_id, phone, { id: 'retried-attempt', ...taken }),
+      async () => expect(await attempt('retried-attempt', now + 1)).toMatchObject({ taken: true }),
+    );
+    const stored = await direct.send(new GetCommand({ TableName: table, Key: key }));
+    expect(stored.Item?.tries).toEqual(new Set(['earlier-wrong-code', 'retried-attempt']));
+    expect(stored.Item).toMatchObject({ last_try_by: 'retried-attempt', last_try_at: now + 1 });
   });
 });
 
