@@ -45,8 +45,8 @@ export const PIN_TRIES = ['tries', 'last_try_at', 'last_try_by', 'locked_at'];
 export const UNREAD = ['unread'];
 /** A PIN's hash made again under the current key version after a right PIN (replacePinHash). */
 export const PIN_REHASH = { login: ['login_pin_hash'], transaction: ['transaction_pin_hash'] };
-/** takePinTry reads back what its try replaced (ReturnValues UPDATED_OLD): of a partition these roles may GetItem anyway. */
-export const TRIES_READ_BACK = ['UPDATED_OLD'];
+/** takePinTry reads back the tally as its try found it (ReturnValues ALL_OLD): of a partition these roles may GetItem anyway. */
+export const TRIES_READ_BACK = ['ALL_OLD'];
 /** A day's wrong PINs (takeDailyPinTry, giveDailyPinTryBack): counted in a window and given back, the window opened anew. */
 export const PIN_DAILY = [
   {
@@ -55,7 +55,7 @@ export const PIN_DAILY = [
     attributes: ['tries', 'window_start', 'expires_at', 'last_try_at', 'last_try_by'],
     returns: ['ALL_OLD'],
   },
-  { actions: ['PutItem'], keys: ['pinDaily'] },
+  { actions: ['PutItem', 'DeleteItem'], keys: ['pinDaily'] },
 ];
 /** A change held (lib/pending-changes/held-change.ts): the user's change of its kind read and replaced (its notice: the caller's grants). */
 export const HOLD_CHANGE = { actions: ['GetItem', 'PutItem'], keys: ['pendingChange'] };

@@ -55,25 +55,54 @@ export async function removeTry(
  * maxTries until it runs out.
  */
 export type WindowedTry =
-  /**
-   * Taken in the window that opened at windowStart; `alone` when no other try is in it; `stampBefore`,
-   * the window's latest try as it stood before this one (none: the window had none), which a try
-   * given back puts back.
-   */
+  /** Taken in the window that opened at windowStart (TakenTry: how to give it back). */
   | ({ taken: true; windowStart: number } & Omit<TakenTry, 'id'>)
   /** Refused: the window holds its most tries until then (epoch seconds). */
   | { taken: false; lockedUntil: number };
 
-/** A window's latest try: when (the eraser dates a window by it) and which attempt took it. */
+/**
+ * An item's latest try: when (the eraser dates a phone's window by it, a PIN tally's lock reads it)
+ * and which take set it (`by`: the attempt's id, a dot, and a part of that take's own, so two takes
+ * of one attempt, a request sent again with its Idempotency-Key, differ).
+ */
 export interface TryStamp {
   at: number;
   by?: string;
 }
 
+/** A try as taken: its own stamp, whether it was the only one, and the stamp it replaced. */
+export interface TakenTry {
+  id: string;
+  stamp: Required<TryStamp>;
+  alone: boolean;
+  /**
+   * The item's stamp before this take, which giving it back puts back: none when the item had none;
+   * 'unknown' when the take was retried after its answer was lost, so that what it read back was
+   * its own first copy's.
+   */
+  stampBefore?: TryStamp | 'unknown';
+}
+
+/** The stamp of a take by an attempt, now. */
+export function newTakeStamp(attemptId: string, now: number): Required<TryStamp> {
+  return { at: now, by: `${attemptId}.${randomBytes(6).toString('base64url')}` };
+}
+
+/** The update a take makes to stamp the item, and its values. */
+export const STAMP_TRY = 'last_try_at = :takeAt, last_try_by = :takeBy';
+export const stampValues = (stamp: Required<TryStamp>) => ({ ':takeAt': stamp.at, ':takeBy': stamp.by });
+
+/** What a take read back of the item as it was (ReturnValues ALL_OLD), as a TakenTry. */
+export function takenFrom(id: string, stamp: Required<TryStamp>, before: Record<string, unknown> | undefined): TakenTry {
+  const others = [...((before?.tries as Set<string> | undefined) ?? [])].filter((other) => other !== id);
+  const at = before?.last_try_at;
+  const by = before?.last_try_by as string | undefined;
+  const stampBefore = by === stamp.by ? 'unknown' : typeof at === 'number' ? { at, by } : undefined;
+  return { id, stamp, alone: others.length === 0, ...(stampBefore ? { stampBefore } : {}) };
+}
+
 interface TriesWindow {
   window_start: number;
-  last_try_at?: number;
-  last_try_by?: string;
   tries?: Set<string> | undefined;
 }
 
@@ -88,6 +117,7 @@ export async function takeWindowedTry(
 ): Promise<WindowedTry> {
   const { id, now, windowSeconds, maxTries } = attempt;
   const windowAgo = now - windowSeconds;
+  const stamp = newTakeStamp(id, now);
   for (let round = 0; ; round++) {
     const counted = await conditionalWrite(
       table.client.send(
@@ -96,7 +126,13 @@ export async function takeWindowedTry(
           Key: key,
           UpdateExpression: `SET window_start = if_not_exists(window_start, :now), expires_at = if_not_exists(expires_at, :expires), ${STAMP_TRY} ADD tries :attempt`,
           ConditionExpression: `(attribute_not_exists(window_start) OR window_start > :windowAgo) AND ${TRY_ROOM_LEFT}`,
-          ExpressionAttributeValues: { ...tryValues(id, maxTries), ':now': now, ':expires': now + windowSeconds, ':windowAgo': windowAgo },
+          ExpressionAttributeValues: {
+            ...tryValues(id, maxTries),
+            ...stampValues(stamp),
+            ':now': now,
+            ':expires': now + windowSeconds,
+            ':windowAgo': windowAgo,
+          },
           // The window as it was: its stamp is what giving this try back puts back.
           ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -104,9 +140,8 @@ export async function takeWindowedTry(
       ),
     );
     if (counted.written) {
-      const before = counted.result.Attributes as TriesWindow | undefined;
-      const { at, alone, stampBefore } = takenFrom({ id, at: now }, before as Record<string, unknown> | undefined);
-      return { taken: true, windowStart: before?.window_start ?? now, at, alone, ...(stampBefore ? { stampBefore } : {}) };
+      const before = counted.result.Attributes as (TriesWindow & Record<string, unknown>) | undefined;
+      return { taken: true, windowStart: before?.window_start ?? now, ...takenFrom(id, stamp, before) };
     }
     const seen = counted.seen as TriesWindow | undefined;
     if (seen && seen.window_start > windowAgo) return { taken: false, lockedUntil: seen.window_start + windowSeconds };
@@ -115,41 +150,30 @@ export async function takeWindowedTry(
       table.client.send(
         new PutCommand({
           TableName: table.name,
-          Item: { ...key, window_start: now, tries: new Set([id]), expires_at: now + windowSeconds, last_try_at: now, last_try_by: id },
+          Item: {
+            ...key,
+            window_start: now,
+            tries: new Set([id]),
+            expires_at: now + windowSeconds,
+            last_try_at: stamp.at,
+            last_try_by: stamp.by,
+          },
           ConditionExpression: 'window_start <= :windowAgo',
           ExpressionAttributeValues: { ':windowAgo': windowAgo },
         }),
       ),
     );
-    if (opened.written) return { taken: true, windowStart: now, at: now, alone: true };
+    if (opened.written) return { taken: true, windowStart: now, stamp, alone: true };
     if (round >= 2) throw new Error('the window of tries kept changing');
   }
-}
-
-/** A try as taken: when (its stamp), whether it was the only one, and the stamp it replaced (none: the item had none). */
-export interface TakenTry {
-  id: string;
-  at: number;
-  alone: boolean;
-  stampBefore?: TryStamp;
-}
-
-/** The stamp a take sets; the old values it asks back (UPDATED_OLD) are what giving it back needs. */
-export const STAMP_TRY = 'last_try_at = :now, last_try_by = :id';
-
-/** A take's answer (UPDATED_OLD or ALL_OLD): the stamp it replaced, and whether it is the only try now. */
-export function takenFrom({ id, at: takenAt }: { id: string; at: number }, before: Record<string, unknown> | undefined): TakenTry {
-  const others = [...((before?.tries as Set<string> | undefined) ?? [])].filter((other) => other !== id);
-  const at = before?.last_try_at;
-  const stampBefore = typeof at === 'number' ? { at, by: before?.last_try_by as string | undefined } : undefined;
-  return { id, at: takenAt, alone: others.length === 0, stampBefore };
 }
 
 /**
  * Gives a try back (the guess was right, or nothing was compared) so that it leaves no trace, while
  * `guard` holds (the item is still the one it was taken in): an item left with no try in it goes
- * when `deleteEmpty` says so (and its `unless` does not hold); else, while this try is still the
- * item's latest, the stamp before it is put back (a later try's stamp stays); else only the try goes.
+ * when `deleteEmpty` says so (and its `unless` does not hold); else, while the item's stamp is still
+ * this take's, the stamp before it is put back; else only the try goes, unless another take of the
+ * same attempt stamped it since (that take is counting).
  */
 export async function giveTryBack(
   table: Table,
@@ -157,10 +181,10 @@ export async function giveTryBack(
   taken: TakenTry,
   guard: { expression: string; values: Record<string, unknown>; deleteEmpty?: { unless?: string } },
 ): Promise<void> {
-  // This try is still the latest, as it set it: a late copy of this give-back, landing after the same
-  // attempt (a retry with its Idempotency-Key) took a try again in a later second, takes nothing.
-  const ownLatest = 'last_try_by = :id AND last_try_at = :takenAt';
-  const values = { ':attempt': new Set([taken.id]), ':id': taken.id, ':takenAt': taken.at, ...guard.values };
+  // Conditioned on this take's own stamp, no copy of these writes that lands late, after the same
+  // attempt (a request sent again with its Idempotency-Key) took a try again, takes that try.
+  const ownStamp = 'last_try_by = :takeBy';
+  const values = { ':attempt': new Set([taken.id]), ':takeBy': taken.stamp.by, ...guard.values };
   if (taken.alone && guard.deleteEmpty) {
     const removed = await conditionalWrite(
       table.client.send(
@@ -169,7 +193,7 @@ export async function giveTryBack(
           Key: key,
           ConditionExpression: [
             guard.expression,
-            ownLatest,
+            ownStamp,
             'tries = :attempt',
             ...(guard.deleteEmpty.unless ? [`NOT ${guard.deleteEmpty.unless}`] : []),
           ].join(' AND '),
@@ -180,48 +204,50 @@ export async function giveTryBack(
     if (removed.written) return;
     // Another try joined it meanwhile: take out this one only.
   }
-  const { stampBefore } = taken;
-  const restore = [
-    ...(stampBefore ? ['last_try_at = :stampAt'] : []),
-    ...(stampBefore?.by === undefined ? [] : ['last_try_by = :stampBy']),
-  ];
-  const unset = [...(stampBefore ? [] : ['last_try_at']), ...(stampBefore?.by === undefined ? ['last_try_by'] : [])];
   const restored = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
         TableName: table.name,
         Key: key,
-        UpdateExpression: [
-          'DELETE tries :attempt',
-          restore.length ? `SET ${restore.join(', ')}` : '',
-          unset.length ? `REMOVE ${unset.join(', ')}` : '',
-        ].join(' '),
-        ConditionExpression: `${guard.expression} AND ${ownLatest}`,
-        ExpressionAttributeValues: {
-          ...values,
-          ...(stampBefore ? { ':stampAt': stampBefore.at } : {}),
-          ...(stampBefore?.by === undefined ? {} : { ':stampBy': stampBefore.by }),
-        },
+        ...stampPutBack(taken.stampBefore),
+        ConditionExpression: `${guard.expression} AND ${ownStamp}`,
+        ExpressionAttributeValues: { ...values, ...stampPutBackValues(taken.stampBefore) },
       }),
     ),
   );
   if (restored.written) return;
-  await removeTry(table, key, taken.id, { expression: guard.expression, values: guard.values });
+  await removeTry(table, key, taken.id, {
+    expression: `${guard.expression} AND (attribute_not_exists(last_try_by) OR NOT begins_with(last_try_by, :attemptStamps))`,
+    values: { ...guard.values, ':attemptStamps': `${taken.id}.` },
+  });
 }
 
-/**
- * Gives a try back in the window it was taken in (giveTryBack): a window left empty goes, unless
- * `keepEmpty`.
- */
-export function giveWindowedTryBack(
-  table: Table,
-  key: ItemKey,
-  taken: TakenTry & { windowStart: number },
-  { keepEmpty = false } = {},
-): Promise<void> {
+/** The update that takes a try out and puts the stamp before it back (an unknown one stays as it is). */
+function stampPutBack(before: TakenTry['stampBefore']): { UpdateExpression: string } {
+  if (before === 'unknown') return { UpdateExpression: 'DELETE tries :attempt' };
+  const set = [...(before ? ['last_try_at = :beforeAt'] : []), ...(before?.by === undefined ? [] : ['last_try_by = :beforeBy'])];
+  const remove = [...(before ? [] : ['last_try_at']), ...(before?.by === undefined ? ['last_try_by'] : [])];
+  return {
+    UpdateExpression: [
+      'DELETE tries :attempt',
+      set.length ? `SET ${set.join(', ')}` : '',
+      remove.length ? `REMOVE ${remove.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join(' '),
+  };
+}
+
+function stampPutBackValues(before: TakenTry['stampBefore']): Record<string, unknown> {
+  if (before === undefined || before === 'unknown') return {};
+  return { ':beforeAt': before.at, ...(before.by === undefined ? {} : { ':beforeBy': before.by }) };
+}
+
+/** Gives a try back in the window it was taken in (giveTryBack): a window left empty goes. */
+export function giveWindowedTryBack(table: Table, key: ItemKey, taken: TakenTry & { windowStart: number }): Promise<void> {
   return giveTryBack(table, key, taken, {
     expression: 'window_start = :windowStart',
     values: { ':windowStart': taken.windowStart },
-    ...(keepEmpty ? {} : { deleteEmpty: {} }),
+    deleteEmpty: {},
   });
 }

@@ -2,7 +2,9 @@ import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb
 import {
   giveTryBack,
   giveWindowedTryBack,
+  newTakeStamp,
   STAMP_TRY,
+  stampValues,
   type TakenTry,
   takenFrom,
   takeWindowedTry,
@@ -108,6 +110,7 @@ export async function takePinTry(
   target: PinTally,
   attempt: { attemptId: string; maxTries: number; nowSeconds: number; staleBefore: number },
 ): Promise<PinTry> {
+  const stamp = newTakeStamp(attempt.attemptId, attempt.nowSeconds);
   const outcome = await conditionalWrite(
     table.client.send(
       new UpdateCommand({
@@ -117,11 +120,11 @@ export async function takePinTry(
         ConditionExpression: PIN_TRY_ROOM,
         ExpressionAttributeValues: {
           ...tryValues(attempt.attemptId, attempt.maxTries),
-          ':now': attempt.nowSeconds,
+          ...stampValues(stamp),
           ':staleBefore': attempt.staleBefore,
         },
         // What the take replaced (the count is those tries and this one); giving it back puts the stamp back.
-        ReturnValues: 'UPDATED_OLD',
+        ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     ),
@@ -129,7 +132,7 @@ export async function takePinTry(
   if (outcome.written) {
     const before = outcome.result.Attributes;
     const tries = new Set([...((before?.tries as Set<string> | undefined) ?? []), attempt.attemptId]).size;
-    return { taken: true, tries, ...takenFrom({ id: attempt.attemptId, at: attempt.nowSeconds }, before) };
+    return { taken: true, tries, ...takenFrom(attempt.attemptId, stamp, before) };
   }
   const seen = outcome.seen ?? {};
   const lastTry = typeof seen.last_try_at === 'number' ? seen.last_try_at : 0;
@@ -293,15 +296,15 @@ export function takeDailyPinTry(
 
 /**
  * Gives a daily try back (the PIN was right, or nothing was compared): out of the window it was taken
- * in, with the stamp before it put back, the window kept (with its TTL) even when left empty, as the
- * try a transaction gives back leaves it.
+ * in, with the stamp before it put back; a window it opened goes with it, so a refusal that compared
+ * nothing opens no day (a right PIN's change gives its try back in its transaction, dailyPinTryReturn).
  */
 export async function giveDailyPinTryBack(
   table: Table,
   target: { companyId: string; userId: string; pinType: PinType },
   taken: TakenTry & { windowStart: number },
 ): Promise<void> {
-  await giveWindowedTryBack(table, pinDailyKey(target.companyId, target.userId, target.pinType), taken, { keepEmpty: true });
+  await giveWindowedTryBack(table, pinDailyKey(target.companyId, target.userId, target.pinType), taken);
 }
 
 /**

@@ -11,7 +11,7 @@ import { removeDevice } from '../../lib/devices/device-binding.js';
 import { newId } from '../../lib/ids.js';
 import { hashToken } from '../../lib/secrets/hashing.js';
 import { MAX_SESSIONS_IN_TRANSACTION } from '../../lib/sessions/end-sessions.js';
-import { SESSION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
+import { pinDailyKey, SESSION_PREFIX, sessionKey, userKey } from '../../lib/store/keys.js';
 import { getPendingPhoneChange, pendingChangePut, phoneChangeIndexPut } from '../../lib/store/pending-change-store.js';
 import { pinTriesClear } from '../../lib/store/pin-store.js';
 import { writeTransaction } from '../../lib/store/transactions.js';
@@ -605,6 +605,12 @@ async function pinFlows(): Promise<void> {
   const { account, device } = await signUpWithDevice(recorded, company);
   const change = (authorization: string, body: unknown) =>
     invoke(handlers.changePin, { path: '/c', headers: headers(authorization), body });
+  // Locked (another user's tally): nothing compared, and the day's window its try opened (none was open) goes with the try.
+  const lockedOut = await signUp(recorded, company);
+  const wrongChange = () => change(lockedOut.authorization, { pin_type: 2, current_pin: '1357', new_pin: '8052' });
+  for (let i = 0; i < service.app.config.pinMaxFailures; i++) expect((await wrongChange()).body.error).toEqual([17]);
+  await clearPinDay(lockedOut.userId, 'transaction');
+  expect((await wrongChange()).body.error).toEqual([18]);
   const reset = (authorization: string, body: unknown) => invoke(handlers.resetPin, { path: '/r', headers: headers(authorization), body });
   for (let i = 0; i < service.app.config.pinMaxFailures; i++) {
     expect((await change(account.authorization, { pin_type: 2, current_pin: '1357', new_pin: '8052' })).status).toBe(400);
@@ -691,6 +697,20 @@ async function pinDayFlows(): Promise<void> {
   ).toBe(200);
   const alone = await pinLogin(recorded, company, await bind(), PINS.login_pin);
   expect(alone.status, JSON.stringify(alone.body)).toBe(200);
+  // A locked device's PIN compares nothing: the day's window its try opened (none was open) goes with the try.
+  service.clock.advance(service.app.config.otp.sendIntervalSeconds + 1);
+  const locked = await bind();
+  for (let i = 0; i < service.app.config.pinMaxFailures; i++)
+    expect((await pinLogin(recorded, company, locked, '1357')).body.error).toEqual([17]);
+  await clearPinDay(account.userId, 'login');
+  expect((await pinLogin(recorded, company, locked, PINS.login_pin)).body.error).toEqual([18]);
+}
+
+/** Deletes a user's day of wrong PINs (as if none had been sent that day). */
+async function clearPinDay(userId: string, pinType: 'login' | 'transaction'): Promise<void> {
+  await service.app.table.client.send(
+    new DeleteCommand({ TableName: service.app.table.name, Key: pinDailyKey(company.company_id, userId, pinType) }),
+  );
 }
 
 /**

@@ -748,25 +748,36 @@ describe('a count given back whose write lands late', () => {
 });
 
 describe('a try given back whose write lands late', () => {
-  it("leaves the same attempt's next try counted: the late copy of its give-back, landing after it took a try again a second later, takes nothing", async () => {
+  const attempt = (phone: string, id: string, now: number) =>
+    takePhoneTry(service.app.table, company.company_id, phone, { id, now, windowSeconds: 86_400, maxTries: 10 });
+  /** The tries of the phone's window once `give` (its write matching `held` held) lands after the same attempt took a try again. */
+  async function triesAfterALateGiveBack(held: string, others: { before: string[]; between: string[] }): Promise<unknown> {
     const phone = `+1${randomPhoneNumber()}`;
-    const key = phoneFailuresKey(company.company_id, phone);
     const now = epochSeconds(service.clock);
-    const attempt = (id: string, at: number) =>
-      takePhoneTry(service.app.table, company.company_id, phone, { id, now: at, windowSeconds: 86_400, maxTries: 10 });
-    expect(await attempt('earlier-wrong-code', now)).toMatchObject({ taken: true });
-    const taken = await attempt('retried-attempt', now);
+    for (const id of others.before) expect(await attempt(phone, id, now)).toMatchObject({ taken: true });
+    const taken = await attempt(phone, 'retried-attempt', now);
     if (!taken.taken) throw new Error('no try taken');
-    // Its give-back is held; the same attempt (sent again with its Idempotency-Key) takes a try a second later.
+    for (const id of others.between) expect(await attempt(phone, id, now)).toMatchObject({ taken: true });
+    // Its give-back's write is held; the same attempt (sent again with its Idempotency-Key) takes a try in the same second.
     await withFirstCopyLate(
       'UpdateItem',
-      'DELETE tries',
+      held,
       () => givePhoneTryBack(service.app.table, company.company_id, phone, { id: 'retried-attempt', ...taken }),
-      async () => expect(await attempt('retried-attempt', now + 1)).toMatchObject({ taken: true }),
+      async () => expect(await attempt(phone, 'retried-attempt', now)).toMatchObject({ taken: true }),
     );
-    const stored = await direct.send(new GetCommand({ TableName: table, Key: key }));
-    expect(stored.Item?.tries).toEqual(new Set(['earlier-wrong-code', 'retried-attempt']));
-    expect(stored.Item).toMatchObject({ last_try_by: 'retried-attempt', last_try_at: now + 1 });
+    const stored = await direct.send(new GetCommand({ TableName: table, Key: phoneFailuresKey(company.company_id, phone) }));
+    return stored.Item?.tries;
+  }
+
+  it("leaves the same attempt's next try counted: the late copy of its give-back, landing after it took a try again in the same second, takes nothing", async () => {
+    const tries = await triesAfterALateGiveBack('DELETE tries', { before: ['earlier-wrong-code'], between: [] });
+    expect(tries).toEqual(new Set(['earlier-wrong-code', 'retried-attempt']));
+  });
+
+  it("leaves it counted too when another attempt's try came between: the late copy of the give-back that finds that try's stamp takes nothing", async () => {
+    // Held: the write that takes out the try alone (its update expression nothing else), once the stamp is found not its own.
+    const tries = await triesAfterALateGiveBack('DELETE tries :attempt"', { before: [], between: ['another-attempt'] });
+    expect(tries).toEqual(new Set(['another-attempt', 'retried-attempt']));
   });
 });
 

@@ -89,6 +89,18 @@ describe('countThenComparePin', () => {
     expect(await read()).toEqual(before);
   });
 
+  it("opens no day when a locked PIN compares nothing: the day's window its try opened goes with the try", async () => {
+    const account = await signUp(service, company, PINS);
+    for (const left of [4, 3, 2, 1, 0])
+      expect(await attempt(account, 'login', '1357', { tally: 'device-a' })).toMatchObject({ attemptsLeft: left });
+    expect(await attempt(account, 'login', PINS.login_pin, { daily: true, tally: 'device-a' })).toMatchObject({ code: 18 });
+    const day = pinDailyKey(company.company_id, account.userId, 'login');
+    const stored = await service.app.table.client.send(
+      new GetCommand({ TableName: service.app.table.name, Key: day, ConsistentRead: true }),
+    );
+    expect(stored.Item).toBeUndefined();
+  });
+
   it("leaves a tally as it was when the day's wrong tries ran out: a minute later, nothing compared, no tally opened, no try's time moved", async () => {
     const twoADay = testService({ PIN_DAILY_MAX_FAILURES: '2' });
     const other = await newCompany(twoADay);
