@@ -70,11 +70,11 @@ export interface TryStamp {
   by?: string;
 }
 
-/** A try as taken: its own stamp, whether it was the only one, and the stamp it replaced. */
+/** A try as taken: its own stamp, the tries in the item with it (1: it is alone), and the stamp it replaced. */
 export interface TakenTry {
   id: string;
   stamp: Required<TryStamp>;
-  alone: boolean;
+  tries: number;
   /**
    * The item's stamp before this take, which giving it back puts back: none when the item had none;
    * 'unknown' when the take was retried after its answer was lost, so that what it read back was
@@ -94,11 +94,11 @@ export const stampValues = (stamp: Required<TryStamp>) => ({ ':takeAt': stamp.at
 
 /** What a take read back of the item as it was (ReturnValues ALL_OLD), as a TakenTry. */
 export function takenFrom(id: string, stamp: Required<TryStamp>, before: Record<string, unknown> | undefined): TakenTry {
-  const others = [...((before?.tries as Set<string> | undefined) ?? [])].filter((other) => other !== id);
+  const tries = new Set([...((before?.tries as Set<string> | undefined) ?? []), id]).size;
   const at = before?.last_try_at;
   const by = before?.last_try_by as string | undefined;
   const stampBefore = by === stamp.by ? 'unknown' : typeof at === 'number' ? { at, by } : undefined;
-  return { id, stamp, alone: others.length === 0, ...(stampBefore ? { stampBefore } : {}) };
+  return { id, stamp, tries, ...(stampBefore ? { stampBefore } : {}) };
 }
 
 interface TriesWindow {
@@ -163,7 +163,7 @@ export async function takeWindowedTry(
         }),
       ),
     );
-    if (opened.written) return { taken: true, windowStart: now, stamp, alone: true };
+    if (opened.written) return { taken: true, windowStart: now, stamp, tries: 1 };
     if (round >= 2) throw new Error('the window of tries kept changing');
   }
 }
@@ -185,7 +185,7 @@ export async function giveTryBack(
   // attempt (a request sent again with its Idempotency-Key) took a try again, takes that try.
   const ownStamp = 'last_try_by = :takeBy';
   const values = { ':attempt': new Set([taken.id]), ':takeBy': taken.stamp.by, ...guard.values };
-  if (taken.alone && guard.deleteEmpty) {
+  if (taken.tries === 1 && guard.deleteEmpty) {
     const removed = await conditionalWrite(
       table.client.send(
         new DeleteCommand({

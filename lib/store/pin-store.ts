@@ -98,7 +98,7 @@ const PIN_NOT_LOCKED = 'attribute_not_exists(locked_at)';
 const PIN_TRY_ROOM = `${PIN_NOT_LOCKED} AND (attribute_not_exists(tries) OR size(tries) < :max OR (contains(tries, :id) AND last_try_at > :staleBefore))`;
 
 /** A try taken; or refused: locked (marked), full with its mark lost (to be marked now), or full with attempts in flight. */
-export type PinTry = ({ taken: true; tries: number } & TakenTry) | { taken: false; refused: 'locked' | 'unmarked' | 'in_flight' };
+export type PinTry = ({ taken: true } & TakenTry) | { taken: false; refused: 'locked' | 'unmarked' | 'in_flight' };
 
 /**
  * Takes one try of a PIN before it is compared, for one attempt (its id joins a string set, so a
@@ -129,11 +129,7 @@ export async function takePinTry(
       }),
     ),
   );
-  if (outcome.written) {
-    const before = outcome.result.Attributes;
-    const tries = new Set([...((before?.tries as Set<string> | undefined) ?? []), attempt.attemptId]).size;
-    return { taken: true, tries, ...takenFrom(attempt.attemptId, stamp, before) };
-  }
+  if (outcome.written) return { taken: true, ...takenFrom(attempt.attemptId, stamp, outcome.result.Attributes) };
   const seen = outcome.seen ?? {};
   const lastTry = typeof seen.last_try_at === 'number' ? seen.last_try_at : 0;
   if (seen.locked_at !== undefined) return { taken: false, refused: 'locked' };
